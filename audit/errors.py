@@ -1,0 +1,83 @@
+"""The package's exception and warning hierarchy.
+
+Every error raised on user input derives from :class:`AuditError`; the CLI turns any of them into
+one message and exit code 2 in a single place. Messages name the file, the column, the key and,
+where it applies, the row or record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class AuditError(Exception):
+    """Base class for every error the toolkit raises on bad input or bad configuration."""
+
+    exit_code = 2
+
+
+class InputError(AuditError):
+    """A source file, column, row or option that cannot be used.
+
+    Parameters
+    ----------
+    message
+        What is wrong, in words a user can act on.
+    path, column, row, key
+        Where it is wrong; each is prefixed to the message when given.
+    """
+
+    def __init__(self, message: str, *, path=None, column=None, row=None, key=None):
+        self.path, self.column, self.row, self.key = path, column, row, key
+        where = []
+        if path is not None:
+            where.append(f"{path}")
+        if key is not None:
+            where.append(f"key {key!r}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        if row is not None:
+            where.append(f"row {row}")
+        self.message = message
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class SchemaError(AuditError):
+    """The canonical table broke its schema; ``failures`` is a tidy frame of every failure.
+
+    The frame has the columns ``column, check, failure_case, index`` (pandera's failure-case
+    layout), where ``index`` is the source row or record that produced the offending judgment.
+    """
+
+    def __init__(self, failures, *, source: str | None = None, limit: int = 20):
+        self.failures = failures
+        self.source = source
+        lines = [f"{source or 'table'}: {len(failures)} schema failure(s):"]
+        for rec in failures.head(limit).itertuples(index=False):
+            lines.append(
+                f"  column {rec.column!r}: {rec.check} failed for value {rec.failure_case!r}"
+                f" (source row {rec.index})"
+            )
+        if len(failures) > limit:
+            lines.append(f"  ... and {len(failures) - limit} more")
+        super().__init__("\n".join(lines))
+
+
+class SuiteError(AuditError):
+    """An expectation suite that cannot be run (unknown expectation, bad threshold)."""
+
+
+class AuditWarning(UserWarning):
+    """Base class for the toolkit's warnings."""
+
+
+class DegenerateDataWarning(AuditWarning):
+    """Data that is legal but makes a statistic undefined; the statistic is NaN."""
+
+
+def join_names(names: Iterable[object], limit: int = 8) -> str:
+    """Render a short, quoted list of names for a message."""
+    names = [repr(str(n)) for n in names]
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
+    return ", ".join(names)
