@@ -1,0 +1,163 @@
+"""Command-line interface: parse flags, call one library function, render, set the exit code.
+
+No statistics live here. Every :class:`audit.errors.AuditError` becomes one message on stderr and
+exit code 2 in :meth:`AuditGroup.invoke`, the single place errors are handled.
+Heavy libraries (pandas, great_expectations, datasets) are imported inside the commands, so
+``annotation-audit --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import click
+
+from . import __version__
+from .errors import AuditError
+
+FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "table", "hf"]
+
+
+class AuditGroup(click.Group):
+    """Turns library errors into one clean message and exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
+        except AuditError as err:
+            click.echo(f"error: {err}", err=True)
+            ctx.exit(err.exit_code)
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except OSError as err:  # a file that vanished or cannot be written mid-run
+            click.echo(f"error: {err.filename or ''}: {err.strerror or err}", err=True)
+            ctx.exit(2)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    from .errors import AuditWarning
+
+    if issubclass(category, AuditWarning):
+        click.echo(f"warning: {message}", err=True)
+    elif not issubclass(category, (DeprecationWarning, FutureWarning, PendingDeprecationWarning)):
+        click.echo(f"warning: {category.__name__}: {message}", err=True)
+
+
+def load_options(f):
+    """The options every command that reads a dataset shares."""
+    opts = [
+        click.argument("source"),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto",
+                     show_default=True, help="Source format; auto detects it from the file."),
+        click.option("--spec", type=click.Path(dir_okay=False),
+                     help="YAML dataset spec mapping a CSV / JSONL / Parquet / datasets table."),
+        click.option("--pools", type=click.Path(),
+                     help="Annotator -> pool file (CSV, JSON, or a metadata JSON with --pool-column)."),
+        click.option("--pool-column", help="Field of the --pools metadata file that names the pool."),
+        click.option("--aspect", default="overall_pref", show_default=True,
+                     help="MultiPref: which preference aspect is the label."),
+        click.option("--split", help="MT-Bench / datasets: which split to load (default: all)."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def _load_kwargs(fmt, spec, pools, pool_column, aspect, split) -> dict:
+    return {"format": fmt, "spec": spec, "pools": pools, "pool_column": pool_column,
+            "aspect": aspect, "split": split}
+
+
+@click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="annotation-audit")
+def cli():
+    """Audit a human-annotation or preference dataset: who annotated, in which pools, how much
+    they agree, and whether the pool changes who wins.
+
+    \b
+    annotation-audit run data/pandalm/testset-v1.json --out reports/pandalm
+    """
+
+
+@cli.command()
+@load_options
+@click.option("--out", type=click.Path(file_okay=False), help="Write results.json (and reports) here.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Number of item resamples for the CIs.")
+@click.option("--min-per-pool", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Judgments a pool needs on an item to count in pool disagreement.")
+@click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
+              show_default=True, help="Leaderboard aggregation: every judgment, or one majority vote per item.")
+@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+def run(source, fmt, spec, pools, pool_column, aspect, split, out, seed, n_bootstrap,
+        min_per_pool, unit, quiet):
+    """Load, validate and audit SOURCE; write OUT/results.json and print a summary."""
+    from .pipeline import run as run_audit
+    from .report.summary import print_summary, progress_steps
+
+    with progress_steps(enabled=not quiet) as step:
+        results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
+                            min_per_pool=min_per_pool, unit=unit, step=step,
+                            load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+    if not quiet:
+        print_summary(results, out=out)
+
+
+@cli.command()
+@load_options
+def validate(source, fmt, spec, pools, pool_column, aspect, split):
+    """Load and validate SOURCE only: exit 0 when it is a valid annotation table, 2 when not."""
+    from .load import load
+    from .report.summary import print_dataset
+
+    table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+    print_dataset(table.summary(), source=table.source)
+
+
+def _floats(text: str | None, name: str) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}",
+                                 param_hint=name) from None
+
+
+@cli.command()
+@click.option("--sizes", default="6,10,20,50,100", show_default=True,
+              help="Leaderboard sizes to simulate, comma-separated.")
+@click.option("--perturbation-sd", type=click.FloatRange(min=0), required=True,
+              help="SD of the per-model score perturbation (e.g. a pool switch's shift SD).")
+@click.option("--gaps", help="Measured gaps between neighbours, comma-separated (resampled).")
+@click.option("--score-range", type=click.FloatRange(min=0),
+              help="Measured score range; gaps are spread evenly over it instead.")
+@click.option("--sims", "n_sims", type=click.IntRange(min=1), default=20000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+def simulate(sizes, perturbation_sd, gaps, score_range, n_sims, seed):
+    """Probability that a leaderboard of each size is reshuffled by a perturbation."""
+    from .rank import simulate as run_simulation
+    from .report.summary import print_simulation
+
+    size_list = [int(s) for s in _floats(sizes, "--sizes")]
+    gap_list = _floats(gaps, "--gaps")
+    if (gap_list is None) == (score_range is None):
+        raise click.UsageError("give exactly one of --gaps (resampled) or --score-range (even)")
+    rows = run_simulation(sizes=size_list, perturbation_sd=perturbation_sd, gaps=gap_list,
+                          score_range=score_range,
+                          gap_model="resample" if gap_list is not None else "even",
+                          n_sims=n_sims, seed=seed)
+    print_simulation(rows)
+
+
+def main(argv=None):
+    """Console-script entry point."""
+    return cli.main(args=argv, prog_name="annotation-audit")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Renderers: each a pure function of the result dict (terminal summary, HTML, dataset card)."""

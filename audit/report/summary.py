@@ -1,0 +1,185 @@
+"""The terminal summary: a pure function of the result dict, rendered with rich."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def fmt(x, digits: int = 3) -> str:
+    if x is None:
+        return "NaN"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def fmt_ci(entry: dict | None, digits: int = 3) -> str:
+    """``value [lo, hi]`` for a ``{value, ci95}`` entry."""
+    if not entry:
+        return "-"
+    ci = entry.get("ci95") or [None, None]
+    if entry.get("value") is None:
+        return "NaN"
+    return f"{fmt(entry['value'], digits)} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+
+
+@contextlib.contextmanager
+def progress_steps(enabled: bool = True):
+    """Yield ``step(name)``: a context manager showing a spinner and elapsed time for each step.
+
+    rich draws it only on a terminal (stderr), so logs and CI output stay clean.
+    """
+    if not enabled:
+        yield lambda name: contextlib.nullcontext()
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        @contextlib.contextmanager
+        def step(name: str):
+            task = progress.add_task(name, total=None)
+            t0 = time.perf_counter()
+            try:
+                yield
+            finally:
+                progress.remove_task(task)
+                if console.is_terminal and time.perf_counter() - t0 > 2:
+                    console.print(f"[dim]{name}: {time.perf_counter() - t0:.1f} s[/dim]")
+        yield step
+
+
+def print_dataset(ds: dict, *, source: str | None = None, console: Console | None = None) -> None:
+    console = console or _console()
+    console.print(f"[bold]{ds['name']}[/bold]  ({source or ''})")
+    jpi = ds.get("judgments_per_item", {})
+    console.print(f"{ds['n_items']:,} items · {ds['n_annotations']:,} judgments · "
+                  f"{ds['n_annotators']:,} annotators · label: {ds['label_kind']} · "
+                  f"judgments per item {jpi.get('min')}–{jpi.get('max')}")
+    t = Table("pool", "annotators", "judgments", "items", title="pools", title_justify="left")
+    for name, p in ds["pools"].items():
+        t.add_row(name + (" (judge)" if p.get("judge") else ""), f"{p['n_annotators']:,}",
+                  f"{p['n_annotations']:,}", f"{p['n_items']:,}")
+    console.print(t)
+
+
+def print_summary(results: dict, *, out=None, console: Console | None = None) -> None:
+    """Headline figures of an audit."""
+    console = console or _console()
+    print_dataset(results["dataset"], source=results["meta"]["source"], console=console)
+    _reliability(results.get("reliability"), console)
+    _pool_disagreement(results.get("pool_disagreement"), console)
+    _within_pool(results.get("within_pool"), console)
+    _leaderboards(results, console)
+    _judges(results.get("judge_alignment"), console)
+    _expectations(results.get("expectations"), console)
+    m = results["meta"]
+    console.print(f"[dim]seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
+                  f"annotation-audit {m['version']}[/dim]")
+    if out:
+        console.print(f"results: {out}/results.json")
+
+
+def _reliability(rel, console):
+    if not rel:
+        return
+    pools = list(rel.get("by_pool", {}))
+    t = Table("metric", "all humans", *pools, title="reliability (95% CI)", title_justify="left")
+    for metric in METRICS:
+        if metric not in rel.get("overall", {}):
+            continue
+        t.add_row(metric, fmt_ci(rel["overall"].get(metric)),
+                  *[fmt_ci(rel["by_pool"][p].get(metric)) for p in pools])
+    console.print(t)
+
+
+def _pool_disagreement(rows, console):
+    if not rows:
+        return
+    t = Table("pools", "granularity", "items (both unanimous)", "labels differ", "opposite winner",
+              title="pool disagreement (items where each pool is unanimous)", title_justify="left")
+    for r in rows:
+        ci = r.get("ci95", {})
+        t.add_row(f"{r['pool_a']} vs {r['pool_b']}", r["granularity"],
+                  f"{r['n_items_both_unanimous']:,}",
+                  fmt_ci({"value": r["majority_differs_rate"], "ci95": ci.get("majority_differs_rate")}),
+                  fmt_ci({"value": r.get("winner_reversed_rate"),
+                          "ci95": ci.get("winner_reversed_rate")})
+                  if r.get("winner_reversed_rate") is not None else "-")
+    console.print(t)
+
+
+def _within_pool(rows, console):
+    if not rows:
+        return
+    t = Table("pool", "items with a disagreement", "annotator effect p", "effect size",
+              title="within-pool variability", title_justify="left")
+    for r in rows:
+        t.add_row(r["pool"], fmt(r.get("disagreement_rate")), fmt(r.get("annotator_effect_p"), 4),
+                  fmt(r.get("effect_size")))
+    console.print(t)
+
+
+def _leaderboards(results, console):
+    boards = results.get("leaderboards") or {}
+    if not boards:
+        return
+    pools = list(boards)
+    models = [row["model"] for row in sorted(boards[pools[0]], key=lambda r: r["rank"])]
+    t = Table("model", *pools, title="leaderboards: score [95% CI] (rank)", title_justify="left")
+    by_pool = {p: {row["model"]: row for row in boards[p]} for p in pools}
+    for m in models:
+        cells = []
+        for p in pools:
+            row = by_pool[p].get(m)
+            cells.append("-" if row is None else f"{fmt_ci(row)} ({row['rank']})")
+        t.add_row(m, *cells)
+    console.print(t)
+    st = results.get("stability") or {}
+    for pp in st.get("pool_pairs", []):
+        console.print(f"pool switch {pp['pool_a']} -> {pp['pool_b']}: Kendall tau "
+                      f"{fmt(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) displaced, "
+                      f"score shift SD {fmt(pp.get('score_shift_sd'), 4)}")
+    bdp = st.get("bootstrap_displacement_probability") or {}
+    if bdp:
+        console.print("bootstrap displacement probability: " +
+                      ", ".join(f"{p} {fmt(v)}" for p, v in bdp.items()))
+    sim = st.get("simulation") or []
+    if sim:
+        console.print("P(at least one model displaced) by leaderboard size: " +
+                      ", ".join(f"{r['n_models']}: {fmt(r['displacement_probability'], 2)}"
+                                for r in sim))
+    fl = st.get("flipped_items") or {}
+    if fl:
+        console.print(f"items whose winner flips between pools: {fl.get('count', 0):,}")
+
+
+def _judges(rows, console):
+    for r in rows or []:
+        console.print(f"judge {r.get('judge')}: {r.get('verdict', '')}")
+
+
+def _expectations(exp, console):
+    if not exp:
+        return
+    console.print(f"expectations: {exp.get('n_passed', 0)} passed, {exp.get('n_failed', 0)} failed")
+
+
+def print_simulation(rows: list[dict], console: Console | None = None) -> None:
+    console = console or _console()
+    t = Table("models", "P(at least one displaced)", "MC s.e.", title="simulation",
+              title_justify="left")
+    for r in rows:
+        t.add_row(str(r["n_models"]), fmt(r["displacement_probability"]), fmt(r["mc_se"], 4))
+    console.print(t)

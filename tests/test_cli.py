@@ -1,0 +1,166 @@
+"""The CLI: entry point, help, start-up imports, and one clean message + exit 2 per bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from audit.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "data" / "pandalm" / "testset-v1.json"
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def assert_clean_error(result, *words):
+    """Exit code 2, one message, no traceback, and every word present."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    out = result.output.lower()
+    for w in words:
+        assert str(w).lower() in out, f"{w!r} not in {result.output!r}"
+
+
+def write(tmp_path, name, text, mode="w"):
+    p = tmp_path / name
+    if mode == "wb":
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+# -- entry point and help --------------------------------------------------------------------------
+def test_entry_point_runs():
+    out = subprocess.run(["annotation-audit", "--help"], capture_output=True, text=True, check=True)
+    assert "run" in out.stdout and "validate" in out.stdout
+
+
+def test_help_imports_nothing_heavy():
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('pandas', 'great_expectations', 'datasets', 'pandera', 'scipy')"
+            " if m in sys.modules]\nprint(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_every_command_has_help_and_is_in_readme():
+    readme = (REPO / "README.md").read_text()
+    for name, command in cli.commands.items():
+        assert command.help, name
+        assert f"annotation-audit {name}" in readme, f"README does not mention {name}"
+
+
+def test_version():
+    assert invoke("--version").exit_code == 0
+
+
+# -- the main job -------------------------------------------------------------------------------
+def test_run_demo_writes_results(tmp_path):
+    result = invoke("run", DEMO, "--out", tmp_path, "--bootstrap", 50, "--seed", 3)
+    assert result.exit_code == 0, result.output
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["dataset"]["n_items"] == 999
+    assert res["dataset"]["n_annotations"] == 2997
+    assert res["dataset"]["label_kind"] == "preference"
+    assert set(res["dataset"]["pools"]) == {"annotator1", "annotator2", "annotator3"}
+    assert res["meta"]["seed"] == 3 and res["meta"]["n_bootstrap"] == 50
+    assert res["meta"]["source"].endswith("testset-v1.json")
+    assert "reliability" in result.output
+
+
+def test_same_seed_same_bytes(tmp_path):
+    for d in ("a", "b"):
+        assert invoke("run", DEMO, "--out", tmp_path / d, "--bootstrap", 30, "--quiet").exit_code == 0
+    assert (tmp_path / "a/results.json").read_bytes() == (tmp_path / "b/results.json").read_bytes()
+
+
+def test_validate_ok():
+    result = invoke("validate", DEMO)
+    assert result.exit_code == 0 and "999 items" in result.output
+
+
+def test_input_is_never_written(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
+    before = src.read_bytes(), src.stat().st_mtime_ns
+    assert invoke("run", src, "--out", tmp_path / "o", "--bootstrap", 20).exit_code == 0
+    assert (src.read_bytes(), src.stat().st_mtime_ns) == before
+
+
+# -- bad input: one message naming the place, exit 2 -------------------------------------------------
+def test_missing_file(tmp_path):
+    assert_clean_error(invoke("run", tmp_path / "nope.csv"), "nope.csv", "not found")
+
+
+def test_unknown_format_option():
+    assert_clean_error(invoke("run", DEMO, "--format", "xml"), "--format")
+
+
+def test_undetectable_format(tmp_path):
+    src = write(tmp_path, "notes.txt", "hello world\n")
+    assert_clean_error(invoke("run", src), "notes.txt", "--format")
+
+
+def test_misnamed_column(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotater,label\n1,a,x\n1,b,y\n")
+    assert_clean_error(invoke("run", src, "--format", "table"), "t.csv", "annotator")
+
+
+def test_empty_table(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotator,label\n")
+    assert_clean_error(invoke("run", src), "t.csv", "empty")
+
+
+def test_duplicate_item_annotator(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,y\n1,a,y\n")
+    assert_clean_error(invoke("run", src), "t.csv", "(item, annotator)", "row")
+
+
+def test_single_annotator_is_degenerate_not_fatal(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n2,a,y\n3,a,x\n")
+    result = invoke("run", src, "--out", tmp_path / "o", "--bootstrap", 20)
+    assert result.exit_code == 0, result.output
+    assert "warning" in result.output.lower() and "one annotator" in result.output.lower()
+    res = json.loads((tmp_path / "o/results.json").read_text())
+    assert res["reliability"]["overall"]["krippendorff_alpha"]["value"] is None
+
+
+def test_label_outside_declared_set(tmp_path):
+    spec = write(tmp_path, "spec.yaml", "layout: long\nlabel: {kind: ordinal, order: [1, 2, 3]}\n")
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,1\n1,b,7\n2,a,2\n2,b,3\n")
+    assert_clean_error(invoke("run", src, "--spec", spec), "label", "declared set", "7", "row")
+
+
+def test_nan_label(tmp_path):
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,\n2,a,x\n2,b,y\n")
+    assert_clean_error(invoke("run", src), "label", "null", "row")
+
+
+def test_non_utf8_bytes(tmp_path):
+    src = write(tmp_path, "t.csv", b"item,annotator,label\n1,a,\xff\xfe\n1,b,x\n", mode="wb")
+    assert_clean_error(invoke("run", src), "t.csv", "utf-8")
+
+
+def test_truncated_json(tmp_path):
+    text = DEMO.read_text()[:5000]
+    src = write(tmp_path, "cut.json", text)
+    assert_clean_error(invoke("run", src, "--format", "pandalm"), "cut.json", "line")
+
+
+def test_spec_unknown_key(tmp_path):
+    spec = write(tmp_path, "spec.yaml", "layout: long\nlabels: {kind: nominal}\n")
+    src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,y\n")
+    assert_clean_error(invoke("run", src, "--spec", spec), "spec.yaml", "labels", "line 2")
+
+
+def test_simulate_needs_one_gap_model():
+    assert_clean_error(invoke("simulate", "--perturbation-sd", "0.02"), "--gaps")
