@@ -118,6 +118,94 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split):
     print_dataset(table.summary(), source=table.source)
 
 
+@cli.command()
+@load_options
+@click.option("--out", type=click.Path(file_okay=False), help="Write OUT/dataset_card.md.")
+@click.option("--card", "card_path", type=click.Path(dir_okay=False),
+              help="Write, or update in place between its markers, this card file.")
+@click.option("--default-creator", default="expert-generated", show_default=True,
+              type=click.Choice(["found", "crowdsourced", "expert-generated", "machine-generated",
+                                 "no-annotation", "other"]),
+              help="annotations_creators kind of a pool whose name does not say crowd or expert.")
+@click.option("--creator", "creators", multiple=True, metavar="POOL=KIND",
+              help="annotations_creators kind of one pool (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Number of item resamples for the CIs.")
+def card(source, fmt, spec, pools, pool_column, aspect, split, out, card_path, default_creator,
+         creators, seed, n_bootstrap):
+    """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
+    from pathlib import Path
+
+    from .pipeline import run as run_audit
+    from .report.card import parse_creators, write_card
+
+    if (out is None) == (card_path is None):
+        raise click.UsageError("give exactly one of --out DIR or --card PATH")
+    overrides = parse_creators(creators)
+    results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
+                        load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+    path = write_card(results, Path(card_path) if card_path else Path(out) / "dataset_card.md",
+                      creators=overrides, default_creator=default_creator)
+    click.echo(f"card: {path}")
+
+
+@cli.command()
+@load_options
+@click.option("--suite", "suite_path", required=True, type=click.Path(dir_okay=False),
+              help="Expectation suite (YAML), e.g. expectations/preference.yaml.")
+@click.option("--baseline", help="Previous version of the dataset (dataset-PR mode): report what "
+              "changed and run the suite's baseline claims.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False),
+              help="Write JUnit XML here: one test case per expectation.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Write great_expectations' validation result (JSON) here.")
+@click.option("--github", is_flag=True,
+              help="Print GitHub Actions ::error annotations pointing at the suite's lines.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Write OUT/results.json, with the expectations block.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Number of item resamples for the CIs.")
+@click.pass_context
+def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, suite_path, baseline,
+          junit_path, json_path, github, out, seed, n_bootstrap):
+    """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
+    any fails, 2 on bad input or a bad suite."""
+    from pathlib import Path
+
+    from .judge import github as gh
+    from .judge.baseline import text_lines as baseline_lines
+    from .judge.check import check as run_check
+    from .judge.junit import junit_xml
+    from .judge.outcomes import text_lines
+    from .judge.suite import SuiteFileError
+    from .report.summary import progress_steps
+    from .results import dumps
+
+    try:
+        with progress_steps() as step:
+            outcome = run_check(source, suite=suite_path, baseline=baseline, seed=seed,
+                                n_bootstrap=n_bootstrap, out=out, step=step,
+                                load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
+                                                          split))
+    except SuiteFileError as err:
+        if github:
+            click.echo(gh.command("error", err.message, file=err.path, line=err.line,
+                                  title="bad expectation suite"))
+        raise
+    if "baseline" in outcome.results:
+        click.echo("\n".join(baseline_lines(outcome.results["baseline"])))
+    click.echo("\n".join(text_lines(outcome.results["expectations"])))
+    for path, text in ((junit_path, junit_xml), (json_path, dumps)):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text(outcome.validation_json), encoding="utf-8")
+    for line in gh.annotations(outcome.validation_json) if github else []:
+        click.echo(line)
+    ctx.exit(0 if outcome.success else 1)
+
+
 def _floats(text: str | None, name: str) -> list[float] | None:
     if text is None:
         return None

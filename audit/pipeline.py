@@ -83,5 +83,9 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
                           unit=unit, step=step, **rank_options)
     if out is not None:
+        from .report import write_reports
+
         write(results, Path(out) / "results.json")
+        with step("writing the report and dataset card"):
+            write_reports(results, out)
     return results

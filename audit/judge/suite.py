@@ -1,0 +1,609 @@
+"""Expectation suites: YAML written by hand, checked line by line, in great_expectations' JSON form.
+
+A suite file::
+
+    suite: hs_brexit                  # optional; defaults to the file name
+    description: What the data claims, with the reference.
+    expectations:
+      - expect: labels_in_set         # a name from CATALOGUE
+        values: [0, 1]
+      - expect: max_within_pool_disagreement
+        max: 0.05
+        pool: every                   # each pool separately; the worst one counts
+        claim: "No intra-group variability (Akhtar et al. 2021)"   # optional: the stated claim
+
+Every entry is one claim and becomes exactly one great_expectations expectation (and one JUnit
+test case). Row expectations run on the canonical table or on counts derived from it
+(:mod:`audit.judge.batches`); statistical claims are ``expect_column_min_to_be_between`` /
+``expect_column_max_to_be_between`` on the single row of the measurements table
+(:mod:`audit.judge.measurements`) that the claim names, so an undefined (NaN) measurement fails
+the claim instead of passing it vacuously.
+
+Scopes, where an expectation takes ``pool`` (or ``pools`` for a pair, ``judge`` for a judge):
+a pool's name; ``all`` = every human pool together (the audit's "overall"); ``every`` = each
+(human) pool, or pair of pools, separately, and the worst one must satisfy the threshold.
+
+Errors name the file and the line: unknown expectation, unknown key, a threshold of the wrong
+type or out of range, min above max. Names that depend on the data (a pool that does not exist,
+a metric not computed for this label kind) are checked against the data before anything runs
+(:func:`audit.judge.check.check`), again naming the line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .. import columns as C
+from ..errors import SuiteError, join_names
+
+#: Scope tokens: every human pool pooled together; each pool (pair) separately, worst counts.
+ALL = "all"
+EVERY = "every"
+#: Key of this toolkit's block in a great_expectations expectation's (or suite's) ``meta``.
+META_KEY = "annotation_audit"
+#: Which reliability metrics a claim may name (the audit computes icc / icc_k for ordered labels).
+METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa",
+           "icc", "icc_k")
+USES = ("value", "ci_low", "ci_high")
+GRANULARITIES = ("label", "winner")
+
+
+class SuiteFileError(SuiteError):
+    """A suite that cannot be run; ``path`` and ``line`` say where (line is 1-based)."""
+
+    def __init__(self, message: str, *, path=None, line: int | None = None):
+        self.path, self.line, self.message = path, line, message
+        where = ", ".join(p for p in (str(path) if path else None,
+                                      f"line {line}" if line else None) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+# -- the catalogue ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    """One key an expectation accepts. ``kind`` decides how its value is checked:
+
+    ``rate`` a number in [0, 1]; ``coefficient`` in [-1, 1]; ``change`` in [-2, 2]; ``count`` a
+    whole number >= 0; ``values`` a non-empty list of scalars; ``column`` a canonical column;
+    ``pool`` a name, ``all`` or ``every`` (as ``tokens`` allows); ``pools`` two names or
+    ``every``; ``choice`` one of ``choices``.
+    """
+
+    name: str
+    kind: str
+    required: bool = False
+    default: object = None
+    choices: tuple = ()
+    tokens: tuple = ()
+
+
+@dataclass(frozen=True)
+class Kind:
+    """An expectation name: its parameters, the batch it runs on and what it needs from the data.
+
+    ``bound`` is ``"min"`` or ``"max"`` for claims (the threshold key), ``"between"`` for row
+    counts with an optional ``min`` and ``max``, None otherwise. ``needs`` may hold
+    ``"pairwise"``, ``"models"``, ``"preference"``, ``"audit"`` (measure / rank must run) and
+    ``"baseline"`` (``--baseline`` must be given).
+    """
+
+    name: str
+    batch: str
+    summary: str
+    params: tuple[Param, ...] = ()
+    bound: str | None = None
+    quantity: str | None = None
+    needs: frozenset = frozenset()
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+def _between(kind: str) -> tuple[Param, Param]:
+    return Param("min", kind), Param("max", kind)
+
+
+_POOL_ALL = Param("pool", "pool", default=ALL, tokens=(ALL, EVERY))
+_POOL_EVERY = Param("pool", "pool", default=EVERY, tokens=(EVERY,))
+_POOLS = Param("pools", "pools", default=EVERY)
+_METRIC = Param("metric", "choice", default="krippendorff_alpha", choices=METRICS)
+_USE = Param("use", "choice", default="value", choices=USES)
+_AUDIT = frozenset({"audit"})
+_BASE = frozenset({"audit", "baseline"})
+
+CATALOGUE: dict[str, Kind] = {k.name: k for k in (
+    # -- rows of the canonical table and counts derived from it ---------------------------------
+    Kind("not_null", "judgments", "column {column} has no missing values",
+         (Param("column", "column", required=True),)),
+    Kind("labels_in_set", "judgments", "every label is one of {values}",
+         (Param("values", "values", required=True),)),
+    Kind("unique_judgments", "judgments", "one judgment per (item, annotator)"),
+    Kind("judgments_per_item", "items", "judgments per item{in_pool} within [{min}, {max}]",
+         (*_between("count"), Param("pool", "pool", default=ALL, tokens=(ALL, EVERY))),
+         bound="between"),
+    Kind("judgments_per_pool", "pools", "judgments in {pool_scope} within [{min}, {max}]",
+         (*_between("count"), Param("pool", "pool", default=EVERY, tokens=(EVERY,))),
+         bound="between"),
+    Kind("annotators_per_pool", "pools", "annotators in {pool_scope} within [{min}, {max}]",
+         (*_between("count"), Param("pool", "pool", default=EVERY, tokens=(EVERY,))),
+         bound="between"),
+    Kind("models_in_set", "models", "every model is one of {values}",
+         (Param("values", "values", required=True),), needs=frozenset({"models"})),
+    Kind("position_balance", "models", "each model's share of appearances as response A "
+         "within [{min}, {max}]", _between("rate"), bound="between",
+         needs=frozenset({"pairwise"})),
+    # -- statistical claims on the audit's measurements ------------------------------------------
+    Kind("min_reliability", "measurements", "{metric} of {pool_scope}{use_text} >= {min}",
+         (Param("min", "coefficient", required=True), _METRIC, _POOL_ALL, _USE),
+         bound="min", quantity="reliability", needs=_AUDIT),
+    Kind("max_within_pool_disagreement", "measurements",
+         "share of items on which the annotators of {pool_scope} disagree{use_text} <= {max}",
+         (Param("max", "rate", required=True), _POOL_EVERY, _USE),
+         bound="max", quantity="within_pool_disagreement", needs=_AUDIT),
+    Kind("max_majority_differs_rate", "measurements",
+         "share of items where {pair_scope}, each unanimous, give different "
+         "{granularity}s{use_text} <= {max}",
+         (Param("max", "rate", required=True), _POOLS,
+          Param("granularity", "choice", default="label", choices=GRANULARITIES), _USE),
+         bound="max", quantity="majority_differs_rate", needs=_AUDIT),
+    Kind("max_winner_reversed_rate", "measurements",
+         "share of items where {pair_scope}, each unanimous, pick opposite "
+         "winners{use_text} <= {max}",
+         (Param("max", "rate", required=True), _POOLS, _USE),
+         bound="max", quantity="winner_reversed_rate",
+         needs=frozenset({"audit", "preference"})),
+    Kind("min_kendall_tau", "measurements",
+         "Kendall tau between the leaderboards of {pair_scope} >= {min}",
+         (Param("min", "coefficient", required=True), _POOLS),
+         bound="min", quantity="kendall_tau", needs=frozenset({"audit", "models"})),
+    Kind("max_displacement_probability", "measurements",
+         "bootstrap probability that any model changes rank on the leaderboard of "
+         "{pool_scope} <= {max}",
+         (Param("max", "rate", required=True),
+          Param("pool", "pool", default=EVERY, tokens=(ALL, EVERY))),
+         bound="max", quantity="displacement_probability",
+         needs=frozenset({"audit", "models"})),
+    Kind("min_judge_agreement", "measurements",
+         "share of comparisons on which {judge_scope} picks the winner of the majority of "
+         "{pool_scope} >= {min}",
+         (Param("min", "rate", required=True), Param("judge", "pool", default=EVERY,
+                                                      tokens=(EVERY,)), _POOL_EVERY),
+         bound="min", quantity="judge_agreement", needs=frozenset({"audit", "pairwise"})),
+    # -- dataset-PR mode: the new version against --baseline -----------------------------------
+    Kind("max_changed_label_share", "measurements",
+         "share of judgments in both versions whose label changed <= {max}",
+         (Param("max", "rate", required=True),), bound="max",
+         quantity="changed_label_share", needs=frozenset({"baseline"})),
+    Kind("max_removed_item_share", "measurements",
+         "share of the baseline's items removed <= {max}",
+         (Param("max", "rate", required=True),), bound="max",
+         quantity="removed_item_share", needs=frozenset({"baseline"})),
+    Kind("max_added_item_share", "measurements",
+         "items added, as a share of the baseline's items, <= {max}",
+         (Param("max", "change", required=True),), bound="max",
+         quantity="added_item_share", needs=frozenset({"baseline"})),
+    Kind("max_reliability_drop", "measurements",
+         "{metric} of {pool_scope} fell by at most {max} against the baseline",
+         (Param("max", "change", required=True), _METRIC, _POOL_ALL),
+         bound="max", quantity="reliability_drop", needs=_BASE),
+    Kind("min_leaderboard_tau_vs_baseline", "measurements",
+         "Kendall tau between the baseline's and the new leaderboard of {pool_scope} >= {min}",
+         (Param("min", "coefficient", required=True), Param("pool", "pool", default=ALL,
+                                                             tokens=(ALL, EVERY))),
+         bound="min", quantity="leaderboard_tau_vs_baseline",
+         needs=frozenset({"audit", "baseline", "models"})),
+)}
+
+COMMON_KEYS = ("expect", "claim")
+TOP_KEYS = ("suite", "description", "expectations")
+_RANGES = {"rate": (0.0, 1.0), "coefficient": (-1.0, 1.0), "change": (-2.0, 2.0)}
+_UNIT = {"judgments": "judgments", "items": "items", "item_pools": "(item, pool) pairs",
+         "pools": "pools", "models": "models", "measurements": "measurements"}
+
+
+# -- parsed suites ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Expectation:
+    """One validated entry of a suite: name, parameters (defaults filled in) and where it is.
+
+    ``line`` is the 1-based line of the entry in the suite file; ``lines`` the line of each key.
+    """
+
+    expect: str
+    params: dict
+    line: int
+    claim: str | None = None
+    lines: dict = field(default_factory=dict)
+
+    @property
+    def kind(self) -> Kind:
+        return CATALOGUE[self.expect]
+
+    @property
+    def batch(self) -> str:
+        """The derived table this expectation runs on (``items`` becomes ``item_pools`` when a
+        pool is named, since the counts are then per (item, pool))."""
+        if self.expect == "judgments_per_item" and self.params.get("pool") != ALL:
+            return "item_pools"
+        return self.kind.batch
+
+    @property
+    def measurement(self) -> str | None:
+        """The id of the one measurement a statistical claim reads (None for row expectations)."""
+        from .measurements import claim_measurement
+
+        return claim_measurement(self) if self.kind.batch == "measurements" else None
+
+    @property
+    def title(self) -> str:
+        """A short test-case name: the expectation and what it is about."""
+        target = self.measurement or _row_target(self)
+        return f"{self.expect}: {target}" if target else self.expect
+
+    @property
+    def description(self) -> str:
+        """The expectation in words, with its thresholds."""
+        p = self.params
+        vals = {k: v for k, v in p.items() if v is not None}
+        vals.setdefault("min", "-inf")
+        vals.setdefault("max", "inf")
+        pool = p.get("pool")
+        vals["pool_scope"] = _pool_words(pool)
+        vals["in_pool"] = "" if pool in (None, ALL) else f" from {_pool_words(pool)}"
+        vals["judge_scope"] = ("every judge" if p.get("judge") == EVERY
+                               else f"judge {p.get('judge')!r}")
+        pools = p.get("pools")
+        vals["pair_scope"] = ("every two human pools" if pools in (None, EVERY)
+                              else f"pools {pools[0]!r} and {pools[1]!r}")
+        vals["use_text"] = {"value": "", "ci_low": " (lower 95% CI bound)",
+                            "ci_high": " (upper 95% CI bound)"}.get(p.get("use"), "")
+        return self.kind.summary.format_map(_Blank(vals))
+
+    def param_line(self, name: str) -> int:
+        return self.lines.get(name, self.line)
+
+
+class _Blank(dict):
+    def __missing__(self, key):
+        return ""
+
+
+def _pool_words(pool) -> str:
+    return {None: "", ALL: "all human pools together", EVERY: "every pool"}.get(
+        pool, f"pool {pool!r}")
+
+
+def _row_target(exp: Expectation) -> str:
+    p = exp.params
+    if "column" in p:
+        return p["column"]
+    if "pool" in p:
+        return p["pool"]
+    return ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A validated suite: a name, where it came from, and its expectations in file order."""
+
+    name: str
+    expectations: tuple[Expectation, ...]
+    path: str | None = None
+    description: str | None = None
+
+    @property
+    def needs(self) -> frozenset:
+        return frozenset().union(*(e.kind.needs for e in self.expectations))
+
+    @property
+    def batches(self) -> list[str]:
+        return list(dict.fromkeys(e.batch for e in self.expectations))
+
+    def error(self, exp: Expectation, message: str, *, key: str | None = None) -> SuiteFileError:
+        """An error about ``exp`` naming the suite file and the line (of ``key`` if given)."""
+        line = exp.param_line(key) if key else exp.line
+        return SuiteFileError(f"{exp.expect}: {message}", path=self.path, line=line)
+
+
+# -- reading YAML with line numbers -------------------------------------------------------------
+def load_suite(path) -> Suite:
+    """Read a suite file and validate every entry.
+
+    Raises
+    ------
+    SuiteFileError
+        The file is missing or not YAML, or an entry is bad; the message names the line.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SuiteFileError("suite file not found", path=path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SuiteFileError(f"not UTF-8 text ({err.reason})", path=path) from None
+    return parse_suite(text, path=str(path), default_name=path.stem)
+
+
+def parse_suite(text: str, *, path: str | None = None, default_name: str = "suite") -> Suite:
+    """Parse and validate suite YAML ``text`` (``path`` only names it in messages)."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        problem = getattr(err, "problem", None) or str(err)
+        raise SuiteFileError(f"not valid YAML: {problem}", path=path,
+                             line=mark.line + 1 if mark else None) from None
+    if root is None:
+        raise SuiteFileError("the suite is empty; it needs an 'expectations' list", path=path)
+    top = _mapping(root, path, "the suite")
+    for key, (knode, _) in top.items():
+        if key not in TOP_KEYS:
+            raise SuiteFileError(_unknown("top-level key", key, TOP_KEYS), path=path,
+                                 line=_line(knode))
+    name = _scalar_str(top, "suite", path) or default_name
+    description = _scalar_str(top, "description", path)
+    if "expectations" not in top:
+        raise SuiteFileError("the suite has no 'expectations' list", path=path, line=1)
+    knode, lnode = top["expectations"]
+    if not isinstance(lnode, yaml.SequenceNode) or not lnode.value:
+        raise SuiteFileError("'expectations' must be a non-empty list of entries", path=path,
+                             line=_line(lnode))
+    exps = tuple(_entry(node, path) for node in lnode.value)
+    return Suite(name=name, expectations=exps, path=path, description=description)
+
+
+def _line(node) -> int:
+    return node.start_mark.line + 1
+
+
+def _construct(node):
+    return yaml.SafeLoader("").construct_document(node)
+
+
+def _mapping(node, path, what) -> dict:
+    """``{key: (key_node, value_node)}`` of a mapping node, rejecting repeated keys."""
+    if not isinstance(node, yaml.MappingNode):
+        raise SuiteFileError(f"{what} must be a mapping of keys to values", path=path,
+                             line=_line(node))
+    out = {}
+    for knode, vnode in node.value:
+        key = _construct(knode)
+        if not isinstance(key, str):
+            raise SuiteFileError(f"keys must be names, got {key!r}", path=path, line=_line(knode))
+        if key in out:
+            raise SuiteFileError(f"key {key!r} is given twice (first on line "
+                                 f"{_line(out[key][0])})", path=path, line=_line(knode))
+        out[key] = (knode, vnode)
+    return out
+
+
+def _scalar_str(top, key, path) -> str | None:
+    if key not in top:
+        return None
+    value = _construct(top[key][1])
+    if not isinstance(value, str) or not value.strip():
+        raise SuiteFileError(f"{key!r} must be a non-empty text", path=path,
+                             line=_line(top[key][1]))
+    return value.strip()
+
+
+def _unknown(what: str, name: str, known) -> str:
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {what} {name!r}{hint}; expected one of {join_names(known, limit=30)}"
+
+
+def _entry(node, path) -> Expectation:
+    keys = _mapping(node, path, "an expectation")
+    if "expect" not in keys:
+        raise SuiteFileError("an entry without 'expect:' (the expectation's name)", path=path,
+                             line=_line(node))
+    knode, vnode = keys["expect"]
+    name = _construct(vnode)
+    if not isinstance(name, str) or name not in CATALOGUE:
+        raise SuiteFileError(_unknown("expectation", name, CATALOGUE), path=path,
+                             line=_line(vnode))
+    kind = CATALOGUE[name]
+    claim = None
+    if "claim" in keys:
+        claim = _construct(keys["claim"][1])
+        if not isinstance(claim, str):
+            raise SuiteFileError(f"{name}: 'claim' must be a text", path=path,
+                                 line=_line(keys["claim"][1]))
+    lines = {}
+    raw = {}
+    for key, (kn, vn) in keys.items():
+        if key in COMMON_KEYS:
+            continue
+        if kind.param(key) is None:
+            allowed = [p.name for p in kind.params] + list(COMMON_KEYS)
+            raise SuiteFileError(f"{name}: " + _unknown("key", key, allowed), path=path,
+                                 line=_line(kn))
+        raw[key], lines[key] = _construct(vn), _line(vn)
+    params = validate_params(kind, raw, lines=lines, path=path, line=_line(node))
+    return Expectation(name, params, _line(node), claim, lines)
+
+
+def validate_params(kind: Kind, raw: Mapping, *, lines: Mapping | None = None, path=None,
+                    line: int | None = None) -> dict:
+    """Check each value against its parameter; fill in defaults. Raises SuiteFileError."""
+    lines = dict(lines or {})
+
+    def fail(key, message):
+        raise SuiteFileError(f"{kind.name}: {message}", path=path, line=lines.get(key, line))
+
+    out = {}
+    for p in kind.params:
+        if p.name not in raw:
+            if p.required:
+                fail(None, f"missing required key {p.name!r} ({_kind_text(p)})")
+            out[p.name] = p.default
+            continue
+        out[p.name] = _check_value(p, raw[p.name], lambda msg, k=p.name: fail(k, msg))
+    if kind.bound == "between":
+        if out["min"] is None and out["max"] is None:
+            fail(None, "give 'min', 'max' or both")
+        if out["min"] is not None and out["max"] is not None and out["min"] > out["max"]:
+            fail("min", f"min {out['min']} is above max {out['max']}")
+    return out
+
+
+def _kind_text(p: Param) -> str:
+    if p.kind in _RANGES:
+        lo, hi = _RANGES[p.kind]
+        return f"a number in [{lo:g}, {hi:g}]"
+    return {"count": "a whole number >= 0", "values": "a non-empty list",
+            "column": f"one of {join_names(C.ALL)}", "pool": "a pool name"
+            + (f" or {' / '.join(p.tokens)}" if p.tokens else ""),
+            "pools": f"a list of two pool names, or {EVERY!r}",
+            "choice": f"one of {join_names(p.choices)}"}[p.kind]
+
+
+def _check_value(p: Param, value, fail):
+    expected = _kind_text(p)
+    if p.kind in _RANGES:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail(f"{p.name!r} must be {expected}, got {value!r}")
+        value = float(value)
+        lo, hi = _RANGES[p.kind]
+        if math.isnan(value) or not lo <= value <= hi:
+            fail(f"{p.name!r} = {value:g} is out of range; it must be {expected}")
+        return value
+    if p.kind == "count":
+        if isinstance(value, bool) or not isinstance(value, int):
+            fail(f"{p.name!r} must be {expected}, got {value!r}")
+        if value < 0:
+            fail(f"{p.name!r} = {value} is out of range; it must be {expected}")
+        return int(value)
+    if p.kind == "values":
+        if not isinstance(value, list) or not value or not all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+            fail(f"{p.name!r} must be a non-empty list of labels or names, got {value!r}")
+        return list(value)
+    if p.kind == "column":
+        if value not in C.ALL:
+            fail(_unknown("column", value, C.ALL))
+        return value
+    if p.kind == "pool":
+        if not isinstance(value, (str, int)) or isinstance(value, bool) or str(value) == "":
+            fail(f"{p.name!r} must be {expected}, got {value!r}")
+        value = str(value)
+        if value in (ALL, EVERY) and value not in p.tokens:
+            fail(f"{p.name!r} cannot be {value!r} here; it must be {expected}")
+        return value
+    if p.kind == "pools":
+        if value == EVERY:
+            return EVERY
+        if (not isinstance(value, list) or len(value) != 2
+                or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
+                or str(value[0]) == str(value[1])):
+            fail(f"{p.name!r} must be {expected}, got {value!r}")
+        return sorted(str(v) for v in value)
+    if p.kind == "choice":
+        if value not in p.choices:
+            fail(f"{p.name!r} " + _unknown("value", value, p.choices))
+        return value
+    raise AssertionError(p.kind)  # a catalogue bug, not user input
+
+
+# -- great_expectations' JSON form ----------------------------------------------------------------
+def label_key(value) -> str:
+    """The string a label is compared by: integral numbers without a decimal point."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _condition(column: str, value: str) -> dict:
+    return {"column": {"name": column}, "operator": "==", "parameter": value,
+            "type": "comparison"}
+
+
+def gx_expectation(exp: Expectation) -> dict:
+    """One expectation in great_expectations' JSON form (``type``, ``kwargs``, ``meta``).
+
+    ``meta["annotation_audit"]`` keeps the entry as written (name, parameters, lines, claim), so
+    the suite can be read back from the JSON form (:func:`from_gx_json`).
+    """
+    p, name = exp.params, exp.expect
+    kw: dict = {}
+    if name == "not_null":
+        typ, kw = "expect_column_values_to_not_be_null", {"column": p["column"]}
+    elif name == "labels_in_set":
+        typ = "expect_column_values_to_be_in_set"
+        kw = {"column": C.LABEL, "value_set": [label_key(v) for v in p["values"]]}
+    elif name == "unique_judgments":
+        typ, kw = "expect_compound_columns_to_be_unique", {"column_list": [C.ITEM, C.ANNOTATOR]}
+    elif name == "models_in_set":
+        typ = "expect_column_values_to_be_in_set"
+        kw = {"column": C.MODEL, "value_set": [str(v) for v in p["values"]]}
+    elif exp.kind.bound == "between":
+        column = {"judgments_per_item": "n_judgments", "judgments_per_pool": "n_judgments",
+                  "annotators_per_pool": "n_annotators", "position_balance": "share_as_a"}[name]
+        typ = "expect_column_values_to_be_between"
+        kw = {"column": column}
+        if p["min"] is not None:
+            kw["min_value"] = p["min"]
+        if p["max"] is not None:
+            kw["max_value"] = p["max"]
+        if p.get("pool") not in (None, ALL, EVERY):
+            kw["row_condition"] = _condition(C.POOL, p["pool"])
+            kw["condition_parser"] = "great_expectations"
+    else:
+        bound = exp.kind.bound
+        typ = f"expect_column_{bound}_to_be_between"
+        kw = {"column": p.get("use", "value"),
+              "row_condition": _condition("measurement", exp.measurement),
+              "condition_parser": "great_expectations",
+              f"{bound}_value": p[bound]}
+    meta = {META_KEY: {"expect": name, "params": p, "line": exp.line, "lines": exp.lines,
+                       "claim": exp.claim, "batch": exp.batch, "title": exp.title,
+                       "description": exp.description, "measurement": exp.measurement}}
+    out = {"type": typ, "kwargs": kw, "meta": meta}
+    if exp.claim:
+        out["notes"] = exp.claim
+    return out
+
+
+def to_gx_json(suite: Suite) -> dict:
+    """The suite as great_expectations' ``ExpectationSuite`` JSON (``ExpectationSuite(**d)``)."""
+    return {"name": suite.name,
+            "expectations": [gx_expectation(e) for e in suite.expectations],
+            "meta": {META_KEY: {"path": suite.path, "description": suite.description}},
+            "notes": suite.description}
+
+
+def from_gx_json(data: Mapping) -> Suite:
+    """Read a suite back from its great_expectations JSON form (as written by
+    :func:`to_gx_json`, possibly after a round trip through ``ExpectationSuite.to_json_dict``).
+
+    Every expectation is re-validated; one not written by this toolkit is a SuiteFileError.
+    """
+    top = (data.get("meta") or {}).get(META_KEY) or {}
+    path = top.get("path")
+    exps = []
+    for i, e in enumerate(data.get("expectations") or [], start=1):
+        mine = (e.get("meta") or {}).get(META_KEY)
+        if not mine:
+            raise SuiteFileError(f"expectation {i} ({e.get('type')}) was not written by "
+                                 "annotation-audit: its meta has no 'annotation_audit' block",
+                                 path=path)
+        kind = CATALOGUE.get(mine.get("expect"))
+        if kind is None:
+            raise SuiteFileError(_unknown("expectation", mine.get("expect"), CATALOGUE),
+                                 path=path, line=mine.get("line"))
+        params = validate_params(kind, {k: v for k, v in mine["params"].items()
+                                        if v is not None or kind.param(k).required},
+                                 lines=mine.get("lines"), path=path, line=mine.get("line"))
+        exps.append(Expectation(kind.name, params, int(mine["line"]), mine.get("claim"),
+                                {k: int(v) for k, v in (mine.get("lines") or {}).items()}))
+    if not exps:
+        raise SuiteFileError("the suite has no expectations", path=path)
+    return Suite(name=data["name"], expectations=tuple(exps), path=path,
+                 description=top.get("description"))

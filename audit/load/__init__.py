@@ -1,0 +1,189 @@
+"""Adapters: every source shape into the one canonical table (:func:`audit.table.build_table`).
+
+==============  ==========================================================  =====================
+format          source                                                      module
+==============  ==========================================================  =====================
+``multipref``   ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.multipref`
+``mt-bench``    ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.mtbench`
+``pandalm``     PandaLM ``testset-v1.json``                                 :mod:`.pandalm`
+``lewidi``      LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.lewidi`
+``table``       any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.table`
+``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.hf`
+==============  ==========================================================  =====================
+
+Nothing after this package knows which source a table came from. Heavy imports (``datasets``,
+``pyarrow``) happen inside the functions that need them, so importing this package stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from ..errors import InputError, join_names
+from ..table import AnnotationTable
+from ._common import LoadWarning, existing_path, is_hub_name
+
+__all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
+
+FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
+DEFAULT_ASPECT = "overall_pref"
+KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
+
+# format -> (module, function, the load() options it takes)
+_ADAPTERS = {
+    "multipref": ("multipref", "load_multipref", ("aspect", "split")),
+    "mt-bench": ("mtbench", "load_mtbench", ("split",)),
+    "pandalm": ("pandalm", "load_pandalm", ("pools", "pool_column")),
+    "lewidi": ("lewidi", "load_lewidi", ("split", "pools", "pool_column", "spec")),
+    "table": ("table", "load_table", ("spec", "pools", "pool_column")),
+    "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column")),
+}
+
+
+def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
+         aspect: str = DEFAULT_ASPECT, split: str | None = None,
+         name: str | None = None) -> AnnotationTable:
+    """Load ``source`` into a validated canonical :class:`audit.table.AnnotationTable`.
+
+    Parameters
+    ----------
+    source
+        A file, a folder (LeWiDi dataset, ``datasets`` ``save_to_disk`` or hub download), or a
+        hub name such as ``allenai/multipref``.
+    format
+        One of :data:`FORMATS`, or ``"auto"`` to detect it (:func:`detect_format`). With a
+        ``spec`` and ``"auto"``, a file is read as ``table`` and a folder or hub name as ``hf``
+        (a LeWiDi source stays ``lewidi``).
+    spec
+        A YAML dataset spec (path or :class:`audit.load.spec.DatasetSpec`) for ``table``,
+        ``hf`` and ``lewidi`` sources.
+    pools, pool_column
+        An annotator -> pool file (CSV / TSV / JSON) or mapping; ``pool_column`` names the pool
+        field of a metadata file (or, for a table without ``pools``, the column holding pools).
+    aspect
+        MultiPref: ``overall_pref``, ``helpful_pref``, ``truthful_pref`` or ``harmless_pref``.
+    split
+        Which split of an MT-Bench, LeWiDi or ``datasets`` source; None loads every split.
+    name
+        Dataset name for reports; defaults to one derived from the source.
+
+    Raises
+    ------
+    InputError
+        The source is missing, unreadable, of an undetectable format, or an option does not
+        apply to its format; the message names the file, key, column or row.
+    SchemaError
+        Judgments that break the canonical schema, all listed with their source rows.
+    """
+    if format == "auto":
+        format = _auto_format(source, spec)
+    if format not in _ADAPTERS:
+        raise InputError(f"unknown format {format!r}; formats: auto, {join_names(FORMATS)}",
+                         key="format")
+    module, function, accepted = _ADAPTERS[format]
+    given = {"spec": spec, "pools": pools, "pool_column": pool_column, "split": split,
+             "aspect": None if aspect == DEFAULT_ASPECT and "aspect" not in accepted else aspect}
+    for option, value in given.items():
+        if value is not None and option not in accepted:
+            raise InputError(f"--{option.replace('_', '-')} does not apply to the {format} "
+                             f"format", key=option)
+    kwargs = {k: v for k, v in given.items() if k in accepted}
+    adapter = getattr(importlib.import_module(f".{module}", __name__), function)
+    return adapter(source, name=name, **kwargs)
+
+
+def detect_format(source) -> str:
+    """The format of ``source``, from its extension and a cheap look at its first record.
+
+    Rules: a JSON array of objects with ``cmp_key`` and ``annotator1`` is ``pandalm``; a JSON
+    object of records with ``annotators`` and ``annotations`` (or a folder of
+    ``<DS>_<split>.json`` files) is ``lewidi``; rows with ``normal_worker_annotations`` /
+    ``expert_worker_annotations`` are ``multipref``; rows with ``judge``, ``winner``,
+    ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; columns ``item``, ``annotator``,
+    ``label`` are ``table`` (``hf`` for a ``datasets`` folder). Known hub names map to their
+    format, other hub names to ``hf``.
+
+    Raises
+    ------
+    InputError
+        The source is missing or its format cannot be told; the message lists the formats.
+    """
+    found = _sniff(source)
+    if found is None:
+        from .readers import DATA_EXTENSIONS, table_columns
+
+        path = Path(source)
+        seen = ""
+        if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
+            cols = table_columns(path)
+            seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
+        raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
+                         f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
+    return found
+
+
+def _auto_format(source, spec) -> str:
+    if spec is None:
+        return detect_format(source)
+    found = _sniff(source)
+    if found == "lewidi":
+        return found
+    if is_hub_name(source) or Path(source).is_dir():
+        return "hf"
+    return "table"
+
+
+def _sniff(source) -> str | None:
+    from . import readers as R
+
+    if is_hub_name(source):
+        return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
+    path = existing_path(source)
+    if path.is_dir():
+        if R.is_save_to_disk(path):
+            return _by_columns(R.dataset_columns(path), folder=True)
+        from .lewidi import _FILE as LEWIDI_FILE
+
+        if any(LEWIDI_FILE.match(p.name) for p in path.iterdir()):
+            return "lewidi"
+        return _by_columns(R.dataset_columns(path), folder=True)
+    ext = path.suffix.lower()
+    if ext == ".json":
+        first = R.first_json_record(path)
+        if first is None:
+            data = R.read_json(path)  # the precise error for invalid or truncated JSON
+            if isinstance(data, list) and data and isinstance(data[0], dict):
+                first = ("array", data[0])
+            elif isinstance(data, dict) and data and isinstance(next(iter(data.values())), dict):
+                first = ("object", next(iter(data.values())))
+            else:
+                return None
+        kind, rec = first
+        if not isinstance(rec, dict):
+            return None
+        if kind == "object":
+            return "lewidi" if {"annotators", "annotations"} <= set(rec) else None
+        return _by_columns(list(rec), folder=False)
+    if ext in R.DATA_EXTENSIONS:
+        return _by_columns(R.table_columns(path), folder=False)
+    return None
+
+
+def _by_columns(columns, *, folder: bool) -> str | None:
+    from .. import columns as C
+    from .mtbench import FIELDS as MTBENCH_FIELDS
+    from .multipref import POOL_COLUMNS
+
+    cols = {str(c) for c in columns}
+    if cols & set(POOL_COLUMNS):
+        return "multipref"
+    if set(MTBENCH_FIELDS) <= cols:
+        return "mt-bench"
+    if {"cmp_key", "annotator1"} <= cols:
+        return "pandalm"
+    if {"annotators", "annotations"} <= cols:
+        return "lewidi"
+    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
+        return "hf" if folder else "table"
+    return None

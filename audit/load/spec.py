@@ -1,0 +1,222 @@
+"""The YAML dataset spec: how a table's columns map onto the canonical table.
+
+.. code-block:: yaml
+
+    name: my-ratings
+    layout: long            # or wide: one column per annotator
+    columns: {item: tweet_id, annotator: worker, label: score, pool: worker_type, model: system}
+    annotator_columns: [r1, r2, r3]   # wide layout only
+    label: {kind: ordinal, order: [1, 2, 3, 4, 5], map: {"bad": 1}, names: [...]}
+    pools: {file: pools.csv, column: group}   # annotator -> pool file, relative to the spec
+    judge_pools: [gpt-4]
+    read: {sep: "\\t"}
+    split: train            # datasets sources: which split
+
+Every key is optional. Validation is strict: an unknown key at any level, or a value of the wrong
+type, is an InputError naming the key and its line in the YAML file.
+
+``columns`` maps canonical names (:mod:`audit.columns`) to the source's column names; a canonical
+column the source already carries under its own name needs no entry. ``label.map`` rewrites raw
+values before they are checked against ``label.order``; without ``order`` the observed values
+become the scale (numbers sorted numerically, else as text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import columns as C
+from ..errors import InputError, join_names
+from ..labels import LabelKind, LabelScale
+from ._common import existing_path
+from .readers import read_text
+
+LAYOUTS = ("long", "wide")
+_SCALAR = (str, int, float, bool)
+
+# Declared shape of a spec: a dict is a mapping with exactly these keys; ("list", T) a sequence of
+# T; ("map", T) a mapping of scalar keys to T; ("enum", values); a type or tuple of types a scalar.
+_SHAPE = {
+    "name": str,
+    "layout": ("enum", LAYOUTS),
+    "columns": {col: str for col in C.ALL},
+    "annotator_columns": ("list", str),
+    "label": {
+        "kind": ("enum", tuple(k.value for k in LabelKind)),
+        "order": ("list", _SCALAR),
+        "map": ("map", _SCALAR),
+        "names": ("list", str),
+    },
+    "pools": {"file": str, "column": str, "map": ("map", str)},
+    "judge_pools": ("list", str),
+    "read": {"sep": str, "na_values": ("list", _SCALAR), "skiprows": int, "comment": str},
+    "split": str,
+}
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A validated dataset spec (see the module docstring). ``path`` is the YAML file, if any."""
+
+    name: str | None = None
+    layout: str = "long"
+    columns: dict = field(default_factory=dict)
+    annotator_columns: tuple[str, ...] = ()
+    label_kind: str | None = None
+    label_order: tuple | None = None
+    label_map: dict = field(default_factory=dict)
+    label_names: tuple[str, ...] | None = None
+    pools_file: str | None = None
+    pools_column: str | None = None
+    pools_map: dict | None = None
+    judge_pools: tuple[str, ...] = ()
+    read: dict = field(default_factory=dict)
+    split: str | None = None
+    path: Path | None = None
+
+    @property
+    def base(self) -> Path | None:
+        """The folder relative paths in the spec are read from."""
+        return self.path.parent if self.path is not None else None
+
+    def scale(self, observed, *, default_kind: str = LabelKind.NOMINAL.value) -> LabelScale:
+        """The label scale: declared ``order`` (and ``names``), else the observed values."""
+        from ..labels import infer_scale
+
+        kind = self.label_kind or default_kind
+        try:
+            return infer_scale(kind, observed, order=self.label_order, names=self.label_names)
+        except InputError as err:
+            raise InputError(err.message, path=str(self.path or "spec"), key="label") from None
+
+
+def read_spec(source) -> DatasetSpec:
+    """Read and strictly validate a YAML dataset spec.
+
+    Raises
+    ------
+    InputError
+        The file is missing or not YAML, or a key is unknown or has the wrong type; the message
+        names the key and its line.
+    """
+    import yaml
+
+    if isinstance(source, DatasetSpec):
+        return source
+    path = existing_path(source, what="spec file")
+    text = read_text(path)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        ctx, ctx_mark = getattr(err, "context", None), getattr(err, "context_mark", None)
+        if ctx and ctx_mark is not None:
+            problem += f" ({ctx} at line {ctx_mark.line + 1})"
+        raise InputError(f"invalid YAML{where}: {problem}", path=str(path)) from None
+    if root is None:
+        return DatasetSpec(path=path)
+    loader = yaml.SafeLoader("")
+    data = _check(root, _SHAPE, "", path, loader)
+    return _build(data, root, path)
+
+
+def _line(node) -> int:
+    return node.start_mark.line + 1
+
+
+def _fail(path, key, node, message):
+    raise InputError(f"line {_line(node)}: {message}", path=str(path), key=key or "(top level)")
+
+
+def _check(node, shape, key, path, loader):
+    """Validate ``node`` against ``shape`` and return its Python value."""
+    import yaml
+
+    if isinstance(shape, dict):
+        if not isinstance(node, yaml.MappingNode):
+            _fail(path, key, node, f"{key or 'the spec'} must be a mapping of keys to values")
+        out = {}
+        for knode, vnode in node.value:
+            name = loader.construct_object(knode, deep=True)
+            dotted = f"{key}.{name}" if key else str(name)
+            if name not in shape:
+                _fail(path, dotted, knode, f"unknown key {name!r}; allowed keys"
+                      f"{' under ' + repr(key) if key else ''}: {join_names(shape, limit=20)}")
+            if name in out:
+                _fail(path, dotted, knode, f"key {name!r} is given twice")
+            out[name] = (_check(vnode, shape[name], dotted, path, loader), vnode)
+        return out
+    if isinstance(shape, tuple) and shape and shape[0] == "list":
+        if not isinstance(node, yaml.SequenceNode):
+            _fail(path, key, node, f"{key!r} must be a list")
+        return [_check(item, shape[1], key, path, loader) for item in node.value]
+    if isinstance(shape, tuple) and shape and shape[0] == "map":
+        if not isinstance(node, yaml.MappingNode):
+            _fail(path, key, node, f"{key!r} must be a mapping")
+        return {_check(k, _SCALAR, key, path, loader): _check(v, shape[1], key, path, loader)
+                for k, v in node.value}
+    if isinstance(shape, tuple) and shape and shape[0] == "enum":
+        value = _check(node, str, key, path, loader)
+        if value not in shape[1]:
+            _fail(path, key, node, f"{key!r} must be one of {join_names(shape[1])}; got {value!r}")
+        return value
+    if not isinstance(node, yaml.ScalarNode):
+        _fail(path, key, node, f"{key!r} must be a single value, not a "
+              f"{'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}")
+    value = loader.construct_object(node, deep=True)
+    types = shape if isinstance(shape, tuple) else (shape,)
+    if value is None or not isinstance(value, types) or (
+            isinstance(value, bool) and bool not in types):
+        want = "text" if types == (str,) else "an integer" if types == (int,) else "a value"
+        _fail(path, key, node, f"{key!r} must be {want}; got {value!r}")
+    return value
+
+
+def _build(data: dict, root, path: Path) -> DatasetSpec:
+    def val(d, k, default=None):
+        return d[k][0] if k in d else default
+
+    def node(d, k):
+        return d[k][1] if k in d else root
+
+    layout = val(data, "layout", "long")
+    columns = {k: v for k, (v, _) in val(data, "columns", {}).items()}
+    ann_cols = tuple(str(c) for c in val(data, "annotator_columns", []))
+    if layout == "wide":
+        if not ann_cols:
+            _fail(path, "annotator_columns", node(data, "layout"),
+                  "a wide layout needs annotator_columns (one column per annotator)")
+        for col in (C.ANNOTATOR, C.LABEL):
+            if col in columns:
+                _fail(path, f"columns.{col}", node(data, "columns"),
+                      f"a wide layout takes annotators from annotator_columns, not columns.{col}")
+    elif ann_cols:
+        _fail(path, "annotator_columns", node(data, "annotator_columns"),
+              "annotator_columns is for the wide layout; set layout: wide")
+    label = val(data, "label", {})
+    label_d = {k: v for k, (v, _) in label.items()}
+    order = tuple(label_d["order"]) if "order" in label_d else None
+    names = tuple(label_d["names"]) if "names" in label_d else None
+    if names is not None and (order is None or len(names) != len(order)):
+        _fail(path, "label.names", label["names"][1],
+              "label.names needs label.order, with one name per value")
+    if label_d.get("kind") == LabelKind.PREFERENCE.value and order is not None:
+        try:
+            LabelScale(LabelKind.PREFERENCE, order, names)
+        except InputError as err:
+            _fail(path, "label.order", label["order"][1], err.message)
+    pools = {k: v for k, (v, _) in val(data, "pools", {}).items()}
+    if "file" in pools and "map" in pools:
+        _fail(path, "pools", node(data, "pools"), "give pools.file or pools.map, not both")
+    if "column" in pools and "file" not in pools:
+        _fail(path, "pools.column", node(data, "pools"), "pools.column needs pools.file")
+    read = {k: v for k, (v, _) in val(data, "read", {}).items()}
+    return DatasetSpec(
+        name=val(data, "name"), layout=layout, columns=columns, annotator_columns=ann_cols,
+        label_kind=label_d.get("kind"), label_order=order, label_map=label_d.get("map", {}),
+        label_names=names, pools_file=pools.get("file"), pools_column=pools.get("column"),
+        pools_map=pools.get("map"), judge_pools=tuple(val(data, "judge_pools", [])),
+        read=read, split=val(data, "split"), path=path)

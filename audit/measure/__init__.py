@@ -1,0 +1,151 @@
+"""Measurement: reliability per pool, pool-vs-pool disagreement, within-pool variability.
+
+Naming rule: agreement coefficients (``krippendorff_alpha``, ``fleiss_kappa``, ``gwet_ac1``,
+``percent_agreement``, ``cohen_kappa``, ``icc``, ``icc_k``) are higher-is-better; rates named
+``*_rate`` (``majority_differs_rate``, ``winner_reversed_rate``, ``disagreement_rate``) are
+lower-is-better. Every estimate comes with a 95% percentile-bootstrap interval over items
+(:mod:`audit.resample`); the seed, number of resamples and method are written into the output.
+
+Modules, one idea each: :mod:`.counts` (sufficient statistics), :mod:`.alpha`, :mod:`.kappa`
+(Fleiss, Cohen), :mod:`.ac1` (Gwet's AC1, percent agreement), :mod:`.icc`, :mod:`.scope`
+(one scope, all metrics), :mod:`.disagreement` (pool vs pool), :mod:`.within_pool`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..errors import DegenerateDataWarning, InputError
+from ..resample import Bootstrap
+
+__all__ = ["measure", "reliability", "jsonable"]
+
+
+def jsonable(obj):
+    """``obj`` with numpy scalars and arrays turned into Python values and NaN into None."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return None if math.isnan(x) else x
+    return obj
+
+
+class _ScopedWarnings:
+    """Collect the degenerate-data warnings of one scope and re-emit them as one, naming it."""
+
+    def __init__(self, scope: str):
+        self.scope = scope
+
+    def __enter__(self):
+        self._cm = warnings.catch_warnings(record=True)
+        self._caught = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+        by_reason: dict[str, list[str]] = {}
+        for w in self._caught:
+            if not issubclass(w.category, DegenerateDataWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
+            what, _, why = str(w.message).partition(" is NaN: ")
+            by_reason.setdefault(why, [])
+            if what not in by_reason[why]:
+                by_reason[why].append(what)
+        if by_reason:
+            parts = [f"{', '.join(whats)} {'is' if len(whats) == 1 else 'are'} NaN: {why}"
+                     for why, whats in by_reason.items()]
+            warnings.warn(f"{self.scope}: " + "; ".join(parts), DegenerateDataWarning,
+                          stacklevel=3)
+        return False
+
+
+def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
+    """The ``reliability`` block: every metric over the human pools and per pool.
+
+    Returns ``{"level", "overall": {METRIC: {"value", "ci95", ...}}, "by_pool": {POOL: {...}},
+    "cohen_pairs": {"overall": {...}, "by_pool": {POOL: {...}}}}``. Judge pools appear in
+    ``by_pool`` (their own internal agreement) but never in ``overall``.
+    """
+    from .scope import scope_reliability
+
+    if int(min_overlap) < 1:
+        raise InputError(f"min_overlap must be at least 1, got {min_overlap!r}",
+                         key="min_overlap")
+    out = {"level": table.scale.level, "overall": {}, "by_pool": {},
+           "cohen_pairs": {"overall": {}, "by_pool": {}}}
+    humans = table.humans()
+    with _ScopedWarnings("reliability over the human pools"):
+        metrics, cohen = scope_reliability(humans, bootstrap=bootstrap, scope="reliability",
+                                           min_overlap=min_overlap)
+    out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
+    for pool in table.pools:
+        if pool in table.human_pools and len(table.human_pools) == 1:
+            # the only human pool *is* the overall scope: same table, same numbers
+            out["by_pool"][pool] = out["overall"]
+            out["cohen_pairs"]["by_pool"][pool] = out["cohen_pairs"]["overall"]
+            continue
+        with _ScopedWarnings(f"reliability of pool {pool!r}"):
+            metrics, cohen = scope_reliability(table.pool(pool), bootstrap=bootstrap,
+                                               scope=f"reliability:{pool}",
+                                               min_overlap=min_overlap)
+        out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
+    return out
+
+
+def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: str = "median",
+            min_overlap: int = 10, min_annotator_judgments: int = 10) -> dict:
+    """Reliability, pool disagreement and within-pool variability of ``table``, JSON-ready.
+
+    Parameters
+    ----------
+    table
+        A canonical :class:`audit.table.AnnotationTable`.
+    bootstrap
+        Seed, number of resamples and CI level; the same seed gives identical output.
+    min_per_pool
+        Judgments a pool needs on an item to count as unanimous there (1 for one-annotator pools).
+    tie_break
+        Consensus rule for non-unanimous pools in the all-shared-items rates; a key of
+        :data:`audit.measure.disagreement.TIE_BREAKS` (``"median"`` or ``"drop"``).
+    min_overlap
+        Shared items a pair of annotators needs for a pairwise Cohen's kappa.
+    min_annotator_judgments
+        Judgments an annotator needs to enter the within-pool annotator-effect test.
+
+    Returns
+    -------
+    dict
+        ``{"bootstrap", "reliability", "pool_disagreement", "within_pool"}`` (see each module);
+        plain Python types, NaN as None.
+    """
+    from .disagreement import pool_disagreement
+    from .within_pool import within_pool
+
+    if not isinstance(bootstrap, Bootstrap):
+        raise InputError("bootstrap must be an audit.resample.Bootstrap", key="bootstrap")
+    if int(min_annotator_judgments) < 1:
+        raise InputError("min_annotator_judgments must be at least 1, got "
+                         f"{min_annotator_judgments!r}", key="min_annotator_judgments")
+    rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
+    with _ScopedWarnings("pool disagreement"):
+        pools = pool_disagreement(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                  tie_break=tie_break)
+    with _ScopedWarnings("within-pool variability"):
+        within = within_pool(table, bootstrap=bootstrap,
+                             min_annotator_judgments=min_annotator_judgments)
+    return jsonable({"bootstrap": bootstrap.to_dict(), "reliability": rel,
+                     "pool_disagreement": pools, "within_pool": within})

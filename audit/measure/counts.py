@@ -1,0 +1,227 @@
+"""Sufficient statistics of the canonical table, built once on integer codes.
+
+Every reliability coefficient in :mod:`audit.measure` is a function of one of these:
+
+``item_label_counts``
+    the items x categories count matrix ``n[i, c]`` = number of judgments of item ``i`` in
+    category ``c`` (Fleiss 1971's table; Krippendorff 2011's "values by units" matrix). Alpha,
+    Fleiss' kappa, Gwet's AC1 and percent agreement read nothing else.
+``agreement_terms``
+    the three weighted sums those coefficients share: observed pairwise agreement over items with
+    at least two judgments, the number of such items, and the category shares averaged over items
+    (Gwet 2014, *Handbook of Inter-Rater Reliability*, 4th ed., ch. 2, unequal raters per item).
+
+Each statistic is written once, in its *batched* form: it takes distinct per-item rows
+(``patterns``, :func:`audit.resample.patterns`) and a (B, P) matrix of weights (how many copies of
+each pattern are in each of B item resamples, :func:`audit.resample.multinomial_weights`) and returns
+B values. The plain statistic is the batched one with every item once (``weights = 1``), so the
+bootstrap never re-runs the pipeline: it re-weights these sums.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import columns as C
+from ..errors import DegenerateDataWarning
+from ..resample import item_codes, patterns
+
+
+@dataclass(frozen=True)
+class Codes:
+    """Integer codes of one table's judgments (one entry per row of ``table.frame``)."""
+
+    item: np.ndarray
+    annotator: np.ndarray
+    label: np.ndarray
+    n_items: int
+    n_annotators: int
+    n_categories: int
+    annotator_names: tuple[str, ...]
+
+
+def codes(table) -> Codes:
+    """The item, annotator and label codes of ``table`` (label codes index ``scale.values``)."""
+    f = table.frame
+    item, n_items = item_codes(f, C.ITEM)
+    ann, n_ann = item_codes(f, C.ANNOTATOR)
+    return Codes(item=item, annotator=ann, label=table.label_codes.astype(np.int64),
+                 n_items=n_items, n_annotators=n_ann,
+                 n_categories=len(table.scale.values),
+                 annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories))
+
+
+def count_matrix(item: np.ndarray, label: np.ndarray, n_items: int, q: int) -> np.ndarray:
+    """(n_items, q) counts of ``label`` codes per ``item`` code, by one ``np.bincount``."""
+    flat = np.bincount(item * q + label, minlength=n_items * q)
+    return flat.reshape(n_items, q)
+
+
+def item_label_counts(table) -> np.ndarray:
+    """The items x categories count matrix of ``table``; items with no judgment are dropped.
+
+    Columns follow ``table.scale.values`` (every declared category, used or not).
+    """
+    c = codes(table)
+    counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
+    return counts[counts.sum(axis=1) > 0]
+
+
+def ones_weights(n: int) -> np.ndarray:
+    """The (1, n) weights of the observed sample: every item (or pattern row) once."""
+    return np.ones((1, n), dtype=np.float64)
+
+
+def sample_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``rows`` and the (1, P) weights that reproduce the observed sample exactly."""
+    uniq, freq, _ = patterns(np.asarray(rows))
+    return uniq, freq[None, :].astype(np.float64)
+
+
+def agreement_terms(patterns: np.ndarray, weights: np.ndarray):
+    """Weighted sums shared by percent agreement, Fleiss' kappa and Gwet's AC1.
+
+    Parameters
+    ----------
+    patterns
+        (P, q) per-item category counts.
+    weights
+        (B, P) copies of each pattern per resample.
+
+    Returns
+    -------
+    pa : (B,) observed agreement: mean over items with ``m >= 2`` judgments of
+        ``sum_c n_c (n_c - 1) / (m (m - 1))``; NaN when there is no such item.
+    pi : (B, q) category shares ``n_c / m`` averaged over items with ``m >= 1``.
+    n_pairable : (B,) number of items with ``m >= 2``.
+    """
+    patterns = np.asarray(patterns, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    m = patterns.sum(axis=1)
+    pairable = m >= 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agree = np.where(pairable, (patterns * (patterns - 1)).sum(axis=1)
+                         / np.where(pairable, m * (m - 1), 1.0), 0.0)
+        shares = patterns / np.where(m > 0, m, 1.0)[:, None]
+        n_pairable = w @ pairable.astype(np.float64)
+        n_rated = w @ (m > 0).astype(np.float64)
+        pa = (w @ agree) / n_pairable
+        pi = (w @ shares) / n_rated[:, None]
+    return pa, pi, n_pairable
+
+
+def warn_degenerate(what: str, why: str, stacklevel: int = 3) -> None:
+    """Emit one :class:`DegenerateDataWarning` saying which statistic is NaN and why."""
+    warnings.warn(f"{what} is NaN: {why}", DegenerateDataWarning, stacklevel=stacklevel)
+
+
+def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairable") -> str | None:
+    """Why an agreement coefficient is undefined on ``counts``, or None when it is defined.
+
+    A reliability estimate needs at least two items with two or more judgments each (one item
+    gives no between-item information, and its bootstrap is a point mass). A chance-corrected
+    coefficient also needs two categories in use, counted over the ``pairable`` items (alpha) or
+    all ``rated`` items (Fleiss, AC1, whose category shares average over every rated item); with
+    one, expected agreement is 1 and the coefficient is 0/0. ``categories_in=None`` skips that
+    check (percent agreement is defined on single-category data: it is 1).
+    """
+    counts = np.asarray(counts)
+    m = counts.sum(axis=1)
+    n_pairable = int((m >= 2).sum())
+    if n_pairable == 0:
+        return ("no item has two or more judgments (a single annotator, or no overlap between "
+                "annotators)")
+    if n_pairable < 2:
+        return "only one item has two or more judgments"
+    if counts.shape[1] < 2:
+        return "the label scale has a single value"
+    if categories_in is not None:
+        rows = counts[m >= 2] if categories_in == "pairable" else counts[m >= 1]
+        if int((rows.sum(axis=0) > 0).sum()) < 2:
+            return "every judgment carries the same label"
+    return None
+
+
+# -- annotator pairs (Cohen's kappa) ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairTables:
+    """Two-annotator contingency tables for every pair of annotators with enough shared items.
+
+    Attributes
+    ----------
+    pairs
+        (K, 2) annotator codes, first < second.
+    tables
+        (K, q, q) counts: ``tables[k, a, b]`` = items on which the pair's first annotator said
+        category ``a`` and the second said ``b``.
+    cell_patterns
+        (P, L) distinct per-item rows of flat cell indices ``k * q * q + a * q + b`` (padded with
+        -1): an item's whole contribution to every table.
+    pattern_freq
+        (P,) how many items (of all items of the table) have each row.
+    """
+
+    pairs: np.ndarray
+    tables: np.ndarray
+    cell_patterns: np.ndarray
+    pattern_freq: np.ndarray
+
+    def incidence(self):
+        """(P, K q q) sparse 0/1 matrix: which table cells each pattern adds one to."""
+        from scipy import sparse
+        k, q = self.tables.shape[0], self.tables.shape[1]
+        rows, cols = np.nonzero(self.cell_patterns >= 0)
+        data = np.ones(len(rows), dtype=np.float64)
+        return sparse.csr_matrix((data, (rows, self.cell_patterns[rows, cols])),
+                                 shape=(len(self.cell_patterns), k * q * q))
+
+
+def within_item_pairs(item: np.ndarray, annotator: np.ndarray, label: np.ndarray):
+    """Every pair of judgments of the same item: (item, annotator_lo, annotator_hi, label_lo,
+    label_hi), with ``annotator_lo < annotator_hi``.
+
+    Vectorised by offset: after sorting by (item, annotator), judgment ``j`` pairs with ``j + d``
+    for ``d = 1 .. max judgments per item - 1`` wherever both belong to the same item.
+    """
+    order = np.lexsort((annotator, item))
+    it, an, la = item[order], annotator[order], label[order]
+    max_m = int(np.bincount(it).max()) if len(it) else 0
+    out = [[], [], [], [], []]
+    for d in range(1, max_m):
+        j = np.flatnonzero(it[:-d] == it[d:])
+        for lst, arr in zip(out, (it[j], an[j], an[j + d], la[j], la[j + d])):
+            lst.append(arr)
+    if not out[0]:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(5))
+    return tuple(np.concatenate(lst) for lst in out)
+
+
+def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
+    """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items."""
+    q = c.n_categories
+    it, a, b, la, lb = within_item_pairs(c.item, c.annotator, c.label)
+    key = a * c.n_annotators + b
+    keys, overlap = np.unique(key, return_counts=True)
+    kept = keys[overlap >= min_overlap]
+    keep_row = np.isin(key, kept)
+    it, la, lb = it[keep_row], la[keep_row], lb[keep_row]
+    k_of_row = np.searchsorted(kept, key[keep_row])
+    cell = k_of_row * q * q + la * q + lb
+    tables = np.bincount(cell, minlength=len(kept) * q * q).reshape(len(kept), q, q)
+    pairs = np.stack([kept // c.n_annotators, kept % c.n_annotators], axis=1)
+    # One row of cells per item (every item of the table, so the bootstrap resamples them all).
+    order = np.lexsort((cell, it))
+    it, cell = it[order], cell[order]
+    per_item = np.bincount(it, minlength=c.n_items)
+    width = int(per_item.max()) if len(per_item) and per_item.max() > 0 else 1
+    start = np.concatenate([[0], np.cumsum(per_item)[:-1]])
+    rows = np.full((c.n_items, width), -1, dtype=np.int64)
+    rows[it, np.arange(len(it)) - start[it]] = cell
+    rated = np.bincount(c.item, minlength=c.n_items) > 0
+    uniq, freq, _ = patterns(rows[rated])
+    return PairTables(pairs=pairs.astype(np.int64), tables=tables, cell_patterns=uniq,
+                      pattern_freq=freq)

@@ -1,0 +1,249 @@
+"""Pool-versus-pool disagreement: do two annotator pools, each agreeing internally, disagree?
+
+For two pools ``a`` and ``b`` (crowd vs experts, target vs control group, humans vs an LLM judge),
+restrict to the items on which *each* pool has at least ``min_per_pool`` judgments and is
+unanimous; then the pools' labels form a q x q confusion table, and
+
+``majority_differs_rate``
+    the share of those items on which the two pools' labels differ;
+``winner_reversed_rate`` (preference labels only)
+    the share on which they name opposite winners: one pool says A is better (label < 0) and the
+    other says B (label > 0). A tie is never opposite to anything (:mod:`audit.labels`).
+
+Because both pools are internally unanimous on these items, a difference cannot be blamed on
+noise inside a pool: it is a between-pool disagreement (cf. Akhtar et al. 2021 on HS-Brexit's
+target vs control groups). Both rates are functions of the confusion table alone, so the item
+bootstrap re-weights its cells. Lower is better (more agreement between pools).
+
+The same rates over *all* shared items need one label per pool per item even where a pool is
+split; the rule (:data:`TIE_BREAKS`) is written into the output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from .counts import warn_degenerate
+
+#: Consensus rules for non-unanimous pools, by name; the text is written into the results.
+TIE_BREAKS = {
+    "median": ("plurality label of the pool; when labels tie for the plurality: ordinal and "
+               "preference scales take the median of the tied labels in scale order (a midpoint "
+               "between two labels rounds toward the scale's centre, so A-vs-B splits become a "
+               "tie; an even-length scale split exactly at its centre drops the item), nominal "
+               "scales drop the item"),
+    "drop": "plurality label of the pool; any tie for the plurality drops the item",
+}
+
+
+def check_tie_break(tie_break: str) -> str:
+    if tie_break not in TIE_BREAKS:
+        raise InputError(f"unknown tie-break rule {tie_break!r}; choose one of "
+                         f"{', '.join(sorted(TIE_BREAKS))}", key="tie_break")
+    return tie_break
+
+
+def unanimous_labels(counts: np.ndarray, *, min_judgments: int) -> np.ndarray:
+    """Per item, the label code on which a pool is unanimous with at least ``min_judgments``
+    judgments, else -1. ``counts`` is the pool's (n_items, q) count matrix."""
+    counts = np.asarray(counts)
+    m = counts.sum(axis=1)
+    ok = (m >= max(min_judgments, 1)) & (counts.max(axis=1) == m)
+    return np.where(ok, counts.argmax(axis=1), -1)
+
+
+def consensus_labels(counts: np.ndarray, *, ordered: bool, tie_break: str = "median"
+                     ) -> np.ndarray:
+    """Per item, the pool's label under the tie-break rule (:data:`TIE_BREAKS`), -1 if none."""
+    check_tie_break(tie_break)
+    counts = np.asarray(counts)
+    n, q = counts.shape
+    top = counts.max(axis=1)
+    tied = (counts == top[:, None]) & (top[:, None] > 0)
+    n_tied = tied.sum(axis=1)
+    out = np.where(n_tied == 1, counts.argmax(axis=1), -1)
+    if tie_break == "drop" or not ordered or q == 0:
+        return out
+    cum = np.cumsum(tied, axis=1)
+    lo = np.argmax(cum >= ((n_tied - 1) // 2 + 1)[:, None], axis=1)
+    hi = np.argmax(cum >= (n_tied // 2 + 1)[:, None], axis=1)
+    twice_mid = lo + hi
+    centre2 = q - 1  # twice the centre rank
+    half = twice_mid % 2 == 1
+    toward = np.where(twice_mid < centre2, (twice_mid + 1) // 2, twice_mid // 2)
+    median = np.where(half, np.where(twice_mid == centre2, -1, toward), twice_mid // 2)
+    return np.where(n_tied > 1, median, out)
+
+
+def confusion(labels_a: np.ndarray, labels_b: np.ndarray, q: int) -> np.ndarray:
+    """(q, q) counts of items by (pool a's label, pool b's label), over items where both are set."""
+    both = (labels_a >= 0) & (labels_b >= 0)
+    return np.bincount(labels_a[both] * q + labels_b[both], minlength=q * q).reshape(q, q)
+
+
+def cell_indicators(signs: np.ndarray | None, q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per confusion cell (flattened), whether the labels differ and whether winners reverse."""
+    a, b = np.divmod(np.arange(q * q), q)
+    differs = (a != b).astype(np.float64)
+    if signs is None:
+        return differs, np.full(q * q, np.nan)
+    s = np.asarray(signs)
+    return differs, (s[a] * s[b] < 0).astype(np.float64)
+
+
+def rates_batched(cell_weights: np.ndarray, signs: np.ndarray | None, q: int):
+    """(B,) differs and reversed rates for B weightings of the q*q confusion cells.
+
+    ``cell_weights`` may carry one extra trailing column (items that do not qualify), which
+    counts toward the resample size but not toward the rates.
+    """
+    w = np.asarray(cell_weights, dtype=np.float64)[:, : q * q]
+    differs, reversed_ = cell_indicators(signs, q)
+    total = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.where(total > 0, (w @ differs) / total, np.nan)
+        r = (np.where(total > 0, (w @ reversed_) / total, np.nan) if signs is not None
+             else np.full(len(w), np.nan))
+    return d, r
+
+
+def rates(table: np.ndarray, signs: np.ndarray | None) -> tuple[float, float]:
+    """Differs and winner-reversed rates of one (q, q) pool-vs-pool confusion table (NaN when
+    empty; reversed is NaN for non-preference labels, ``signs=None``)."""
+    table = np.asarray(table)
+    q = table.shape[0]
+    d, r = rates_batched(table.reshape(1, -1), signs, q)
+    return float(d[0]), float(r[0])
+
+
+# -- assembly over every pair of pools ----------------------------------------------------------
+
+def pool_label_counts(table) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(n_items, n_pools, q) judgment counts by item, pool and label; the pool names; and the
+    number of annotators in each pool."""
+    from .. import columns as C
+    from ..resample import item_codes
+    f = table.frame
+    item, n_items = item_codes(f, C.ITEM)
+    pool, n_pools = item_codes(f, C.POOL)
+    ann, n_ann = item_codes(f, C.ANNOTATOR)
+    q = len(table.scale.values)
+    label = table.label_codes.astype(np.int64)
+    flat = np.bincount((item * n_pools + pool) * q + label, minlength=n_items * n_pools * q)
+    pairs = np.unique(pool * n_ann + ann)
+    n_annotators = np.bincount(pairs // n_ann, minlength=n_pools) if n_ann else np.zeros(n_pools)
+    names = [str(p) for p in f[C.POOL].cat.categories]
+    return flat.reshape(n_items, n_pools, q), names, n_annotators
+
+
+def _rate_block(cells: np.ndarray, signs, q: int, bootstrap, stream: str):
+    from ..resample import ci_dict, multinomial_weights
+    d, r = rates(cells[: q * q].reshape(q, q), signs)
+    w = multinomial_weights(cells, bootstrap.n_resamples, bootstrap.rng(stream))
+    bd, br = rates_batched(w, signs, q)
+    ci = {"majority_differs_rate": ci_dict(bd, bootstrap.level),
+          "winner_reversed_rate": ci_dict(br, bootstrap.level) if signs is not None else None}
+    return d, (r if signs is not None else None), ci
+
+
+def _confusion_dict(conf: np.ndarray, scale) -> dict:
+    names = [scale.display(v) for v in scale.values]
+    return {a: {b: int(conf[i, j]) for j, b in enumerate(names)} for i, a in enumerate(names)}
+
+
+def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str = "median"
+                      ) -> list[dict]:
+    """Disagreement between every pair of pools, at each granularity (module docstring).
+
+    Parameters
+    ----------
+    table
+        The canonical table, judge pools included (their entries carry ``"judge": true``).
+    bootstrap
+        Seed and number of resamples; stream ``"pool_disagreement:<a>|<b>:<granularity>:..."``.
+    min_per_pool
+        Judgments a pool needs on an item to count as unanimous there; lowered to 1 for a pool
+        with a single annotator.
+    tie_break
+        A key of :data:`TIE_BREAKS`, for the all-shared-items rates.
+
+    Returns
+    -------
+    One dict per (pool pair, granularity): ``pool_a``, ``pool_b``, ``judge``, ``granularity``,
+    ``min_per_pool``, ``n_items_shared``, ``n_items_both_unanimous``, ``majority_differs_rate``,
+    ``winner_reversed_rate`` (None unless preference), ``ci95``, ``confusion`` (pool a's label ->
+    pool b's label -> count, by display name) and ``all_shared``.
+    """
+    from itertools import combinations
+
+    from ..labels import Granularity, LabelKind
+
+    check_tie_break(tie_break)
+    if int(min_per_pool) < 1:
+        raise InputError(f"min_per_pool must be at least 1, got {min_per_pool!r}",
+                         key="min_per_pool")
+    grans = [Granularity.LABEL, Granularity.WINNER] if table.scale.is_preference \
+        else [Granularity.LABEL]
+    by_gran = {}
+    for g in grans:
+        t = table.at(g)
+        by_gran[g] = (t.scale, *pool_label_counts(t))
+    out = []
+    names = by_gran[grans[0]][2]
+    present = [p for p in table.pools]
+    for a, b in combinations(present, 2):
+        ia, ib = names.index(a), names.index(b)
+        for g in grans:
+            scale, counts, _, n_ann = by_gran[g]
+            q = len(scale.values)
+            signs = np.sign(scale.numeric_values) if scale.is_preference else None
+            ordered = scale.kind is not LabelKind.NOMINAL
+            ca, cb = counts[:, ia], counts[:, ib]
+            shared = (ca.sum(axis=1) > 0) & (cb.sum(axis=1) > 0)
+            ca, cb = ca[shared], cb[shared]
+            need = {a: 1 if n_ann[ia] == 1 else int(min_per_pool),
+                    b: 1 if n_ann[ib] == 1 else int(min_per_pool)}
+            ua = unanimous_labels(ca, min_judgments=need[a])
+            ub = unanimous_labels(cb, min_judgments=need[b])
+            conf = confusion(ua, ub, q)
+            n_shared = int(shared.sum())
+            cells = np.append(conf.ravel(), n_shared - conf.sum())
+            stream = f"pool_disagreement:{a}|{b}:{g.value}"
+            d, r, ci = _rate_block(cells, signs, q, bootstrap, stream + ":unanimous")
+            if conf.sum() == 0:
+                warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): disagreement rates",
+                                "no shared item on which both pools are unanimous with enough "
+                                "judgments", stacklevel=3)
+            la = consensus_labels(ca, ordered=ordered, tie_break=tie_break)
+            lb = consensus_labels(cb, ordered=ordered, tie_break=tie_break)
+            conf_all = confusion(la, lb, q)
+            cells_all = np.append(conf_all.ravel(), n_shared - conf_all.sum())
+            if conf_all.sum() == 0:
+                warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): all-shared-items rates",
+                                "no shared item with a consensus label from both pools",
+                                stacklevel=3)
+            d_all, r_all, ci_all = _rate_block(cells_all, signs, q, bootstrap,
+                                               stream + ":all_shared")
+            out.append({
+                "pool_a": a, "pool_b": b,
+                "judge": a in table.judge_pools or b in table.judge_pools,
+                "granularity": g.value,
+                "min_per_pool": need,
+                "n_items_shared": n_shared,
+                "n_items_both_unanimous": int(conf.sum()),
+                "majority_differs_rate": d,
+                "winner_reversed_rate": r,
+                "ci95": ci,
+                "confusion": _confusion_dict(conf, scale),
+                "all_shared": {
+                    "n_items": int(conf_all.sum()),
+                    "n_items_dropped": int(n_shared - conf_all.sum()),
+                    "majority_differs_rate": d_all,
+                    "winner_reversed_rate": r_all,
+                    "ci95": ci_all,
+                    "tie_break": {"rule": tie_break, "description": TIE_BREAKS[tie_break]},
+                    "confusion": _confusion_dict(conf_all, scale),
+                },
+            })
+    return out

@@ -1,0 +1,141 @@
+"""Intraclass correlation: two-way random effects, absolute agreement (ICC2 and ICC2k).
+
+Shrout & Fleiss (1979), "Intraclass correlations: uses in assessing rater reliability",
+*Psychological Bulletin* 86(2), case 2 — ICC(2,1) and ICC(2,k); McGraw & Wong (1996) call them
+ICC(A,1) and ICC(A,k); pingouin names them ICC2 and ICC2k. For an n items x k raters matrix of
+numeric ratings with two-way ANOVA mean squares MSR (items), MSC (raters) and MSE (residual),
+
+    ICC2  = (MSR - MSE) / (MSR + (k - 1) MSE + k (MSC - MSE) / n)
+    ICC2k = (MSR - MSE) / (MSR + (MSC - MSE) / n).
+
+ICC2 is the reliability of one rating by a rater drawn from the same population; ICC2k that of
+the mean of the k raters. Rater mean differences (one annotator systematically harsher) count as
+disagreement ("absolute agreement"). Koo & Li (2016) read < .5 poor, .5-.75 moderate, .75-.9 good,
+> .9 excellent. Higher is better. Only meaningful for ordinal, interval and preference labels:
+ratings are the scale's numeric values (preference: -k..k).
+
+ICC needs a fully crossed design. :func:`crossed_subset` picks it from sparse data (see
+:data:`SUBSET_RULE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .counts import Codes, sample_patterns, warn_degenerate
+from ..resample import patterns as _patterns
+
+SUBSET_RULE = ("the annotator set that is most often an item's exact set of annotators (ties: the "
+               "larger set, then the first in annotator order); every item rated by at least "
+               "those annotators is used, with only their ratings")
+
+
+def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
+    """The largest fully crossed block by :data:`SUBSET_RULE`.
+
+    Returns
+    -------
+    ratings : (n, k) label codes, one row per item, one column per chosen annotator.
+    annotators : (k,) the chosen annotator codes, ascending.
+    """
+    order = np.lexsort((c.annotator, c.item))
+    it, an = c.item[order], c.annotator[order]
+    per_item = np.bincount(it, minlength=c.n_items)
+    width = int(per_item.max()) if len(per_item) else 0
+    if width < 2:
+        return np.zeros((0, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(per_item)[:-1]])
+    sets = np.full((c.n_items, width), -1, dtype=np.int64)
+    sets[it, np.arange(len(it)) - start[it]] = an
+    multi = per_item >= 2
+    uniq, freq, _ = _patterns(sets[multi])
+    size = (uniq >= 0).sum(axis=1)
+    # most frequent; then larger; np.unique already orders rows lexicographically (first wins)
+    best = np.lexsort((np.arange(len(uniq)), -size, -freq))[0]
+    chosen = uniq[best][uniq[best] >= 0]
+    col = np.full(c.n_annotators, -1, dtype=np.int64)
+    col[chosen] = np.arange(len(chosen))
+    in_set = col[c.annotator] >= 0
+    covered = np.bincount(c.item[in_set], minlength=c.n_items) == len(chosen)
+    rows = np.cumsum(covered) - 1
+    keep = in_set & covered[c.item]
+    ratings = np.full((int(covered.sum()), len(chosen)), -1, dtype=np.int64)
+    ratings[rows[c.item[keep]], col[c.annotator[keep]]] = c.label[keep]
+    return ratings, chosen
+
+
+def _mean_squares(values: np.ndarray, weights: np.ndarray):
+    """Two-way ANOVA mean squares for B weightings of (P, k) rows of numeric ratings."""
+    y = np.asarray(values, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    k = y.shape[1]
+    y = y - y.mean()  # centring keeps the sums of squares well conditioned
+    n = w.sum(axis=1)
+    row_sum = y.sum(axis=1)
+    total = w @ row_sum
+    grand = total / (n * k)
+    ss_total = w @ (y ** 2).sum(axis=1) - n * k * grand ** 2
+    ss_rows = (w @ row_sum ** 2) / k - n * k * grand ** 2
+    col_sum = w @ y
+    ss_cols = (col_sum ** 2).sum(axis=1) / n - n * k * grand ** 2
+    ss_err = ss_total - ss_rows - ss_cols
+    with np.errstate(invalid="ignore", divide="ignore"):
+        msr = ss_rows / (n - 1)
+        msc = ss_cols / (k - 1)
+        mse = ss_err / ((n - 1) * (k - 1))
+    return msr, msc, mse, n, k
+
+
+def _icc(values, weights, average: bool) -> np.ndarray:
+    values = np.asarray(values)
+    if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] == 0:
+        return np.full(len(np.atleast_2d(weights)), np.nan)
+    msr, msc, mse, n, k = _mean_squares(values, weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if average:
+            den = msr + (msc - mse) / n
+        else:
+            den = msr + (k - 1) * mse + k * (msc - mse) / n
+        out = (msr - mse) / den
+    tiny = 1e-12 * (np.abs(msr) + np.abs(msc) + np.abs(mse))
+    return np.where((n >= 2) & (np.abs(den) > tiny) & (den != 0), out, np.nan)
+
+
+def icc2_batched(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(B,) ICC(2,1) for B weightings of (P, k) distinct rows of numeric ratings; NaN silently
+    where fewer than two items or two raters, or no variance at all."""
+    return _icc(values, weights, average=False)
+
+
+def icc2k_batched(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(B,) ICC(2,k) for B weightings of (P, k) distinct rows of numeric ratings."""
+    return _icc(values, weights, average=True)
+
+
+def _plain(values, average: bool, name: str) -> float:
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
+        warn_degenerate(name, "needs at least two items rated by the same two or more annotators")
+        return float("nan")
+    if np.ptp(values) == 0:
+        warn_degenerate(name, "every rating is the same value")
+        return float("nan")
+    uniq, w = sample_patterns(values)
+    out = float(_icc(uniq, w, average)[0])
+    if np.isnan(out):
+        warn_degenerate(name, "the ANOVA denominator is zero")
+    return out
+
+
+def icc2(values: np.ndarray) -> float:
+    """ICC(2,1) of an (n items, k raters) matrix of numeric ratings (module docstring).
+
+    NaN plus a :class:`~audit.errors.DegenerateDataWarning` with fewer than two items or raters,
+    or when every rating is the same.
+    """
+    return _plain(values, False, "ICC2")
+
+
+def icc2k(values: np.ndarray) -> float:
+    """ICC(2,k) of an (n items, k raters) matrix of numeric ratings (module docstring)."""
+    return _plain(values, True, "ICC2k")

@@ -1,0 +1,149 @@
+"""Every reliability coefficient of one scope (all human pools, or one pool), with bootstrap CIs.
+
+One item bootstrap per family of sufficient statistics, drawn as multinomial pattern weights
+(:mod:`audit.resample`) from a named stream ``"<scope>:<family>"`` of the run's
+:class:`~audit.resample.Bootstrap`:
+
+``counts``  the items x categories count patterns -> Krippendorff's alpha, Fleiss' kappa, Gwet's
+            AC1, percent agreement;
+``icc``     rating rows of the fully crossed subset -> ICC2, ICC2k;
+``cohen``   per-item rows of annotator-pair table cells -> every pairwise Cohen's kappa and their
+            mean and median.
+
+Scopes are reproducible alone: the same seed gives the same numbers whatever else is measured.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import columns as C
+from ..resample import Bootstrap, ci_dict, multinomial_weights, patterns, percentile_ci
+from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
+from .alpha import krippendorff_alpha, krippendorff_alpha_batched
+from .counts import codes, count_matrix, pair_tables, warn_degenerate
+from .icc import SUBSET_RULE, crossed_subset, icc2, icc2_batched, icc2k, icc2k_batched
+from .kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa, fleiss_kappa_batched,
+                    summarise_pairs)
+
+#: The reliability metrics, in output order (``icc``/``icc_k`` only for ordered labels).
+METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa",
+           "icc", "icc_k")
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def _metric(value: float, samples: np.ndarray, bootstrap: Bootstrap, **extra) -> dict:
+    return {"value": _num(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
+
+
+def _float_weights(freq: np.ndarray, bootstrap: Bootstrap, stream: str) -> np.ndarray:
+    return multinomial_weights(freq, bootstrap.n_resamples,
+                               bootstrap.rng(stream)).astype(np.float64)
+
+
+def cohen_weights_name(level: str) -> str:
+    return {"nominal": "none (unweighted)", "ordinal": "linear (scale ranks)",
+            "interval": "linear (scale values)"}[level]
+
+
+def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10
+                      ) -> tuple[dict, dict]:
+    """All reliability metrics of ``table`` and its pairwise Cohen's kappas.
+
+    Returns
+    -------
+    metrics : ``{METRIC: {"value", "ci95", ...}}``
+    cohen : ``{"weights", "min_overlap", "n_pairs", "mean", "median", "ci95", "pairs": [...]}``
+    """
+    scale = table.scale
+    level = scale.level
+    values = scale.numeric_values
+    c = codes(table)
+    counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
+    counts = counts[counts.sum(axis=1) > 0]
+    n_pairable = int((counts.sum(axis=1) >= 2).sum())
+    uniq, freq, _ = patterns(counts)
+    w = _float_weights(freq, bootstrap, f"{scope}:counts")
+
+    out = {
+        "krippendorff_alpha": _metric(
+            krippendorff_alpha(counts, level=level, values=values),
+            krippendorff_alpha_batched(uniq, w, level=level, values=values), bootstrap,
+            n_items=n_pairable),
+        "fleiss_kappa": _metric(fleiss_kappa(counts), fleiss_kappa_batched(uniq, w), bootstrap,
+                                n_items=n_pairable),
+        "gwet_ac1": _metric(gwet_ac1(counts), gwet_ac1_batched(uniq, w), bootstrap,
+                            n_items=n_pairable),
+        "percent_agreement": _metric(percent_agreement(counts),
+                                     percent_agreement_batched(uniq, w), bootstrap,
+                                     n_items=n_pairable),
+    }
+    cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
+    out["cohen_kappa"] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
+                          "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
+    if level != "nominal":
+        out.update(_icc(c, values, bootstrap=bootstrap, scope=scope))
+    return out, cohen
+
+
+def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
+    ratings, chosen = crossed_subset(c)
+    names = [c.annotator_names[a] for a in chosen]
+    info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
+    uniq, freq, _ = patterns(ratings)
+    w = _float_weights(freq, bootstrap, f"{scope}:icc")
+    y, yu = values[ratings], values[uniq]
+    return {
+        "icc": _metric(icc2(y), icc2_batched(yu, w), bootstrap,
+                       form="ICC2: two-way random effects, absolute agreement, single rater",
+                       **info),
+        "icc_k": _metric(icc2k(y), icc2k_batched(yu, w), bootstrap,
+                         form="ICC2k: two-way random effects, absolute agreement, mean of k "
+                              "raters", **info),
+    }
+
+
+def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> dict:
+    scale = table.scale
+    q = c.n_categories
+    agreement = cohen_weights(q, level=scale.level, values=scale.numeric_values)
+    pt = pair_tables(c, min_overlap=min_overlap)
+    k = len(pt.pairs)
+    kappas = cohen_kappa_tables(pt.tables, agreement)
+    w = _float_weights(pt.pattern_freq, bootstrap, f"{scope}:cohen")
+    if k:
+        boot_tables = np.asarray((pt.incidence().T @ w.T).T).reshape(len(w), k, q, q)
+        boot = cohen_kappa_tables(boot_tables, agreement)
+    else:
+        boot = np.zeros((len(w), 0))
+    mean, median, n_def = summarise_pairs(kappas[None, :])
+    if n_def[0] == 0:
+        warn_degenerate("Cohen's kappa (mean over pairs)",
+                        f"no annotator pair shares {min_overlap} or more items with a defined "
+                        "kappa", stacklevel=4)
+    bmean, bmedian, _ = summarise_pairs(boot)
+    pool_of = _pool_of_annotator(table)
+    lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
+    names = np.asarray(c.annotator_names, dtype=object)
+    pairs = [{"annotator_a": a, "annotator_b": b, "pool_a": pool_of.get(a),
+              "pool_b": pool_of.get(b), "n_items": int(n), "kappa": _num(kap),
+              "ci95": [_num(l), _num(h)]}
+             for a, b, n, kap, l, h in zip(names[pt.pairs[:, 0]], names[pt.pairs[:, 1]],
+                                           pt.tables.sum(axis=(1, 2)), kappas, lo, hi)]
+    return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
+            "n_pairs": int(n_def[0]), "n_pairs_with_overlap": k,
+            "mean": _num(mean[0]), "median": _num(median[0]),
+            "ci95": {"mean": ci_dict(bmean, bootstrap.level),
+                     "median": ci_dict(bmedian, bootstrap.level)},
+            "pairs": pairs}
+
+
+def _pool_of_annotator(table) -> dict:
+    f = table.frame
+    first = (f[[C.ANNOTATOR, C.POOL]].astype(str).drop_duplicates(C.ANNOTATOR))
+    return dict(zip(first[C.ANNOTATOR], first[C.POOL]))
+

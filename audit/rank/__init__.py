@@ -1,0 +1,241 @@
+"""Leaderboards per annotator pool and how stable they are.
+
+:func:`rank` builds one leaderboard per pool (judge pools included) and one for every human
+annotator together (key ``"all"``), then asks how much the ranking depends on the pool and on the
+sample of items:
+
+* leaderboards (:mod:`audit.rank.leaderboard`): win rate with ties as half a win and
+  Bradley-Terry strength (Bradley & Terry 1952; Hunter 2004) for pairwise preferences, mean score
+  for ratings; 95% CIs from an item-level (cluster) bootstrap;
+* stability (:mod:`audit.rank.stability`): Kendall's tau-b and score shifts for every pair of
+  pools, neighbour swap probabilities, the bootstrap probability that any model moves;
+* simulation (:mod:`audit.rank.simulation`): the chance that a 6 / 10 / 20 / 50 / 100-model
+  leaderboard with the measured gaps has at least one model out of place under the measured
+  perturbation;
+* exposure (:mod:`audit.rank.exposure`): the items whose majority winner flips between pools;
+* judge alignment (:mod:`audit.rank.judge`): which human pool an LLM judge agrees with.
+
+Everything returned is plain JSON (no numpy types; NaN is None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError, join_names
+from ..labels import LabelKind
+from ..resample import Bootstrap
+from ..table import AnnotationTable
+from ._json import jsonable
+from .bradley_terry import ESTIMATOR, TIE_RULE
+from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
+from .exposure import flipped_from_votes, flipped_items
+from .judge import alignment_from_votes, judge_alignment
+from .leaderboard import Board, pairwise_board, rating_board
+from .simulation import DEFAULT_SIZES, GAP_MODELS, MODEL, simulate
+from .stability import closest_pairs, displacement, pool_switches
+
+__all__ = ["rank", "simulate", "flipped_items", "judge_alignment", "ALL", "UNITS",
+           "PERTURBATIONS"]
+
+#: Key of the leaderboard of every human (non-judge) pool together.
+ALL = "all"
+UNITS = ("judgment", "majority")
+PERTURBATIONS = ("pool_switch", "bootstrap")
+
+
+def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment",
+         sizes: Sequence[int] = DEFAULT_SIZES, gap_model: str = "resample",
+         perturbation: str = "pool_switch", n_sims: int = 20_000, max_flipped: int = 50) -> dict:
+    """Leaderboards per pool, their stability, exposed items and judge alignment.
+
+    Parameters
+    ----------
+    table
+        A canonical table with ``model_a`` / ``model_b`` and a preference label, or a ``model``
+        column and an ordinal / interval label. Any other table is skipped (see Returns).
+    bootstrap
+        Resampling settings (seed, resamples, level) for every CI and probability.
+    unit
+        ``"judgment"``: every judgment counts; ``"majority"``: each item counts once per pool,
+        with the pool's majority winner (:data:`audit.rank.counts.MAJORITY_RULE`) or, for ratings,
+        the median score.
+    sizes, gap_model, n_sims
+        Leaderboard sizes, gap model (``"resample"`` the measured gaps or spread them
+        ``"even"``-ly over the measured score range) and simulations per size for the
+        displacement simulation (:func:`audit.rank.simulation.simulate`).
+    perturbation
+        Per-model perturbation for the simulation: ``"pool_switch"`` (pooled SD of the score
+        shifts between human pools; falls back to the bootstrap, and says so, with fewer than
+        two human pools) or ``"bootstrap"`` (pooled bootstrap SD of the ``"all"`` scores).
+    max_flipped
+        How many flipped items to list.
+
+    Returns
+    -------
+    dict
+        ``{"leaderboards": {POOL: [rows]}, "leaderboard_method": {...}, "stability": {
+        "pool_pairs", "closest_pairs", "bootstrap_displacement_probability",
+        "displacement_histogram", "simulation", "simulation_model", "flipped_items"},
+        "judge_alignment": [...]}``; a table with nothing to rank gives empty blocks and a
+        ``"skipped"`` reason. Scores: higher is better, rank 1 is best.
+    """
+    _check_options(bootstrap, unit, gap_model, perturbation, max_flipped)
+    reason = _skip_reason(table)
+    if reason is not None:
+        return jsonable(_skipped(reason, unit, bootstrap))
+    pairwise = table.is_pairwise
+    data = pairwise_votes(table) if pairwise else rating_scores(table)
+    make = pairwise_board if pairwise else rating_board
+    groups = _board_pools(table)
+    boards = {key: make(data, data.mask(pools), pool=key, unit=unit, bootstrap=bootstrap,
+                        stream=f"rank/{unit}/{key}")
+              for key, pools in groups.items()}
+
+    pool_pairs = pool_switches([boards[p] for p in table.pools])
+    moved = {key: displacement(b) for key, b in boards.items()}
+    sim, sim_model = _simulation(table, boards, pool_pairs, sizes=sizes, gap_model=gap_model,
+                                 perturbation=perturbation, n_sims=n_sims, seed=bootstrap.seed)
+    if pairwise:
+        flipped = flipped_from_votes(table, data, max_flipped=max_flipped)
+        judges = alignment_from_votes(table, data, bootstrap=bootstrap)
+    else:
+        flipped = {"pools": table.human_pools, "count": None, "n_compared": 0, "share": None,
+                   "items": [], "skipped": "rating data has no winner to flip"}
+        judges = [{"judge": j, "skipped": "judge agreement compares winners; rating data has "
+                   "none"} for j in table.judge_pools]
+    out = {
+        "leaderboards": {key: b.rows(bootstrap.level) for key, b in boards.items()},
+        "leaderboard_method": _method(table, boards, groups, unit, bootstrap),
+        "stability": {
+            "pool_pairs": pool_pairs,
+            "closest_pairs": [row for b in boards.values() for row in closest_pairs(b)],
+            "bootstrap_displacement_probability": {k: v[0] for k, v in moved.items()},
+            "displacement_histogram": {k: v[1] for k, v in moved.items()},
+            "simulation": sim,
+            "simulation_model": sim_model,
+            "flipped_items": flipped,
+        },
+        "judge_alignment": judges,
+    }
+    return jsonable(out)
+
+
+def _check_options(bootstrap, unit, gap_model, perturbation, max_flipped):
+    if not isinstance(bootstrap, Bootstrap):
+        raise InputError(f"bootstrap must be an audit.resample.Bootstrap; got {bootstrap!r}",
+                         key="bootstrap")
+    if unit not in UNITS:
+        raise InputError(f"unit must be one of {join_names(UNITS)}; got {unit!r}", key="unit")
+    if gap_model not in GAP_MODELS:
+        raise InputError(f"gap_model must be one of {join_names(GAP_MODELS)}; got {gap_model!r}",
+                         key="gap_model")
+    if perturbation not in PERTURBATIONS:
+        raise InputError(f"perturbation must be one of {join_names(PERTURBATIONS)}; "
+                         f"got {perturbation!r}", key="perturbation")
+    if not isinstance(max_flipped, (int, np.integer)) or max_flipped < 0:
+        raise InputError(f"max_flipped must be a whole number >= 0; got {max_flipped!r}",
+                         key="max_flipped")
+
+
+def _skip_reason(table: AnnotationTable) -> str | None:
+    kind = table.scale.kind
+    if table.is_pairwise:
+        if kind is not LabelKind.PREFERENCE:
+            return (f"the table compares model_a with model_b but its label is {kind.value}, "
+                    "not a preference; a pairwise leaderboard needs preference labels")
+        return None
+    if table.is_rating:
+        if kind not in (LabelKind.ORDINAL, LabelKind.INTERVAL):
+            return (f"the table has a model column but {kind.value} labels; a mean score needs "
+                    "ordinal or interval labels")
+        return None
+    return "the table has no model columns (model_a / model_b, or model): nothing to rank"
+
+
+def _skipped(reason: str, unit: str, bootstrap: Bootstrap) -> dict:
+    return {
+        "leaderboards": {},
+        "leaderboard_method": {"metric": None, "unit": unit, "ci": bootstrap.to_dict()},
+        "stability": {"pool_pairs": [], "closest_pairs": [],
+                      "bootstrap_displacement_probability": {}, "displacement_histogram": {},
+                      "simulation": [], "simulation_model": {},
+                      "flipped_items": {"count": None, "n_compared": 0, "share": None,
+                                        "items": []}},
+        "judge_alignment": [],
+        "skipped": reason,
+    }
+
+
+def _board_pools(table: AnnotationTable) -> dict[str, list[str]]:
+    groups = {p: [p] for p in table.pools}
+    humans = table.human_pools
+    if humans:
+        if ALL in groups and humans != [ALL]:
+            raise InputError(f"a pool is named {ALL!r}, the key of the leaderboard of every "
+                             "human pool together; rename the pool", key="pool")
+        groups[ALL] = humans
+    return groups
+
+
+def _method(table, boards, groups, unit, bootstrap) -> dict:
+    pairwise = table.is_pairwise
+    out = {
+        "metric": "win_rate" if pairwise else "mean_score",
+        "unit": unit,
+        "unit_rule": ("every judgment counts" if unit == "judgment" else
+                      "one vote per item and pool: " + (MAJORITY_RULE if pairwise
+                                                        else MEDIAN_RULE)),
+        "tie_rule": TIE_RULE if pairwise else None,
+        "n": ("comparisons the model took part in" if pairwise else "scores of the model")
+             + (" (judgments)" if unit == "judgment" else " (one per item)"),
+        "ranking": "higher score is better; rank 1 is best; equal scores share the best rank",
+        "ci": {**bootstrap.to_dict(), "cluster": "item (all of an item's judgments together)"},
+        "pools": {key: pools for key, pools in groups.items()},
+        "judge_pools": [p for p in table.judge_pools if p in table.pools],
+        "n_items": {key: b.n_items for key, b in boards.items()},
+    }
+    if pairwise:
+        out["bt"] = {"estimator": ESTIMATOR, "tie_rule": TIE_RULE,
+                     "reference": "Bradley & Terry 1952; Hunter 2004"}
+    else:
+        out["score_scale"] = table.scale.to_dict()
+    return out
+
+
+def _simulation(table, boards: dict[str, Board], pool_pairs, *, sizes, gap_model, perturbation,
+                n_sims, seed) -> tuple[list, dict]:
+    ref = boards.get(ALL) or next(iter(boards.values()))
+    scores = np.sort(ref.score)
+    gaps = np.diff(scores)
+    model = {"model": MODEL, "reference_leaderboard": ref.pool, "gap_model": gap_model,
+             "gaps": gaps.tolist(), "score_range": [scores[0], scores[-1]],
+             "perturbation": perturbation, "sizes": [int(n) for n in sizes],
+             "n_sims": int(n_sims), "seed": int(seed)}
+    humans = set(table.human_pools)
+    human_sds = [p["score_shift_sd"] for p in pool_pairs
+                 if p["pool_a"] in humans and p["pool_b"] in humans
+                 and np.isfinite(p["score_shift_sd"])]
+    used = perturbation
+    if perturbation == "pool_switch" and not human_sds:
+        used = "bootstrap"
+        model["note"] = ("no pair of human pools ranks two common models; the bootstrap SD is "
+                         "used instead of the pool-switch SD")
+    if used == "pool_switch":
+        sd = float(np.sqrt(np.mean(np.square(human_sds))))
+        source = (f"root-mean-square of the SD of the score shifts over {len(human_sds)} "
+                  "pair(s) of human pools")
+    else:
+        with np.errstate(all="ignore"):
+            var = np.nanvar(ref.samples, axis=0, ddof=1) if len(ref.samples) > 1 else []
+        var = np.asarray(var)[np.isfinite(var)]
+        sd = float(np.sqrt(var.mean())) if var.size else float("nan")
+        source = f"root-mean-square of the per-model bootstrap SD of the {ref.pool!r} scores"
+    model.update(perturbation_used=used, perturbation_sd=sd, perturbation_source=source)
+    if len(scores) < 2 or not np.isfinite(sd):
+        model["skipped"] = "fewer than two ranked models or no measurable perturbation"
+        return [], model
+    return simulate(sizes=sizes, perturbation_sd=sd, gaps=gaps, score_range=model["score_range"],
+                    gap_model=gap_model, n_sims=n_sims, seed=seed), model

@@ -1,0 +1,263 @@
+"""Count tables behind the leaderboards, and their item-level (cluster) bootstrap.
+
+Pairwise judgments are reduced once to integer codes: each judgment becomes an unordered model
+pair ``(lo, hi)`` (model codes, ``lo < hi``) and an *oriented* outcome ``0`` = ``lo`` won, ``1`` =
+tie, ``2`` = ``hi`` won, so a comparison shown as A/B in one row and B/A in another counts once.
+A *unit* is one (item, model pair) of one set of pools; its counts are its A / tie / B winner
+votes. With ``unit="majority"`` every unit is replaced by one vote, the majority outcome.
+
+Rating judgments (a score per item and annotator, with a ``model`` column) become units
+(item, model) with the number of scores and their sum; with ``unit="majority"`` each unit is one
+score, the median of its judgments.
+
+The bootstrap resamples *items* (Davison & Hinkley 1997, sec. 3.8, clustered data): an item
+keeps all of its judgments. :func:`cluster_patterns` turns units into the patterns that
+:mod:`audit.resample` draws multinomial weights for: an item with one unit is deduplicated by its
+(pair or model, counts) row; an item with several units (rare: several model pairs under one id)
+is its own pattern, so its units move together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from .. import columns as C
+from ..resample import item_codes, patterns
+from ..table import AnnotationTable
+
+#: The rule that turns a unit's winner votes into one vote.
+MAJORITY_RULE = ("plurality of the winner votes (A / tie / B); a tie for the most votes, "
+                 "A against B in particular, gives a tie")
+#: The rule that turns a rating unit's scores into one score.
+MEDIAN_RULE = "median of the item's scores (mean of the two middle scores for an even count)"
+TIE = 1
+
+
+@dataclass(frozen=True)
+class Votes:
+    """Pairwise judgments as integer codes, one entry per judgment."""
+
+    models: tuple[str, ...]
+    pools: tuple[str, ...]
+    items: tuple[str, ...]
+    item: np.ndarray
+    pool: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    outcome: np.ndarray
+    first_row: np.ndarray  # per item code: position of its first judgment in the table
+    first_flipped: np.ndarray  # per item code: its first judgment shows the pair as (hi, lo)
+
+    def mask(self, pools) -> np.ndarray:
+        codes = [self.pools.index(p) for p in pools]
+        return np.isin(self.pool, codes)
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Rating judgments as codes and numbers, one entry per judgment."""
+
+    models: tuple[str, ...]
+    pools: tuple[str, ...]
+    item: np.ndarray
+    pool: np.ndarray
+    model: np.ndarray
+    score: np.ndarray
+
+    def mask(self, pools) -> np.ndarray:
+        codes = [self.pools.index(p) for p in pools]
+        return np.isin(self.pool, codes)
+
+
+def pairwise_votes(table: AnnotationTable) -> Votes:
+    """Reduce a pairwise table to :class:`Votes` (the sign convention of :mod:`audit.labels`)."""
+    f = table.frame
+    models = sorted(set(map(str, f[C.MODEL_A].cat.categories)) |
+                    set(map(str, f[C.MODEL_B].cat.categories)))
+    a = _recode(f[C.MODEL_A], models)
+    b = _recode(f[C.MODEL_B], models)
+    sign = np.sign(np.asarray(table.scale.values, dtype=np.int64))[table.label_codes]
+    flip = a > b
+    outcome = np.where(flip, -sign, sign) + 1
+    item, n_items = item_codes(f, C.ITEM)
+    first = np.full(n_items, len(f), dtype=np.int64)
+    np.minimum.at(first, item, np.arange(len(f)))
+    pool, _ = item_codes(f, C.POOL)
+    return Votes(tuple(models), tuple(map(str, f[C.POOL].cat.categories)),
+                 tuple(map(str, f[C.ITEM].cat.categories)), item, pool,
+                 np.minimum(a, b), np.maximum(a, b), outcome.astype(np.int64), first,
+                 flip[np.minimum(first, len(f) - 1)])
+
+
+def rating_scores(table: AnnotationTable) -> Scores:
+    """Reduce a rating table to :class:`Scores`; labels are read as the scale's numbers."""
+    f = table.frame
+    model, _ = item_codes(f, C.MODEL)
+    item, _ = item_codes(f, C.ITEM)
+    pool, _ = item_codes(f, C.POOL)
+    score = table.scale.numeric_values[table.label_codes]
+    return Scores(tuple(map(str, f[C.MODEL].cat.categories)),
+                  tuple(map(str, f[C.POOL].cat.categories)), item, pool, model, score)
+
+
+def _recode(col: pd.Series, names: list[str]) -> np.ndarray:
+    lookup = np.searchsorted(names, np.asarray(list(map(str, col.cat.categories))))
+    return lookup[col.cat.codes.to_numpy()].astype(np.int64)
+
+
+# -- units ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairUnits:
+    """One row per (item, model pair): winner-vote counts ``(lo won, tie, hi won)``."""
+
+    item: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    counts: np.ndarray  # (U, 3) int
+
+
+def pair_units(votes: Votes, mask: np.ndarray, *, unit: str) -> PairUnits:
+    """Winner-vote counts per (item, pair) over the judgments in ``mask``.
+
+    ``unit="majority"`` replaces each row of counts by one vote for its :data:`MAJORITY_RULE`
+    outcome.
+    """
+    m = len(votes.models)
+    key = (votes.item[mask] * m + votes.lo[mask]) * m + votes.hi[mask]
+    uniq, inv = np.unique(key, return_inverse=True)
+    counts = np.bincount(inv * 3 + votes.outcome[mask], minlength=3 * len(uniq)).reshape(-1, 3)
+    if unit == "majority":
+        counts = np.eye(3, dtype=np.int64)[majority(counts)]
+    pair = uniq % (m * m)
+    return PairUnits(uniq // (m * m), pair // m, pair % m, counts.astype(np.int64))
+
+
+def majority(counts: np.ndarray) -> np.ndarray:
+    """The :data:`MAJORITY_RULE` outcome (0 / 1 / 2) of each row of (lo, tie, hi) vote counts."""
+    counts = np.asarray(counts)
+    top = counts.max(axis=1, keepdims=True)
+    is_top = counts == top
+    return np.where(is_top.sum(axis=1) == 1, counts.argmax(axis=1), TIE)
+
+
+@dataclass(frozen=True)
+class RatingUnits:
+    """One row per (item, model): the number of scores and their sum."""
+
+    item: np.ndarray
+    model: np.ndarray
+    n: np.ndarray
+    total: np.ndarray
+
+
+def rating_units(scores: Scores, mask: np.ndarray, *, unit: str) -> RatingUnits:
+    """Score counts and sums per (item, model); ``unit="majority"`` keeps one :data:`MEDIAN_RULE`
+    score per unit."""
+    m = max(len(scores.models), 1)
+    key = scores.item[mask] * m + scores.model[mask]
+    grouped = pd.Series(scores.score[mask]).groupby(key, sort=True)
+    uniq = np.asarray(grouped.size().index, dtype=np.int64)
+    if unit == "majority":
+        n = np.ones(len(uniq))
+        total = grouped.median().to_numpy(dtype=float)
+    else:
+        n = grouped.size().to_numpy(dtype=float)
+        total = grouped.sum().to_numpy(dtype=float)
+    return RatingUnits(uniq // m, uniq % m, n, total)
+
+
+# -- cluster patterns -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClusterPatterns:
+    """Bootstrap patterns of items and how each contributes to per-group totals.
+
+    Attributes
+    ----------
+    counts
+        (P,) number of items with each pattern; a resample draws ``Multinomial(n_items, counts /
+        n_items)`` copies of the patterns (:func:`audit.resample.multinomial_weights`).
+    member, group, values
+        One entry per contribution: the pattern it belongs to, its group (model pair or model)
+        and its (K, v) values (vote counts, or score count and sum).
+    n_groups
+        Number of groups.
+    """
+
+    counts: np.ndarray
+    member: np.ndarray
+    group: np.ndarray
+    values: np.ndarray
+    n_groups: int
+
+    @property
+    def n_items(self) -> int:
+        return int(self.counts.sum())
+
+    @cached_property
+    def _design(self) -> sparse.csr_matrix:
+        v = self.values.shape[1]
+        cols = np.repeat(self.member, v)
+        rows = (self.group[:, None] * v + np.arange(v)[None, :]).reshape(-1)
+        return sparse.csr_matrix((self.values.reshape(-1), (rows, cols)),
+                                 shape=(self.n_groups * v, len(self.counts)))
+
+    def totals(self, weights: np.ndarray) -> np.ndarray:
+        """(B, n_groups, v) totals of the values when pattern ``p`` has weight ``weights[:, p]``."""
+        w = np.ascontiguousarray(np.asarray(weights, dtype=float).T)
+        out = np.asarray(self._design @ w).T
+        return out.reshape(-1, self.n_groups, self.values.shape[1])
+
+    def full_sample(self) -> np.ndarray:
+        """(1, n_groups, v) totals of the observed data (every pattern at its count)."""
+        return self.totals(self.counts[None, :])
+
+
+def cluster_patterns(item: np.ndarray, group: np.ndarray, values: np.ndarray,
+                     n_groups: int) -> ClusterPatterns:
+    """Group units into item-level bootstrap patterns (see the module docstring)."""
+    values = np.asarray(values, dtype=float).reshape(len(item), -1)
+    _, inv, per_item = np.unique(item, return_inverse=True, return_counts=True)
+    single = per_item[inv] == 1
+    rows = np.column_stack([group[single].astype(float), values[single]])
+    uniq, counts, _ = patterns(rows)
+    n_single = len(uniq)
+    multi_items, multi_inv = np.unique(item[~single], return_inverse=True)
+    return ClusterPatterns(
+        counts=np.concatenate([counts, np.ones(len(multi_items), dtype=np.int64)]),
+        member=np.concatenate([np.arange(n_single), n_single + multi_inv]).astype(np.int64),
+        group=np.concatenate([uniq[:, 0], group[~single]]).astype(np.int64),
+        values=np.concatenate([uniq[:, 1:], values[~single]]),
+        n_groups=int(n_groups),
+    )
+
+
+@dataclass(frozen=True)
+class PoolMajorities:
+    """One row per (item, model pair): each pool's majority outcome, -1 where it did not judge."""
+
+    item: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    outcome: np.ndarray  # (U, n_pools) in {-1, 0, 1, 2}
+    pools: tuple[str, ...]
+
+
+def pool_majorities(votes: Votes, pools) -> PoolMajorities:
+    """Each pool's :data:`MAJORITY_RULE` outcome on every (item, pair) any of ``pools`` judged."""
+    pools = tuple(pools)
+    mask = votes.mask(pools)
+    local = np.full(len(votes.pools), -1, dtype=np.int64)
+    local[[votes.pools.index(p) for p in pools]] = np.arange(len(pools))
+    m = len(votes.models)
+    key = (votes.item[mask] * m + votes.lo[mask]) * m + votes.hi[mask]
+    uniq, inv = np.unique(key, return_inverse=True)
+    cell = (inv * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
+    counts = np.bincount(cell, minlength=len(uniq) * len(pools) * 3).reshape(-1, 3)
+    outcome = np.where(counts.sum(axis=1) > 0, majority(counts), -1).reshape(-1, len(pools))
+    pair = uniq % (m * m)
+    return PoolMajorities(uniq // (m * m), pair // m, pair % m, outcome, pools)

@@ -1,0 +1,62 @@
+"""Item-level exposure: the comparisons whose winner flips when the annotator pool changes.
+
+A leaderboard can hold still while individual labels move. Per-item consumers (reward-model
+training, DPO preference pairs) use exactly those labels, so the items whose majority winner is
+one model in one human pool and the other model in another pool (a tie is not a flip) are listed
+by id. Each pool's winner is the majority of its judgments on the item
+(:data:`audit.rank.counts.MAJORITY_RULE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import columns as C
+from ..table import AnnotationTable
+from .counts import TIE, Votes, pairwise_votes, pool_majorities
+
+
+def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
+    """Items whose majority winner flips between two human pools of a pairwise table.
+
+    Returns
+    -------
+    dict
+        ``{count, n_compared, share, pools, items}``: ``count`` flipped (item, pair) comparisons
+        out of ``n_compared`` judged by at least two human pools; ``items`` lists the first
+        ``max_flipped`` in table order as ``{item, model_a, model_b, winners: {POOL: "A" |
+        "tie" | "B"}, text?}``, A and B as the item's first judgment shows the pair, ``text``
+        when the table has a text column.
+    """
+    return flipped_from_votes(table, pairwise_votes(table), max_flipped=max_flipped)
+
+
+def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int) -> dict:
+    """:func:`flipped_items` on precomputed :class:`audit.rank.counts.Votes`."""
+    pools = table.human_pools
+    out = {"pools": list(pools), "count": None, "n_compared": 0, "share": None, "items": []}
+    if len(pools) < 2:
+        out["skipped"] = "fewer than two human pools: nothing to flip between"
+        return out
+    maj = pool_majorities(votes, pools)
+    compared = (maj.outcome >= 0).sum(axis=1) >= 2
+    flipped = (maj.outcome == 0).any(axis=1) & (maj.outcome == 2).any(axis=1)
+    idx = np.flatnonzero(flipped)
+    idx = idx[np.argsort(votes.first_row[maj.item[idx]], kind="stable")][:max_flipped]
+    text = table.frame[C.TEXT] if C.TEXT in table.frame.columns else None
+    items = []
+    for u in idx:
+        it = maj.item[u]
+        lo, hi = votes.models[maj.lo[u]], votes.models[maj.hi[u]]
+        flipped_pair = bool(votes.first_flipped[it])
+        names = {0: "B" if flipped_pair else "A", TIE: "tie", 2: "A" if flipped_pair else "B"}
+        entry = {"item": votes.items[it],
+                 "model_a": hi if flipped_pair else lo, "model_b": lo if flipped_pair else hi,
+                 "winners": {p: names[o] for p, o in zip(pools, maj.outcome[u]) if o >= 0}}
+        if text is not None:
+            entry["text"] = str(text.iloc[votes.first_row[it]])
+        items.append(entry)
+    n_compared = int(compared.sum())
+    out.update(count=int(flipped.sum()), n_compared=n_compared,
+               share=flipped.sum() / n_compared if n_compared else float("nan"), items=items)
+    return out

@@ -1,0 +1,152 @@
+"""Leaderboards of one set of judgments, with item-level bootstrap distributions of the scores.
+
+Pairwise preference data
+    score = win rate, a tie counted as half a win (:data:`audit.rank.bradley_terry.TIE_RULE`):
+    ``(wins + ties / 2) / comparisons`` over every comparison the model took part in. Read it as
+    the share of comparisons the model won; 0.5 is an even record. The Bradley-Terry
+    log-strength (Bradley & Terry 1952, fitted as in Hunter 2004) is reported beside it.
+Rating data (a score per item and annotator, and a ``model`` column)
+    score = the mean score of the model's items on the label scale.
+
+Higher is better; rank 1 is the highest score and equal scores share the best rank
+("competition" ranking, 1 2 2 4). Each score has a percentile CI from the item-level (cluster)
+bootstrap (Efron & Tibshirani 1993, ch. 13; Davison & Hinkley 1997, sec. 3.8): items are
+resampled with replacement and keep all their judgments (:mod:`audit.rank.counts`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DegenerateDataWarning
+from ..resample import Bootstrap, multinomial_weights, percentile_ci
+from .bradley_terry import bradley_terry, per_model
+from .counts import (ClusterPatterns, Scores, Votes, cluster_patterns, pair_units,
+                     rating_units)
+
+#: Largest number of (resample x pattern) cells drawn at once; bounds the memory of a bootstrap.
+CHUNK_CELLS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Board:
+    """One leaderboard: full-sample statistics and their bootstrap resamples.
+
+    Arrays are indexed like ``models``. ``samples`` and ``bt_samples`` are (B, n_models); a model
+    absent from a resample is NaN there. ``bt`` is None for rating data.
+    """
+
+    pool: str
+    models: tuple[str, ...]
+    score: np.ndarray
+    samples: np.ndarray
+    n: np.ndarray
+    n_items: int
+    bt: np.ndarray | None = None
+    bt_samples: np.ndarray | None = None
+
+    @property
+    def ranks(self) -> np.ndarray:
+        return competition_ranks(self.score[None, :])[0]
+
+    def rows(self, level: float = 0.95) -> list[dict]:
+        """Leaderboard rows ``{model, score, ci95, rank, n, win_rate, bt_strength, bt_ci95}`` in
+        rank order (ties by model name); ``win_rate`` and the ``bt_`` keys are None / absent for
+        rating data."""
+        ci = percentile_ci(self.samples, level)
+        bt_ci = percentile_ci(self.bt_samples, level) if self.bt is not None else None
+        ranks = self.ranks
+        rows = []
+        for k in sorted(range(len(self.models)), key=lambda k: (ranks[k], self.models[k])):
+            row = {"model": self.models[k], "score": self.score[k],
+                   "ci95": [ci[0, k], ci[1, k]], "rank": int(ranks[k]), "n": int(self.n[k]),
+                   "win_rate": self.score[k] if self.bt is not None else None}
+            if self.bt is not None:
+                row["bt_strength"] = self.bt[k]
+                row["bt_ci95"] = [bt_ci[0, k], bt_ci[1, k]]
+            rows.append(row)
+        return rows
+
+
+def competition_ranks(scores: np.ndarray) -> np.ndarray:
+    """(B, M) ranks of each row of scores: 1 + the number of strictly higher scores.
+
+    NaN (a model absent from a resample) ranks below every number.
+    """
+    s = np.where(np.isnan(scores), -np.inf, scores)
+    return 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)
+
+
+def pairwise_board(votes: Votes, mask: np.ndarray, *, pool: str, unit: str,
+                   bootstrap: Bootstrap, stream: str) -> Board:
+    """Win rates and Bradley-Terry strengths of the judgments in ``mask``, with resamples."""
+    units = pair_units(votes, mask, unit=unit)
+    m = len(votes.models)
+    pairs, pair_idx = np.unique(units.lo * m + units.hi, return_inverse=True)
+    present = np.unique(np.concatenate([pairs // m, pairs % m]))
+    lo = np.searchsorted(present, pairs // m)
+    hi = np.searchsorted(present, pairs % m)
+    cp = cluster_patterns(units.item, pair_idx, units.counts, len(pairs))
+
+    def stats(totals):
+        return _pair_stats(totals, lo, hi, len(present))
+
+    (rate, n, bt), (rate_b, _, bt_b) = _with_resamples(cp, stats, bootstrap, stream)
+    if np.isnan(bt[0]).all():
+        warnings.warn(f"pool {pool!r}: the Bradley-Terry MLE does not exist (a group of models "
+                      "never loses to the others); strengths are NaN", DegenerateDataWarning,
+                      stacklevel=3)
+    return Board(pool, tuple(votes.models[i] for i in present), rate[0], rate_b, n[0],
+                 cp.n_items, bt[0], bt_b)
+
+
+def _pair_stats(totals, lo, hi, n_models):
+    """Win rates, comparisons and BT strengths from (B, pairs, 3) (lo won, tie, hi won) counts."""
+    pair_wins = np.stack([totals[..., 0] + 0.5 * totals[..., 1],
+                          totals[..., 2] + 0.5 * totals[..., 1]], axis=-1)
+    wins = per_model(pair_wins[..., 0], pair_wins[..., 1], lo, hi, n_models)
+    n = totals.sum(axis=2)
+    games = per_model(n, n, lo, hi, n_models)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(games > 0, wins / games, np.nan)
+    return rate, games, bradley_terry(pair_wins, lo, hi, n_models)
+
+
+def rating_board(scores: Scores, mask: np.ndarray, *, pool: str, unit: str,
+                 bootstrap: Bootstrap, stream: str) -> Board:
+    """Mean score per model of the judgments in ``mask``, with resamples."""
+    units = rating_units(scores, mask, unit=unit)
+    present, model_idx = np.unique(units.model, return_inverse=True)
+    cp = cluster_patterns(units.item, model_idx, np.column_stack([units.n, units.total]),
+                          len(present))
+
+    def stats(totals):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(totals[..., 0] > 0, totals[..., 1] / totals[..., 0], np.nan)
+        return mean, totals[..., 0]
+
+    (mean, n), (mean_b, _) = _with_resamples(cp, stats, bootstrap, stream)
+    return Board(pool, tuple(scores.models[i] for i in present), mean[0], mean_b, n[0],
+                 cp.n_items)
+
+
+def _with_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str):
+    """``stats`` of the full sample and of ``bootstrap.n_resamples`` item resamples.
+
+    Resamples are drawn in chunks of at most :data:`CHUNK_CELLS` weights from one generator, so
+    the draws are the same whatever the chunk size.
+    """
+    full = stats(cp.full_sample())
+    rng = bootstrap.rng(stream)
+    chunk = max(1, CHUNK_CELLS // max(len(cp.counts), cp.n_groups * cp.values.shape[1], 1))
+    parts = []
+    for start in range(0, bootstrap.n_resamples, chunk):
+        size = min(chunk, bootstrap.n_resamples - start)
+        parts.append(stats(cp.totals(multinomial_weights(cp.counts, size, rng))))
+    if not parts:
+        empty = tuple(np.zeros((0,) + np.shape(f)[1:]) for f in full)
+        return full, empty
+    return full, tuple(np.concatenate(p, axis=0) for p in zip(*parts))

@@ -1,0 +1,570 @@
+"""The Hugging Face dataset card and the Croissant RAI annotation fields: pure functions of results.
+
+:func:`render_card` writes a card (YAML metadata + Markdown) with :class:`huggingface_hub.DatasetCard`
+and :class:`~huggingface_hub.DatasetCardData`. Its generated part sits between
+:data:`START` and :data:`END` markers, so an existing card is updated in place: the hand-written
+text outside the markers and every YAML key the user wrote are kept as written (keys the audit
+computes, ``annotations_creators``, ``size_categories`` and ``pretty_name``, are added only when
+missing). Dataset strings are Markdown-escaped (``<`` as ``&lt;``, so a name cannot forge a marker
+or inject HTML).
+
+``annotations_creators`` comes from the pools: judge pools are ``machine-generated``; a pool whose
+name says crowd (crowd, normal, worker, mturk, prolific, ...) is ``crowdsourced``; one that says
+expert (expert, author, professional, linguist, ...) is ``expert-generated``; any other pool gets
+``default_creator`` (``expert-generated``); ``creators={pool: kind}`` overrides any pool.
+
+:func:`check_card` validates a card offline: ``DatasetCard.validate()`` posts the YAML to the Hub,
+which these machines cannot reach, so the card is parsed with :class:`DatasetCard` (the YAML must
+be a mapping that :class:`DatasetCardData` accepts), round-tripped, and its tag values checked
+against the Hub's vocabularies (:data:`CREATOR_KINDS`, :data:`SIZE_CATEGORIES`, as also shipped in
+``datasets/utils/resources``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from pathlib import Path
+
+from ..errors import AuditWarning, InputError, join_names
+
+START = "<!-- annotation-audit:start -->"
+END = "<!-- annotation-audit:end -->"
+
+#: The Hub's ``annotations_creators`` values.
+CREATOR_KINDS = ("found", "crowdsourced", "expert-generated", "machine-generated",
+                 "no-annotation", "other")
+#: The Hub's ``size_categories`` values, in order, with the exclusive upper bound of each.
+SIZE_CATEGORIES = (("n<1K", 1e3), ("1K<n<10K", 1e4), ("10K<n<100K", 1e5), ("100K<n<1M", 1e6),
+                   ("1M<n<10M", 1e7), ("10M<n<100M", 1e8), ("100M<n<1B", 1e9),
+                   ("1B<n<10B", 1e10), ("10B<n<100B", 1e11), ("100B<n<1T", 1e12),
+                   ("n>1T", math.inf))
+SIZE_VALUES = ("unknown",) + tuple(name for name, _ in SIZE_CATEGORIES)
+DEFAULT_CREATOR = "expert-generated"
+
+_CROWD = re.compile(r"crowd|normal|worker|mturk|turk|prolific|amt|layperson|lay|public|volunteer",
+                    re.I)
+_EXPERT = re.compile(r"expert|author|professional|linguist|specialist|annotator|trained|staff|"
+                     r"researcher|graduate|student", re.I)
+
+#: Thresholds the "Known limitations" paragraph reads the numbers against.
+ALPHA_TENTATIVE = 0.667  # Krippendorff (2004): lowest alpha for tentative conclusions
+ALPHA_RELIABLE = 0.8     # Krippendorff (2004): alpha for reliable data
+NOTABLE_RATE = 0.10      # pool disagreement worth a sentence
+NOTABLE_SWAP = 0.20      # a neighbour pair's swap probability worth a sentence
+EFFECT_P = 0.05          # annotator effect within a pool
+FEW_JUDGMENTS = 3        # items with fewer judgments have a fragile majority
+HEADLINE_METRICS = ("krippendorff_alpha", "gwet_ac1", "fleiss_kappa", "icc", "percent_agreement")
+TABLE_METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
+METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ",
+                "gwet_ac1": "Gwet's AC1", "percent_agreement": "percent agreement", "icc": "ICC"}
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|~#$!])")
+
+
+# -- escaping and formatting ------------------------------------------------------------------------
+def md_escape(text) -> str:
+    """A dataset string as inert Markdown: one line, HTML-escaped, Markdown punctuation escaped."""
+    text = " ".join(str(text).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _num(x, digits: int = 3) -> str:
+    if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return "NaN"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:.{digits}f}"
+
+
+def _pct(x) -> str:
+    return "NaN" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
+
+
+def _ci(entry, fmt=_num, *, cell: bool = False) -> str:
+    """``v, 95% CI lo to hi`` for a sentence, ``v [lo, hi]`` for a table ``cell``."""
+    if not entry or entry.get("value") is None:
+        return "NaN"
+    lo, hi = (entry.get("ci95") or [None, None])[:2]
+    if lo is None or hi is None:
+        return fmt(entry["value"])
+    if cell:
+        return f"{fmt(entry['value'])} [{fmt(lo)}, {fmt(hi)}]"
+    return f"{fmt(entry['value'])}, 95% CI {fmt(lo)} to {fmt(hi)}"
+
+
+# -- metadata ---------------------------------------------------------------------------------------
+def pool_creator(pool: str, *, judge: bool = False, default: str = DEFAULT_CREATOR) -> str:
+    """The ``annotations_creators`` kind of one pool (see the module docstring for the rules)."""
+    if judge:
+        return "machine-generated"
+    if _CROWD.search(pool):
+        return "crowdsourced"
+    if _EXPERT.search(pool):
+        return "expert-generated"
+    return default
+
+
+def pool_creators(results: dict, *, creators: dict | None = None,
+                  default_creator: str = DEFAULT_CREATOR) -> dict[str, str]:
+    """``{pool: kind}`` for every pool of the dataset.
+
+    Raises
+    ------
+    InputError
+        A kind outside :data:`CREATOR_KINDS`, or an override naming a pool the dataset lacks.
+    """
+    creators = dict(creators or {})
+    for key, kind in [("default_creator", default_creator)] + \
+            [(f"creator {p}", k) for p, k in creators.items()]:
+        if kind not in CREATOR_KINDS:
+            raise InputError(f"{kind!r} is not an annotations_creators value; use one of "
+                             f"{join_names(CREATOR_KINDS)}", key=key)
+    pools = (results.get("dataset") or {}).get("pools") or {}
+    unknown = sorted(set(creators) - set(pools))
+    if unknown:
+        raise InputError(f"no pool {join_names(unknown)}; pools are {join_names(pools)}",
+                         key="creator")
+    return {p: creators.get(p) or pool_creator(p, judge=bool(info.get("judge")),
+                                               default=default_creator)
+            for p, info in pools.items()}
+
+
+def size_category(n_items) -> str:
+    """The Hub's ``size_categories`` value for ``n_items`` rows."""
+    if n_items is None:
+        return "unknown"
+    return next(name for name, upper in SIZE_CATEGORIES if n_items < upper)
+
+
+def card_data(results: dict, *, creators: dict | None = None,
+              default_creator: str = DEFAULT_CREATOR):
+    """The :class:`huggingface_hub.DatasetCardData` the audit computes."""
+    from huggingface_hub import DatasetCardData
+
+    ds = results.get("dataset") or {}
+    kinds = pool_creators(results, creators=creators, default_creator=default_creator)
+    ordered = [k for k in CREATOR_KINDS if k in kinds.values()] or ["no-annotation"]
+    return DatasetCardData(annotations_creators=ordered,
+                           size_categories=[size_category(ds.get("n_items"))],
+                           pretty_name=ds.get("name") or None)
+
+
+# -- sentences from the numbers ---------------------------------------------------------------------
+def _headline(stats: dict):
+    for m in HEADLINE_METRICS:
+        if m in (stats or {}):
+            return m, stats[m]
+    return None, None
+
+
+def reliability_sentences(results: dict, esc=str) -> list[str]:
+    rel = results.get("reliability") or {}
+    out = []
+    for pool, stats in (rel.get("by_pool") or {}).items():
+        metric, entry = _headline(stats)
+        if metric is None:
+            continue
+        out.append(f"{esc(pool)}: {METRIC_NAMES.get(metric, metric)} = {_ci(entry)}.")
+    return out
+
+
+def disagreement_sentences(results: dict, esc=str) -> list[str]:
+    out = []
+    for r in results.get("pool_disagreement") or []:
+        cis = r.get("ci95") or {}
+        rate = {"value": r.get("majority_differs_rate"), "ci95": cis.get("majority_differs_rate")}
+        s = (f"On the {_num(r.get('n_items_both_unanimous'))} items where both {esc(r['pool_a'])} "
+             f"and {esc(r['pool_b'])} are unanimous, their {r.get('granularity', 'label')}s "
+             f"differ on {_ci(rate, _pct)}")
+        if r.get("winner_reversed_rate") is not None:
+            rev = {"value": r["winner_reversed_rate"], "ci95": cis.get("winner_reversed_rate")}
+            s += f", and they name opposite winners on {_ci(rev, _pct)}"
+        out.append(s + ".")
+    return out
+
+
+def within_sentences(results: dict, esc=str) -> list[str]:
+    out = []
+    for w in results.get("within_pool") or []:
+        out.append(f"{esc(w['pool'])}: {_pct(w.get('disagreement_rate'))} of items have at least "
+                   f"one disagreeing judgment; annotator effect p = "
+                   f"{_num(w.get('annotator_effect_p'), 4)}, effect size "
+                   f"{_num(w.get('effect_size'))}.")
+    return out
+
+
+def stability_sentences(results: dict, esc=str) -> list[str]:
+    st = results.get("stability") or {}
+    boards = results.get("leaderboards") or {}
+    out = []
+    for pool, rows in boards.items():
+        top = sorted(rows, key=lambda r: r.get("rank") or math.inf)[:3]
+        if top:
+            scores = [f"{esc(r['model'])} {_ci({'value': r.get('score'), 'ci95': r.get('ci95')})}"
+                      for r in top]
+            out.append(f"{esc(pool)} leaderboard ({len(rows)} models), top: "
+                       + ", ".join(scores) + ".")
+    for pp in st.get("pool_pairs") or []:
+        out.append(f"Switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}: Kendall τ = "
+                   f"{_num(pp.get('kendall_tau'))}, {_num(pp.get('n_displaced'))} model(s) "
+                   f"change rank, score shift SD {_num(pp.get('score_shift_sd'), 4)}.")
+    for pool, p in (st.get("bootstrap_displacement_probability") or {}).items():
+        out.append(f"Resampling the items reorders the {esc(pool)} leaderboard with probability "
+                   f"{_num(p)}.")
+    for r in st.get("closest_pairs") or []:
+        out.append(f"Closest pair in {esc(r.get('pool'))}: {esc(r.get('model_hi'))} and "
+                   f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) swap in "
+                   f"{_pct(r.get('swap_probability'))} of bootstrap resamples.")
+    fl = st.get("flipped_items") or {}
+    if fl:
+        out.append(f"{_num(fl.get('count', 0))} item(s) have opposite majority winners in "
+                   f"different pools.")
+    return out
+
+
+def limitations(results: dict, esc=str) -> list[str]:
+    """Plain-language sentences naming what the numbers say a user of the labels should know."""
+    ds = results.get("dataset") or {}
+    pools = ds.get("pools") or {}
+    humans = [p for p, info in pools.items() if not info.get("judge")]
+    judges = [p for p, info in pools.items() if info.get("judge")]
+    out = []
+    if len(humans) == 1:
+        out.append(f"All human judgments come from one annotator pool ({esc(humans[0])}), so "
+                   "nothing here says whether another population of annotators would label the "
+                   "items the same way.")
+    for pool, stats in ((results.get("reliability") or {}).get("by_pool") or {}).items():
+        entry = (stats or {}).get("krippendorff_alpha")
+        if not entry:
+            continue
+        a = entry.get("value")
+        if a is None:
+            out.append(f"Agreement within the {esc(pool)} pool is undefined (too few shared "
+                       "items or a single label), so its labels' reliability is unknown.")
+        elif a < ALPHA_TENTATIVE:
+            out.append(f"Agreement within the {esc(pool)} pool is low (Krippendorff's α = "
+                       f"{_ci(entry)}; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for "
+                       "tentative conclusions): a single label from this pool says much about "
+                       "who gave it.")
+        elif a < ALPHA_RELIABLE:
+            out.append(f"Agreement within the {esc(pool)} pool is moderate (Krippendorff's α = "
+                       f"{_ci(entry)}): good enough for tentative conclusions only.")
+    for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
+        rate = rows[0].get("majority_differs_rate")
+        reversed_ = max((r.get("winner_reversed_rate") or 0 for r in rows), default=0)
+        if (rate is not None and rate >= NOTABLE_RATE) or reversed_ > 0:
+            s = (f"The pools disagree: where {esc(a)} and {esc(b)} are each unanimous, their "
+                 f"{rows[0].get('granularity', 'label')}s differ on {_pct(rate)} of items")
+            if reversed_ > 0:
+                s += f" and they name opposite winners on {_pct(reversed_)}"
+            out.append(s + "; a model trained or evaluated on one pool's labels inherits that "
+                       "pool's view.")
+    for w in results.get("within_pool") or []:
+        p = w.get("annotator_effect_p")
+        if p is not None and p < EFFECT_P:
+            out.append(f"Annotators within {esc(w['pool'])} differ systematically (annotator "
+                       f"effect p = {_num(p, 4)}): which annotator labelled an item changes "
+                       "its label.")
+    jpi = ds.get("judgments_per_item") or {}
+    if jpi.get("min") is not None and jpi["min"] < FEW_JUDGMENTS:
+        out.append(f"Some items have only {jpi['min']} judgment(s), so their majority label can "
+                   "turn on a single annotator.")
+    st = results.get("stability") or {}
+    for pp in st.get("pool_pairs") or []:
+        if (pp.get("n_displaced") or 0) > 0:
+            out.append(f"The leaderboard depends on who judges: switching from "
+                       f"{esc(pp['pool_a'])} to {esc(pp['pool_b'])} changes the rank of "
+                       f"{pp['n_displaced']} model(s) (Kendall τ = {_num(pp.get('kendall_tau'))}).")
+    close = [r for r in st.get("closest_pairs") or []
+             if (r.get("swap_probability") or 0) >= NOTABLE_SWAP]
+    for r in close[:3]:
+        out.append(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} are within resampling noise "
+                   f"of each other in {esc(r.get('pool'))}: their order reverses in "
+                   f"{_pct(r['swap_probability'])} of bootstrap resamples.")
+    sim = [r for r in st.get("simulation") or []
+           if (r.get("displacement_probability") or 0) >= 0.5]
+    if sim:
+        r = min(sim, key=lambda r: r["n_models"])
+        out.append(f"At the measured pool effect, a leaderboard of {r['n_models']} models would "
+                   f"have at least one model displaced with probability "
+                   f"{_num(r['displacement_probability'], 2)}.")
+    if len(judges) == 1:
+        out.append(f"{esc(judges[0])} is an automatic judge, not a person: its labels are "
+                   "compared with the human pools, not pooled with them.")
+    elif judges:
+        out.append(f"{', '.join(esc(j) for j in judges)} are automatic judges, not people: their "
+                   "labels are compared with the human pools, not pooled with them.")
+    failed = [r for r in (results.get("expectations") or {}).get("results") or []
+              if not r.get("passed")]
+    if failed:
+        out.append(f"{len(failed)} of the dataset's stated expectations failed: "
+                   + "; ".join(esc(r.get("expectation")) for r in failed[:5]) + ".")
+    if not out:
+        out.append("No check crossed the thresholds used here (α ≥ 0.667 in every pool, pool "
+                   "disagreement under 10%, no rank change between pools); that is not evidence "
+                   "that the labels are free of annotator or pool effects.")
+    return out
+
+
+def _by_pair(rows) -> dict:
+    """Pool-disagreement rows grouped by pool pair, the full-label row first."""
+    pairs = {}
+    for r in rows or []:
+        pairs.setdefault((r.get("pool_a"), r.get("pool_b")), []).append(r)
+    return {k: sorted(v, key=lambda r: r.get("granularity") != "label") for k, v in pairs.items()}
+
+
+def parse_creators(pairs) -> dict[str, str]:
+    """``["POOL=KIND", ...]`` (the CLI's ``--creator``) as ``{pool: kind}``."""
+    out = {}
+    for text in pairs or ():
+        pool, sep, kind = str(text).rpartition("=")
+        if not sep or not pool:
+            raise InputError(f"expected POOL=KIND, got {text!r}", key="creator")
+        out[pool] = kind.strip()
+    return out
+
+
+def annotations_per_item(results: dict, esc=str) -> str:
+    ds = results.get("dataset") or {}
+    jpi = ds.get("judgments_per_item") or {}
+    s = (f"{_num(jpi.get('min'))} to {_num(jpi.get('max'))} judgments per item (median "
+         f"{_num(jpi.get('median'), 1)}); {_num(ds.get('n_annotations'))} judgments of "
+         f"{_num(ds.get('n_items'))} items by {_num(ds.get('n_annotators'))} annotators")
+    pools = ds.get("pools") or {}
+    if pools:
+        s += " in " + ", ".join(f"{esc(p)} ({_num(i.get('n_annotations'))} judgments, "
+                                f"{_num(i.get('n_annotators'))} annotator(s))"
+                                for p, i in pools.items())
+    return s + "."
+
+
+# -- the card ---------------------------------------------------------------------------------------
+def _environment():
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+    from markupsafe import Markup
+
+    def finalize(value):
+        return value if isinstance(value, Markup) else md_escape(value)
+
+    return Environment(loader=PackageLoader("audit", "templates"), autoescape=False,
+                       finalize=finalize, undefined=StrictUndefined, trim_blocks=True,
+                       lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def annotations_block(results: dict, *, creators: dict | None = None,
+                      default_creator: str = DEFAULT_CREATOR) -> str:
+    """The generated Markdown, markers included."""
+    from markupsafe import Markup
+
+    safe = lambda texts: [Markup(t) for t in texts]  # noqa: E731  (already escaped)
+    ds = results.get("dataset") or {}
+    meta = results.get("meta") or {}
+    kinds = pool_creators(results, creators=creators, default_creator=default_creator)
+    pools = [{"name": p, "judge": bool(i.get("judge")), "creator": kinds[p],
+              **{k: Markup(_num(i.get(k))) for k in ("n_annotators", "n_annotations", "n_items")}}
+             for p, i in (ds.get("pools") or {}).items()]
+    rel = results.get("reliability") or {}
+    columns = ([("all humans", rel["overall"])] if rel.get("overall") else []) + \
+        list((rel.get("by_pool") or {}).items())
+    metrics = [m for m in TABLE_METRICS if any(m in (s or {}) for _, s in columns)]
+    reliability = {"columns": [c for c, _ in columns],
+                   "rows": [{"metric": METRIC_NAMES.get(m, m),
+                             "cells": [Markup(_ci((s or {}).get(m), cell=True)) for _, s in columns]}
+                            for m in metrics]} if metrics else None
+    boot = meta.get("bootstrap") or {}
+    method = (f"{boot.get('method', 'bootstrap')}, {meta.get('n_bootstrap')} resamples, seed "
+              f"{meta.get('seed')}")
+    return _environment().get_template("dataset_card.md.j2").render(
+        start=Markup(START), end=Markup(END), version=meta.get("version", ""),
+        pools=pools, judgments_per_item=Markup(annotations_per_item(results, md_escape)),
+        reliability=reliability,
+        disagreement=safe(disagreement_sentences(results, md_escape)),
+        within=safe(within_sentences(results, md_escape)),
+        stability=safe(stability_sentences(results, md_escape)),
+        limitations=Markup(" ".join(limitations(results, md_escape))),
+        method=method).strip() + "\n"
+
+
+_SKELETON = """---
+{{ card_data }}
+---
+
+# Dataset Card for {{ title }}
+
+<!-- Hand-written sections belong outside the annotation-audit markers below: the block between
+them is regenerated by `annotation-audit card` and `annotation-audit run`. -->
+
+{{ block }}"""
+
+
+def render_card(results: dict, *, existing: str | None = None, creators: dict | None = None,
+                default_creator: str = DEFAULT_CREATOR, path=None) -> str:
+    """The dataset card as text; with ``existing``, that card updated in place.
+
+    Parameters
+    ----------
+    existing
+        The text of a card to update: the block between :data:`START` and :data:`END` is
+        replaced (or appended when it has no markers); the rest, and its YAML, are kept.
+    creators, default_creator
+        ``annotations_creators`` overrides (see :func:`pool_creators`).
+    path
+        Where ``existing`` was read from, for error messages.
+
+    Raises
+    ------
+    InputError
+        ``existing`` has a start marker without an end marker, or YAML that is not a mapping.
+    """
+    from huggingface_hub import DatasetCard
+
+    data = card_data(results, creators=creators, default_creator=default_creator)
+    block = annotations_block(results, creators=creators, default_creator=default_creator)
+    if existing is None:
+        name = (results.get("dataset") or {}).get("name") or "this dataset"
+        return str(DatasetCard.from_template(data, template_str=_SKELETON, title=md_escape(name),
+                                             block=block))
+    return _update(existing, data.to_dict(), block, path=path)
+
+
+def _update(existing: str, computed: dict, block: str, *, path=None) -> str:
+    import yaml
+    from huggingface_hub.repocard import REGEX_YAML_BLOCK
+
+    match = REGEX_YAML_BLOCK.search(existing)
+    if match:
+        yaml_text, body = match.group(2), existing[match.end():]
+        try:
+            user = yaml.safe_load(yaml_text)
+        except yaml.YAMLError as err:
+            raise InputError(f"the card's YAML metadata does not parse: {err}", path=path) from None
+        user = {} if user is None else user
+        if not isinstance(user, dict):
+            raise InputError("the card's YAML metadata is not a mapping", path=path)
+    else:
+        yaml_text, body, user = "", existing, {}
+    added = {k: v for k, v in computed.items() if k not in user}
+    if added:
+        extra = yaml.safe_dump(added, sort_keys=False, allow_unicode=True).rstrip("\n")
+        yaml_text = f"{yaml_text.rstrip()}\n{extra}" if yaml_text.strip() else extra
+    start = body.find(START)
+    if start >= 0:
+        end = body.find(END, start)
+        if end < 0:
+            raise InputError(f"the card has {START} but no {END} after it", path=path)
+        body = body[:start] + block.rstrip("\n") + body[end + len(END):]
+    else:
+        body = body.rstrip("\n") + ("\n\n" if body.strip() else "\n") + block
+    return f"---\n{yaml_text}\n---\n{body if body.startswith(chr(10)) else chr(10) + body}"
+
+
+def check_card(text: str) -> list[str]:
+    """Problems that would stop the Hub from accepting the card; empty when it is valid.
+
+    Offline: the card must parse with :class:`huggingface_hub.DatasetCard` (YAML a mapping that
+    :class:`~huggingface_hub.DatasetCardData` accepts), and its ``annotations_creators`` and
+    ``size_categories`` must come from the Hub's vocabularies. Also checks the markers.
+    """
+    from huggingface_hub import DatasetCard
+
+    try:
+        card = DatasetCard(text)
+    except Exception as err:  # huggingface_hub raises ValueError / yaml errors here
+        return [f"metadata does not parse: {err}"]
+    meta = card.data.to_dict()
+    problems = []
+    for key, allowed in (("annotations_creators", CREATOR_KINDS),
+                         ("size_categories", SIZE_VALUES)):
+        values = meta.get(key)
+        values = [values] if isinstance(values, str) else values or []
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            problems.append(f"{key}: {join_names(map(str, bad))} not one of "
+                            f"{join_names(allowed)}")
+    if text.count(START) != 1 or text.count(END) != 1 or text.find(START) > text.find(END):
+        problems.append(f"expected one {START} ... {END} block")
+    return problems
+
+
+def write_card(results: dict, path: str | Path, *, creators: dict | None = None,
+               default_creator: str = DEFAULT_CREATOR) -> Path:
+    """Write the card to ``path``, updating the card already there in place; return the path.
+
+    Warns (:class:`audit.errors.AuditWarning`) when the written card has metadata the Hub would
+    reject (a hand-written tag outside the vocabularies).
+    """
+    path = Path(path)
+    existing = path.read_text(encoding="utf-8") if path.exists() else None
+    text = render_card(results, existing=existing, creators=creators,
+                       default_creator=default_creator, path=path)
+    for problem in check_card(text):
+        warnings.warn(f"{path}: {problem}", AuditWarning, stacklevel=2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- Croissant RAI ----------------------------------------------------------------------------------
+CROISSANT_CONTEXT = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "sc": "https://schema.org/",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "dct": "http://purl.org/dc/terms/",
+    "conformsTo": "dct:conformsTo",
+}
+
+
+def croissant_rai(results: dict) -> dict:
+    """The Croissant RAI annotation fields as a JSON-LD ``sc:Dataset`` node.
+
+    ``rai:annotationsPerItem`` (judgments per item and per pool), ``rai:dataAnnotationAnalysis``
+    (reliability, pool disagreement, within-pool variability, leaderboard stability),
+    ``rai:dataLimitations``, ``rai:machineAnnotationTools`` (judge pools) and, where the results
+    carry it (``dataset.annotator_demographics``), ``rai:annotatorDemographics``.
+    Strings are plain text (JSON escapes them).
+    """
+    ds = results.get("dataset") or {}
+    meta = results.get("meta") or {}
+    judges = [p for p, i in (ds.get("pools") or {}).items() if i.get("judge")]
+    analysis = ([f"Reliability per pool: {s}" for s in reliability_sentences(results)]
+                + disagreement_sentences(results)
+                + [f"Within-pool variability, {s}" for s in within_sentences(results)]
+                + stability_sentences(results))
+    node = {
+        "@context": CROISSANT_CONTEXT,
+        "@type": "sc:Dataset",
+        "name": ds.get("name"),
+        "conformsTo": ["http://mlcommons.org/croissant/1.0",
+                       "http://mlcommons.org/croissant/RAI/1.0"],
+        "rai:annotationsPerItem": annotations_per_item(results),
+        "rai:dataAnnotationAnalysis": analysis,
+        "rai:dataLimitations": limitations(results),
+    }
+    if judges:
+        node["rai:machineAnnotationTools"] = judges
+    demographics = ds.get("annotator_demographics")
+    if demographics:
+        node["rai:annotatorDemographics"] = (demographics if isinstance(demographics, list)
+                                             else [json.dumps(demographics, ensure_ascii=False,
+                                                              sort_keys=True)])
+    if meta.get("source"):
+        node["isBasedOn"] = meta["source"]
+    return node
+
+
+def write_croissant_rai(results: dict, path: str | Path) -> Path:
+    from ..results import dumps
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(croissant_rai(results)), encoding="utf-8")
+    return path

@@ -1,0 +1,403 @@
+"""The HTML audit report: one self-contained file, a pure function of the result dict.
+
+:func:`render_html` turns ``results`` into a view (plain dicts and lists, each section either
+filled or carrying a "not applicable" reason) and renders ``audit/templates/report.html.j2`` with
+Jinja2 autoescaping on, so every dataset-supplied string (item, annotator, pool and model names,
+item texts) is escaped. Charts are inline SVG from :mod:`audit.report.charts`, sanitised there.
+The page loads nothing: no scripts, no fonts, no images from elsewhere, and a Content-Security-
+Policy that forbids them. Its size depends on the aggregates (pools, models, label values) and on
+``max_items`` listed items, never on the number of judgments.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from ..labels import WINNER_NAMES
+
+#: Items whose winner flips that are listed in the report.
+MAX_ITEMS = 50
+#: Characters of item text shown per listed item.
+EXCERPT = 200
+#: Most pool-vs-pool heatmaps drawn.
+MAX_HEATMAPS = 12
+#: Most models named in the overview.
+MAX_MODEL_NAMES = 60
+
+#: Most closest-pair rows listed (the highest swap probabilities first).
+MAX_PAIRS = 20
+
+METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc",
+           "cohen_kappa", "icc_k")
+METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ",
+                "gwet_ac1": "Gwet's AC1", "percent_agreement": "percent agreement",
+                "icc": "ICC", "cohen_kappa": "Cohen's κ (mean over pairs)",
+                "icc_k": "ICC of the mean of k"}
+
+#: Section ids, in page order, with their headings. The browser tests look each one up.
+SECTIONS = (
+    ("overview", "Dataset"),
+    ("expectations", "Schema validation and expectations"),
+    ("reliability", "Reliability per pool"),
+    ("pool-disagreement", "Pool disagreement"),
+    ("leaderboards", "Leaderboards per pool"),
+    ("closest-pairs", "Closest pairs"),
+    ("displacement", "Bootstrap displacement"),
+    ("simulation", "Displacement probability by leaderboard size"),
+    ("judge-alignment", "Judge alignment"),
+    ("flipped-items", "Items whose winner flips"),
+    ("method", "Method, seed and versions"),
+)
+
+
+# -- formatting -------------------------------------------------------------------------------------
+def num(x, digits: int = 3) -> str:
+    """A number for a table cell: ints with thousands separators, floats rounded, None -> NaN."""
+    if x is None:
+        return "NaN"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return "NaN"
+        if x.is_integer() and abs(x) >= 1000:
+            return f"{int(x):,}"
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def ci(value, interval, digits: int = 3) -> str:
+    """``value [lo, hi]``; the interval is left out when missing."""
+    text = num(value, digits)
+    if value is None or not interval or all(v is None for v in interval[:2]):
+        return text
+    return f"{text} [{num(interval[0], digits)}, {num(interval[1], digits)}]"
+
+
+def pct(x, digits: int = 1) -> str:
+    if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return "NaN"
+    return f"{100 * x:.{digits}f}%"
+
+
+def cell(v) -> str:
+    """Any JSON value as a short cell string (``{value, ci95}`` entries as ``value [lo, hi]``)."""
+    if isinstance(v, dict) and "value" in v:
+        return ci(v.get("value"), v.get("ci95"))
+    if isinstance(v, (dict, list)):
+        text = json.dumps(v, ensure_ascii=False, default=str)
+        return text if len(text) <= 160 else text[:159] + "…"
+    return num(v)
+
+
+def excerpt(text, limit: int = EXCERPT) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- the view ---------------------------------------------------------------------------------------
+def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True) -> dict:
+    """The template's input: every section as a dict with ``na`` (a reason) when it is empty."""
+    from markupsafe import Markup
+
+    from . import charts as ch
+
+    def chart(draw, *args, **kwargs):
+        """A chart's sanitised SVG, marked safe for the template; None when not drawn."""
+        svg = draw(*args, **kwargs) if charts else None
+        return Markup(svg) if svg else None
+
+    ds = results.get("dataset") or {}
+    st = results.get("stability") or {}
+    view = {
+        "title": f"Annotation audit: {ds.get('name') or 'dataset'}",
+        "sections": SECTIONS,
+        "overview": _overview(ds, results.get("meta") or {}),
+        "expectations": _expectations(results.get("expectations")),
+        "reliability": _reliability(results.get("reliability"), chart, ch),
+        "pool_disagreement": _disagreement(results.get("pool_disagreement"),
+                                           results.get("within_pool"), ds, chart, ch),
+        "leaderboards": _leaderboards(results.get("leaderboards"), st, chart, ch),
+        "closest_pairs": _closest(st.get("closest_pairs"), chart, ch),
+        "displacement": _displacement(st, chart, ch),
+        "simulation": _simulation(st, chart, ch),
+        "judge_alignment": _judges(results.get("judge_alignment")),
+        "flipped_items": _flipped(st.get("flipped_items"), max_items),
+        "method": _method(results.get("meta") or {},
+                          {"leaderboard method": results.get("leaderboard_method")}),
+    }
+    return view
+
+
+def _overview(ds: dict, meta: dict) -> dict:
+    pools = [{"name": p, **info} for p, info in (ds.get("pools") or {}).items()]
+    scale = ds.get("label_scale") or {}
+    values = scale.get("values") or []
+    names = scale.get("names") or []
+    labels = [f"{v} ({n})" if names else str(v) for v, n in zip(values, names or values)]
+    models = ds.get("models") or []
+    return {
+        "name": ds.get("name"), "source": meta.get("source"),
+        "facts": [("dataset", ds.get("name") or "-"), ("items", num(ds.get("n_items"))), ("judgments", num(ds.get("n_annotations"))),
+                  ("annotators", num(ds.get("n_annotators"))),
+                  ("label kind", ds.get("label_kind") or "-"),
+                  ("judgments per item", _jpi(ds.get("judgments_per_item"))),
+                  ("pools", num(len(pools))), ("models", num(len(models)) if models else "-")],
+        "labels": labels[:40], "n_labels": len(labels),
+        "pools": pools,
+        "models": models[:MAX_MODEL_NAMES], "n_models": len(models),
+    }
+
+
+def _jpi(j) -> str:
+    if not j:
+        return "-"
+    return f"{num(j.get('min'))} – {num(j.get('max'))} (median {num(j.get('median'), 1)})"
+
+
+def _expectations(exp) -> dict:
+    if not exp:
+        return {"na": "no expectation suite was run", "rows": []}
+    rows = [{"expectation": r.get("expectation"), "passed": bool(r.get("passed")),
+             "observed": cell(r.get("observed")), "threshold": cell(r.get("threshold")),
+             "line": r.get("line")} for r in exp.get("results") or []]
+    return {"n_passed": exp.get("n_passed", sum(r["passed"] for r in rows)),
+            "n_failed": exp.get("n_failed", sum(not r["passed"] for r in rows)), "rows": rows}
+
+
+def _reliability(rel, chart, ch) -> dict:
+    if not rel or not (rel.get("overall") or rel.get("by_pool")):
+        return {"na": "no reliability block in the results"}
+    columns = ([("all humans", rel["overall"])] if rel.get("overall") else []) + \
+        list((rel.get("by_pool") or {}).items())
+    present = [m for m in METRICS if any(m in stats for _, stats in columns)]
+    for _, stats in columns:
+        present += [m for m, e in stats.items()
+                    if m not in present and isinstance(e, dict) and "value" in e]
+    rows = [{"metric": METRIC_NAMES.get(m, m),
+             "cells": [ci((s.get(m) or {}).get("value"), (s.get(m) or {}).get("ci95"))
+                       for _, s in columns]} for m in present]
+    return {"columns": [c for c, _ in columns], "rows": rows,
+            "chart": chart(ch.reliability_chart, rel, metrics=present)}
+
+
+def confusion_matrix(row: dict, dataset: dict):
+    """``(labels_a, labels_b, counts)`` from a pool-disagreement row's ``confusion``, or None.
+
+    Accepts ``{labels, counts}`` (or ``labels_a`` / ``labels_b`` / ``matrix``), a nested
+    ``{label_a: {label_b: count}}`` mapping, or a bare square list of lists on the row's
+    granularity (the winner names, else the dataset's label scale).
+    """
+    conf = row.get("confusion")
+    if not conf:
+        return None
+    if isinstance(conf, dict) and any(k in conf for k in ("counts", "matrix")):
+        counts = conf.get("counts", conf.get("matrix"))
+        la = conf.get("labels_a") or conf.get("rows") or conf.get("labels")
+        lb = conf.get("labels_b") or conf.get("columns") or conf.get("labels")
+        return (list(la), list(lb), counts) if la and lb else None
+    if isinstance(conf, dict):
+        la = list(conf)
+        lb = []
+        for inner in conf.values():
+            lb += [k for k in (inner or {}) if k not in lb]
+        return la, lb, [[(conf[a] or {}).get(b, 0) for b in lb] for a in la]
+    if isinstance(conf, list) and conf and isinstance(conf[0], list):
+        if row.get("granularity") == "winner" and len(conf) == len(WINNER_NAMES):
+            labels = list(WINNER_NAMES)
+        else:
+            scale = dataset.get("label_scale") or {}
+            labels = scale.get("names") or scale.get("values") or list(range(len(conf)))
+        return ([str(x) for x in labels], [str(x) for x in labels], conf) \
+            if len(labels) == len(conf) else None
+    return None
+
+
+def _disagreement(rows, within, ds, chart, ch) -> dict:
+    out = {"rows": [], "heatmaps": [], "within": []}
+    for i, r in enumerate(rows or []):
+        cis = r.get("ci95") or {}
+        out["rows"].append({
+            "pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
+            "granularity": r.get("granularity"), "n": num(r.get("n_items_both_unanimous")),
+            "differs": _rate(r.get("majority_differs_rate"), cis.get("majority_differs_rate")),
+            "reversed": _rate(r.get("winner_reversed_rate"), cis.get("winner_reversed_rate"))
+            if r.get("winner_reversed_rate") is not None else "-"})
+        conf = confusion_matrix(r, ds)
+        if conf and len(out["heatmaps"]) < MAX_HEATMAPS:
+            svg = chart(ch.confusion_heatmap, *conf, pool_a=str(r.get("pool_a")),
+                        pool_b=str(r.get("pool_b")), name=f"confusion-{i}")
+            if svg:
+                out["heatmaps"].append({"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
+                                        "granularity": r.get("granularity"), "svg": svg})
+    for w in within or []:
+        out["within"].append({"pool": w.get("pool"), "rate": num(w.get("disagreement_rate")),
+                              "p": num(w.get("annotator_effect_p"), 4),
+                              "effect": num(w.get("effect_size"))})
+    if not out["rows"]:
+        out["na"] = ("needs two pools whose annotators judged the same items"
+                     if len(ds.get("pools") or {}) < 2 else "no pool pair to compare")
+    return out
+
+
+def _rate(value, interval) -> str:
+    if value is None:
+        return "NaN"
+    if interval and None not in interval[:2]:
+        return f"{pct(value)} [{pct(interval[0])}, {pct(interval[1])}]"
+    return pct(value)
+
+
+def _leaderboards(boards, st, chart, ch) -> dict:
+    boards = {p: rows for p, rows in (boards or {}).items() if rows}
+    if not boards:
+        return {"na": "the dataset compares no models (no model_a / model_b or model column)"}
+    pools = list(boards)
+    from .charts import _model_order
+
+    order = _model_order(boards)
+    order += sorted({r["model"] for rows in boards.values() for r in rows} - set(order))
+    by_pool = {p: {r["model"]: r for r in rows} for p, rows in boards.items()}
+    table = [{"model": m, "cells": [
+        (f"{ci(r.get('score'), r.get('ci95'))} (#{r.get('rank')})" if (r := by_pool[p].get(m))
+         else "-") for p in pools]} for m in order]
+    pairs = [{"pool_a": pp.get("pool_a"), "pool_b": pp.get("pool_b"),
+              "tau": num(pp.get("kendall_tau")), "displaced": num(pp.get("n_displaced")),
+              "shift_sd": num(pp.get("score_shift_sd"), 4)} for pp in st.get("pool_pairs") or []]
+    return {"pools": pools, "rows": table, "pairs": pairs,
+            "chart": chart(ch.leaderboard_chart, boards), "slope": chart(ch.slope_chart, boards)}
+
+
+def _closest(rows, chart, ch) -> dict:
+    if not rows:
+        return {"na": "no leaderboard, or fewer than two models in every pool"}
+    top = sorted(rows, key=lambda r: -(r.get("swap_probability") or 0))[:MAX_PAIRS]
+    return {"rows": [{"pool": r.get("pool"), "hi": r.get("model_hi"), "lo": r.get("model_lo"),
+                      "gap": num(r.get("gap"), 4), "p": num(r.get("swap_probability"))}
+                     for r in top],
+            "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top)}
+
+
+def _displacement(st, chart, ch) -> dict:
+    probs = st.get("bootstrap_displacement_probability") or {}
+    hist = st.get("displacement_histogram") or {}
+    if not probs and not hist:
+        return {"na": "no leaderboard to resample"}
+    return {"probs": [(p, num(v)) for p, v in probs.items()],
+            "chart": chart(ch.displacement_histogram, hist)}
+
+
+def _simulation(st, chart, ch) -> dict:
+    rows = st.get("simulation") or []
+    if not rows:
+        return {"na": "no leaderboard to simulate from"}
+    model = st.get("simulation_model") or {}
+    return {"rows": [{"n": num(r.get("n_models")), "p": num(r.get("displacement_probability")),
+                      "se": num(r.get("mc_se"), 4)} for r in rows],
+            "model": [(k, cell(v)) for k, v in model.items()],
+            "chart": chart(ch.simulation_curve, rows)}
+
+
+def _judges(rows) -> dict:
+    rows = [r for r in rows or [] if isinstance(r, dict)]
+    if not rows:
+        return {"na": "no judge pool to compare with the human pools"}
+    out = []
+    for r in rows:
+        nested = {k: generic_table(v) for k, v in r.items()
+                  if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)}
+        facts = [(k, cell(v)) for k, v in r.items() if k not in nested and k != "verdict"]
+        out.append({"verdict": r.get("verdict"), "facts": facts, "tables": list(nested.items())})
+    return {"judges": out}
+
+
+def generic_table(rows) -> dict:
+    """``{columns, rows}`` of cell strings for a list of flat dicts of unknown keys.
+
+    A ``ci95`` key is folded into the first float column before it (``value [lo, hi]``).
+    """
+    rows = [r for r in rows or [] if isinstance(r, dict)]
+    columns = []
+    for r in rows:
+        columns += [k for k in r if k not in columns and k != "ci95"]
+    body = []
+    for r in rows:
+        line, folded = [], False
+        for c in columns:
+            v = r.get(c)
+            if not folded and isinstance(v, float) and isinstance(r.get("ci95"), list):
+                line.append(ci(v, r["ci95"]))
+                folded = True
+            else:
+                line.append(cell(v) if c in r else "-")
+        body.append(line)
+    return {"columns": columns, "rows": body}
+
+
+def _flipped(fl, max_items: int) -> dict:
+    if not fl:
+        return {"na": "needs a pairwise dataset with at least two pools"}
+    items = fl.get("items") or []
+    shown = []
+    for it in items[:max_items]:
+        winners = it.get("winners") or {}
+        if isinstance(winners, dict):
+            winners = [(p, cell(w)) for p, w in winners.items()]
+        else:
+            winners = [("", cell(winners))]
+        shown.append({"item": it.get("item"), "text": excerpt(it["text"]) if it.get("text")
+                      else "", "winners": winners})
+    return {"count": num(fl.get("count", len(items))), "items": shown,
+            "n_more": max(int(fl.get("count", len(items)) or 0) - len(shown), 0)}
+
+
+def _method(meta: dict, extra: dict | None = None) -> dict:
+    boot = meta.get("bootstrap") or {}
+    facts = [("tool", f"{meta.get('tool', 'annotation-audit')} {meta.get('version', '')}"),
+             ("seed", num(meta.get("seed"))), ("bootstrap resamples", num(meta.get("n_bootstrap"))),
+             ("interval", f"{num(boot.get('level'), 2)} {boot.get('method', '')}".strip()
+              if boot else "-"),
+             ("source", meta.get("source") or "-")]
+    skip = {"tool", "version", "seed", "n_bootstrap", "bootstrap", "source", "versions"}
+    facts += [(k, cell(v)) for k, v in meta.items() if k not in skip]
+    return {"facts": facts, "versions": list((meta.get("versions") or {}).items()),
+            "details": [(k, [(kk, cell(vv)) for kk, vv in v.items()])
+                        for k, v in (extra or {}).items() if isinstance(v, dict) and v]}
+
+
+# -- rendering --------------------------------------------------------------------------------------
+def environment():
+    """The Jinja2 environment: package templates, autoescaping on for every template."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader("audit", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True)
+    env.filters.update(num=num, pct=pct)
+    return env
+
+
+def render_html(results: dict, *, max_items: int = MAX_ITEMS) -> str:
+    """The report as one HTML string.
+
+    Parameters
+    ----------
+    results
+        The audit's result dict (see :mod:`audit.results`); any analysis block may be missing.
+    max_items
+        How many items whose winner flips are listed (with ids and escaped excerpts).
+    """
+    view = build_view(results, max_items=max_items)
+    return environment().get_template("report.html.j2").render(**view)
+
+
+def write_html(results: dict, path: str | Path, *, max_items: int = MAX_ITEMS) -> Path:
+    """Write :func:`render_html` to ``path`` (UTF-8); return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(results, max_items=max_items), encoding="utf-8")
+    return path

@@ -1,0 +1,72 @@
+"""`make bench` at 10k judgments: every code path of benchmarks/run.py runs and writes its table.
+
+No timing is asserted (tests never assert on wall time); the agreement checks the benchmark
+prints are. arena-rank needs its own virtual environment and is skipped here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from benchmarks import run
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    if not (importlib.util.find_spec("evalica") and importlib.util.find_spec("fastchat")):
+        pytest.skip("evalica and fschat are in the test extra: pip install -e '.[test]'")
+    tmp = tmp_path_factory.mktemp("bench")
+    out = tmp / "RESULTS.md"
+    results = run.main(["--quick", "--arena-rank", "skip", "--repeats", "1",
+                        "--fastchat-rounds", "1", "--evalica-rounds", "2",
+                        "--data-dir", str(tmp / "data"), "--out", str(out)])
+    return results, out.read_text()
+
+
+def test_results_table_is_written(quick):
+    results, text = quick
+    for heading in ("## Machine", "## Bradley-Terry", "## Krippendorff's alpha",
+                    "## The whole audit"):
+        assert heading in text
+    assert "threadpoolctl:" in text and "numpy " in text
+    assert results["machine"]["cores"] >= 1
+
+
+def test_bradley_terry_row(quick):
+    results, text = quick
+    (row,) = results["bt"]
+    assert row["n"] == 10_000
+    assert "error" not in row["ours"], row["ours"]
+    assert row["ours"]["ci_finite"]
+    assert len(row["ours"]["ratings"]) == 50
+    for tool in ("evalica", "fastchat"):
+        assert "error" not in row[tool], row[tool]
+        assert row[tool]["extrapolated_s"] > 0 and row[tool]["speedup"] > 0
+    agreement = row["agreement"]
+    assert agreement["this toolkit"] <= run.BT_TOL
+    assert agreement["FastChat, C=1e12"] <= run.BT_TOL
+    assert agreement["FastChat, sklearn default C=1"] > run.BT_TOL
+    assert "skipped (--arena-rank skip)" in text
+
+
+def test_alpha_rows_agree_to_1e12(quick):
+    results, _ = quick
+    (row,) = results["alpha"]
+    assert row["n_items"] == 10_000
+    for level in ("nominal", "ordinal"):
+        lv = row["levels"][level]
+        assert lv["ours"]["peak_mib"] > 0
+        assert lv["kd_counts"]["diff"] <= run.ALPHA_TOL
+        assert lv["kd_dense"]["diff"] <= run.ALPHA_TOL
+
+
+def test_whole_audit_row(quick):
+    results, _ = quick
+    (row,) = results["audit"]
+    assert "error" not in row["audit"], row["audit"]
+    assert row["read"]["rows"] == 10_000
+    assert row["audit"]["peak_rss_mib"] > 0 and row["ratio"] > 0

@@ -1,0 +1,299 @@
+"""The Hugging Face dataset card, its in-place update, and the Croissant RAI fields."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import shared_data
+from huggingface_hub import DatasetCard, DatasetCardData
+from results_examples import PAYLOADS, full_results, minimal_results
+
+import datasets
+from audit.cli import cli
+from audit.errors import InputError
+from audit.report import card as C
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+MULTIPREF = FIXTURES / "multipref" / "multipref_sample.jsonl"
+MTBENCH = FIXTURES / "mtbench"
+HUB_RESOURCES = Path(datasets.__file__).parent / "utils" / "resources"
+
+
+def hub_vocab(name: str):
+    """The Hub's tag vocabularies as the ``datasets`` package ships them (an independent list)."""
+    return json.loads((HUB_RESOURCES / name).read_text())
+
+
+def assert_valid(text: str) -> DatasetCard:
+    """Offline validation: parses, metadata in the Hub's vocabularies, round-trips unchanged."""
+    assert C.check_card(text) == []
+    card = DatasetCard(text)
+    meta = card.data.to_dict()
+    DatasetCardData(**meta)  # raises on metadata the card data class cannot hold
+    assert set(meta.get("annotations_creators", [])) <= set(hub_vocab("creators.json")["annotations"])
+    assert set(meta.get("size_categories", [])) <= set(hub_vocab("size_categories.json"))
+    again = DatasetCard(str(card))
+    assert again.data.to_dict() == meta and again.text == card.text
+    return card
+
+
+def test_vocabularies_match_the_hub_lists():
+    assert list(C.CREATOR_KINDS) == hub_vocab("creators.json")["annotations"]
+    assert list(C.SIZE_VALUES) == hub_vocab("size_categories.json")
+
+
+def test_new_card_is_valid_and_has_the_sections():
+    text = C.render_card(full_results())
+    card = assert_valid(text)
+    meta = card.data.to_dict()
+    assert meta["annotations_creators"] == ["crowdsourced", "expert-generated", "machine-generated"]
+    assert meta["size_categories"] == ["1K<n<10K"]
+    assert meta["pretty_name"] == "toy-preferences"
+    for heading in ("## Annotations", "### Who the annotators are", "### Judgments per item",
+                    "### Reliability per pool", "### Pool disagreement",
+                    "### Within-pool variability", "### Leaderboard stability",
+                    "### Known limitations"):
+        assert heading in card.text, heading
+    assert text.count(C.START) == 1 and text.count(C.END) == 1
+    assert "| Krippendorff's α | 0.410 [0.360, 0.460] | 0.320 [0.270, 0.370] | 0.710 [0.660, 0.760] |" \
+        in text
+    assert "differ on 31.0%, 95% CI 27.0% to 35.0%" in text
+    assert "Kendall τ = 0.800, 2 model(s) change rank" in text
+
+
+@pytest.mark.parametrize(("pool", "judge", "kind"), [
+    ("crowd", False, "crowdsourced"), ("normal_worker", False, "crowdsourced"),
+    ("mturk", False, "crowdsourced"), ("expert", False, "expert-generated"),
+    ("author", False, "expert-generated"), ("gpt-4", True, "machine-generated"),
+    ("expert", True, "machine-generated"), ("target", False, "expert-generated"),
+])
+def test_pool_creator_rules(pool, judge, kind):
+    assert C.pool_creator(pool, judge=judge) == kind
+
+
+def test_creator_overrides_and_errors():
+    r = minimal_results()  # pools target / control: neither says crowd nor expert
+    assert C.card_data(r).annotations_creators == ["expert-generated"]
+    assert C.card_data(r, default_creator="crowdsourced").annotations_creators == ["crowdsourced"]
+    assert C.card_data(r, creators={"target": "found"}).annotations_creators == \
+        ["found", "expert-generated"]
+    with pytest.raises(InputError, match="volunteers") as err:
+        C.card_data(r, creators={"target": "volunteers"})
+    assert err.value.key == "creator target"
+    with pytest.raises(InputError, match="no pool 'nobody'"):
+        C.card_data(r, creators={"nobody": "found"})
+    with pytest.raises(InputError, match="POOL=KIND"):
+        C.parse_creators(["crowd"])
+    assert C.parse_creators(["a=b=crowdsourced"]) == {"a=b": "crowdsourced"}
+
+
+@pytest.mark.parametrize(("n", "cat"), [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"),
+                                        (9999, "1K<n<10K"), (10_000, "10K<n<100K"),
+                                        (10**6, "1M<n<10M"), (None, "unknown")])
+def test_size_category(n, cat):
+    assert C.size_category(n) == cat
+
+
+# -- known limitations from the numbers --------------------------------------------------------------
+def test_limitations_follow_the_numbers():
+    r = full_results()
+    text = " ".join(C.limitations(r))
+    assert "crowd pool is low" in text and "0.320" in text  # alpha 0.32 < 0.667
+    assert "expert pool is moderate" in text  # 0.667 <= 0.71 < 0.8
+    assert "differ on 31.0%" in text and "opposite winners on 8.0%" in text
+    assert "Annotators within crowd differ systematically" in text  # p = 0.0003
+    assert "within expert" not in text  # p = 0.41
+    assert "only 2 judgment(s)" in text
+    assert "gpt-4 is an automatic judge" in text
+
+    good = copy.deepcopy(r)
+    for stats in good["reliability"]["by_pool"].values():
+        stats["krippendorff_alpha"] = {"value": 0.9, "ci95": [0.85, 0.95]}
+    good["pool_disagreement"] = [dict(row, majority_differs_rate=0.02, winner_reversed_rate=0.0)
+                                 for row in r["pool_disagreement"]]
+    good["within_pool"] = []
+    good["dataset"]["judgments_per_item"]["min"] = 3
+    good["stability"] = {}
+    good["expectations"] = {}
+    good["dataset"]["pools"]["gpt-4"]["judge"] = False
+    assert C.limitations(good) == [C.limitations({})[0]]
+    assert "No check crossed" in C.limitations({})[0]
+
+
+def test_single_pool_is_a_limitation():
+    r = minimal_results()
+    r["dataset"]["pools"] = {"all": r["dataset"]["pools"]["target"]}
+    assert any("one annotator pool (all)" in s for s in C.limitations(r))
+
+
+# -- updating a card in place ------------------------------------------------------------------------
+HAND_WRITTEN = """---
+# my comment survives
+license: mit
+language:
+- en
+annotations_creators:
+- found
+---
+
+# My dataset
+
+Hand-written intro, *kept*.
+
+{block}
+
+## Citation
+
+Hand-written citation, kept.
+"""
+
+
+def test_update_in_place_keeps_hand_text_and_user_yaml():
+    old_block = f"{C.START}\nstale numbers 0.999\n{C.END}"
+    existing = HAND_WRITTEN.format(block=old_block)
+    text = C.render_card(full_results(), existing=existing)
+    card = assert_valid(text)
+    meta = card.data.to_dict()
+    assert meta["license"] == "mit" and meta["language"] == ["en"]
+    assert meta["annotations_creators"] == ["found"]  # the user's value wins
+    assert meta["size_categories"] == ["1K<n<10K"]  # computed keys are added
+    assert "# my comment survives" in text
+    assert "Hand-written intro, *kept*." in text and "Hand-written citation, kept." in text
+    assert text.index("Hand-written intro") < text.index(C.START) < \
+        text.index(C.END) < text.index("## Citation")
+    assert "stale numbers" not in text and "0.320 [0.270, 0.370]" in text
+    assert C.render_card(full_results(), existing=text) == text  # idempotent
+
+
+def test_update_appends_block_when_no_markers():
+    existing = "---\nlicense: mit\n---\n\n# Mine\n\nText.\n"
+    text = C.render_card(minimal_results(), existing=existing)
+    assert_valid(text)
+    assert text.index("Text.") < text.index(C.START)
+    no_yaml = C.render_card(minimal_results(), existing="# Mine\n\nNo metadata yet.\n")
+    card = assert_valid(no_yaml)
+    assert card.data.to_dict()["annotations_creators"] == ["expert-generated"]
+
+
+def test_update_rejects_broken_markers_and_yaml():
+    with pytest.raises(InputError, match="no .*annotation-audit:end"):
+        C.render_card(full_results(), existing=f"# x\n{C.START}\nhalf a block\n")
+    with pytest.raises(InputError, match="not a mapping"):
+        C.render_card(full_results(), existing="---\n- a\n- b\n---\ntext\n")
+
+
+def test_write_card_updates_the_file(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text(HAND_WRITTEN.format(block=""))
+    C.write_card(full_results(), path)
+    first = path.read_text()
+    assert "Hand-written citation, kept." in first and first.count(C.START) == 1
+    C.write_card(minimal_results(), path)
+    second = path.read_text()
+    assert second.count(C.START) == 1 and "target" in second and "toy-preferences" not in \
+        second.split(C.START)[1]
+
+
+def test_write_card_warns_on_a_bad_hand_written_tag(tmp_path):
+    path = tmp_path / "card.md"
+    path.write_text("---\nannotations_creators:\n- volunteers\n---\ntext\n")
+    with pytest.warns(Warning, match="volunteers"):
+        C.write_card(full_results(), path)
+
+
+# -- escaping ----------------------------------------------------------------------------------------
+def test_hostile_names_cannot_break_the_card():
+    r = full_results(hostile=True)
+    text = C.render_card(r)
+    card = assert_valid(text)
+    assert card.data.to_dict()["pretty_name"] == r["dataset"]["name"]  # YAML quoting round-trips
+    body = card.text
+    for bad in ("<script", "<img", "<svg", "</style", "</textarea"):
+        assert bad not in body, bad
+    assert body.count(C.START) == 1 and body.count(C.END) == 1
+    assert "&lt;script&gt;" in body
+    assert C.md_escape("a|b*c_d`e[f](g)<h>&") == r"a\|b\*c\_d\`e\[f\](g)&lt;h&gt;&amp;"
+    assert C.md_escape("two\nlines") == "two lines"
+
+
+# -- Croissant RAI -----------------------------------------------------------------------------------
+def test_croissant_rai_fields():
+    r = full_results()
+    node = C.croissant_rai(r)
+    assert node["@context"]["rai"] == "http://mlcommons.org/croissant/RAI/"
+    assert node["@type"] == "sc:Dataset" and node["name"] == "toy-preferences"
+    assert node["rai:annotationsPerItem"].startswith("2 to 5 judgments per item (median 4.0)")
+    assert any("31.0%" in s for s in node["rai:dataAnnotationAnalysis"])
+    assert any("crowd: Krippendorff's α = 0.320" in s for s in node["rai:dataAnnotationAnalysis"])
+    assert node["rai:machineAnnotationTools"] == ["gpt-4"]
+    assert node["rai:dataLimitations"] == C.limitations(r)
+    assert "rai:annotatorDemographics" not in node
+    r["dataset"]["annotator_demographics"] = {"target": "Muslim immigrants in the UK"}
+    assert "Muslim immigrants" in C.croissant_rai(r)["rai:annotatorDemographics"][0]
+    hostile = C.croissant_rai(full_results(hostile=True))
+    assert PAYLOADS[0] in json.dumps(hostile, ensure_ascii=False)  # JSON carries the raw text
+
+
+# -- the CLI command and real data -------------------------------------------------------------------
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_cli_card_writes_only_the_card(tmp_path):
+    out = tmp_path / "out"
+    result = invoke("card", MULTIPREF, "--out", out, "--bootstrap", 30)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["dataset_card.md"]
+    card = assert_valid((out / "dataset_card.md").read_text())
+    assert card.data.to_dict()["annotations_creators"] == ["crowdsourced", "expert-generated"]
+
+
+def test_cli_card_updates_a_card_in_place(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text(HAND_WRITTEN.format(block=""))
+    result = invoke("card", MULTIPREF, "--card", path, "--bootstrap", 30,
+                    "--default-creator", "crowdsourced")
+    assert result.exit_code == 0, result.output
+    text = path.read_text()
+    assert "Hand-written citation, kept." in text and "license: mit" in text
+    assert_valid(text)
+
+
+@pytest.mark.parametrize("args", [[], ["--out", "x", "--card", "y.md"]])
+def test_cli_card_needs_exactly_one_destination(args):
+    result = invoke("card", MULTIPREF, *args)
+    assert result.exit_code == 2 and "exactly one of --out DIR or --card PATH" in result.output
+
+
+def test_cli_card_bad_creator_is_a_clean_error(tmp_path):
+    result = invoke("card", MULTIPREF, "--card", tmp_path / "c.md", "--creator", "crowd",
+                    "--bootstrap", 10)
+    assert result.exit_code == 2 and "POOL=KIND" in result.output
+    assert "Traceback" not in result.output
+
+
+def _real_sources():
+    yield pytest.param(lambda: MULTIPREF, ["crowdsourced", "expert-generated"], id="multipref")
+    yield pytest.param(lambda: MTBENCH, ["expert-generated", "machine-generated"], id="mt-bench")
+    yield pytest.param(lambda: shared_data("lewidi2023/HS-Brexit"), ["expert-generated"],
+                       id="hs-brexit")
+
+
+@pytest.mark.parametrize(("source", "creators"), list(_real_sources()))
+def test_card_for_real_datasets(source, creators, tmp_path):
+    import audit
+
+    results = audit.run(source(), n_bootstrap=30)
+    text = C.render_card(results)
+    card = assert_valid(text)
+    assert card.data.to_dict()["annotations_creators"] == creators
+    for pool in results["dataset"]["pools"]:
+        assert C.md_escape(pool) in text
+    assert yaml.safe_load(text.split("---")[1])["size_categories"] == \
+        [C.size_category(results["dataset"]["n_items"])]

@@ -1,0 +1,106 @@
+"""The YAML dataset spec: strict validation naming the key and its line, and what a spec does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from audit import columns as C
+from audit.errors import InputError, SchemaError
+from audit.load import load
+from audit.load.spec import read_spec
+
+SPEC = Path(__file__).resolve().parent / "fixtures" / "table" / "ratings_wide.yaml"
+
+
+def write(tmp_path, text, name="spec.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_fixture_spec_reads():
+    spec = read_spec(SPEC)
+    assert spec.layout == "wide" and spec.annotator_columns == ("r1", "r2", "r3")
+    assert spec.columns == {C.ITEM: "tweet_id", C.MODEL: "system", C.TEXT: "prompt"}
+    assert spec.label_order == (1, 2, 3, 4, 5) and spec.label_map == {"bad": 1}
+    assert spec.pools_file == "pools.csv" and spec.pools_column == "group"
+
+
+@pytest.mark.parametrize("text, key, line", [
+    ("layout: long\nlabels: {kind: nominal}\n", "labels", 2),
+    ("name: x\nlabel:\n  kind: ordinal\n  oder: [1, 2]\n", "label.oder", 4),
+    ("columns:\n  item: a\n  annotater: b\n", "columns.annotater", 3),
+    ("read: {sep: ',', delimiter: ';'}\n", "read.delimiter", 1),
+])
+def test_unknown_key_names_key_and_line(tmp_path, text, key, line):
+    with pytest.raises(InputError) as err:
+        read_spec(write(tmp_path, text))
+    msg = str(err.value)
+    assert "spec.yaml" in msg and f"'{key.split('.')[-1]}'" in msg and f"line {line}" in msg
+    assert err.value.key == key
+
+
+@pytest.mark.parametrize("text, key, line, words", [
+    ("layout: tall\n", "layout", 1, "one of 'long', 'wide'"),
+    ("name: x\nannotator_columns: r1\nlayout: wide\n", "annotator_columns", 2, "must be a list"),
+    ("label:\n  kind: ordinal\n  order: 3\n", "label.order", 3, "must be a list"),
+    ("judge_pools: [gpt-4, [a]]\n", "judge_pools", 1, "single value"),
+    ("read: {skiprows: two}\n", "read.skiprows", 1, "integer"),
+    ("columns: [item, annotator]\n", "columns", 1, "mapping"),
+    ("label: {kind: preference, order: [0, 1, 2]}\n", "label.order", 1, "-k..k"),
+    ("layout: wide\n", "annotator_columns", 1, "needs annotator_columns"),
+    ("annotator_columns: [a]\n", "annotator_columns", 1, "layout: wide"),
+    ("label: {names: [a, b]}\n", "label.names", 1, "label.order"),
+])
+def test_wrong_types_name_key_and_line(tmp_path, text, key, line, words):
+    with pytest.raises(InputError) as err:
+        read_spec(write(tmp_path, text))
+    assert f"line {line}" in str(err.value) and words in str(err.value)
+    assert err.value.key == key
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    with pytest.raises(InputError, match=r"invalid YAML at line 3.*flow sequence at line 2"):
+        read_spec(write(tmp_path, "name: x\nlayout: [long\n"))
+
+
+def test_empty_spec_is_the_default(tmp_path):
+    spec = read_spec(write(tmp_path, "# nothing\n"))
+    assert spec.layout == "long" and spec.columns == {}
+
+
+def test_long_spec_maps_columns_and_labels(tmp_path):
+    src = write(tmp_path, "tid,who,score,kind\n1,a,lo,x\n1,b,hi,x\n2,a,hi,y\n2,b,hi,y\n", "r.csv")
+    spec = write(tmp_path, "columns: {item: tid, annotator: who, label: score, pool: kind}\n"
+                           "label: {kind: ordinal, order: [0, 1], map: {lo: 0, hi: 1}}\n"
+                           "judge_pools: [y]\n")
+    table = load(src, spec=spec)
+    f = table.frame
+    assert [int(v) for v in f[C.LABEL]] == [0, 1, 1, 1]
+    assert table.judge_pools == ("y",) and table.pools == ["x", "y"]
+
+
+def test_spec_column_absent_from_the_table(tmp_path):
+    src = write(tmp_path, "tid,who,score\n1,a,1\n", "r.csv")
+    spec = write(tmp_path, "columns: {item: tweet, annotator: who, label: score}\n")
+    with pytest.raises(InputError, match=r"'item' to column 'tweet'.*'tid', 'who', 'score'"):
+        load(src, spec=spec)
+
+
+def test_spec_declared_order_reports_values_outside(tmp_path):
+    src = write(tmp_path, "item,annotator,label\n1,a,1\n1,b,7\n2,a,2\n2,b,3\n", "t.csv")
+    spec = write(tmp_path, "label: {kind: ordinal, order: [1, 2, 3]}\n")
+    with pytest.raises(SchemaError) as err:
+        load(src, spec=spec)
+    fails = err.value.failures
+    assert fails["failure_case"].tolist() == ["7"] and fails["index"].tolist() == [1]
+    assert "declared set" in fails["check"].iloc[0]
+
+
+def test_spec_read_options(tmp_path):
+    src = write(tmp_path, "# comment\nitem;annotator;label\n1;a;x\n1;b;-\n", "t.txt")
+    spec = write(tmp_path, "read: {sep: ';', skiprows: 1, na_values: ['-']}\n")
+    with pytest.raises(SchemaError, match="not null"):
+        load(src, spec=spec)

@@ -1,0 +1,173 @@
+"""Generic tables: a wide CSV mapped by a YAML spec, a long CSV needing none, pools, round trips."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from audit import columns as C
+from audit.errors import InputError
+from audit.load import LoadWarning, detect_format, load
+from audit.load.pools import read_pools
+from audit.load.readers import read_table
+
+TABLES = Path(__file__).resolve().parent / "fixtures" / "table"
+WIDE, SPEC, LONG, POOLS = (TABLES / n for n in ("ratings_wide.csv", "ratings_wide.yaml",
+                                                "long.csv", "pools.csv"))
+
+
+def csv_rows(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def per_pool(judgments):
+    stats = defaultdict(lambda: [set(), 0, set()])
+    for (item, ann), (pool, _) in judgments.items():
+        stats[pool][0].add(item)
+        stats[pool][1] += 1
+        stats[pool][2].add(ann)
+    return {p: (len(s[0]), s[1], len(s[2])) for p, s in stats.items()}
+
+
+def observed(table):
+    f = table.frame
+    got = {(i, a): (p, str(v)) for i, a, p, v in zip(
+        f[C.ITEM].astype(str), f[C.ANNOTATOR].astype(str), f[C.POOL].astype(str), f[C.LABEL])}
+    counts = {p: (v["n_items"], v["n_annotations"], v["n_annotators"])
+              for p, v in table.summary()["pools"].items()}
+    return got, counts
+
+
+def test_wide_csv_via_spec():
+    pools = {r["annotator"]: r["group"] for r in csv_rows(POOLS)}
+    exp = {}
+    for row in csv_rows(WIDE):
+        for rater in ("r1", "r2", "r3"):
+            if row[rater] != "":
+                label = "1" if row[rater] == "bad" else row[rater]
+                exp[(row["tweet_id"], rater)] = (pools[rater], label)
+    table = load(WIDE, spec=SPEC)
+    got, counts = observed(table)
+    assert got == exp
+    assert counts == per_pool(exp)
+    assert table.name == "demo-ratings"
+    assert table.scale.kind.value == "ordinal" and table.scale.values == (1, 2, 3, 4, 5)
+    assert table.scale.display(5) == "great"
+    assert table.is_rating
+    f = table.frame
+    assert set(f[C.MODEL].astype(str)) == {r["system"] for r in csv_rows(WIDE)}
+    assert f.loc[f[C.ITEM] == "t003", C.TEXT].iloc[0] == 'Translate "good morning" into French'
+    # the source row of each judgment is its 0-based data row
+    assert f[(f[C.ITEM] == "t003") & (f[C.ANNOTATOR] == "r1")].index.tolist() == [2]
+
+
+def test_long_csv_needs_no_spec():
+    assert detect_format(LONG) == "table"
+    exp = {(r["item"], r["annotator"]): (r["pool"], r["label"]) for r in csv_rows(LONG)}
+    table = load(LONG)
+    got, counts = observed(table)
+    assert got == exp
+    assert counts == per_pool(exp)
+    assert table.scale.kind.value == "nominal"
+    assert "NA" in table.scale.values          # "NA" is a label here, not a missing value
+    assert set(table.frame[C.CATEGORY].astype(str)) == {"review", "news", "forum"}
+
+
+def test_pools_file_overrides_the_pool_column():
+    with pytest.warns(LoadWarning, match=r"4 annotator\(s\).*'unknown'"):
+        table = load(LONG, pools=POOLS, pool_column="group")
+    assert set(table.pools) == {"unknown"}        # long.csv's ids are not r1..r3
+    mapping = {"ann_a": "g1", "ann_b": "g1", "ann_c": "g2", "ann_d": "g2"}
+    got, _ = observed(load(LONG, pools=mapping))
+    assert got == {(r["item"], r["annotator"]): (mapping[r["annotator"]], r["label"])
+                   for r in csv_rows(LONG)}
+
+
+def test_pool_column_of_the_data(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,label,team\n1,a,x,red\n1,b,y,blue\n2,a,x,red\n2,b,x,blue\n")
+    table = load(src, pool_column="team")
+    assert set(table.pools) == {"red", "blue"}
+    with pytest.raises(InputError, match="'squad'"):
+        load(src, pool_column="squad")
+
+
+def test_pools_files():
+    assert read_pools(POOLS, pool_column="group") == {"r1": "expert", "r2": "crowd", "r3": "crowd"}
+    with pytest.raises(InputError, match=r"no column 'pool'.*'annotator', 'group'"):
+        read_pools(POOLS)
+
+
+def test_pools_json_forms(tmp_path):
+    plain = tmp_path / "p.json"
+    plain.write_text('{"a": "x", "b": "y"}')
+    assert read_pools(plain) == {"a": "x", "b": "y"}
+    meta = tmp_path / "m.json"
+    meta.write_text('{"a": {"Team": "x", "Age": "3",}, "b": {"Team": "y", "Age": "4",},}')
+    assert read_pools(meta, pool_column="Team") == {"a": "x", "b": "y"}
+    with pytest.raises(InputError, match=r"needs --pool-column; fields: 'Age', 'Team'"):
+        read_pools(meta)
+    with pytest.raises(InputError, match=r"no field 'Tam'.*'Age', 'Team'"):
+        read_pools(meta, pool_column="Tam")
+
+
+def test_tsv_jsonl_parquet_give_the_same_table(tmp_path):
+    frame = read_table(LONG)
+    base = observed(load(LONG))
+    tsv = tmp_path / "long.tsv"
+    frame.to_csv(tsv, sep="\t", index=False)
+    jsonl = tmp_path / "long.jsonl"
+    frame.to_json(jsonl, orient="records", lines=True)
+    pq = tmp_path / "long.parquet"
+    frame.to_parquet(pq)
+    for path in (tsv, jsonl, pq):
+        assert detect_format(path) == "table"
+        assert observed(load(path)) == base
+
+
+def test_read_only_input_loads(tmp_path):
+    src = tmp_path / "long.csv"
+    shutil.copy(LONG, src)
+    src.chmod(0o444)
+    assert observed(load(src)) == observed(load(LONG))
+
+
+# -- round trip ------------------------------------------------------------------------------------
+_text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff")
+                | st.sampled_from(["\n", "\t", ",", '"', " "]), min_size=1, max_size=8)
+_label = st.text("abcxyzABC", min_size=1, max_size=3)
+
+
+@st.composite
+def long_tables(draw):
+    items = draw(st.lists(_text, min_size=1, max_size=5, unique=True))
+    annotators = draw(st.lists(_text, min_size=1, max_size=4, unique=True))
+    cells = draw(st.lists(st.tuples(st.sampled_from(items), st.sampled_from(annotators)),
+                          min_size=1, max_size=15, unique=True))
+    labels = draw(st.lists(_label, min_size=len(cells), max_size=len(cells)))
+    return pd.DataFrame({C.ITEM: [c[0] for c in cells], C.ANNOTATOR: [c[1] for c in cells],
+                         C.LABEL: labels})
+
+
+@pytest.mark.filterwarnings("ignore::audit.errors.DegenerateDataWarning")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(frame=long_tables())
+def test_long_csv_round_trips(tmp_path_factory, frame):
+    path = tmp_path_factory.mktemp("rt") / "t.csv"
+    frame.to_csv(path, index=False)
+    back = read_table(path)
+    pd.testing.assert_frame_equal(back, frame, check_dtype=False)
+    table = load(path, format="table")
+    f = table.frame
+    got = pd.DataFrame({C.ITEM: f[C.ITEM].astype(str), C.ANNOTATOR: f[C.ANNOTATOR].astype(str),
+                        C.LABEL: f[C.LABEL].astype(str)}).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, frame)
+    assert f.index.tolist() == list(range(len(frame)))

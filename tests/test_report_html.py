@@ -1,0 +1,271 @@
+"""The HTML report: every section, the numbers in it, self-containment, sanitised charts, size."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from results_examples import (bare_results, full_results, minimal_results, parse_html,
+                              section_html, section_text)
+
+from audit import columns as C
+from audit.labels import LabelKind, LabelScale
+from audit.report import charts, write_reports
+from audit.report.html import SECTIONS, confusion_matrix, render_html
+
+REPO = Path(__file__).resolve().parents[1]
+MULTIPREF = REPO / "tests" / "fixtures" / "multipref" / "multipref_sample.jsonl"
+SECTION_IDS = [s for s, _ in SECTIONS]
+
+
+def section_ids(html: str) -> list[str]:
+    tags, _ = parse_html(html)
+    return [a.get("id") for t, a in tags if t == "section"]
+
+
+# -- structure ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [full_results, minimal_results, bare_results])
+def test_every_section_is_present_in_order(make):
+    assert section_ids(render_html(make())) == SECTION_IDS
+
+
+def test_absent_blocks_say_not_applicable():
+    html = render_html(bare_results())
+    for sid in ("expectations", "reliability", "pool-disagreement", "leaderboards",
+                "closest-pairs", "displacement", "simulation", "judge-alignment",
+                "flipped-items"):
+        assert "Not applicable" in section_text(html, sid), sid
+    assert "Not applicable" not in section_text(html, "overview")
+    # HS-Brexit shape: reliability and disagreement present, no models
+    html = render_html(minimal_results())
+    assert "Not applicable" not in section_text(html, "reliability")
+    assert "Not applicable: the dataset compares no models" in section_text(html, "leaderboards")
+
+
+def test_numbers_are_rendered_where_they_belong():
+    html = render_html(full_results())
+    rel = section_text(html, "reliability")
+    assert "0.320 [0.270, 0.370]" in rel and "0.710 [0.660, 0.760]" in rel
+    pd_text = section_text(html, "pool-disagreement")
+    assert "31.0% [27.0%, 35.0%]" in pd_text and "8.0% [6.0%, 10.0%]" in pd_text
+    assert "0.0003" in pd_text  # within-pool annotator effect p
+    lb = section_text(html, "leaderboards")
+    assert "0.710 [0.670, 0.750] (#1)" in lb and "0.800" in lb
+    cp = section_text(html, "closest-pairs")
+    assert cp.index("0.340") < cp.index("0.080")  # highest swap probability first
+    assert "0.410" in section_text(html, "displacement")
+    assert "0.930" in section_text(html, "simulation")
+    ja = section_text(html, "judge-alignment")
+    assert "0.630 [0.580, 0.680]" in ja and "moderate" in ja
+    ex = section_text(html, "expectations")
+    assert ex.count("FAIL") == 1 and "2 passed" in ex and "1 failed" in ex
+    method = section_text(html, "method")
+    assert "200" in method and "numpy 1.26.4" in method and "7" in method
+
+
+def test_flipped_items_are_capped_and_counted():
+    html = render_html(full_results(), max_items=5)
+    sec = section_html(html, "flipped-items")
+    assert sec.count("<tr>") == 1 + 5  # header + 5 items
+    assert "42 item(s)" in section_text(html, "flipped-items")
+    assert "first 5" in section_text(html, "flipped-items")
+
+
+def test_page_is_self_contained():
+    html = render_html(full_results())
+    tags, _ = parse_html(html)
+    names = {t for t, _ in tags}
+    assert not names & {"script", "link", "img", "iframe", "object", "embed", "image",
+                        "foreignobject", "base", "form"}
+    for tag, attrs in tags:
+        assert "src" not in attrs, tag
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)
+        for k in ("href", "xlink:href"):
+            if k in attrs:
+                assert attrs[k].startswith("#"), (tag, attrs)
+    csp = [a["content"] for t, a in tags if t == "meta" and a.get("http-equiv") ==
+           "Content-Security-Policy"]
+    assert csp and "default-src 'none'" in csp[0]
+    assert "http://" not in re.sub(r'xmlns(:\w+)?="[^"]+"', "", html)
+    assert "https://" not in html
+
+
+def test_render_is_deterministic():
+    assert render_html(full_results()) == render_html(full_results())
+
+
+def test_every_section_has_a_chart_when_data_allow():
+    html = render_html(full_results())
+    for sid in ("reliability", "pool-disagreement", "leaderboards", "closest-pairs",
+                "displacement", "simulation"):
+        assert "<svg" in section_html(html, sid), sid
+    assert section_html(html, "leaderboards").count("<svg") == 2  # forest + slope chart
+
+
+# -- charts ------------------------------------------------------------------------------------------
+def test_sanitize_svg_removes_active_content():
+    evil = """<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+      onload="alert(1)" viewBox="0 0 10 10">
+      <script>alert(1)</script>
+      <style>@import url(http://x/y.css);</style>
+      <style>* { stroke-linejoin: round; stroke-linecap: butt }</style>
+      <foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>
+      <a xlink:href="javascript:alert(1)"><text>link</text></a>
+      <image href="http://example.org/a.png"/>
+      <g style="fill: url(http://x/#p)" onclick="alert(1)"><path d="M0 0L1 1" style="fill: #fff"/></g>
+      <use xlink:href="http://x/#a"/><use xlink:href="#ok"/>
+      <text x="1">&lt;script&gt;alert(1)&lt;/script&gt;</text>
+    </svg>"""
+    out = charts.sanitize_svg(evil)
+    low = out.lower()
+    for bad in ("<script", "onload", "onclick", "foreignobject", "javascript:", "http://x",
+                "example.org", "@import", "<image", "<a "):
+        assert bad not in low, bad
+    root = ET.fromstring(out)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.find(f".//{ns}path").get("d") == "M0 0L1 1"
+    assert root.find(f".//{ns}path").get("style") == "fill: #fff"
+    assert [t.text for t in root.iter(f"{ns}text")] == ["<script>alert(1)</script>"]
+    assert "&lt;script&gt;" in out
+    assert len(root.findall(f".//{ns}style")) == 1  # matplotlib's own rule survives
+    hrefs = [v for el in root.iter() for k, v in el.attrib.items() if k.endswith("href")]
+    assert hrefs == ["#ok"]
+
+
+def _texts(svg: str) -> list[str]:
+    root = ET.fromstring(svg)
+    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_chart_labels_are_text_and_escaped():
+    evil = ["<script>alert(1)</script>", "$\\frac{a}{$", "a&b\"c'd", "x" * 80]
+    boards = {"p<1>": [{"model": m, "score": 0.5 - 0.1 * i, "ci95": [0.4 - 0.1 * i, 0.6 - 0.1 * i],
+                        "rank": i + 1} for i, m in enumerate(evil)],
+              "p2": [{"model": m, "score": 0.1 * i, "ci95": None, "rank": 4 - i}
+                     for i, m in enumerate(evil)]}
+    for svg in (charts.leaderboard_chart(boards), charts.slope_chart(boards)):
+        texts = _texts(svg)
+        for m in evil:
+            assert charts.short(m) in texts or charts.short(m, 24) in texts, m
+        assert "<script" not in svg and "&lt;script&gt;" in svg
+    assert charts.short("x" * 80) == "x" * 31 + "…"
+
+
+def test_charts_are_none_without_data():
+    assert charts.reliability_chart(None) is None
+    assert charts.reliability_chart({"overall": {}, "by_pool": {}}) is None
+    assert charts.leaderboard_chart({}) is None
+    assert charts.slope_chart({"only": [{"model": "m", "score": 1.0, "rank": 1}]}) is None
+    assert charts.swap_chart([]) is None
+    assert charts.displacement_histogram({"p": {}}) is None
+    assert charts.simulation_curve([{"n_models": 6, "displacement_probability": None}]) is None
+    assert charts.confusion_heatmap(["a"], ["a", "b"], [[1]], pool_a="x", pool_b="y") is None
+
+
+def test_heatmap_writes_every_count():
+    counts = [[388, 16, 23], [0, 89, 8], [29, 11, 1435]]
+    svg = charts.confusion_heatmap(["A", "tie", "B"], ["A", "tie", "B"], counts,
+                                   pool_a="p1", pool_b="p2")
+    texts = _texts(svg)
+    for row in counts:
+        for c in row:
+            assert f"{c:,}" in texts
+    assert "<image" not in svg  # vector cells, no raster
+
+
+@pytest.mark.parametrize("conf", [
+    {"A": {"A": 5, "tie": 1, "B": 2}, "tie": {"A": 0, "tie": 3, "B": 1},
+     "B": {"A": 4, "tie": 0, "B": 9}},
+    {"labels": ["A", "tie", "B"], "counts": [[5, 1, 2], [0, 3, 1], [4, 0, 9]]},
+    [[5, 1, 2], [0, 3, 1], [4, 0, 9]],
+])
+def test_confusion_matrix_accepts_each_shape(conf):
+    la, lb, counts = confusion_matrix({"granularity": "winner", "confusion": conf}, {})
+    assert la == lb == ["A", "tie", "B"]
+    assert np.array_equal(np.asarray(counts), [[5, 1, 2], [0, 3, 1], [4, 0, 9]])
+
+
+# -- files, pipeline, size ---------------------------------------------------------------------------
+def test_write_reports_writes_three_files(tmp_path):
+    paths = write_reports(full_results(), tmp_path / "out")
+    assert set(paths) == {"report", "card", "croissant_rai"}
+    assert paths["report"].name == "report.html" and paths["card"].name == "dataset_card.md"
+    assert section_ids(paths["report"].read_text()) == SECTION_IDS
+    assert json.loads(paths["croissant_rai"].read_text())["@type"] == "sc:Dataset"
+
+
+def test_help_does_not_import_the_renderers():
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print([m for m in ('matplotlib', 'jinja2', 'huggingface_hub') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_cli_run_writes_report_and_card(tmp_path):
+    from audit.cli import cli
+
+    result = CliRunner().invoke(cli, ["run", str(MULTIPREF), "--out", str(tmp_path),
+                                      "--bootstrap", "30", "--quiet"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    res = json.loads((tmp_path / "results.json").read_text())
+    html = (tmp_path / "report.html").read_text()
+    assert section_ids(html) == SECTION_IDS
+    assert res["dataset"]["name"] in section_text(html, "overview")
+    alpha = res["reliability"]["overall"]["krippendorff_alpha"]
+    if alpha["value"] is not None:
+        assert f"{alpha['value']:.3f}" in section_text(html, "reliability")
+    for p in res["dataset"]["pools"]:
+        assert p in section_text(html, "overview")
+    assert (tmp_path / "dataset_card.md").exists() and (tmp_path / "croissant_rai.json").exists()
+
+
+def synthetic_table(n_items: int, *, seed: int = 0, n_models: int = 8):
+    """A MultiPref-shaped table: crowd and expert pools (2 judgments each) and a judge pool."""
+    from audit.table import build_table
+
+    rng = np.random.default_rng(seed)
+    models = np.array([f"model-{k}" for k in range(n_models)])
+    a = rng.integers(0, n_models, n_items)
+    b = (a + rng.integers(1, n_models, n_items)) % n_models
+    strength = np.linspace(1, -1, n_models)
+    items = np.arange(n_items).astype(str)
+    frames = []
+    for pool, n_ann, noise in (("crowd", 20, 1.0), ("expert", 6, 0.5), ("gpt-4", 1, 0.3)):
+        for rep in range(1 if pool == "gpt-4" else 2):
+            label = np.clip(np.round(strength[b] - strength[a]
+                                     + rng.normal(0, noise, n_items)), -2, 2).astype(int)
+            frames.append(pd.DataFrame({
+                C.ITEM: items, C.POOL: pool, C.LABEL: label,
+                C.ANNOTATOR: pd.Series(rng.integers(0, n_ann, n_items)).map(
+                    lambda x, p=pool, r=rep: f"{p}-{x}-{r}"),
+                C.MODEL_A: models[a], C.MODEL_B: models[b], C.TEXT: "a long prompt " * 40}))
+    return build_table(pd.concat(frames, ignore_index=True),
+                       LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2)),
+                       name=f"synthetic-{n_items}", source="synthetic", judge_pools=("gpt-4",))
+
+
+@pytest.mark.slow
+def test_report_size_is_set_by_aggregates_not_items(record_property):
+    from audit.pipeline import audit_table
+    from audit.resample import Bootstrap
+
+    sizes = {}
+    for n in (1_000, 10_000):
+        with pytest.warns(Warning):  # the single-annotator judge pool has NaN reliability
+            results = audit_table(synthetic_table(n), bootstrap=Bootstrap(50, 0))
+        html = render_html(results)
+        assert section_ids(html) == SECTION_IDS
+        sizes[n] = len(html.encode("utf-8"))
+    record_property("report_bytes_10k_items", sizes[10_000])
+    print(f"report size: 1k items {sizes[1_000]:,} B, 10k items {sizes[10_000]:,} B")
+    assert sizes[10_000] < 2_000_000
+    assert abs(sizes[10_000] - sizes[1_000]) < 100_000  # 10x the items, not 10x the bytes

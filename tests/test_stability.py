@@ -1,0 +1,219 @@
+"""Stability: pool switches (Kendall tau-b vs scipy), neighbour swaps and displacement against
+closed forms and brute force, flipped items against the raw PandaLM file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binom, kendalltau, rankdata
+
+from audit import columns as C
+from audit.rank import ALL, rank
+from audit.rank.leaderboard import Board
+from audit.rank.stability import closest_pairs, displacement, kendall_tau_b
+from audit.resample import Bootstrap
+from conftest import PANDALM_ANNOTATORS, pandalm_records, pandalm_table
+from rank_data import arena_raw, table_of
+
+BOOT = Bootstrap(n_resamples=1000, seed=4)
+
+
+@pytest.fixture(scope="module")
+def pandalm_result():
+    return rank(pandalm_table(), bootstrap=BOOT, n_sims=4000)
+
+
+def _scores(result, pool):
+    return {r["model"]: r["score"] for r in result["leaderboards"][pool]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=15))
+def test_kendall_tau_b_matches_scipy(pairs):
+    x, y = np.array(pairs, dtype=float).T
+    expected = kendalltau(x, y).statistic
+    got = kendall_tau_b(x, y)
+    if np.isnan(expected):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_pool_pairs_on_pandalm(pandalm_result):
+    pairs = pandalm_result["stability"]["pool_pairs"]
+    assert [(p["pool_a"], p["pool_b"]) for p in pairs] == list(combinations(PANDALM_ANNOTATORS, 2))
+    for p in pairs:
+        sa, sb = _scores(pandalm_result, p["pool_a"]), _scores(pandalm_result, p["pool_b"])
+        models = sorted(sa)
+        a = np.array([sa[m] for m in models])
+        b = np.array([sb[m] for m in models])
+        assert p["kendall_tau"] == pytest.approx(kendalltau(a, b).statistic, abs=1e-12)
+        assert p["n_displaced"] == int((rankdata(-a, "min") != rankdata(-b, "min")).sum())
+        assert p["shifts"] == pytest.approx(dict(zip(models, b - a)), abs=1e-12)
+        assert p["score_shift_sd"] == pytest.approx(np.std(b - a, ddof=1), abs=1e-12)
+
+
+def test_pool_switch_with_reordered_and_missing_models():
+    # crowd prefers m0 > m1 > m2 > m3; expert m1 > m0 > m2 and never sees m3
+    wins = {"crowd": [("m0", "m1", 8, 2), ("m1", "m2", 7, 3), ("m2", "m3", 7, 3),
+                      ("m0", "m2", 9, 1), ("m0", "m3", 9, 1), ("m1", "m3", 8, 2)],
+            "expert": [("m0", "m1", 2, 8), ("m1", "m2", 9, 1), ("m0", "m2", 6, 4)]}
+    rows, k = [], 0
+    for pool, games in wins.items():
+        for a, b, wa, wb in games:
+            for lab in [-1] * wa + [1] * wb:
+                rows.append({C.ITEM: f"{pool}{k}", C.ANNOTATOR: f"{pool}-{k % 2}", C.POOL: pool,
+                             C.LABEL: lab, C.MODEL_A: a, C.MODEL_B: b})
+                k += 1
+    res = rank(table_of(pd.DataFrame(rows)), bootstrap=Bootstrap(100, seed=0), n_sims=500)
+    (pair,) = res["stability"]["pool_pairs"]
+    assert pair["n_models"] == 3 and set(pair["shifts"]) == {"m0", "m1", "m2"}
+    sc, se = _scores(res, "crowd"), _scores(res, "expert")
+    a = np.array([sc[m] for m in ("m0", "m1", "m2")])
+    b = np.array([se[m] for m in ("m0", "m1", "m2")])
+    assert pair["n_displaced"] == 2
+    assert pair["kendall_tau"] == pytest.approx(kendalltau(a, b).statistic)
+    assert pair["score_shift_sd"] == pytest.approx(np.std(b - a, ddof=1))
+
+
+def _board(samples, score, models=None):
+    samples = np.asarray(samples, dtype=float)
+    models = models or tuple(f"m{k}" for k in range(samples.shape[1]))
+    return Board("p", tuple(models), np.asarray(score, float), samples,
+                 np.ones(len(models)), 10)
+
+
+def test_closest_pairs_and_displacement_match_brute_force():
+    rng = np.random.default_rng(0)
+    score = np.array([0.2, 0.5, 0.45, 0.8, 0.5])
+    samples = score + rng.normal(0, 0.05, (3000, 5))
+    samples[::7, 1] = samples[::7, 4]      # exact ties in some resamples
+    samples[::11, 3] = np.nan              # m3 missing from some resamples
+    board = _board(samples, score)
+    pairs = closest_pairs(board)
+    order = [3, 1, 4, 2, 0]                # by rank, ties (m1, m4) by name
+    assert [(p["model_hi"], p["model_lo"]) for p in pairs] == [
+        (f"m{h}", f"m{l}") for h, l in zip(order[:-1], order[1:])]
+    for p, h, l in zip(pairs, order[:-1], order[1:]):
+        assert p["gap"] == pytest.approx(score[h] - score[l])
+        ok = ~np.isnan(samples[:, h]) & ~np.isnan(samples[:, l])
+        sw = [1.0 if s[l] > s[h] else 0.5 if s[l] == s[h] else 0.0 for s in samples[ok]]
+        assert p["swap_probability"] == pytest.approx(np.mean(sw), abs=1e-12)
+
+    full = rankdata(-score, "min")
+    moved = []
+    for s in samples:
+        s = np.where(np.isnan(s), -np.inf, s)
+        moved.append(int((rankdata(-s, "min") != full).sum()))
+    prob, hist = displacement(board)
+    assert prob == pytest.approx(np.mean(np.array(moved) > 0), abs=1e-12)
+    assert hist == {str(k): Counter(moved).get(k, 0) for k in range(6)}
+
+
+def test_two_model_swap_and_displacement_against_the_binomial():
+    """One decisive vote per item between x and y: y wins k of n. Resampling items makes y's
+    wins Binomial(n, k/n), so the swap probability is P(W < n/2) + P(W = n/2) / 2 and the
+    displacement probability P(W <= n/2)."""
+    n, k = 60, 34
+    rows = [{C.ITEM: i, C.ANNOTATOR: f"u{i % 4}", C.LABEL: 1 if i < k else -1,
+             C.MODEL_A: "x", C.MODEL_B: "y"} for i in range(n)]
+    boot = Bootstrap(n_resamples=8000, seed=9)
+    res = rank(table_of(pd.DataFrame(rows)), bootstrap=boot, n_sims=500)
+    (pair,) = [p for p in res["stability"]["closest_pairs"] if p["pool"] == ALL]
+    assert (pair["model_hi"], pair["model_lo"]) == ("y", "x")
+    dist = binom(n, k / n)
+    swap = dist.cdf(n / 2 - 1) + 0.5 * dist.pmf(n / 2)
+    se = np.sqrt(swap * (1 - swap) / boot.n_resamples)
+    assert pair["swap_probability"] == pytest.approx(swap, abs=4 * se)
+    moved = dist.cdf(n / 2)
+    se = np.sqrt(moved * (1 - moved) / boot.n_resamples)
+    assert res["stability"]["bootstrap_displacement_probability"][ALL] == pytest.approx(
+        moved, abs=4 * se)
+
+
+def test_displacement_differs_by_seed_only_within_error():
+    table = table_of(arena_raw(n_items=250, seed=3))
+    one = rank(table, bootstrap=Bootstrap(3000, seed=1), n_sims=500)
+    two = rank(table, bootstrap=Bootstrap(3000, seed=2), n_sims=500)
+    for pool, p1 in one["stability"]["bootstrap_displacement_probability"].items():
+        p2 = two["stability"]["bootstrap_displacement_probability"][pool]
+        se = np.sqrt(2 * max(p1 * (1 - p1), 1e-4) / 3000)
+        assert abs(p1 - p2) < 4 * se
+    assert one["stability"]["bootstrap_displacement_probability"] != \
+        two["stability"]["bootstrap_displacement_probability"]
+
+
+def test_flipped_items_match_the_raw_pandalm_file(pandalm_result):
+    records = pandalm_records()
+    flipped = [r for r in records if {1, 2} <= {r[a] for a in PANDALM_ANNOTATORS}]
+    block = pandalm_result["stability"]["flipped_items"]
+    assert block["count"] == len(flipped)
+    assert block["n_compared"] == len(records)
+    assert len(block["items"]) == 50
+    name = {1: "A", 2: "B", 0: "tie"}
+    for got, rec in zip(block["items"], flipped[:50]):
+        assert got["item"] == str(rec["idx"])
+        assert (got["model_a"], got["model_b"]) == tuple(rec["cmp_key"].split("_"))
+        assert got["winners"] == {a: name[rec[a]] for a in PANDALM_ANNOTATORS}
+        assert got["text"] == rec["instruction"][:200]
+    few = rank(pandalm_table(), bootstrap=Bootstrap(20), n_sims=100, max_flipped=3)
+    assert len(few["stability"]["flipped_items"]["items"]) == 3
+
+
+def test_flipped_items_use_each_pools_majority():
+    votes = {  # item: (crowd labels, expert labels)
+        "a": ((-1, -1, 1), (1, 1)),      # crowd A, expert B: flipped
+        "b": ((-1, 1, 0), (1, 1)),       # crowd tie (A/B tie): not flipped
+        "c": ((1, 1, 1), (-1, 0)),       # expert tie (A against tie): not flipped
+        "d": ((0, 0, -1), (1, 1)),       # crowd tie by plurality: not flipped
+        "e": ((1, 1, -1), (-1, -1)),     # flipped
+        "f": ((1, 1, 1), ()),            # one pool only: not compared
+    }
+    rows = []
+    for item, (crowd, expert) in votes.items():
+        for pool, labels in (("crowd", crowd), ("expert", expert)):
+            for j, lab in enumerate(labels):
+                rows.append({C.ITEM: item, C.ANNOTATOR: f"{pool}{j}", C.POOL: pool, C.LABEL: lab,
+                             C.MODEL_A: "p", C.MODEL_B: "q"})
+    res = rank(table_of(pd.DataFrame(rows)), bootstrap=Bootstrap(50), n_sims=100)
+    block = res["stability"]["flipped_items"]
+    assert block["count"] == 2 and block["n_compared"] == 5
+    assert [i["item"] for i in block["items"]] == ["a", "e"]
+    assert block["items"][0]["winners"] == {"crowd": "A", "expert": "B"}
+    assert "text" not in block["items"][0]
+
+
+def test_simulation_block_uses_the_measured_perturbation_and_gaps(pandalm_result):
+    sim = pandalm_result["stability"]["simulation_model"]
+    sds = [p["score_shift_sd"] for p in pandalm_result["stability"]["pool_pairs"]]
+    assert sim["perturbation_used"] == "pool_switch"
+    assert sim["perturbation_sd"] == pytest.approx(np.sqrt(np.mean(np.square(sds))))
+    scores = np.sort(list(_scores(pandalm_result, ALL).values()))
+    assert sim["gaps"] == pytest.approx(np.diff(scores).tolist())
+    assert sim["score_range"] == pytest.approx([scores[0], scores[-1]])
+    rows = pandalm_result["stability"]["simulation"]
+    assert [r["n_models"] for r in rows] == [6, 10, 20, 50, 100]
+    probs = [r["displacement_probability"] for r in rows]
+    assert probs == sorted(probs)
+
+    boot = rank(pandalm_table(), bootstrap=Bootstrap(300, seed=1), perturbation="bootstrap",
+                gap_model="even", sizes=(6, 10), n_sims=1000)
+    sim = boot["stability"]["simulation_model"]
+    assert sim["perturbation_used"] == "bootstrap" and sim["gap_model"] == "even"
+    assert 0.005 < sim["perturbation_sd"] < 0.05
+
+
+def test_one_pool_falls_back_to_the_bootstrap():
+    table = table_of(arena_raw(n_items=150, pools=("crowd",), seed=1))
+    res = rank(table, bootstrap=Bootstrap(200), n_sims=500)
+    sim = res["stability"]["simulation_model"]
+    assert sim["perturbation"] == "pool_switch" and sim["perturbation_used"] == "bootstrap"
+    assert "note" in sim and len(res["stability"]["simulation"]) == 5
+    assert res["stability"]["pool_pairs"] == []
+    assert res["stability"]["flipped_items"]["count"] is None
