@@ -70,7 +70,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeats", type=int, default=3,
-                   help="this toolkit's and krippendorff's calls are timed this many times (median)")
+                   help="time this toolkit's and krippendorff's calls this many times (median)")
     p.add_argument("--fastchat-rounds", type=int, default=3)
     p.add_argument("--evalica-rounds", type=int, default=10)
     p.add_argument("--arena-rounds", type=int, nargs=2, default=[2, 10], metavar=("R1", "R2"),
@@ -85,7 +85,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="run krippendorff's dense input only when it needs at most this much")
     p.add_argument("--audit-format", choices=["csv", "parquet"], default="csv")
     p.add_argument("--profile-max", type=int, default=1_000_000,
-                   help="profile a missed target only at sizes up to this")
+                   help="profile a missed target only at sizes up to this (the whole audit: at "
+                        "the largest such size)")
     p.add_argument("--timeout", type=float, default=3 * 3600, help="seconds per measurement")
     p.add_argument("--data-dir", type=Path, default=HERE / "_data")
     p.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
@@ -169,7 +170,7 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-# -- 1. Bradley-Terry --------------------------------------------------------------------------------
+# -- 1. Bradley-Terry ------------------------------------------------------------------------------
 
 def bench_bt(n: int, args) -> dict:
     stem = f"bt-{n}-m{args.models}-s{args.seed}"
@@ -180,14 +181,10 @@ def bench_bt(n: int, args) -> dict:
     del raw
     row = {"n": n, "models": args.models, "resamples": args.resamples}
     log(f"BT {n:,}: this toolkit")
+    profile = BT_TARGET_S if BT_TARGET_N <= n <= args.profile_max else None
     row["ours"] = run_task("bt_ours", args.timeout, data=str(data), n_resamples=args.resamples,
-                           seed=args.seed, repeats=args.repeats)
+                           seed=args.seed, repeats=args.repeats, profile_over_s=profile)
     ours_s = row["ours"].get("seconds")
-    if ours_s is not None and n <= args.profile_max and n >= BT_TARGET_N and ours_s > BT_TARGET_S:
-        log("  over target: profiling")
-        prof = run_task("bt_ours", args.timeout, data=str(data), n_resamples=args.resamples,
-                        seed=args.seed, repeats=1, profile=True)
-        row["ours"]["profile"] = prof.get("profile", prof.get("error"))
     log(f"BT {n:,}: evalica ({args.evalica_rounds} rounds)")
     row["evalica"] = run_task("bt_evalica", args.timeout, battles=str(battles),
                               rounds=args.evalica_rounds, seed=args.seed)
@@ -202,7 +199,7 @@ def bench_bt(n: int, args) -> dict:
             if ours_s:
                 res["speedup"] = res["extrapolated_s"] / ours_s
         if "per_round_mib" in res:
-            res["extrapolated_mib"] = res["peak_rss_mib"] + args.resamples * res["per_round_mib"]
+            res["extrapolated_mib"] = res["base_mib"] + args.resamples * res["per_round_mib"]
     row["agreement"] = bt_agreement(row)
     return row
 
@@ -269,25 +266,19 @@ def bench_arena(battles: Path, args) -> dict:
     return res
 
 
-# -- 2. Krippendorff's alpha ------------------------------------------------------------------------
+# -- 2. Krippendorff's alpha -----------------------------------------------------------------------
 
 def bench_alpha(n_items: int, args) -> dict:
     path = args.data_dir / f"alpha-{n_items}i-s{args.seed}.parquet"
     cached(path, lambda p: synth.write(
         synth.generate(n_items=n_items, kind="rating", seed=args.seed), p))
     log(f"alpha {n_items:,} items")
+    at_target = ALPHA_TARGET_ITEMS <= n_items <= args.profile_max
     res = run_task("alpha", args.timeout, data=str(path), dense_max_gib=args.dense_max_gib,
-                   repeats=args.repeats)
+                   repeats=args.repeats, profile_over_s=ALPHA_TARGET_S if at_target else None,
+                   profile_over_mib=ALPHA_TARGET_MIB if at_target else None)
     if "error" in res:
         return {"n_items": n_items, **res}
-    missed = any(lv["ours"]["seconds"] > ALPHA_TARGET_S or lv["ours"]["peak_mib"] > ALPHA_TARGET_MIB
-                 for lv in res["levels"].values())
-    if missed and ALPHA_TARGET_ITEMS <= n_items <= args.profile_max:
-        log("  over target: profiling")
-        prof = run_task("alpha", args.timeout, data=str(path), dense_max_gib=0, repeats=1,
-                        profile=True)
-        res["profile"] = {lv: prof["levels"][lv]["ours"].get("profile")
-                          for lv in prof.get("levels", {})} or prof.get("error")
     for lv in res["levels"].values():
         ours = lv["ours"]["alpha"]
         for tool in ("kd_counts", "kd_dense"):
@@ -296,7 +287,7 @@ def bench_alpha(n_items: int, args) -> dict:
     return {"n_items": n_items, **res}
 
 
-# -- 3. the whole audit -------------------------------------------------------------------------------
+# -- 3. the whole audit ----------------------------------------------------------------------------
 
 SPEC = """\
 name: synthetic
@@ -320,14 +311,25 @@ def bench_audit(n: int, args) -> dict:
            "command": "annotation-audit " + shlex.join(cli[2:])}
     if "seconds" in res and "seconds" in read:
         row["ratio"] = res["seconds"] / read["seconds"]
-        if row["ratio"] > AUDIT_RATIO and n <= args.profile_max:
+        profile_at = max((m for m in args.audit if m <= args.profile_max), default=None)
+        if row["ratio"] > AUDIT_RATIO and n == profile_at:
             log("  over target: profiling")
             row["profile"] = profile_cli(cli, args)
     return row
 
 
+#: (file, function) of the pipeline's stages, for the time breakdown of a profiled audit.
+STAGES = (("load", "audit/load/__init__.py", "load"),
+          ("build_table (pandera validation, categoricals)", "audit/table.py", "build_table"),
+          ("measure (reliability, pool disagreement)", "audit/measure/__init__.py", "measure"),
+          ("rank (leaderboards, stability)", "audit/rank/__init__.py", "rank"),
+          ("write_reports (HTML, charts, card)", "audit/report/__init__.py", "write_reports"),
+          ("the whole command", "audit/cli.py", "run"))
+
+
 def profile_cli(cli: list[str], args, n: int = 25) -> str:
-    """cProfile of one whole audit: the entries with the most cumulative time."""
+    """cProfile of one whole audit: the time of each pipeline stage, the toolkit functions with
+    the most cumulative time, and the hottest functions by own time."""
     import io
     import pstats
 
@@ -337,14 +339,26 @@ def profile_cli(cli: list[str], args, n: int = 25) -> str:
                            args.timeout)
         if "error" in res:
             return res["error"]
-        text = io.StringIO()
-        pstats.Stats(str(prof), stream=text).sort_stats("cumulative").print_stats(n)
-    lines = [ln for ln in text.getvalue().splitlines() if ln.strip()]
-    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
-    return "\n".join(lines[start:])
+        stats = pstats.Stats(str(prof))
+        lines = ["stage                                              cumulative s"]
+        for label, path, func in STAGES:
+            hits = [v[3] for (file, _, name), v in stats.stats.items()
+                    if file.endswith(path) and name == func]
+            if hits:
+                lines.append(f"{label:<50} {max(hits):>10.2f}")
+        for title, key, restrict in (("toolkit functions by cumulative time", "cumulative",
+                                      r"audit/"),
+                                     ("hottest functions by own time", "tottime", None)):
+            text = io.StringIO()
+            stats.stream = text
+            stats.sort_stats(key).print_stats(*([restrict, n] if restrict else [15]))
+            body = [ln for ln in text.getvalue().splitlines() if ln.strip()]
+            head = next((i for i, ln in enumerate(body) if ln.lstrip().startswith("ncalls")), 0)
+            lines += ["", f"-- {title}", *body[head:]]
+    return "\n".join(lines)
 
 
-# -- rendering ----------------------------------------------------------------------------------------
+# -- rendering -------------------------------------------------------------------------------------
 
 def _n(n: int) -> str:
     for div, suffix in ((1_000_000, "M"), (1_000, "k")):
@@ -412,19 +426,19 @@ def render_bt(rows: list[dict], args) -> list[str]:
            "so item and battle resampling coincide. Competitors are timed on a few rounds and "
            f"extrapolated to {args.resamples:,} (`setup + resamples x per round`; arena-rank "
            "along the line through two round counts after a warm-up, so its process-pool start "
-           "is in `setup`). Memory is the measuring process's peak RSS; evalica's is "
-           "extrapolated from the growth per round (`scipy.stats.bootstrap` materialises every "
-           "resample).", "",
+           "is in `setup`). Memory is the measuring process's peak RSS; evalica's is the "
+           "tracemalloc peak of its bootstrap call, extrapolated from its growth per round "
+           "(`scipy.stats.bootstrap` materialises every resample).", "",
            "| judgments | tool | 1,000 resamples | per round | peak memory | vs this toolkit "
            "| target |", "|---|---|---|---|---|---|---|"]
     for row in rows:
         n = _n(row["n"])
         ours = row["ours"]
         at_target = row["n"] >= BT_TARGET_N
+        target = (_ok(ours["seconds"] <= BT_TARGET_S) + f" (≤ {BT_TARGET_S:g} s)"
+                  if at_target and "seconds" in ours else "—")
         out.append(f"| {n} | this toolkit (measured) | {_s(ours.get('seconds'))} | — | "
-                   f"{_mib(ours.get('peak_rss_mib'))} | 1x | "
-                   f"{_ok(ours['seconds'] <= BT_TARGET_S) if at_target and 'seconds' in ours else '—'}"
-                   f" {_err(ours)} |")
+                   f"{_mib(ours.get('peak_rss_mib'))} | 1x | {target} {_err(ours)} |")
         for tool, name, need in (("fastchat", "FastChat 0.2.36", VS_FASTCHAT),
                                  ("evalica", "evalica (percentile)", VS_EVALICA),
                                  ("arena_rank", "arena-rank 0.1.1", None)):
@@ -433,8 +447,8 @@ def render_bt(rows: list[dict], args) -> list[str]:
                 out.append(f"| {n} | {name} | {_err(res)} | | | | |")
                 continue
             rounds = res.get("rounds") or f"{args.arena_rounds[0]}, {args.arena_rounds[1]}"
-            mem = (f"{_mib(res['extrapolated_mib'])} (extrap.; {_mib(res['peak_rss_mib'])} "
-                   f"at {res['rounds']} rounds)" if "extrapolated_mib" in res
+            mem = (f"{_mib(res['extrapolated_mib'])} (extrap. from "
+                   f"{_mib(res['per_round_mib'])} per round)" if "extrapolated_mib" in res
                    else _mib(res.get("peak_rss_mib")))
             speed = res.get("speedup")
             target = (_ok(speed >= need) + f" (≥ {need:g}x)" if need and at_target and speed
@@ -506,11 +520,10 @@ def render_alpha(rows: list[dict]) -> list[str]:
                 out.append(f"| {size} | {level} | {name} | {_s(r['prep_s'])} | {_s(r['seconds'])}"
                            f" | {_s(r['total_s'])} | {_mib(r['peak_mib'])} | {_e(r['diff'])}"
                            f"{'' if ok else ' **over 1e-12**'} | |")
-        if row.get("profile"):
-            for level, text in (row["profile"].items() if isinstance(row["profile"], dict)
-                                else [("", row["profile"])]):
+        for level, lv in row["levels"].items():
+            if lv["ours"].get("profile"):
                 out += ["", f"Profile of this toolkit's {level} alpha at {_n(row['n_items'])} "
-                        "items (missed target):", "", "```", str(text), "```", ""]
+                        "items (missed target):", "", "```", lv["ours"]["profile"], "```", ""]
     return out
 
 
@@ -544,7 +557,7 @@ def render_audit(rows: list[dict], args) -> list[str]:
     return out
 
 
-# -- main ---------------------------------------------------------------------------------------------
+# -- main ------------------------------------------------------------------------------------------
 
 def main(argv=None) -> dict:
     args = parse_args(argv)

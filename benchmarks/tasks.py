@@ -88,7 +88,9 @@ def load_table(path: str, kind: str):
 # -- Bradley-Terry with bootstrap CIs --------------------------------------------------------------
 
 def bt_ours(data: str, n_resamples: int, seed: int = 0, repeats: int = 3,
-            profile: bool = False) -> dict:
+            profile_over_s: float | None = None) -> dict:
+    """This toolkit's leaderboard with bootstrap CIs; profiled when slower than
+    ``profile_over_s``."""
     raw, table, build_s = load_table(data, "pairwise")
     del raw
     times = []
@@ -99,25 +101,32 @@ def bt_ours(data: str, n_resamples: int, seed: int = 0, repeats: int = 3,
            "ratings": tools.ours_ratings(board), "n_resamples": n_resamples,
            "ci_finite": bool(np.isfinite(board.bt_samples).all()),
            "peak_rss_mib": peak_rss_mib()}
-    if profile:
+    if profile_over_s is not None and out["seconds"] > profile_over_s:
         out["profile"] = profile_top(tools.ours_board, table, n_resamples=n_resamples, seed=seed)
     return out
 
 
 def bt_evalica(battles: str, rounds: int, seed: int = 0) -> dict:
+    """evalica's point fit and percentile bootstrap. Memory per round is the slope of the
+    bootstrap's tracemalloc peak between ``rounds // 2`` and ``rounds`` resamples (scipy's
+    ``bootstrap`` materialises every resample, so it grows linearly)."""
     b = pd.read_parquet(battles)
     tools.evalica_ratings(b)                       # warm the extension up
     _, point_s = timed(tools.evalica_ratings, b)
     tight = tools.evalica_ratings(b, tolerance=1e-12, limit=100_000)
-    rss_before = current_rss_mib()
     res, boot_s = timed(tools.evalica_bootstrap, b, n_resamples=rounds, seed=seed)
-    peak = peak_rss_mib()
     per_round = max(boot_s - point_s, 0.0) / rounds
+    half = max(rounds // 2, 1)
+    peaks = {r: traced_peak_mib(tools.evalica_bootstrap, b, n_resamples=r, seed=seed)
+             for r in sorted({half, rounds})}
+    per_round_mib = ((peaks[rounds] - peaks[half]) / (rounds - half) if rounds > half
+                     else peaks[rounds] / rounds)
     return {"point_s": point_s, "rounds": rounds, "bootstrap_s": boot_s,
             "setup_s": point_s, "per_round_s": per_round,
-            "per_round_mib": max(peak - rss_before, 0.0) / rounds,
+            "traced_peak_mib": peaks, "per_round_mib": max(per_round_mib, 0.0),
+            "base_mib": max(peaks[rounds] - rounds * per_round_mib, 0.0),
             "ratings": tight, "ratings_default": tools.evalica_ratings(b),
-            "distribution_shape": list(res.distribution.shape), "peak_rss_mib": peak}
+            "distribution_shape": list(res.distribution.shape), "peak_rss_mib": peak_rss_mib()}
 
 
 def bt_fastchat(battles: str, rounds: int, seed: int = 0) -> dict:
@@ -136,10 +145,12 @@ def bt_fastchat(battles: str, rounds: int, seed: int = 0) -> dict:
 # -- Krippendorff's alpha -------------------------------------------------------------------------
 
 def alpha(data: str, levels=("nominal", "ordinal"), dense_max_gib: float = 8.0,
-          repeats: int = 3, profile: bool = False) -> dict:
+          repeats: int = 3, profile_over_s: float | None = None,
+          profile_over_mib: float | None = None) -> dict:
     """Alpha from the long table: this toolkit, krippendorff(value_counts) and, where it fits,
     krippendorff(reliability_data). Times are the median of ``repeats``; memory is the
-    tracemalloc peak of one more call."""
+    tracemalloc peak of one more call. This toolkit's call is profiled when it is slower than
+    ``profile_over_s`` or needs more than ``profile_over_mib``."""
     raw, table, build_s = load_table(data, "rating")
     del raw
     values = list(table.scale.values)
@@ -160,7 +171,9 @@ def alpha(data: str, levels=("nominal", "ordinal"), dense_max_gib: float = 8.0,
         val, s = med(tools.ours_alpha, table, level=level)
         row["ours"] = {"alpha": val, "seconds": s,
                        "peak_mib": traced_peak_mib(tools.ours_alpha, table, level=level)}
-        if profile:
+        over_s = profile_over_s is not None and s > profile_over_s
+        over_mib = profile_over_mib is not None and row["ours"]["peak_mib"] > profile_over_mib
+        if over_s or over_mib:
             row["ours"]["profile"] = profile_top(tools.ours_alpha, table, level=level)
 
         counts, prep = med(tools.value_counts_pandas, table)

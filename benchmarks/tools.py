@@ -84,7 +84,7 @@ def ours_alpha(table, *, level: str) -> float:
     return krippendorff_alpha(counts, level=level, values=table.scale.numeric_values)
 
 
-# -- evalica ----------------------------------------------------------------------------------------
+# -- evalica ---------------------------------------------------------------------------------------
 
 def _evalica_inputs(battles: pd.DataFrame):
     import evalica
@@ -200,7 +200,7 @@ def arena_ratings(ratings: dict[str, float]) -> dict[str, float]:
     return {k: (v - 1000.0) * math.log(10.0) / 400.0 for k, v in ratings.items()}
 
 
-# -- krippendorff -----------------------------------------------------------------------------------
+# -- krippendorff ----------------------------------------------------------------------------------
 
 def long_codes(table) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """(item, annotator, label value) per judgment and the numbers of items and annotators."""

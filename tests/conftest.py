@@ -1,4 +1,4 @@
-"""Shared test helpers: the research-data location and small canonical tables built from raw data."""
+"""Shared test helpers: where the research data lives, and canonical tables built from raw data."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 
 def shared_data(relpath: str) -> Path:
-    """The path of a research-only data file under ../shared/data; skip the test when it is absent."""
+    """The path of a research-only data file under ../shared/data; skip the test if it is absent."""
     path = SHARED_DATA / relpath
     if not path.exists():
         pytest.skip(f"research data not present: {path}")

@@ -1,14 +1,17 @@
-"""Real datasets for the measurement tests, built straight from the raw JSON.
+"""Real datasets for the measurement tests.
 
-Two views of the same raw records: the canonical table (through ``build_table``, as an adapter
-would) and an items x annotators ``wide`` frame of numeric labels (NaN = not rated) that the
-reference implementations (krippendorff, statsmodels, irrCAC, pingouin) read. The wide frame is
-built from the JSON directly, never from the toolkit's codes, so the comparison is independent.
+Two views of the same raw records: the canonical table — from the adapters
+(:func:`audit.load.load`) when they are installed, else built here from the raw JSON with
+``build_table`` — and an items x annotators ``wide`` frame of numeric labels (NaN = not rated)
+that the reference implementations (krippendorff, statsmodels, irrCAC, pingouin) read. The wide
+frame is always built from the JSON directly, never from the toolkit's codes, so the comparison
+is independent of both the adapters and the measurement code.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -65,8 +68,41 @@ def lewidi_rows(name: str) -> tuple[tuple, ...]:
     return tuple(unique)
 
 
+def adapter_load():
+    """:func:`audit.load.load`, or None while the adapters are not there."""
+    try:
+        from audit.load import load
+    except ImportError:
+        return None
+    return load
+
+
+def _loaded(relpath: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. MD-Agreement's one repeated judgment
+        return adapter_load()(shared_data(relpath))
+
+
 @lru_cache(maxsize=None)
 def lewidi_table(name: str):
+    """The canonical table of a LeWiDi dataset (all splits), through the adapter if present."""
+    if adapter_load() is not None:
+        return _loaded(LEWIDI[name][0])
+    return raw_lewidi_table(name)
+
+
+@lru_cache(maxsize=None)
+def pandalm_loaded_table():
+    """PandaLM through the adapter if present (each annotator its own pool), else from raw."""
+    if adapter_load() is not None:
+        return _loaded("pandalm_testset/testset-v1.json")
+    from conftest import pandalm_table
+    return pandalm_table()
+
+
+@lru_cache(maxsize=None)
+def raw_lewidi_table(name: str):
+    """The canonical table built here from the raw JSON, as an adapter would."""
     rows = lewidi_rows(name)
     raw = pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.POOL, C.LABEL])
     return build_table(raw, LEWIDI[name][2], name=name, source=LEWIDI[name][0])

@@ -63,7 +63,9 @@ def test_new_card_is_valid_and_has_the_sections():
     assert text.count(C.START) == 1 and text.count(C.END) == 1
     assert "| Krippendorff's α | 0.410 [0.360, 0.460] | 0.320 [0.270, 0.370] | 0.710 [0.660, 0.760] |" \
         in text
-    assert "differ on 31.0%, 95% CI 27.0% to 35.0%" in text
+    assert ("labels differ on 31.0% (95% CI 27.0% to 35.0%), their winners on 22.0% (95% CI "
+            "19.0% to 26.0%), and they name opposite winners on 8.0% (95% CI 6.0% to 10.0%).") \
+        in text
     assert "Kendall τ = 0.800, 2 model(s) change rank" in text
 
 
@@ -124,6 +126,18 @@ def test_limitations_follow_the_numbers():
     good["dataset"]["pools"]["gpt-4"]["judge"] = False
     assert C.limitations(good) == [C.limitations({})[0]]
     assert "No check crossed" in C.limitations({})[0]
+
+
+def test_undefined_pools_are_named_once():
+    r = minimal_results()
+    for stats in r["reliability"]["by_pool"].values():
+        stats["krippendorff_alpha"] = {"value": None, "ci95": [None, None]}
+    lim = [s for s in C.limitations(r) if "cannot be measured" in s]
+    assert lim == ["Agreement within target, control cannot be measured (a single annotator, or "
+                   "no item judged twice), so the reliability of those pools is unknown."]
+    assert C.reliability_sentences(r)[-1].startswith("Agreement is undefined within target, control")
+    r["dataset"]["judgments_per_item"] = {"min": 6, "median": 6.0, "max": 6}
+    assert C.annotations_per_item(r).startswith("6 judgments per item;")
 
 
 def test_single_pool_is_a_limitation():

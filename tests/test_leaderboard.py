@@ -229,7 +229,8 @@ def test_interval_ratings():
 
 
 def test_data_without_models_is_skipped():
-    raw = pd.DataFrame({C.ITEM: np.repeat(np.arange(20), 3), C.ANNOTATOR: np.tile(["a", "b", "c"], 20),
+    raw = pd.DataFrame({C.ITEM: np.repeat(np.arange(20), 3),
+                        C.ANNOTATOR: np.tile(["a", "b", "c"], 20),
                         C.POOL: np.tile(["target", "control", "control"], 20),
                         C.LABEL: np.random.default_rng(0).integers(0, 2, 60)})
     table = table_of(raw, LabelScale(LabelKind.NOMINAL, (0, 1)))
@@ -301,3 +302,11 @@ def test_leaderboards_invariant_to_row_order_orientation_and_item_names(raw, rnd
         other = rank(table_of(alt), bootstrap=Bootstrap(60, seed=1), n_sims=200)
     assert base["leaderboards"] == other["leaderboards"]
     assert base["stability"]["pool_pairs"] == other["stability"]["pool_pairs"]
+
+
+def test_hs_brexit_has_nothing_to_rank():
+    from conftest import shared_data
+    path = shared_data("lewidi2023/HS-Brexit")
+    load = pytest.importorskip("audit.load").load
+    res = rank(load(path), bootstrap=BOOT)
+    assert res["leaderboards"] == {} and "no model columns" in res["skipped"]

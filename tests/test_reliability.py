@@ -27,7 +27,8 @@ from audit.measure.kappa import cohen_kappa, cohen_kappa_tables, cohen_weights, 
 from audit.resample import Bootstrap
 from audit.table import build_table
 from conftest import pandalm_table
-from measure_data import LEWIDI, lewidi_table, lewidi_wide, long_from_wide, pandalm_wide
+from measure_data import (LEWIDI, lewidi_rows, lewidi_table, lewidi_wide,
+                          long_from_wide, pandalm_loaded_table, pandalm_wide, raw_lewidi_table)
 
 krippendorff = pytest.importorskip("krippendorff")
 inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
@@ -42,8 +43,28 @@ DATASETS = ["HS-Brexit", "MD-Agreement", "ConvAbuse", "Paraphrase", "PandaLM"]
 def dataset(name: str):
     """(table, wide items x annotators frame, declared values) of a real dataset."""
     if name == "PandaLM":
-        return pandalm_table(), pandalm_wide(), (-1, 0, 1)
+        return pandalm_loaded_table(), pandalm_wide(), (-1, 0, 1)
     return lewidi_table(name), lewidi_wide(name), LEWIDI[name][2].values
+
+
+def judgments(table) -> set:
+    f = table.frame
+    labels = np.asarray(table.scale.values)[table.label_codes]
+    return set(zip(f[C.ITEM].astype(str), f[C.ANNOTATOR].astype(str), f[C.POOL].astype(str),
+                   labels.tolist()))
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_tables_under_test_hold_the_raw_judgments(name):
+    """The tables measured here (adapter output when present) are the raw JSON's judgments."""
+    table = dataset(name)[0]
+    if name == "PandaLM":
+        expected = judgments(pandalm_table())
+    else:
+        expected = set(lewidi_rows(name))
+        assert judgments(raw_lewidi_table(name)) == expected
+    assert judgments(table) == expected
+    assert table.scale.values == (dataset(name)[2] if name != "PandaLM" else (-1, 0, 1))
 
 
 @lru_cache(maxsize=None)

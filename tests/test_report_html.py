@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from results_examples import (bare_results, full_results, minimal_results, parse
                               section_html, section_text)
 
 from audit import columns as C
+from audit.errors import DegenerateDataWarning
 from audit.labels import LabelKind, LabelScale
 from audit.report import charts, write_reports
 from audit.report.html import SECTIONS, confusion_matrix, render_html
@@ -159,6 +161,14 @@ def test_chart_labels_are_text_and_escaped():
     assert charts.short("x" * 80) == "x" * 31 + "…"
 
 
+def test_reliability_chart_skips_undefined_pools_and_odd_intervals():
+    rel = {"overall": {"krippendorff_alpha": {"value": 0.5, "ci95": [0.55, 0.7]}},  # CI above
+           "by_pool": {"solo": {"krippendorff_alpha": {"value": None, "ci95": [None, None]}},
+                       "duo": {"krippendorff_alpha": {"value": 0.4, "ci95": None}}}}
+    texts = _texts(charts.reliability_chart(rel))
+    assert "all humans" in texts and "duo" in texts and "solo" not in texts
+
+
 def test_charts_are_none_without_data():
     assert charts.reliability_chart(None) is None
     assert charts.reliability_chart({"overall": {}, "by_pool": {}}) is None
@@ -260,7 +270,8 @@ def test_report_size_is_set_by_aggregates_not_items(record_property):
 
     sizes = {}
     for n in (1_000, 10_000):
-        with pytest.warns(Warning):  # the single-annotator judge pool has NaN reliability
+        with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
+            warnings.simplefilter("ignore", DegenerateDataWarning)
             results = audit_table(synthetic_table(n), bootstrap=Bootstrap(50, 0))
         html = render_html(results)
         assert section_ids(html) == SECTION_IDS

@@ -1,4 +1,4 @@
-"""The benchmark's synthetic generator: exact sizes, a legal sparse design, set pool effects, seeds."""
+"""The benchmark's synthetic generator: exact sizes, a legal sparse design, set pool effects."""
 
 from __future__ import annotations
 

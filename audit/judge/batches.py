@@ -16,9 +16,10 @@ batch          one row per                                             columns
                                                                        ``share_as_a``
 =============  ======================================================  =========================
 
-Ids are plain objects (great_expectations compares values, not categorical codes); labels are
-their :func:`audit.judge.suite.label_key` strings, so ``1`` in a suite matches the label ``1``
-whether the scale stores it as ``1`` or ``1.0``. ``share_as_a`` counts *comparisons* (distinct
+Ids are categoricals of strings; labels are categoricals of their
+:func:`audit.judge.suite.label_key` strings, so ``1`` in a suite matches the label ``1`` whether
+the scale stores it as ``1`` or ``1.0`` (great_expectations compares values, not codes;
+categoricals keep its set and uniqueness checks fast on millions of rows). ``share_as_a`` counts *comparisons* (distinct
 (item, model_a, model_b)), not judgments: position is a property of the design. It is NaN for
 rating data. Everything is a vectorised count on integer codes.
 """
@@ -48,15 +49,16 @@ def _codes(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Index]:
 
 
 def judgments(table: AnnotationTable) -> pd.DataFrame:
-    """The canonical table with plain-object ids and label keys; index = source row."""
+    """The canonical table with string ids and label keys, as categoricals; index = source row."""
     f = table.frame
     out = pd.DataFrame(index=f.index)
     for col in C.ID_COLUMNS:
         if col in f.columns:
-            out[col] = f[col].astype(object)
-    keys = pd.Index([label_key(v) for v in table.scale.values])
-    codes = f[C.LABEL].cat.codes.to_numpy()
-    out[C.LABEL] = np.where(codes >= 0, keys.to_numpy(dtype=object)[np.maximum(codes, 0)], None)
+            cat = f[col].cat
+            out[col] = cat.rename_categories(cat.categories.astype(str))
+    keys = [label_key(v) for v in table.scale.values]
+    out[C.LABEL] = pd.Categorical.from_codes(f[C.LABEL].cat.codes.to_numpy(),
+                                             categories=pd.Index(keys, dtype=object))
     return out
 
 
@@ -108,19 +110,22 @@ def models(table: AnnotationTable) -> pd.DataFrame:
     """Per model: comparisons it is in, how many as response A and B, and the share as A."""
     f = table.frame
     if table.is_pairwise:
-        a = f[C.MODEL_A].astype(str).to_numpy(dtype=object)
-        b = f[C.MODEL_B].astype(str).to_numpy(dtype=object)
-        names = pd.Index(np.unique(np.concatenate([a, b]).astype(str)))
-        ia, ib = names.get_indexer(a), names.get_indexer(b)
+        a, acats = _codes(f, C.MODEL_A)
+        b, bcats = _codes(f, C.MODEL_B)
+        names = acats.astype(str).union(bcats.astype(str))
+        ia = names.get_indexer(acats.astype(str))[a]
+        ib = names.get_indexer(bcats.astype(str))[b]
         item, _ = _codes(f, C.ITEM)
         m = len(names)
         comp = np.unique((item * m + ia) * m + ib)  # distinct (item, model_a, model_b)
         as_a = np.bincount((comp // m) % m, minlength=m)
         as_b = np.bincount(comp % m, minlength=m)
         total = as_a + as_b
-        return pd.DataFrame({C.MODEL: names.to_numpy(dtype=object), "n_comparisons": total,
-                             "n_as_a": as_a, "n_as_b": as_b, "share_as_a": as_a / total},
-                            index=names)
+        keep = total > 0
+        names = names.to_numpy(dtype=object)[keep]
+        return pd.DataFrame({C.MODEL: names, "n_comparisons": total[keep],
+                             "n_as_a": as_a[keep], "n_as_b": as_b[keep],
+                             "share_as_a": as_a[keep] / total[keep]}, index=pd.Index(names))
     code, cats = _codes(f, C.MODEL)
     n = np.bincount(code, minlength=len(cats))
     keep = n > 0

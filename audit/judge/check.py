@@ -9,15 +9,23 @@ suite and the data is a :class:`audit.judge.suite.SuiteFileError` naming the sui
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import join_names
-from ..pipeline import Step, _quiet_step
+from ..errors import AuditWarning, join_names
 from ..resample import Bootstrap
 from ..table import AnnotationTable
 from .suite import ALL, EVERY, Expectation, Suite, load_suite
+
+Step = Callable[[str], contextlib.AbstractContextManager]
+
+
+def _no_progress(name: str) -> contextlib.AbstractContextManager:
+    return contextlib.nullcontext()
 
 
 @dataclass
@@ -51,7 +59,7 @@ class CheckResult:
 def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
           n_bootstrap: int = 1000, min_per_pool: int = 2, unit: str = "judgment",
           load_options: dict | None = None, out: str | Path | None = None,
-          step: Step = _quiet_step) -> CheckResult:
+          step: Step = _no_progress) -> CheckResult:
     """Validate ``source`` against an expectation suite.
 
     Parameters
@@ -75,6 +83,9 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     ------
     SuiteFileError
         The suite is bad, or does not fit the data (message names the line).
+
+    Without ``baseline`` the suite's dataset-PR claims are skipped with a warning, and listed
+    in the result (``expectations.skipped``).
     """
     from ..load import load
     from ..pipeline import audit_table, meta
@@ -87,6 +98,9 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     with step("loading and validating"):
         table = load(source, **(load_options or {}))
         old = load(baseline, **(load_options or {})) if baseline is not None else None
+    skipped = []
+    if old is None:
+        suite, skipped = without_baseline_claims(suite)
     fit_table(suite, table, has_baseline=old is not None)
     boot = Bootstrap(n_bootstrap, seed)
     options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
@@ -106,7 +120,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
         frames["measurements"] = measurements(results)
         fit_measurements(suite, frames["measurements"])
     with step("running the expectation suite"):
-        validation = gx_run.validate(suite, frames)
+        validation = gx_run.validate(suite, frames, skipped=skipped)
     outcome = CheckResult(suite, results, validation)
     results["expectations"] = summary(outcome.validation_json)
     if out is not None:
@@ -114,6 +128,24 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
 
         write(results, Path(out) / "results.json")
     return outcome
+
+
+def without_baseline_claims(suite: Suite) -> tuple[Suite, list[dict]]:
+    """The suite without its dataset-PR claims, and those claims as skipped entries.
+
+    Without ``--baseline`` the claims comparing two versions cannot run; they are reported as
+    skipped (with a warning), so one suite serves both pull requests and plain checks.
+    """
+    keep = tuple(e for e in suite.expectations if "baseline" not in e.kind.needs)
+    skipped = [{"expectation": e.title, "expect": e.expect, "line": e.line,
+                "description": e.description, "claim": e.claim,
+                "reason": "needs --baseline OLD_SOURCE (dataset-PR mode)"}
+               for e in suite.expectations if "baseline" in e.kind.needs]
+    if skipped:
+        warnings.warn(f"{suite.path or suite.name}: {len(skipped)} dataset-PR expectation(s) "
+                      f"skipped (line(s) {', '.join(str(s['line']) for s in skipped)}): they "
+                      "need --baseline OLD_SOURCE", AuditWarning, stacklevel=3)
+    return replace(suite, expectations=keep), skipped
 
 
 def _pools_named(exp: Expectation) -> list[tuple[str, str]]:
@@ -135,7 +167,7 @@ def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> No
         needs = exp.kind.needs
         if "baseline" in needs and not has_baseline:
             raise suite.error(exp, "compares against a previous version; give it with "
-                              "--baseline OLD_SOURCE (dataset-PR mode)")
+                              "--baseline OLD_SOURCE (dataset-PR mode)")  # library callers
         if "pairwise" in needs and not table.is_pairwise:
             raise suite.error(exp, "needs pairwise data (model_a and model_b columns); "
                               f"{table.source} has none")
@@ -149,6 +181,9 @@ def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> No
         if column is not None and column not in table.frame.columns:
             raise suite.error(exp, f"column {column!r} is not in {table.source}; its columns "
                               f"are {join_names(table.frame.columns)}", key="column")
+        if exp.params.get("judge") == EVERY and not table.judge_pools:
+            raise suite.error(exp, f"{table.source} has no judge pool (an LLM judge) to compare "
+                              "with the human pools")
         for key, name in _pools_named(exp):
             known = table.judge_pools if key == "judge" else table.pools
             what = "judge pool" if key == "judge" else "pool"

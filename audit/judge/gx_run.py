@@ -28,8 +28,10 @@ def _clean(x):
     return None if isinstance(x, float) and math.isnan(x) else x
 
 
-def validate(suite: Suite, frames: dict[str, pd.DataFrame]):
+def validate(suite: Suite, frames: dict[str, pd.DataFrame], *, skipped: list | None = None):
     """Validate ``frames`` (batch name -> frame) against ``suite``.
+
+    ``skipped`` (expectations not run, with the reason) is recorded in the result's ``meta``.
 
     Returns
     -------
@@ -71,7 +73,7 @@ def validate(suite: Suite, frames: dict[str, pd.DataFrame]):
     first = next(iter(batch_meta.values()), {})
     meta = {"great_expectations_version": first.get("great_expectations_version"),
             "run_id": first.get("run_id"), "validation_time": first.get("validation_time"),
-            META_KEY: {"suite": suite.path, "batches": batch_meta}}
+            META_KEY: {"suite": suite.path, "batches": batch_meta, "skipped": skipped or []}}
     return ExpectationSuiteValidationResult(
         success=n_ok == len(results), results=results, suite_name=suite.name, meta=meta,
         statistics={"evaluated_expectations": len(results), "successful_expectations": n_ok,

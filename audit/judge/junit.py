@@ -4,7 +4,8 @@ A pure function of great_expectations' validation-result JSON (:mod:`audit.judge
 reads it). The test suite is named after the expectation suite; each test case after its
 expectation (``classname`` = suite name, ``file`` / ``line`` = where it is written). A failed
 expectation is a ``<failure>`` whose message is the observed value against the threshold; one
-great_expectations could not evaluate (an exception) is an ``<error>``.
+great_expectations could not evaluate (an exception) is an ``<error>``; a dataset-PR expectation
+skipped for want of ``--baseline`` is ``<skipped>``.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ def junit_xml(validation: Mapping) -> str:
     path = block.get("path")
     failures = sum(not r["passed"] and not r["error"] for r in rows)
     errors = sum(not r["passed"] and r["error"] for r in rows)
-    root = ET.Element("testsuites", name="annotation-audit", tests=str(len(rows)),
-                      failures=str(failures), errors=str(errors))
-    suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(rows)),
-                          failures=str(failures), errors=str(errors), skipped="0")
+    skipped = block.get("skipped") or []
+    total = str(len(rows) + len(skipped))
+    root = ET.Element("testsuites", name="annotation-audit", tests=total,
+                      failures=str(failures), errors=str(errors), skipped=str(len(skipped)))
+    suite = ET.SubElement(root, "testsuite", name=name, tests=total, failures=str(failures),
+                          errors=str(errors), skipped=str(len(skipped)))
     for r in rows:
         attrs = {"name": r["expectation"], "classname": name}
         if path:
@@ -40,6 +43,14 @@ def junit_xml(validation: Mapping) -> str:
             node.text = _details(r, path)
         elif r.get("message"):
             ET.SubElement(case, "system-out").text = r["message"]
+    for r in skipped:
+        attrs = {"name": r["expectation"], "classname": name}
+        if path:
+            attrs["file"] = str(path)
+        if r.get("line") is not None:
+            attrs["line"] = str(r["line"])
+        ET.SubElement(ET.SubElement(suite, "testcase", **attrs), "skipped",
+                      message=r["reason"])
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
         + "\n"

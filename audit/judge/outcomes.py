@@ -141,13 +141,14 @@ def outcomes(validation: Mapping) -> list[dict]:
 
 def summary(validation: Mapping) -> dict:
     """The ``expectations`` block of results.json: ``{suite, path, success, n_passed, n_failed,
-    results}``."""
+    n_skipped, results, skipped}`` (``skipped``: expectations not run, with the reason)."""
     rows = outcomes(validation)
     n_ok = sum(r["passed"] for r in rows)
     mine = (validation.get("meta") or {}).get(META_KEY) or {}
+    skipped = list(mine.get("skipped") or [])
     return {"suite": validation.get("suite_name"), "path": mine.get("suite"),
             "success": n_ok == len(rows), "n_passed": n_ok, "n_failed": len(rows) - n_ok,
-            "results": rows}
+            "n_skipped": len(skipped), "results": rows, "skipped": skipped}
 
 
 def text_lines(block: Mapping) -> list[str]:
@@ -165,6 +166,11 @@ def text_lines(block: Mapping) -> list[str]:
         out.append(f"      expected: {r['description']}")
         if r.get("claim"):
             out.append(f"      claim: {r['claim']}")
+    for r in block.get("skipped") or []:
+        where = f"{path}:{r['line']}" if r.get("line") else path
+        out.append(f"skip  {r['expectation']}  ({where}): {r['reason']}")
+    n_skipped = len(block.get("skipped") or [])
     out.append(f"{block.get('n_passed', 0) + block.get('n_failed', 0)} expectations: "
-               f"{block.get('n_passed', 0)} passed, {block.get('n_failed', 0)} failed")
+               f"{block.get('n_passed', 0)} passed, {block.get('n_failed', 0)} failed"
+               + (f", {n_skipped} skipped" if n_skipped else ""))
     return out

@@ -69,8 +69,8 @@ class SuiteFileError(SuiteError):
 class Param:
     """One key an expectation accepts. ``kind`` decides how its value is checked:
 
-    ``rate`` a number in [0, 1]; ``coefficient`` in [-1, 1]; ``change`` in [-2, 2]; ``count`` a
-    whole number >= 0; ``values`` a non-empty list of scalars; ``column`` a canonical column;
+    ``rate`` a number in [0, 1]; ``coefficient`` in [-1, 1]; ``change`` in [-2, 2]; ``share`` a
+    number >= 0; ``count`` a whole number >= 0; ``values`` a non-empty list of scalars; ``column`` a canonical column;
     ``pool`` a name, ``all`` or ``every`` (as ``tokens`` allows); ``pools`` two names or
     ``every``; ``choice`` one of ``choices``.
     """
@@ -186,7 +186,7 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          quantity="removed_item_share", needs=frozenset({"baseline"})),
     Kind("max_added_item_share", "measurements",
          "items added, as a share of the baseline's items, <= {max}",
-         (Param("max", "change", required=True),), bound="max",
+         (Param("max", "share", required=True),), bound="max",
          quantity="added_item_share", needs=frozenset({"baseline"})),
     Kind("max_reliability_drop", "measurements",
          "{metric} of {pool_scope} fell by at most {max} against the baseline",
@@ -413,9 +413,10 @@ def _entry(node, path) -> Expectation:
     claim = None
     if "claim" in keys:
         claim = _construct(keys["claim"][1])
-        if not isinstance(claim, str):
-            raise SuiteFileError(f"{name}: 'claim' must be a text", path=path,
+        if not isinstance(claim, str) or not claim.strip():
+            raise SuiteFileError(f"{name}: 'claim' must be a non-empty text", path=path,
                                  line=_line(keys["claim"][1]))
+        claim = " ".join(claim.split())
     lines = {}
     raw = {}
     for key, (kn, vn) in keys.items():
@@ -458,7 +459,8 @@ def _kind_text(p: Param) -> str:
     if p.kind in _RANGES:
         lo, hi = _RANGES[p.kind]
         return f"a number in [{lo:g}, {hi:g}]"
-    return {"count": "a whole number >= 0", "values": "a non-empty list",
+    return {"count": "a whole number >= 0", "share": "a number >= 0",
+            "values": "a non-empty list",
             "column": f"one of {join_names(C.ALL)}", "pool": "a pool name"
             + (f" or {' / '.join(p.tokens)}" if p.tokens else ""),
             "pools": f"a list of two pool names, or {EVERY!r}",
@@ -475,6 +477,12 @@ def _check_value(p: Param, value, fail):
         if math.isnan(value) or not lo <= value <= hi:
             fail(f"{p.name!r} = {value:g} is out of range; it must be {expected}")
         return value
+    if p.kind == "share":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail(f"{p.name!r} must be {expected}, got {value!r}")
+        if math.isnan(value) or value < 0:
+            fail(f"{p.name!r} = {value:g} is out of range; it must be {expected}")
+        return float(value)
     if p.kind == "count":
         if isinstance(value, bool) or not isinstance(value, int):
             fail(f"{p.name!r} must be {expected}, got {value!r}")
@@ -598,9 +606,14 @@ def from_gx_json(data: Mapping) -> Suite:
         if kind is None:
             raise SuiteFileError(_unknown("expectation", mine.get("expect"), CATALOGUE),
                                  path=path, line=mine.get("line"))
-        params = validate_params(kind, {k: v for k, v in mine["params"].items()
-                                        if v is not None or kind.param(k).required},
-                                 lines=mine.get("lines"), path=path, line=mine.get("line"))
+        raw = {k: v for k, v in (mine.get("params") or {}).items() if v is not None}
+        unknown = [k for k in raw if kind.param(k) is None]
+        if unknown:
+            raise SuiteFileError(f"{kind.name}: " + _unknown("key", unknown[0],
+                                                             [p.name for p in kind.params]),
+                                 path=path, line=mine.get("line"))
+        params = validate_params(kind, raw, lines=mine.get("lines"), path=path,
+                                 line=mine.get("line"))
         exps.append(Expectation(kind.name, params, int(mine["line"]), mine.get("claim"),
                                 {k: int(v) for k, v in (mine.get("lines") or {}).items()}))
     if not exps:

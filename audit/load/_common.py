@@ -57,13 +57,11 @@ def recode(values: pd.Series, mapping: Mapping) -> pd.Series:
     for k, v in mapping.items():
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             lookup[str(float(k))] = v
-    as_text = values.astype(object).where(values.notna(), None).map(
-        lambda v: None if v is None else str(v).strip())
-    mapped = as_text.map(lookup)
-    unknown = mapped.isna() & values.notna()
-    out = mapped.astype(object)
-    out[unknown] = "unknown " + values[unknown].astype(str).map(repr)
-    return out
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    texts = [str(u).strip() for u in uniques]
+    mapped = np.array([lookup.get(t, "unknown " + repr(u)) for t, u in zip(texts, uniques)] + [None],
+                      dtype=object)
+    return pd.Series(mapped[codes], index=values.index, dtype=object)
 
 
 def drop_repeated_judgments(raw: pd.DataFrame, *, source: str, what: str) -> pd.DataFrame:

@@ -95,12 +95,15 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
         (``kind`` alone keeps the task's declared values).
     """
     files, dataset = _files(source, split)
-    frames = [_judgments(path, split_name) for split_name, path in files]
+    frames, file_tasks = zip(*(_judgments(path, split_name) for split_name, path in files))
     raw = pd.concat(frames)
-    tasks = sorted({f.attrs["task"] for f in frames if f.attrs.get("task")})
+    tasks = sorted({t for t in file_tasks if t})
     task = tasks[0] if len(tasks) == 1 else DATASET_TASKS.get(dataset.lower())
     src = str(source)
     raw = drop_repeated_judgments(raw, source=src, what="annotator")
+    if pools is None and pool_column is not None:
+        raise InputError("--pool-column names a field of the --pools file; pass --pools too",
+                         key="pool_column")
     mapping = resolve_pools(pools, pool_column=pool_column)
     if mapping is not None:
         raw[C.POOL] = assign_pools(raw[C.ANNOTATOR], mapping, source=src)
@@ -149,8 +152,8 @@ def _files(source, split) -> tuple[list[tuple[str, Path]], str]:
     return files, dataset
 
 
-def _judgments(path: Path, split: str) -> pd.DataFrame:
-    """One row per judgment of one file, indexed by the record's item id."""
+def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
+    """One row per judgment of one file, indexed by its item id; and the file's annotation task."""
     data = read_json(path)
     if not isinstance(data, dict) or not data or not all(
             isinstance(r, dict) for r in data.values()):
@@ -165,8 +168,8 @@ def _judgments(path: Path, split: str) -> pd.DataFrame:
     info = recs["other_info"] if "other_info" in recs else pd.Series(None, index=recs.index)
     info = info.map(lambda o: o if isinstance(o, dict) else {})
     per_record = pd.DataFrame({
-        C.ANNOTATOR: [_annotators(a) for a in recs["annotations"].where(
-            recs["annotations"].map(lambda a: isinstance(a, dict)), recs["annotators"])],
+        C.ANNOTATOR: [_annotators(ann if isinstance(ann, dict) else ids)
+                      for ann, ids in zip(recs["annotations"], recs["annotators"])],
         C.LABEL: [_labels(a) for a in recs["annotations"]],
         C.POOL: [_groups(o) for o in info],
     }, index=recs.index)
@@ -176,8 +179,9 @@ def _judgments(path: Path, split: str) -> pd.DataFrame:
         key = bad.index[bad.to_numpy()][0]
         raise InputError(f"{int(bad.sum())} record(s) whose annotators, annotations (and "
                          "annotators group) lists differ in length", path=str(path), key=key)
-    per_record[C.POOL] = per_record[C.POOL].where(per_record[C.POOL].notna(),
-                                                  per_record[C.ANNOTATOR].map(lambda a: [None] * len(a)))
+    no_groups = per_record[C.POOL].isna()
+    per_record.loc[no_groups, C.POOL] = per_record.loc[no_groups, C.ANNOTATOR].map(
+        lambda ids: [None] * len(ids))
     long = per_record.explode([C.ANNOTATOR, C.LABEL, C.POOL])
     long = long[long[C.ANNOTATOR].notna()]
     item = (split + "/" + recs.index.astype(str)).to_series(index=recs.index)
@@ -188,8 +192,7 @@ def _judgments(path: Path, split: str) -> pd.DataFrame:
     long[C.TEXT] = _text(recs).reindex(long.index).to_numpy()
     long.index = pd.Index(long[C.ITEM].to_numpy(), name="record")
     tasks = recs["annotation task"].dropna().unique() if "annotation task" in recs else []
-    long.attrs["task"] = str(tasks[0]).strip().lower() if len(tasks) == 1 else None
-    return long
+    return long, (str(tasks[0]).strip().lower() if len(tasks) == 1 else None)
 
 
 def _annotators(value) -> list[str]:

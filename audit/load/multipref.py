@@ -61,7 +61,7 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
     needed = [c for c in (ID, C.MODEL_A, C.MODEL_B) if c not in frame.columns]
     pool_cols = [c for c in POOL_COLUMNS if c in frame.columns]
     if needed or not pool_cols:
-        missing = needed or list(POOL_COLUMNS)
+        missing = needed + ([] if pool_cols else list(POOL_COLUMNS))
         raise InputError(f"not the MultiPref shape: missing {join_names(missing)}; columns "
                          f"present: {join_names(frame.columns, limit=20)}", path=src,
                          column=missing[0])

@@ -23,7 +23,7 @@ from ..labels import WINNER_NAMES, LabelKind, LabelScale
 from ..table import AnnotationTable, build_table
 from ._common import default_name, excerpt, recode
 from .pools import assign_pools, resolve_pools
-from .readers import read_json, records_frame
+from .readers import read_table
 
 ANNOTATOR_COLUMN = re.compile(r"^annotator\d+$")
 RAW_TO_SIGN = {1: -1, 2: 1, 0: 0}
@@ -42,7 +42,7 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
         Optional annotator -> pool mapping (file or dict); by default each annotator is its own
         pool, so the audit compares the three annotators with each other.
     """
-    frame = records_frame(read_json(source), path=source)
+    frame = read_table(source)
     src = str(source)
     ann_cols = [c for c in frame.columns if ANNOTATOR_COLUMN.match(str(c))]
     for col in ("idx", "cmp_key"):
@@ -66,6 +66,9 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
     raw = items.join(long, how="inner").loc[:, lambda d: [c for c in C.ALL if c in d]]
     raw.index = pd.Index(raw[C.ITEM].to_numpy(), name="idx")
     raw[C.LABEL] = recode(raw[C.LABEL], RAW_TO_SIGN)
+    if pools is None and pool_column is not None:
+        raise InputError("--pool-column names a field of the --pools file; pass --pools too",
+                         key="pool_column")
     mapping = resolve_pools(pools, pool_column=pool_column)
     raw[C.POOL] = (assign_pools(raw[C.ANNOTATOR], mapping, source=src) if mapping is not None
                    else raw[C.ANNOTATOR])

@@ -44,19 +44,19 @@ _SPLIT_FILE = re.compile(r"^(?P<split>.+?)-\d{5}-of-\d{5}")
 def utf8_error(path: Path) -> InputError:
     """The InputError naming the first byte of ``path`` that is not UTF-8 (offset and line)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    consumed = 0
+    consumed = lines = 0
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
-            pending = len(decoder.getstate()[0])
+            pending = len(decoder.getstate()[0])   # bytes of a character split across chunks
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as err:
                 offset = consumed - pending + err.start
-                with open(path, "rb") as again:
-                    line = again.read(offset).count(b"\n") + 1
+                line = lines + chunk[:max(0, err.start - pending)].count(b"\n") + 1
                 return InputError(f"not UTF-8 text: invalid byte at byte offset {offset} "
                                   f"(line {line}); save the file as UTF-8", path=str(path))
             consumed += len(chunk)
+            lines += chunk.count(b"\n")
     return InputError(f"not UTF-8 text: the file ends inside a multi-byte character "
                       f"(byte offset {consumed - len(decoder.getstate()[0])})", path=str(path))
 
@@ -80,10 +80,11 @@ def parse_json(text: str, *, path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as err:
         first = err
-    try:
-        return json.loads(_strip_trailing_commas(text))
-    except json.JSONDecodeError:
-        pass
+    if text[:first.pos].rstrip().endswith(","):      # a trailing comma: LeWiDi 2025 metadata
+        try:
+            return json.loads(_strip_trailing_commas(text))
+        except json.JSONDecodeError:
+            pass
     stripped = text.rstrip()
     truncated = first.pos >= len(stripped) or not stripped.endswith(("]", "}"))
     hint = " (the file looks truncated: it does not end with ']' or '}')" if truncated else ""
@@ -342,11 +343,10 @@ def open_dataset(source, *, split: str | None = None, default_split: str = "trai
             splits = {name: pd.concat([read_table(f) for f in files], ignore_index=True)
                       for name, files in groups.items() if split is None or name == split}
         else:
-            splits = {default_split: read_table(path)}
+            m = _SPLIT_FILE.match(path.name)
+            splits = {m.group("split") if m else default_split: read_table(path)}
     if split is not None:
         if split not in splits:
-            if len(splits) == 1 and is_hub_name(source):
-                return {split: next(iter(splits.values()))}
             _no_split(split, splits, source)
         splits = {split: splits[split]}
     return splits

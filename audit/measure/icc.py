@@ -9,7 +9,9 @@ numeric ratings with two-way ANOVA mean squares MSR (items), MSC (raters) and MS
     ICC2k = (MSR - MSE) / (MSR + (MSC - MSE) / n).
 
 ICC2 is the reliability of one rating by a rater drawn from the same population; ICC2k that of
-the mean of the k raters. Rater mean differences (one annotator systematically harsher) count as
+the mean of the k raters. On tiny samples the ANOVA estimates can make ICC2 fall below -1 and,
+when its denominator is negative, ICC2k leave [-1, 1] altogether (as in pingouin and R's psych);
+read such values as "no evidence of reliability". Rater mean differences (one annotator systematically harsher) count as
 disagreement ("absolute agreement"). Koo & Li (2016) read < .5 poor, .5-.75 moderate, .75-.9 good,
 > .9 excellent. Higher is better. Only meaningful for ordinal, interval and preference labels:
 ratings are the scale's numeric values (preference: -k..k).
@@ -97,8 +99,12 @@ def _icc(values, weights, average: bool) -> np.ndarray:
         else:
             den = msr + (k - 1) * mse + k * (msc - mse) / n
         out = (msr - mse) / den
-    tiny = 1e-12 * (np.abs(msr) + np.abs(msc) + np.abs(mse))
-    return np.where((n >= 2) & (np.abs(den) > tiny) & (den != 0), out, np.nan)
+    # no variance at all in a resample (every drawn rating equal): 0/0, not rounding noise
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    drawn = w > 0
+    lo = np.where(drawn, values.min(axis=1), np.inf).min(axis=1)
+    hi = np.where(drawn, values.max(axis=1), -np.inf).max(axis=1)
+    return np.where((n >= 2) & (hi > lo) & (den != 0), out, np.nan)
 
 
 def icc2_batched(values: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -128,7 +128,9 @@ def annotator_effect(annotator: np.ndarray, label: np.ndarray, *, n_annotators: 
         row_map = np.cumsum(kept_rows) - 1
         col_map = np.cumsum(kept_cols) - 1
         sel = kept_rows[annotator] & kept_cols[label]
-        out["p_value"] = permutation_p(row_map[annotator[sel]], col_map[label[sel]], float(chi2),
+        a_kept, l_kept = row_map[annotator[sel]], col_map[label[sel]]
+        order = np.lexsort((l_kept, a_kept))  # canonical order: the p-value ignores row order
+        out["p_value"] = permutation_p(a_kept[order], l_kept[order], float(chi2),
                                        n_annotators=table.shape[0], q=table.shape[1],
                                        n_permutations=n_permutations, rng=rng)
         out["test"] = "permutation"

@@ -77,7 +77,9 @@ def competition_ranks(scores: np.ndarray) -> np.ndarray:
     NaN (a model absent from a resample) ranks below every number.
     """
     s = np.where(np.isnan(scores), -np.inf, scores)
-    return 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)
+    rows = max(1, CHUNK_CELLS // max(s.shape[1] ** 2, 1))
+    return np.concatenate([1 + (c[:, None, :] > c[:, :, None]).sum(axis=2)
+                           for c in np.array_split(s, range(rows, len(s), rows))])
 
 
 def pairwise_board(votes: Votes, mask: np.ndarray, *, pool: str, unit: str,

@@ -33,8 +33,9 @@ DEFAULT_SIZES = (6, 10, 20, 50, 100)
 
 
 def simulate(*, sizes: Sequence[int] = DEFAULT_SIZES, perturbation_sd: float,
-             gaps: Sequence[float] | None = None, score_range: float | Sequence[float] | None = None,
-             gap_model: str = "resample", n_sims: int = 20_000, seed: int = 0) -> list[dict]:
+             gaps: Sequence[float] | None = None,
+             score_range: float | Sequence[float] | None = None, gap_model: str = "resample",
+             n_sims: int = 20_000, seed: int = 0) -> list[dict]:
     """Probability that at least one model of an ``n``-model leaderboard is displaced.
 
     Parameters

@@ -86,8 +86,9 @@ def _pct(x) -> str:
     return "NaN" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
 
 
-def _ci(entry, fmt=_num, *, cell: bool = False) -> str:
-    """``v, 95% CI lo to hi`` for a sentence, ``v [lo, hi]`` for a table ``cell``."""
+def _ci(entry, fmt=_num, *, cell: bool = False, paren: bool = False) -> str:
+    """``v, 95% CI lo to hi`` for a sentence (``v (95% CI lo to hi)`` with ``paren``), ``v [lo, hi]``
+    for a table ``cell``."""
     if not entry or entry.get("value") is None:
         return "NaN"
     lo, hi = (entry.get("ci95") or [None, None])[:2]
@@ -95,6 +96,8 @@ def _ci(entry, fmt=_num, *, cell: bool = False) -> str:
         return fmt(entry["value"])
     if cell:
         return f"{fmt(entry['value'])} [{fmt(lo)}, {fmt(hi)}]"
+    if paren:
+        return f"{fmt(entry['value'])} (95% CI {fmt(lo)} to {fmt(hi)})"
     return f"{fmt(entry['value'])}, 95% CI {fmt(lo)} to {fmt(hi)}"
 
 
@@ -165,37 +168,60 @@ def _headline(stats: dict):
 
 def reliability_sentences(results: dict, esc=str) -> list[str]:
     rel = results.get("reliability") or {}
-    out = []
+    out, undefined = [], []
     for pool, stats in (rel.get("by_pool") or {}).items():
         metric, entry = _headline(stats)
         if metric is None:
             continue
+        if (entry or {}).get("value") is None:
+            undefined.append(esc(pool))
+            continue
         out.append(f"{esc(pool)}: {METRIC_NAMES.get(metric, metric)} = {_ci(entry)}.")
+    if undefined:
+        out.append(f"Agreement is undefined within {', '.join(undefined)} (a single annotator, "
+                   "or no item judged twice).")
     return out
 
 
 def disagreement_sentences(results: dict, esc=str) -> list[str]:
+    """One sentence per pool pair: labels differ (full label), winners differ, opposite winners."""
     out = []
-    for r in results.get("pool_disagreement") or []:
-        cis = r.get("ci95") or {}
-        rate = {"value": r.get("majority_differs_rate"), "ci95": cis.get("majority_differs_rate")}
-        s = (f"On the {_num(r.get('n_items_both_unanimous'))} items where both {esc(r['pool_a'])} "
-             f"and {esc(r['pool_b'])} are unanimous, their {r.get('granularity', 'label')}s "
-             f"differ on {_ci(rate, _pct)}")
-        if r.get("winner_reversed_rate") is not None:
-            rev = {"value": r["winner_reversed_rate"], "ci95": cis.get("winner_reversed_rate")}
-            s += f", and they name opposite winners on {_ci(rev, _pct)}"
+    for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
+        first = rows[0]
+        cis = first.get("ci95") or {}
+        rate = {"value": first.get("majority_differs_rate"),
+                "ci95": cis.get("majority_differs_rate")}
+        s = (f"On the {_num(first.get('n_items_both_unanimous'))} items where both {esc(a)} and "
+             f"{esc(b)} are unanimous, their {first.get('granularity', 'label')}s differ on "
+             f"{_ci(rate, _pct, paren=True)}")
+        for r in rows[1:]:
+            if r.get("majority_differs_rate") is not None and \
+                    r["majority_differs_rate"] != first.get("majority_differs_rate"):
+                rc = (r.get("ci95") or {}).get("majority_differs_rate")
+                s += (f", their {r.get('granularity')}s on "
+                      f"{_ci({'value': r['majority_differs_rate'], 'ci95': rc}, _pct, paren=True)}")
+        rev = next((r for r in rows if r.get("winner_reversed_rate") is not None), None)
+        if rev is not None:
+            rc = (rev.get("ci95") or {}).get("winner_reversed_rate")
+            s += (f", and they name opposite winners on "
+                  f"{_ci({'value': rev['winner_reversed_rate'], 'ci95': rc}, _pct, paren=True)}")
         out.append(s + ".")
     return out
 
 
 def within_sentences(results: dict, esc=str) -> list[str]:
-    out = []
+    out, undefined = [], []
     for w in results.get("within_pool") or []:
+        if w.get("disagreement_rate") is None:
+            undefined.append(esc(w["pool"]))
+            continue
         out.append(f"{esc(w['pool'])}: {_pct(w.get('disagreement_rate'))} of items have at least "
                    f"one disagreeing judgment; annotator effect p = "
                    f"{_num(w.get('annotator_effect_p'), 4)}, effect size "
                    f"{_num(w.get('effect_size'))}.")
+    if undefined:
+        out.append(f"Not measurable within {', '.join(undefined)} (a single annotator, or no "
+                   "item judged twice).")
     return out
 
 
@@ -206,10 +232,11 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
     for pool, rows in boards.items():
         top = sorted(rows, key=lambda r: r.get("rank") or math.inf)[:3]
         if top:
-            scores = [f"{esc(r['model'])} {_ci({'value': r.get('score'), 'ci95': r.get('ci95')})}"
+            scores = [f"{esc(r['model'])} "
+                      f"{_ci({'value': r.get('score'), 'ci95': r.get('ci95')}, paren=True)}"
                       for r in top]
             out.append(f"{esc(pool)} leaderboard ({len(rows)} models), top: "
-                       + ", ".join(scores) + ".")
+                       + "; ".join(scores) + ".")
     for pp in st.get("pool_pairs") or []:
         out.append(f"Switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}: Kendall τ = "
                    f"{_num(pp.get('kendall_tau'))}, {_num(pp.get('n_displaced'))} model(s) "
@@ -217,8 +244,9 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
     for pool, p in (st.get("bootstrap_displacement_probability") or {}).items():
         out.append(f"Resampling the items reorders the {esc(pool)} leaderboard with probability "
                    f"{_num(p)}.")
-    for r in st.get("closest_pairs") or []:
-        out.append(f"Closest pair in {esc(r.get('pool'))}: {esc(r.get('model_hi'))} and "
+    pairs = sorted(st.get("closest_pairs") or [], key=lambda r: -(r.get("swap_probability") or 0))
+    for r in pairs[:3]:
+        out.append(f"Least separated pair in {esc(r.get('pool'))}: {esc(r.get('model_hi'))} and "
                    f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) swap in "
                    f"{_pct(r.get('swap_probability'))} of bootstrap resamples.")
     fl = st.get("flipped_items") or {}
@@ -239,14 +267,14 @@ def limitations(results: dict, esc=str) -> list[str]:
         out.append(f"All human judgments come from one annotator pool ({esc(humans[0])}), so "
                    "nothing here says whether another population of annotators would label the "
                    "items the same way.")
+    undefined = []
     for pool, stats in ((results.get("reliability") or {}).get("by_pool") or {}).items():
         entry = (stats or {}).get("krippendorff_alpha")
         if not entry:
             continue
         a = entry.get("value")
         if a is None:
-            out.append(f"Agreement within the {esc(pool)} pool is undefined (too few shared "
-                       "items or a single label), so its labels' reliability is unknown.")
+            undefined.append(esc(pool))
         elif a < ALPHA_TENTATIVE:
             out.append(f"Agreement within the {esc(pool)} pool is low (Krippendorff's α = "
                        f"{_ci(entry)}; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for "
@@ -255,6 +283,10 @@ def limitations(results: dict, esc=str) -> list[str]:
         elif a < ALPHA_RELIABLE:
             out.append(f"Agreement within the {esc(pool)} pool is moderate (Krippendorff's α = "
                        f"{_ci(entry)}): good enough for tentative conclusions only.")
+    if undefined:
+        out.append(f"Agreement within {', '.join(undefined)} cannot be measured (a single "
+                   "annotator, or no item judged twice), so the reliability of "
+                   f"{'that pool' if len(undefined) == 1 else 'those pools'} is unknown.")
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         rate = rows[0].get("majority_differs_rate")
         reversed_ = max((r.get("winner_reversed_rate") or 0 for r in rows), default=0)
@@ -334,8 +366,12 @@ def parse_creators(pairs) -> dict[str, str]:
 def annotations_per_item(results: dict, esc=str) -> str:
     ds = results.get("dataset") or {}
     jpi = ds.get("judgments_per_item") or {}
-    s = (f"{_num(jpi.get('min'))} to {_num(jpi.get('max'))} judgments per item (median "
-         f"{_num(jpi.get('median'), 1)}); {_num(ds.get('n_annotations'))} judgments of "
+    if jpi.get("min") is not None and jpi.get("min") == jpi.get("max"):
+        per_item = f"{_num(jpi['min'])} judgments per item"
+    else:
+        per_item = (f"{_num(jpi.get('min'))} to {_num(jpi.get('max'))} judgments per item "
+                    f"(median {_num(jpi.get('median'), 1)})")
+    s = (f"{per_item}; {_num(ds.get('n_annotations'))} judgments of "
          f"{_num(ds.get('n_items'))} items by {_num(ds.get('n_annotators'))} annotators")
     pools = ds.get("pools") or {}
     if pools:

@@ -153,7 +153,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None) -> str | None:
             if _finite((e := stats.get(m) or {}).get("value"))]
     if not rows:
         return None
-    names = list(series)
+    names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
 
     def draw(fig):
         ax = fig.add_subplot()

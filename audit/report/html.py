@@ -142,7 +142,8 @@ def _overview(ds: dict, meta: dict) -> dict:
     models = ds.get("models") or []
     return {
         "name": ds.get("name"), "source": meta.get("source"),
-        "facts": [("dataset", ds.get("name") or "-"), ("items", num(ds.get("n_items"))), ("judgments", num(ds.get("n_annotations"))),
+        "facts": [("dataset", ds.get("name") or "-"), ("items", num(ds.get("n_items"))),
+                  ("judgments", num(ds.get("n_annotations"))),
                   ("annotators", num(ds.get("n_annotators"))),
                   ("label kind", ds.get("label_kind") or "-"),
                   ("judgments per item", _jpi(ds.get("judgments_per_item"))),
