@@ -139,7 +139,7 @@ def test_every_catalogue_entry_builds_a_gx_expectation(gx):
 
 
 def _example(p):
-    return {"rate": "0.5", "coefficient": "0.5", "change": "0.1", "count": "3",
+    return {"rate": "0.5", "coefficient": "0.5", "change": "0.1", "share": "0.2", "count": "3",
             "values": "[a, b]", "column": "item", "choice": p.choices[0] if p.choices else "",
             "pool": "every", "pools": "every"}[p.kind]
 

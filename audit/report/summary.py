@@ -88,7 +88,8 @@ def print_summary(results: dict, *, out=None, console: Console | None = None) ->
     console.print(f"[dim]seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
                   f"annotation-audit {m['version']}[/dim]")
     if out:
-        console.print(f"results: {out}/results.json")
+        console.print(f"results: {out}/results.json · report: {out}/report.html · "
+                      f"card: {out}/dataset_card.md")
 
 
 def _reliability(rel, console):
@@ -143,7 +144,8 @@ def _leaderboards(results, console):
         cells = []
         for p in pools:
             row = by_pool[p].get(m)
-            cells.append("-" if row is None else f"{fmt_ci(row)} ({row['rank']})")
+            cells.append("-" if row is None else
+                         f"{fmt_ci({'value': row['score'], 'ci95': row.get('ci95')})} ({row['rank']})")
         t.add_row(m, *cells)
     console.print(t)
     st = results.get("stability") or {}
