@@ -174,11 +174,13 @@ def log(msg: str) -> None:
 
 def bench_bt(n: int, args) -> dict:
     stem = f"bt-{n}-m{args.models}-s{args.seed}"
-    raw = synth.generate(n, per_item=(1, 1), n_models=args.models, seed=args.seed)
-    data = cached(args.data_dir / f"{stem}.parquet", lambda p: synth.write(raw, p))
+
+    def frame():
+        return synth.generate(n, per_item=(1, 1), n_models=args.models, seed=args.seed)
+
+    data = cached(args.data_dir / f"{stem}.parquet", lambda p: synth.write(frame(), p))
     battles = cached(args.data_dir / f"{stem}-battles.parquet",
-                     lambda p: synth.battles(raw).to_parquet(p, index=False))
-    del raw
+                     lambda p: synth.battles(frame()).to_parquet(p, index=False))
     row = {"n": n, "models": args.models, "resamples": args.resamples}
     log(f"BT {n:,}: this toolkit")
     profile = BT_TARGET_S if BT_TARGET_N <= n <= args.profile_max else None

@@ -125,6 +125,17 @@ def test_pandalm_suite_holds(tmp_path):
     assert suite.tests == 12 and suite.failures == 0
 
 
+def test_same_seed_same_results_bytes(tmp_path):
+    for d in ("a", "b"):
+        result = invoke("check", pandalm_path(), "--suite", SUITES / "pandalm.yaml",
+                        "--bootstrap", 30, "--seed", 5, "--out", tmp_path / d)
+        assert result.exit_code == 0, result.output
+    a, b = ((tmp_path / d / "results.json").read_bytes() for d in ("a", "b"))
+    assert a == b
+    res = json.loads(a)
+    assert res["meta"]["seed"] == 5 and res["expectations"]["n_passed"] == 12
+
+
 # -- bad suites: exit 2, one message naming the file and the line ------------------------------------
 TABLE = "item,annotator,pool,label\n1,a,crowd,x\n1,b,crowd,y\n1,c,expert,x\n2,a,crowd,x\n" \
         "2,b,crowd,x\n2,c,expert,y\n3,a,crowd,y\n3,b,crowd,y\n3,c,expert,y\n"

@@ -227,3 +227,22 @@ def test_every_error_is_an_audit_error(tmp_path):
     for p in bad:
         with pytest.raises(AuditError):
             load(p, format="table")
+
+
+def test_importing_the_adapters_stays_light():
+    import subprocess
+    import sys
+
+    code = ("import sys, audit.load\n"
+            "print([m for m in ('datasets', 'yaml') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_audit_load_stays_callable_after_the_package_is_imported():
+    import audit
+
+    first = audit.load(DEMO)
+    import audit.load  # noqa: F401 - rebinds the name audit.load to the package
+
+    assert audit.load(DEMO).summary() == first.summary()

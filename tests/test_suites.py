@@ -79,6 +79,17 @@ def test_round_trip_through_great_expectations_json(gx, path):
     assert from_gx_json(json.loads(json.dumps(theirs))) == suite
 
 
+def test_gx_json_not_written_by_us_is_refused(gx):
+    foreign = gx.ExpectationSuite(name="theirs", expectations=[
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="x")]).to_json_dict()
+    with pytest.raises(SuiteFileError, match="not written by annotation-audit"):
+        from_gx_json(foreign)
+    ours = to_gx_json(suite_of("  - expect: min_reliability\n    min: 0.5\n"))
+    ours["expectations"][0]["meta"]["annotation_audit"]["params"]["min"] = 7
+    with pytest.raises(SuiteFileError, match="out of range"):
+        from_gx_json(ours)
+
+
 # -- bad suites: the message names the line ------------------------------------------------------
 @pytest.mark.parametrize("body, line, words", [
     ("  - expect: max_within_pool_disagreemnt\n    max: 0.1\n", 3,
@@ -244,6 +255,7 @@ def test_judge_agreement_rows():
      ["no pool 'gold'"]),
     ("  - expect: min_judge_agreement\n    judge: gpt-4\n    min: 0.5\n", 4,
      ["no judge pool 'gpt-4'", "none"]),
+    ("  - expect: min_judge_agreement\n    min: 0.5\n", 3, ["has no judge pool"]),
     ("  - expect: max_changed_label_share\n    max: 0.05\n", 3, ["--baseline"]),
     ("  - expect: not_null\n    column: model\n", 4, ["column 'model' is not in toy.csv"]),
 ])

@@ -12,10 +12,12 @@ threshold. Two layers, both validated by great_expectations for real:
   probability, judge agreement, and in dataset-PR mode the change against a baseline
   (:mod:`.baseline`)); each claim is one built-in great_expectations expectation on one row.
 
-Modules: :mod:`.suite` (YAML with line numbers, validation, the great_expectations JSON form),
-:mod:`.gx_run` (the only module importing great_expectations, with an ephemeral context),
-:mod:`.outcomes` (the validation result as rows and text), :mod:`.junit`, :mod:`.github`
-(renderers, pure functions of the validation result) and :mod:`.check` (the gate the CLI calls).
+Modules: :mod:`.catalogue` (the expectation names, their keys and thresholds), :mod:`.suite`
+(YAML with line numbers, the great_expectations JSON form), :mod:`.batches` and
+:mod:`.measurements` (the frames great_expectations validates), :mod:`.baseline` (what changed
+between two versions), :mod:`.gx_run` (the only module importing great_expectations, with an
+ephemeral context), :mod:`.outcomes`, :mod:`.junit`, :mod:`.github` (renderers, pure functions of
+the validation result) and :mod:`.check` (the gate the CLI calls).
 """
 
 from __future__ import annotations

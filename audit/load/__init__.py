@@ -18,6 +18,8 @@ Nothing after this package knows which source a table came from. Heavy imports (
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from pathlib import Path
 
 from ..errors import InputError, join_names
@@ -187,3 +189,14 @@ def _by_columns(columns, *, folder: bool) -> str | None:
     if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
         return "hf" if folder else "table"
     return None
+
+
+class _CallableModule(types.ModuleType):
+    """Importing this package rebinds ``audit.load`` from the function to the package; calling
+    the package is calling :func:`load`, so ``audit.load(path)`` works before and after."""
+
+    def __call__(self, source, **options) -> AnnotationTable:
+        return load(source, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
