@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import Codes, sample_patterns, warn_degenerate
-from ..resample import patterns as _patterns
+from .counts import Codes, ones_weights, row_patterns, warn_degenerate
 
 SUBSET_RULE = ("the annotator set that is most often an item's exact set of annotators (ties: the "
                "larger set, then the first in annotator order); every item rated by at least "
@@ -50,7 +49,7 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     sets = np.full((c.n_items, width), -1, dtype=np.int64)
     sets[it, np.arange(len(it)) - start[it]] = an
     multi = per_item >= 2
-    uniq, freq, _ = _patterns(sets[multi])
+    uniq, freq, _ = row_patterns(sets[multi])
     size = (uniq >= 0).sum(axis=1)
     # most frequent; then larger; np.unique already orders rows lexicographically (first wins)
     best = np.lexsort((np.arange(len(uniq)), -size, -freq))[0]
@@ -126,8 +125,7 @@ def _plain(values, average: bool, name: str) -> float:
     if np.ptp(values) == 0:
         warn_degenerate(name, "every rating is the same value")
         return float("nan")
-    uniq, w = sample_patterns(values)
-    out = float(_icc(uniq, w, average)[0])
+    out = float(_icc(values, ones_weights(len(values)), average)[0])
     if np.isnan(out):
         warn_degenerate(name, "the ANOVA denominator is zero")
     return out

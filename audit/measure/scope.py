@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import columns as C
-from ..resample import Bootstrap, ci_dict, multinomial_weights, patterns, percentile_ci
+from ..resample import Bootstrap, ci_dict, multinomial_weights, percentile_ci
 from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
 from .alpha import krippendorff_alpha, krippendorff_alpha_batched
-from .counts import codes, count_matrix, pair_tables, warn_degenerate
+from .counts import codes, count_matrix, pair_tables, row_patterns, warn_degenerate
 from .icc import SUBSET_RULE, crossed_subset, icc2, icc2_batched, icc2k, icc2k_batched
 from .kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa, fleiss_kappa_batched,
                     summarise_pairs)
@@ -66,7 +66,7 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
     counts = counts[counts.sum(axis=1) > 0]
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
-    uniq, freq, _ = patterns(counts)
+    uniq, freq, _ = row_patterns(counts)
     w = _float_weights(freq, bootstrap, f"{scope}:counts")
 
     out = {
@@ -94,7 +94,7 @@ def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
     ratings, chosen = crossed_subset(c)
     names = [c.annotator_names[a] for a in chosen]
     info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
-    uniq, freq, _ = patterns(ratings)
+    uniq, freq, _ = row_patterns(ratings)
     w = _float_weights(freq, bootstrap, f"{scope}:icc")
     y, yu = values[ratings], values[uniq]
     return {
@@ -143,7 +143,11 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
 
 
 def _pool_of_annotator(table) -> dict:
+    """Each annotator's pool (its first judgment's, should one annotator sit in two pools)."""
     f = table.frame
-    first = (f[[C.ANNOTATOR, C.POOL]].astype(str).drop_duplicates(C.ANNOTATOR))
-    return dict(zip(first[C.ANNOTATOR], first[C.POOL]))
-
+    ann = f[C.ANNOTATOR].cat.codes.to_numpy()
+    pool = f[C.POOL].cat.codes.to_numpy()
+    codes_, first = np.unique(ann, return_index=True)
+    names = f[C.ANNOTATOR].cat.categories
+    pools = f[C.POOL].cat.categories
+    return {str(names[a]): str(pools[pool[i]]) for a, i in zip(codes_, first)}
