@@ -1,0 +1,1 @@
+"""Benchmarks: the synthetic generator, the tools compared, and `make bench` (run.py)."""

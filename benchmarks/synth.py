@@ -36,6 +36,8 @@ from audit import columns as C
 from audit.labels import LabelKind, LabelScale
 
 KINDS = ("pairwise", "rating")
+#: Bumped whenever the same arguments would give different data (benchmark caches key on it).
+VERSION = 1
 
 
 @dataclass(frozen=True)
