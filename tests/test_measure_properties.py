@@ -29,7 +29,7 @@ from audit.resample import Bootstrap, patterns
 from audit.table import build_table
 from measure_data import lewidi_table
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 BOOT = Bootstrap(n_resamples=60, seed=7)
 
