@@ -236,7 +236,7 @@ def test_data_without_models_is_skipped():
     table = table_of(raw, LabelScale(LabelKind.NOMINAL, (0, 1)))
     res = rank(table, bootstrap=BOOT)
     assert res["leaderboards"] == {}
-    assert "model" in res["skipped"]
+    assert "model" in res["leaderboard_method"]["skipped"]
     assert res["stability"]["simulation"] == [] and res["judge_alignment"] == []
     json.dumps(res, allow_nan=False)
 
@@ -245,7 +245,7 @@ def test_nominal_ratings_are_skipped():
     raw = rating_raw(seed=1)
     table = table_of(raw, LabelScale(LabelKind.NOMINAL, (1, 2, 3, 4, 5)))
     res = rank(table, bootstrap=BOOT)
-    assert res["leaderboards"] == {} and "nominal" in res["skipped"]
+    assert res["leaderboards"] == {} and "nominal" in res["leaderboard_method"]["skipped"]
 
 
 def test_same_seed_same_numbers_and_seed_moves_only_the_cis():
@@ -309,4 +309,4 @@ def test_hs_brexit_has_nothing_to_rank():
     path = shared_data("lewidi2023/HS-Brexit")
     load = pytest.importorskip("audit.load").load
     res = rank(load(path), bootstrap=BOOT)
-    assert res["leaderboards"] == {} and "no model columns" in res["skipped"]
+    assert res["leaderboards"] == {} and "no model columns" in res["leaderboard_method"]["skipped"]

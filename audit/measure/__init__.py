@@ -129,8 +129,9 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     Returns
     -------
     dict
-        ``{"bootstrap", "reliability", "pool_disagreement", "within_pool"}`` (see each module);
-        plain Python types, NaN as None.
+        ``{"reliability", "pool_disagreement", "within_pool"}`` (see each module); plain Python
+        types, NaN as None. The bootstrap settings belong in the results' ``meta`` block
+        (:func:`audit.pipeline.meta`).
     """
     from .disagreement import pool_disagreement
     from .within_pool import within_pool
@@ -147,5 +148,4 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     with _ScopedWarnings("within-pool variability"):
         within = within_pool(table, bootstrap=bootstrap,
                              min_annotator_judgments=min_annotator_judgments)
-    return jsonable({"bootstrap": bootstrap.to_dict(), "reliability": rel,
-                     "pool_disagreement": pools, "within_pool": within})
+    return jsonable({"reliability": rel, "pool_disagreement": pools, "within_pool": within})

@@ -12,10 +12,11 @@ Every reliability coefficient in :mod:`audit.measure` is a function of one of th
     (Gwet 2014, *Handbook of Inter-Rater Reliability*, 4th ed., ch. 2, unequal raters per item).
 
 Each statistic is written once, in its *batched* form: it takes distinct per-item rows
-(``patterns``, :func:`audit.resample.patterns`) and a (B, P) matrix of weights (how many copies of
-each pattern are in each of B item resamples, :func:`audit.resample.multinomial_weights`) and returns
-B values. The plain statistic is the batched one with every item once (``weights = 1``), so the
-bootstrap never re-runs the pipeline: it re-weights these sums.
+(``patterns``: :func:`row_patterns`, a fast :func:`audit.resample.patterns`) and a (B, P) matrix
+of weights (copies of each pattern in each of B item resamples,
+:func:`audit.resample.multinomial_weights`) and returns B values. The plain statistic is the
+batched one weighted by the observed pattern frequencies, so the bootstrap never re-runs the
+pipeline: it re-weights these sums.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Shrout & Fleiss (1979), "Intraclass correlations: uses in assessing rater reliability",
 *Psychological Bulletin* 86(2), case 2 — ICC(2,1) and ICC(2,k); McGraw & Wong (1996) call them
-ICC(A,1) and ICC(A,k); pingouin names them ICC2 and ICC2k. For an n items x k raters matrix of
-numeric ratings with two-way ANOVA mean squares MSR (items), MSC (raters) and MSE (residual),
+ICC(A,1) and ICC(A,k) (pingouin: ICC2 / ICC2k before 0.6, ICC(A,1) / ICC(A,k) since). For an
+n items x k raters matrix of numeric ratings with two-way ANOVA mean squares MSR (items), MSC
+(raters) and MSE (residual),
 
     ICC2  = (MSR - MSE) / (MSR + (k - 1) MSE + k (MSC - MSE) / n)
     ICC2k = (MSR - MSE) / (MSR + (MSC - MSE) / n).
@@ -11,8 +12,8 @@ numeric ratings with two-way ANOVA mean squares MSR (items), MSC (raters) and MS
 ICC2 is the reliability of one rating by a rater drawn from the same population; ICC2k that of
 the mean of the k raters. On tiny samples the ANOVA estimates can make ICC2 fall below -1 and,
 when its denominator is negative, ICC2k leave [-1, 1] altogether (as in pingouin and R's psych);
-read such values as "no evidence of reliability". Rater mean differences (one annotator systematically harsher) count as
-disagreement ("absolute agreement"). Koo & Li (2016) read < .5 poor, .5-.75 moderate, .75-.9 good,
+read such values as "no evidence of reliability". Rater mean differences (one annotator
+systematically harsher) count as disagreement ("absolute agreement"). Koo & Li (2016) read < .5 poor, .5-.75 moderate, .75-.9 good,
 > .9 excellent. Higher is better. Only meaningful for ordinal, interval and preference labels:
 ratings are the scale's numeric values (preference: -k..k).
 

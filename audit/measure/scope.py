@@ -40,9 +40,30 @@ def _metric(value: float, samples: np.ndarray, bootstrap: Bootstrap, **extra) ->
     return {"value": _num(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
 
 
-def _float_weights(freq: np.ndarray, bootstrap: Bootstrap, stream: str) -> np.ndarray:
-    return multinomial_weights(freq, bootstrap.n_resamples,
-                               bootstrap.rng(stream)).astype(np.float64)
+#: Largest (resamples x patterns) weight block held in memory at once (float64 cells).
+BLOCK_CELLS = 20_000_000
+
+
+def resampled(freq: np.ndarray, bootstrap: Bootstrap, stream: str, statistic, *,
+              width: int = 0) -> list:
+    """``statistic(weights)`` over all resamples, drawn in blocks of rows from one generator.
+
+    ``statistic`` maps a (b, P) float weight block to a tuple of arrays with b leading rows; the
+    blocks are concatenated. Drawing ``b1`` then ``b2`` rows from the generator gives exactly
+    the rows of one ``b1 + b2`` draw, so blocking changes memory, not the resamples (only the
+    last-digit rounding of the weighted sums). ``width`` is the per-resample size of the
+    statistic's intermediate arrays, if larger than the pattern count.
+    """
+    rng = bootstrap.rng(stream)
+    total = bootstrap.n_resamples
+    block = max(1, min(total, BLOCK_CELLS // max(len(freq), width, 1)))
+    parts = []
+    for start in range(0, total, block):
+        w = multinomial_weights(freq, min(block, total - start), rng).astype(np.float64)
+        parts.append(statistic(w))
+    if not parts:
+        parts.append(statistic(np.zeros((0, len(freq)))))
+    return [np.concatenate(cols) for cols in zip(*parts)]
 
 
 def cohen_weights_name(level: str) -> str:
@@ -67,19 +88,17 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     counts = counts[counts.sum(axis=1) > 0]
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
     uniq, freq, _ = row_patterns(counts)
-    w = _float_weights(freq, bootstrap, f"{scope}:counts")
-
+    alpha_b, fleiss_b, ac1_b, pa_b = resampled(
+        freq, bootstrap, f"{scope}:counts",
+        lambda w: (krippendorff_alpha_batched(uniq, w, level=level, values=values),
+                   fleiss_kappa_batched(uniq, w), gwet_ac1_batched(uniq, w),
+                   percent_agreement_batched(uniq, w)))
     out = {
-        "krippendorff_alpha": _metric(
-            krippendorff_alpha(counts, level=level, values=values),
-            krippendorff_alpha_batched(uniq, w, level=level, values=values), bootstrap,
-            n_items=n_pairable),
-        "fleiss_kappa": _metric(fleiss_kappa(counts), fleiss_kappa_batched(uniq, w), bootstrap,
-                                n_items=n_pairable),
-        "gwet_ac1": _metric(gwet_ac1(counts), gwet_ac1_batched(uniq, w), bootstrap,
-                            n_items=n_pairable),
-        "percent_agreement": _metric(percent_agreement(counts),
-                                     percent_agreement_batched(uniq, w), bootstrap,
+        "krippendorff_alpha": _metric(krippendorff_alpha(counts, level=level, values=values),
+                                      alpha_b, bootstrap, n_items=n_pairable),
+        "fleiss_kappa": _metric(fleiss_kappa(counts), fleiss_b, bootstrap, n_items=n_pairable),
+        "gwet_ac1": _metric(gwet_ac1(counts), ac1_b, bootstrap, n_items=n_pairable),
+        "percent_agreement": _metric(percent_agreement(counts), pa_b, bootstrap,
                                      n_items=n_pairable),
     }
     cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
@@ -95,13 +114,14 @@ def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
     names = [c.annotator_names[a] for a in chosen]
     info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
     uniq, freq, _ = row_patterns(ratings)
-    w = _float_weights(freq, bootstrap, f"{scope}:icc")
     y, yu = values[ratings], values[uniq]
+    icc_b, icc_k_b = resampled(freq, bootstrap, f"{scope}:icc",
+                               lambda w: (icc2_batched(yu, w), icc2k_batched(yu, w)))
     return {
-        "icc": _metric(icc2(y), icc2_batched(yu, w), bootstrap,
+        "icc": _metric(icc2(y), icc_b, bootstrap,
                        form="ICC2: two-way random effects, absolute agreement, single rater",
                        **info),
-        "icc_k": _metric(icc2k(y), icc2k_batched(yu, w), bootstrap,
+        "icc_k": _metric(icc2k(y), icc_k_b, bootstrap,
                          form="ICC2k: two-way random effects, absolute agreement, mean of k "
                               "raters", **info),
     }
@@ -114,12 +134,16 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
     pt = pair_tables(c, min_overlap=min_overlap)
     k = len(pt.pairs)
     kappas = cohen_kappa_tables(pt.tables, agreement)
-    w = _float_weights(pt.pattern_freq, bootstrap, f"{scope}:cohen")
-    if k:
-        boot_tables = np.asarray((pt.incidence().T @ w.T).T).reshape(len(w), k, q, q)
-        boot = cohen_kappa_tables(boot_tables, agreement)
-    else:
-        boot = np.zeros((len(w), 0))
+    incidence_t = pt.incidence().T.tocsr() if k else None
+
+    def kappas_of(w):
+        if not k:
+            return (np.zeros((len(w), 0)),)
+        tables = np.asarray((incidence_t @ w.T).T).reshape(len(w), k, q, q)
+        return (cohen_kappa_tables(tables, agreement),)
+
+    (boot,) = resampled(pt.pattern_freq, bootstrap, f"{scope}:cohen", kappas_of,
+                        width=k * q * q)
     mean, median, n_def = summarise_pairs(kappas[None, :])
     if n_def[0] == 0:
         warn_degenerate("Cohen's kappa (mean over pairs)",

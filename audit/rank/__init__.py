@@ -28,7 +28,7 @@ from ..errors import InputError, join_names
 from ..labels import LabelKind
 from ..resample import Bootstrap
 from ..table import AnnotationTable
-from ._json import jsonable
+from ..results import jsonable
 from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
@@ -80,7 +80,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         "pool_pairs", "closest_pairs", "bootstrap_displacement_probability",
         "displacement_histogram", "simulation", "simulation_model", "flipped_items"},
         "judge_alignment": [...]}``; a table with nothing to rank gives empty blocks and a
-        ``"skipped"`` reason. Scores: higher is better, rank 1 is best.
+        ``leaderboard_method.skipped`` reason. Scores: higher is better, rank 1 is best.
     """
     _check_options(bootstrap, unit, gap_model, perturbation, max_flipped)
     reason = _skip_reason(table)
@@ -158,14 +158,14 @@ def _skip_reason(table: AnnotationTable) -> str | None:
 def _skipped(reason: str, unit: str, bootstrap: Bootstrap) -> dict:
     return {
         "leaderboards": {},
-        "leaderboard_method": {"metric": None, "unit": unit, "ci": bootstrap.to_dict()},
+        "leaderboard_method": {"metric": None, "unit": unit, "ci": bootstrap.to_dict(),
+                               "skipped": reason},
         "stability": {"pool_pairs": [], "closest_pairs": [],
                       "bootstrap_displacement_probability": {}, "displacement_histogram": {},
                       "simulation": [], "simulation_model": {},
                       "flipped_items": {"count": None, "n_compared": 0, "share": None,
                                         "items": []}},
         "judge_alignment": [],
-        "skipped": reason,
     }
 
 
