@@ -25,6 +25,9 @@ class AuditGroup(click.Group):
     def invoke(self, ctx):
         try:
             with warnings.catch_warnings():
+                from .errors import AuditWarning
+
+                warnings.simplefilter("always", AuditWarning)
                 warnings.showwarning = _show_warning
                 return super().invoke(ctx)
         except AuditError as err:

@@ -501,15 +501,6 @@ def test_measure_never_crashes_on_degenerate_data(rows, kind, values):
         assert overall["icc"]["value"] is None
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.integers(1, 300), st.integers(1, 30), st.integers(1, 40_000), st.integers(0, 2 ** 32 - 1))
-def test_row_patterns_equal_resample_patterns(n, width, high, seed):
-    from audit.measure.counts import row_patterns
-    rows = np.random.default_rng(seed).integers(-1, high, size=(n, width))
-    for ours, ref in zip(row_patterns(rows), patterns(rows)):
-        assert np.array_equal(ours, ref)
-
-
 def test_blocked_resampling_gives_the_same_numbers(monkeypatch):
     from audit.measure import scope
     table = lewidi_table("ConvAbuse")

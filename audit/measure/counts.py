@@ -12,9 +12,9 @@ Every reliability coefficient in :mod:`audit.measure` is a function of one of th
     (Gwet 2014, *Handbook of Inter-Rater Reliability*, 4th ed., ch. 2, unequal raters per item).
 
 Each statistic is written once, in its *batched* form: it takes distinct per-item rows
-(``patterns``: :func:`row_patterns`, a fast :func:`audit.resample.patterns`) and a (B, P) matrix
-of weights (copies of each pattern in each of B item resamples,
-:func:`audit.resample.multinomial_weights`) and returns B values. The plain statistic is the
+(``patterns``, from :func:`audit.resample.patterns`) and a (B, P) matrix of weights (copies of
+each pattern in each of B item resamples, :func:`audit.resample.multinomial_weights`) and returns
+B values. The plain statistic is the
 batched one weighted by the observed pattern frequencies, so the bootstrap never re-runs the
 pipeline: it re-weights these sums.
 """
@@ -76,39 +76,9 @@ def ones_weights(n: int) -> np.ndarray:
     return np.ones((1, n), dtype=np.float64)
 
 
-def row_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`audit.resample.patterns` (distinct rows, their counts, each row's pattern index;
-    rows in lexicographic order) for integer rows, by 1-D sorts instead of a row sort.
-
-    ``np.unique(axis=0)`` sorts a structured view of the rows, which costs tens of seconds on a
-    million rows; here the rows are ranked one column at a time (each step a 1-D ``np.unique`` on
-    ``rank_so_far * base + column``), which preserves lexicographic order. The loop runs over
-    columns, not items. Non-integer rows fall back to :func:`audit.resample.patterns`.
-    """
-    rows = np.asarray(rows)
-    if rows.ndim != 2 or rows.shape[0] == 0 or rows.shape[1] == 0 \
-            or not np.issubdtype(rows.dtype, np.integer):
-        return patterns(rows)
-    shifted = rows.astype(np.int64) - rows.min(axis=0)
-    bases = shifted.max(axis=0) + 1
-    if np.prod(bases.astype(float)) < 2.0 ** 62:  # one mixed-radix key per row
-        weights = np.cumprod(np.concatenate([bases[1:], [1]])[::-1])[::-1]
-        key = shifted @ weights
-    else:
-        key = np.zeros(rows.shape[0], dtype=np.int64)
-        for j in range(rows.shape[1]):
-            if (int(key.max()) + 1) * int(bases[j]) >= 2 ** 62:
-                return patterns(rows)
-            _, key = np.unique(key * int(bases[j]) + shifted[:, j], return_inverse=True)
-            key = key.reshape(-1).astype(np.int64)
-    _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True,
-                                          return_counts=True)
-    return rows[first], counts.astype(np.int64), inverse.reshape(-1)
-
-
 def sample_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct ``rows`` and the (1, P) weights that reproduce the observed sample exactly."""
-    uniq, freq, _ = row_patterns(np.asarray(rows))
+    uniq, freq, _ = patterns(np.asarray(rows))
     return uniq, freq[None, :].astype(np.float64)
 
 
@@ -253,6 +223,6 @@ def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
     rows = np.full((c.n_items, width), -1, dtype=np.int64)
     rows[it, np.arange(len(it)) - start[it]] = cell
     rated = np.bincount(c.item, minlength=c.n_items) > 0
-    uniq, freq, _ = row_patterns(rows[rated])
+    uniq, freq, _ = patterns(rows[rated])
     return PairTables(pairs=pairs.astype(np.int64), tables=tables, cell_patterns=uniq,
                       pattern_freq=freq)

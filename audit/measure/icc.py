@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import Codes, ones_weights, row_patterns, warn_degenerate
+from ..resample import patterns
+from .counts import Codes, ones_weights, warn_degenerate
 
 SUBSET_RULE = ("the annotator set that is most often an item's exact set of annotators (ties: the "
                "larger set, then the first in annotator order); every item rated by at least "
@@ -50,9 +51,9 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     sets = np.full((c.n_items, width), -1, dtype=np.int64)
     sets[it, np.arange(len(it)) - start[it]] = an
     multi = per_item >= 2
-    uniq, freq, _ = row_patterns(sets[multi])
+    uniq, freq, _ = patterns(sets[multi])
     size = (uniq >= 0).sum(axis=1)
-    # most frequent; then larger; np.unique already orders rows lexicographically (first wins)
+    # most frequent; then larger; patterns come in lexicographic row order (first wins)
     best = np.lexsort((np.arange(len(uniq)), -size, -freq))[0]
     chosen = uniq[best][uniq[best] >= 0]
     col = np.full(c.n_annotators, -1, dtype=np.int64)

@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import columns as C
-from ..resample import Bootstrap, ci_dict, multinomial_weights, percentile_ci
+from ..resample import Bootstrap, ci_dict, multinomial_weights, patterns, percentile_ci
 from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
 from .alpha import krippendorff_alpha, krippendorff_alpha_batched
-from .counts import codes, count_matrix, pair_tables, row_patterns, warn_degenerate
+from .counts import codes, count_matrix, pair_tables, warn_degenerate
 from .icc import SUBSET_RULE, crossed_subset, icc2, icc2_batched, icc2k, icc2k_batched
 from .kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa, fleiss_kappa_batched,
                     summarise_pairs)
@@ -87,7 +87,7 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
     counts = counts[counts.sum(axis=1) > 0]
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
-    uniq, freq, _ = row_patterns(counts)
+    uniq, freq, _ = patterns(counts)
     alpha_b, fleiss_b, ac1_b, pa_b = resampled(
         freq, bootstrap, f"{scope}:counts",
         lambda w: (krippendorff_alpha_batched(uniq, w, level=level, values=values),
@@ -113,7 +113,7 @@ def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
     ratings, chosen = crossed_subset(c)
     names = [c.annotator_names[a] for a in chosen]
     info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
-    uniq, freq, _ = row_patterns(ratings)
+    uniq, freq, _ = patterns(ratings)
     y, yu = values[ratings], values[uniq]
     icc_b, icc_k_b = resampled(freq, bootstrap, f"{scope}:icc",
                                lambda w: (icc2_batched(yu, w), icc2k_batched(yu, w)))

@@ -44,7 +44,7 @@ class Votes:
 
     models: tuple[str, ...]
     pools: tuple[str, ...]
-    items: tuple[str, ...]
+    items: pd.Index  # item names by code
     item: np.ndarray
     pool: np.ndarray
     lo: np.ndarray
@@ -89,7 +89,7 @@ def pairwise_votes(table: AnnotationTable) -> Votes:
     np.minimum.at(first, item, np.arange(len(f)))
     pool, _ = item_codes(f, C.POOL)
     return Votes(tuple(models), tuple(map(str, f[C.POOL].cat.categories)),
-                 tuple(map(str, f[C.ITEM].cat.categories)), item, pool,
+                 f[C.ITEM].cat.categories, item, pool,
                  np.minimum(a, b), np.maximum(a, b), outcome.astype(np.int64), first,
                  flip[np.minimum(first, len(f) - 1)])
 
@@ -122,19 +122,44 @@ class PairUnits:
 
 
 def pair_units(votes: Votes, mask: np.ndarray, *, unit: str) -> PairUnits:
-    """Winner-vote counts per (item, pair) over the judgments in ``mask``.
+    """Winner-vote counts per (item, pair) over the judgments in ``mask``, ordered by (item,
+    pair).
 
     ``unit="majority"`` replaces each row of counts by one vote for its :data:`MAJORITY_RULE`
     outcome.
     """
     m = len(votes.models)
-    key = (votes.item[mask] * m + votes.lo[mask]) * m + votes.hi[mask]
-    uniq, inv = np.unique(key, return_inverse=True)
-    counts = np.bincount(inv * 3 + votes.outcome[mask], minlength=3 * len(uniq)).reshape(-1, 3)
+    item, pair, row = units_of(votes.item[mask], votes.lo[mask] * m + votes.hi[mask],
+                               len(votes.items))
+    counts = np.bincount(row * 3 + votes.outcome[mask], minlength=3 * len(item)).reshape(-1, 3)
     if unit == "majority":
         counts = np.eye(3, dtype=np.int64)[majority(counts)]
-    pair = uniq % (m * m)
-    return PairUnits(uniq // (m * m), pair // m, pair % m, counts.astype(np.int64))
+    return PairUnits(item, pair // m, pair % m, counts.astype(np.int64))
+
+
+def units_of(item: np.ndarray, pair: np.ndarray, n_items: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (item, pair) units of judgments, in (item, pair) order, and each judgment's
+    unit index.
+
+    When every item compares one pair (the usual layout) the units are the judged items, found
+    with a few ``bincount``-like passes instead of a sort of (item, pair) keys.
+    """
+    item = np.asarray(item, dtype=np.int64)
+    pair = np.asarray(pair, dtype=np.int64)
+    if len(item) == 0:
+        return item, pair, np.zeros(0, dtype=np.int64)
+    low = np.full(n_items, pair.max() + 1, dtype=np.int64)
+    high = np.full(n_items, -1, dtype=np.int64)
+    np.minimum.at(low, item, pair)
+    np.maximum.at(high, item, pair)
+    judged = high >= 0
+    if np.array_equal(low[judged], high[judged]):
+        slot = np.cumsum(judged) - 1
+        return np.flatnonzero(judged), low[judged], slot[item]
+    n_pairs = int(pair.max()) + 1
+    keys, row = np.unique(item * n_pairs + pair, return_inverse=True)
+    return keys // n_pairs, keys % n_pairs, row.reshape(-1)
 
 
 def majority(counts: np.ndarray) -> np.ndarray:
@@ -219,19 +244,24 @@ class ClusterPatterns:
 
 def cluster_patterns(item: np.ndarray, group: np.ndarray, values: np.ndarray,
                      n_groups: int) -> ClusterPatterns:
-    """Group units into item-level bootstrap patterns (see the module docstring)."""
-    values = np.asarray(values, dtype=float).reshape(len(item), -1)
-    _, inv, per_item = np.unique(item, return_inverse=True, return_counts=True)
-    single = per_item[inv] == 1
-    rows = np.column_stack([group[single].astype(float), values[single]])
-    uniq, counts, _ = patterns(rows)
+    """Group units into item-level bootstrap patterns (see the module docstring).
+
+    ``values`` may be integer (counts) or float; integer values make the patterns cheaper to
+    find.
+    """
+    item = np.asarray(item, dtype=np.int64)
+    group = np.asarray(group, dtype=np.int64)
+    values = np.asarray(values).reshape(len(item), -1)
+    per_item = np.bincount(item) if len(item) else np.zeros(0, dtype=np.int64)
+    single = per_item[item] == 1
+    uniq, counts, _ = patterns(np.column_stack([group[single], values[single]]))
     n_single = len(uniq)
     multi_items, multi_inv = np.unique(item[~single], return_inverse=True)
     return ClusterPatterns(
         counts=np.concatenate([counts, np.ones(len(multi_items), dtype=np.int64)]),
         member=np.concatenate([np.arange(n_single), n_single + multi_inv]).astype(np.int64),
         group=np.concatenate([uniq[:, 0], group[~single]]).astype(np.int64),
-        values=np.concatenate([uniq[:, 1:], values[~single]]),
+        values=np.concatenate([uniq[:, 1:], values[~single]]).astype(float),
         n_groups=int(n_groups),
     )
 
@@ -254,10 +284,9 @@ def pool_majorities(votes: Votes, pools) -> PoolMajorities:
     local = np.full(len(votes.pools), -1, dtype=np.int64)
     local[[votes.pools.index(p) for p in pools]] = np.arange(len(pools))
     m = len(votes.models)
-    key = (votes.item[mask] * m + votes.lo[mask]) * m + votes.hi[mask]
-    uniq, inv = np.unique(key, return_inverse=True)
-    cell = (inv * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
-    counts = np.bincount(cell, minlength=len(uniq) * len(pools) * 3).reshape(-1, 3)
+    item, pair, row = units_of(votes.item[mask], votes.lo[mask] * m + votes.hi[mask],
+                               len(votes.items))
+    cell = (row * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
+    counts = np.bincount(cell, minlength=len(item) * len(pools) * 3).reshape(-1, 3)
     outcome = np.where(counts.sum(axis=1) > 0, majority(counts), -1).reshape(-1, len(pools))
-    pair = uniq % (m * m)
-    return PoolMajorities(uniq // (m * m), pair // m, pair % m, outcome, pools)
+    return PoolMajorities(item, pair // m, pair % m, outcome, pools)

@@ -50,7 +50,7 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
         lo, hi = votes.models[maj.lo[u]], votes.models[maj.hi[u]]
         flipped_pair = bool(votes.first_flipped[it])
         names = {0: "B" if flipped_pair else "A", TIE: "tie", 2: "A" if flipped_pair else "B"}
-        entry = {"item": votes.items[it],
+        entry = {"item": str(votes.items[it]),
                  "model_a": hi if flipped_pair else lo, "model_b": lo if flipped_pair else hi,
                  "winners": {p: names[o] for p, o in zip(pools, maj.outcome[u]) if o >= 0}}
         if text is not None:

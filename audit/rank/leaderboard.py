@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DegenerateDataWarning
-from ..resample import Bootstrap, multinomial_weights, percentile_ci
+from ..resample import Bootstrap, multinomial_weights, patterns, percentile_ci
 from .bradley_terry import bradley_terry, per_model
 from .counts import (ClusterPatterns, Scores, Votes, cluster_patterns, pair_units,
                      rating_units)
@@ -84,17 +84,26 @@ def competition_ranks(scores: np.ndarray) -> np.ndarray:
 
 def pairwise_board(votes: Votes, mask: np.ndarray, *, pool: str, unit: str,
                    bootstrap: Bootstrap, stream: str) -> Board:
-    """Win rates and Bradley-Terry strengths of the judgments in ``mask``, with resamples."""
+    """Win rates and Bradley-Terry strengths of the judgments in ``mask``, with resamples.
+
+    Both are functions of each model pair's wins with ties split half
+    (:data:`~audit.rank.bradley_terry.TIE_RULE`), so a unit enters the bootstrap patterns by its
+    pair and its doubled wins ``(2 lo + tie, 2 hi + tie)``: units with the same doubled wins are
+    interchangeable and share a pattern.
+    """
     units = pair_units(votes, mask, unit=unit)
     m = len(votes.models)
-    pairs, pair_idx = np.unique(units.lo * m + units.hi, return_inverse=True)
+    pairs, _, pair_idx = patterns((units.lo * m + units.hi)[:, None])
+    pairs = pairs[:, 0]
     present = np.unique(np.concatenate([pairs // m, pairs % m]))
     lo = np.searchsorted(present, pairs // m)
     hi = np.searchsorted(present, pairs % m)
-    cp = cluster_patterns(units.item, pair_idx, units.counts, len(pairs))
+    c = units.counts
+    doubled = np.column_stack([2 * c[:, 0] + c[:, 1], 2 * c[:, 2] + c[:, 1]])
+    cp = cluster_patterns(units.item, pair_idx, doubled, len(pairs))
 
     def stats(totals):
-        return _pair_stats(totals, lo, hi, len(present))
+        return _pair_stats(totals / 2, lo, hi, len(present))
 
     (rate, n, bt), (rate_b, _, bt_b) = _with_resamples(cp, stats, bootstrap, stream)
     if np.isnan(bt[0]).all():
@@ -105,12 +114,10 @@ def pairwise_board(votes: Votes, mask: np.ndarray, *, pool: str, unit: str,
                  cp.n_items, bt[0], bt_b)
 
 
-def _pair_stats(totals, lo, hi, n_models):
-    """Win rates, comparisons and BT strengths from (B, pairs, 3) (lo won, tie, hi won) counts."""
-    pair_wins = np.stack([totals[..., 0] + 0.5 * totals[..., 1],
-                          totals[..., 2] + 0.5 * totals[..., 1]], axis=-1)
+def _pair_stats(pair_wins, lo, hi, n_models):
+    """Win rates, comparisons and BT strengths from (B, pairs, 2) wins of (lo, hi), ties half."""
     wins = per_model(pair_wins[..., 0], pair_wins[..., 1], lo, hi, n_models)
-    n = totals.sum(axis=2)
+    n = pair_wins.sum(axis=2)
     games = per_model(n, n, lo, hi, n_models)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(games > 0, wins / games, np.nan)
