@@ -13,33 +13,14 @@ Modules, one idea each: :mod:`.counts` (sufficient statistics), :mod:`.alpha`, :
 
 from __future__ import annotations
 
-import math
 import warnings
 
-import numpy as np
 
 from ..errors import DegenerateDataWarning, InputError
 from ..resample import Bootstrap
+from ..results import jsonable
 
-__all__ = ["measure", "reliability", "jsonable"]
-
-
-def jsonable(obj):
-    """``obj`` with numpy scalars and arrays turned into Python values and NaN into None."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return None if math.isnan(x) else x
-    return obj
+__all__ = ["measure", "reliability"]
 
 
 class _ScopedWarnings:

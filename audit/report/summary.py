@@ -23,6 +23,13 @@ def fmt(x, digits: int = 3) -> str:
     return str(x)
 
 
+def fmt_p(p) -> str:
+    """A p-value: three decimals, or ``< 0.001``."""
+    if p is None:
+        return "NaN"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def fmt_ci(entry: dict | None, digits: int = 3) -> str:
     """``value [lo, hi]`` for a ``{value, ci95}`` entry."""
     if not entry:
@@ -127,7 +134,7 @@ def _within_pool(rows, console):
     t = Table("pool", "items with a disagreement", "annotator effect p", "effect size",
               title="within-pool variability", title_justify="left")
     for r in rows:
-        t.add_row(r["pool"], fmt(r.get("disagreement_rate")), fmt(r.get("annotator_effect_p"), 4),
+        t.add_row(r["pool"], fmt(r.get("disagreement_rate")), fmt_p(r.get("annotator_effect_p")),
                   fmt(r.get("effect_size")))
     console.print(t)
 
