@@ -95,19 +95,23 @@ def cli():
               help="Judgments a pool needs on an item to count in pool disagreement.")
 @click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
               show_default=True, help="Leaderboard aggregation: every judgment, or one majority vote per item.")
+@click.option("--no-report", "no_report", is_flag=True,
+              help="Write only OUT/results.json: no HTML report, charts or dataset card.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def run(source, fmt, spec, pools, pool_column, aspect, split, out, seed, n_bootstrap,
-        min_per_pool, unit, quiet):
-    """Load, validate and audit SOURCE; write OUT/results.json and print a summary."""
+        min_per_pool, unit, no_report, quiet):
+    """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
+    HTML report and dataset card) and print a summary."""
     from .pipeline import run as run_audit
     from .report.summary import print_summary, progress_steps
 
     with progress_steps(enabled=not quiet) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
-                            min_per_pool=min_per_pool, unit=unit, step=step,
+                            min_per_pool=min_per_pool, unit=unit, report=not no_report,
+                            step=step,
                             load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
     if not quiet:
-        print_summary(results, out=out)
+        print_summary(results, out=out, report=not no_report)
 
 
 @cli.command()

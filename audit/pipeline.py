@@ -55,9 +55,10 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
 
 
 def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
-        min_per_pool: int = 2, unit: str = "judgment", step: Step = _quiet_step,
-        load_options: dict | None = None, **rank_options) -> dict:
-    """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json``.
+        min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
+        step: Step = _quiet_step, load_options: dict | None = None, **rank_options) -> dict:
+    """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
+    unless ``report=False``, the HTML report and dataset card.
 
     Parameters
     ----------
@@ -67,6 +68,10 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
         Output folder; created if missing. The input is never written to.
     seed, n_bootstrap
         The bootstrap's seed and number of item resamples; written into ``meta``.
+    report
+        With ``out``: also write ``report.html`` (with its charts), ``dataset_card.md`` and
+        ``croissant_rai.json`` (:func:`audit.report.write_reports`). ``False`` writes only
+        ``results.json``, for a pure-analysis run.
     load_options
         Passed to :func:`audit.load.load` (``format``, ``spec``, ``pools``, ...).
 
@@ -83,9 +88,10 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
                           unit=unit, step=step, **rank_options)
     if out is not None:
-        from .report import write_reports
-
         write(results, Path(out) / "results.json")
-        with step("writing the report and dataset card"):
-            write_reports(results, out)
+        if report:
+            from .report import write_reports
+
+            with step("writing the report and dataset card"):
+                write_reports(results, out)
     return results

@@ -1,11 +1,23 @@
 """The pandera schema of the canonical table, validated lazily at the entry.
 
+Validation runs on integer codes, never on an object copy of the raw table. Each id column is
+factorised once into a categorical of its values' strings (:func:`string_categorical`, which the
+table then keeps) and the label into the codes of its distinct raw values. pandera validates that
+coded frame (codes stored as floats, so a missing value is NaN): ``not null`` on every column;
+the label's scale check on its codes, decided once per distinct raw value (an ``isin`` on the
+values, not on the rows); and the frame checks (one judgment per (item, annotator), ``model_a``
+differs from ``model_b``) on code keys. A check that passes on every row returns ``True``, so
+no per-row result is built unless something failed.
+
 All checks run in one pass (``lazy=True``) and their failures come back as one tidy frame
-(``column, check, failure_case, index``), where ``index`` is the source row or record. That frame is
-raised as :class:`audit.errors.SchemaError`, which the CLI prints as one readable list.
+(``column, check, failure_case, index``), where ``failure_case`` is the raw value and ``index``
+the source row or record; both are looked up only for the rows that failed. That frame is raised
+as :class:`audit.errors.SchemaError`, which the CLI prints as one readable list.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,63 +28,182 @@ from . import columns as C
 from .errors import SchemaError
 from .labels import LabelKind, LabelScale, encode
 
-
-def _on_scale(scale: LabelScale):
-    def check(s: pd.Series) -> pd.Series:
-        _, bad = encode(s, scale)
-        return pd.Series(~bad, index=s.index)
-    shown = list(scale.values)[:12]
-    more = ", ..." if len(scale.values) > 12 else ""
-    return pa.Check(check, element_wise=False,
-                    name=f"label in declared set {shown}{more}".replace("[", "{").replace("]", "}"))
-
-
-def _numeric():
-    return pa.Check(lambda s: pd.to_numeric(s, errors="coerce").notna(), name="label is a number")
-
-
 UNIQUE_CHECK = "one judgment per (item, annotator)"
 MODELS_CHECK = "model_a differs from model_b"
 _FRAME_CHECKS = {UNIQUE_CHECK: [C.ITEM, C.ANNOTATOR], MODELS_CHECK: [C.MODEL_A, C.MODEL_B]}
 
 
-def canonical_schema(scale: LabelScale, columns) -> pa.DataFrameSchema:
-    """The schema for raw canonical judgments on ``scale``."""
-    label_checks = [_numeric()] if scale.kind is LabelKind.INTERVAL else [_on_scale(scale)]
-    cols = {
-        C.ITEM: pa.Column(object, nullable=False, coerce=False),
-        C.ANNOTATOR: pa.Column(object, nullable=False),
-        C.POOL: pa.Column(object, nullable=False),
-        C.LABEL: pa.Column(object, checks=label_checks, nullable=False),
-    }
+@dataclass(frozen=True)
+class Coded:
+    """The validated columns of a raw frame, ready for the table.
+
+    ``ids`` maps each id column present (``pool`` always) to a categorical of its values'
+    strings with sorted categories, as ``pd.Categorical(column.astype(str))``; ``label`` is the
+    label as a categorical on the scale (categories ``scale.values``).
+    """
+
+    ids: dict[str, pd.Categorical]
+    label: pd.Categorical
+
+
+def string_categorical(values: pd.Series) -> pd.Categorical:
+    """``pd.Categorical(values.astype(str))`` with missing values left missing (code -1).
+
+    Only the distinct values are turned into strings: the column is factorised once, its
+    distinct values converted and sorted, and the codes remapped. A column in which equal values
+    can print differently (``0.0`` and ``-0.0``; ``1`` and ``1.0`` in one object column) is
+    converted row by row first.
+    """
+    if _equal_values_may_print_differently(values):
+        missing = values.isna().to_numpy()
+        values = values.astype(str).mask(missing)
+    codes, uniques = pd.factorize(values)
+    names = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    cats, remap = _sorted_strings(names)
+    codes = np.where(codes >= 0, remap[codes] if len(names) else -1, -1)
+    return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
+
+
+def sorted_index(values) -> pd.Index:
+    """An Index of distinct sorted values that knows it is unique without hashing them.
+
+    pandas checks that categories are unique; for a strictly increasing Index its monotonicity
+    check (one pass of comparisons) settles that, instead of a hash table of every value.
+    """
+    index = pd.Index(values, dtype=object)
+    index.is_monotonic_increasing  # noqa: B018 - caches strict monotonicity, hence uniqueness
+    return index
+
+
+def _equal_values_may_print_differently(values: pd.Series) -> bool:
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biuSU":
+        return False
+    if dtype.kind == "f":
+        return bool((values == 0).any())
+    if dtype.kind == "O":
+        return pd.api.types.infer_dtype(values, skipna=True) not in ("string", "integer",
+                                                                     "boolean", "empty")
+    return not pd.api.types.is_string_dtype(dtype)
+
+
+def _sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(names, return_inverse=True)`` for an object array of strings; short strings
+    are sorted as fixed-width unicode (C comparisons in code-point order, as Python's)."""
+    if len(names) == 0:
+        return names, np.zeros(0, dtype=np.int64)
+    width = max(map(len, names))
+    if width <= 64 and "\0" not in "".join(names):  # fixed width drops trailing NULs
+        fixed, remap = np.unique(names.astype(f"<U{max(width, 1)}"), return_inverse=True)
+        return fixed.astype(object), remap.reshape(-1)
+    cats, remap = np.unique(names, return_inverse=True)
+    return cats, remap.reshape(-1)
+
+
+def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.ndarray]:
+    """The label check on factorised codes and the scale code of each distinct raw value."""
+    per_value, off_scale = encode(distinct, scale)
+    if scale.kind is LabelKind.INTERVAL:
+        ok = pd.to_numeric(distinct, errors="coerce").notna().to_numpy()
+        name = "label is a number"
+    else:
+        ok = ~off_scale
+        shown = list(scale.values)[:12]
+        more = ", ..." if len(scale.values) > 12 else ""
+        name = f"label in declared set {shown}{more}".replace("[", "{").replace("]", "}")
+    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), \
+        np.asarray(per_value.codes, dtype=np.int64)
+
+
+def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.DataFrameSchema:
+    """The schema of the coded frame: every column not null, the label check, the frame checks.
+
+    ``models_differ`` is the row check of ``model_a`` against ``model_b`` (pairwise data).
+    """
+    cols = {col: pa.Column(None, nullable=False) for col in columns}
+    cols[C.LABEL] = pa.Column(None, checks=[label_check], nullable=False)
     checks = [pa.Check(_unique_item_annotator, name=UNIQUE_CHECK)]
-    if C.MODEL_A in columns:
-        cols[C.MODEL_A] = pa.Column(object, nullable=False)
-        cols[C.MODEL_B] = pa.Column(object, nullable=False)
-        checks.append(pa.Check(lambda df: df[C.MODEL_A].astype(str) != df[C.MODEL_B].astype(str),
-                               name=MODELS_CHECK))
-    if C.MODEL in columns:
-        cols[C.MODEL] = pa.Column(object, nullable=False)
+    if models_differ is not None:
+        checks.append(pa.Check(models_differ, name=MODELS_CHECK))
     return pa.DataFrameSchema(cols, checks=checks, strict=False, coerce=False)
 
 
-def _unique_item_annotator(df: pd.DataFrame) -> pd.Series:
-    return pd.Series(~df.duplicated([C.ITEM, C.ANNOTATOR], keep=False).to_numpy(), index=df.index)
+def _codes(s: pd.Series) -> np.ndarray:
+    """Integer codes of a coded column (-1 where missing)."""
+    v = s.to_numpy()
+    return np.where(np.isnan(v), -1, v).astype(np.int64)
 
 
-def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> None:
-    """Validate ``raw`` lazily; raise :class:`SchemaError` listing every failure."""
-    schema = canonical_schema(scale, raw.columns)
-    frame = raw[[c for c in schema.columns if c in raw.columns]].astype(object)
-    frame.index = pd.RangeIndex(len(raw))
+def _rows_ok(ok: np.ndarray, index: pd.Index):
+    """A check's outcome: ``True`` when every row passed, else the per-row booleans."""
+    return True if ok.all() else pd.Series(ok, index=index)
+
+
+def _unique_item_annotator(df: pd.DataFrame):
+    item, ann = _codes(df[C.ITEM]), _codes(df[C.ANNOTATOR])
+    key = (item + 1) * (int(ann.max(initial=0)) + 2) + (ann + 1)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return True
+    return _rows_ok(~pd.Series(key).duplicated(keep=False).to_numpy(), df.index)
+
+
+def _models_differ(cat_a: pd.Categorical, cat_b: pd.Categorical):
+    """Row check: model_a's string differs from model_b's (two missing values count as equal)."""
+    union = cat_a.categories.union(cat_b.categories)
+    to_a = np.append(union.get_indexer(cat_a.categories), -1)
+    to_b = np.append(union.get_indexer(cat_b.categories), -1)
+
+    def check(df: pd.DataFrame):
+        return _rows_ok(to_a[_codes(df[C.MODEL_A])] != to_b[_codes(df[C.MODEL_B])], df.index)
+    return check
+
+
+def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
+    """Validate ``raw`` lazily and return its coded columns; raise :class:`SchemaError` listing
+    every failure.
+
+    A missing ``pool`` column is the single pool :data:`audit.columns.DEFAULT_POOL`.
+    """
+    n = len(raw)
+    ids = {}
+    for col in C.ID_COLUMNS:
+        if col in raw.columns:
+            ids[col] = string_categorical(raw[col])
+        elif col == C.POOL:
+            ids[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
+                                                 categories=pd.Index([C.DEFAULT_POOL]))
+    label_codes, distinct = pd.factorize(raw[C.LABEL])
+    label_check, scale_code = _label_check(scale, pd.Series(distinct))
+    names = [*ids, C.LABEL]
+    block = np.empty((len(names), n))  # one float block: no consolidation copy
+    for row, values in zip(block, [cat.codes for cat in ids.values()] + [label_codes]):
+        row[:] = values
+    block[block < 0] = np.nan
+    frame = pd.DataFrame(block.T, columns=names, index=pd.RangeIndex(n), copy=False)
+    pairwise = C.MODEL_A in ids and C.MODEL_B in ids
+    schema = canonical_schema(label_check, list(ids),
+                              _models_differ(ids[C.MODEL_A], ids[C.MODEL_B]) if pairwise else None)
     try:
-        schema.validate(frame, lazy=True)
+        schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
     except SchemaErrors as err:
-        raise SchemaError(_tidy(err.failure_cases, frame, raw.index), source=source) from None
+        raise SchemaError(_tidy(err.failure_cases, raw), source=source) from None
+    codes = np.where(label_codes >= 0, scale_code[label_codes] if len(scale_code) else -1, -1)
+    label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
+                                      ordered=scale.kind is not LabelKind.NOMINAL)
+    return Coded(ids=ids, label=label)
 
 
-def _tidy(fc: pd.DataFrame, frame: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
-    """One row per failure; a frame-level check gives one row per offending source row."""
+def _raw_values(raw: pd.DataFrame, column: str, positions) -> list:
+    """The raw values of ``column`` at ``positions``, as Python objects."""
+    if column not in raw.columns:
+        return [C.DEFAULT_POOL] * len(positions)
+    return raw[column].iloc[list(positions)].astype(object).tolist()
+
+
+def _tidy(fc: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per failure with the raw value; a frame-level check gives one row per offending
+    source row."""
     fc = fc.copy()
     fc["check"] = fc["check"].astype(str).str.replace("not_nullable", "not null")
     rows = []
@@ -80,13 +211,18 @@ def _tidy(fc: pd.DataFrame, frame: pd.DataFrame, index: pd.Index) -> pd.DataFram
         hit = fc["check"] == check
         if hit.any():
             pos = sorted(set(pd.to_numeric(fc.loc[hit, "index"]).astype(int)))
-            rows.append(pd.DataFrame({
-                "column": ", ".join(cols), "check": check,
-                "failure_case": [tuple(frame.iloc[p][c] for c in cols) for p in pos],
-                "index": pos}))
+            values = [_raw_values(raw, c, pos) for c in cols]
+            rows.append(pd.DataFrame({"column": ", ".join(cols), "check": check,
+                                      "failure_case": list(zip(*values)), "index": pos}))
             fc = fc[~hit]
-    fc = pd.concat([fc[["column", "check", "failure_case", "index"]], *rows], ignore_index=True)
-    fc["index"] = _source_index(index, fc["index"])
+    fc = fc[["column", "check", "failure_case", "index"]].reset_index(drop=True)
+    fc["failure_case"] = fc["failure_case"].astype(object)
+    for column, part in fc.groupby("column", sort=False):
+        fc.loc[part.index, "failure_case"] = pd.Series(
+            _raw_values(raw, column, pd.to_numeric(part["index"]).astype(int)),
+            index=part.index, dtype=object)
+    fc = pd.concat([fc, *rows], ignore_index=True)
+    fc["index"] = _source_index(raw.index, fc["index"])
     return fc
 
 

@@ -57,8 +57,10 @@ class AnnotationTable:
 
     @property
     def pools(self) -> list[str]:
-        return [str(p) for p in self.frame[C.POOL].cat.categories
-                if (self.frame[C.POOL] == p).any()]
+        """Pools with at least one judgment, in category order."""
+        col = self.frame[C.POOL].cat
+        used = _used_codes(col.codes.to_numpy(), len(col.categories))
+        return [str(p) for p, u in zip(col.categories, used) if u]
 
     @property
     def human_pools(self) -> list[str]:
@@ -73,7 +75,7 @@ class AnnotationTable:
         f = self.frame.loc[np.asarray(mask)].copy()
         for col in C.ID_COLUMNS:
             if col in f.columns:
-                f[col] = f[col].cat.remove_unused_categories()
+                f[col] = _drop_unused(f[col].array)
         return replace(self, frame=f)
 
     def pool(self, name: str) -> AnnotationTable:
@@ -100,33 +102,63 @@ class AnnotationTable:
         return replace(self, frame=f, scale=scale)
 
     def summary(self) -> dict:
-        """The ``dataset`` block of results.json."""
+        """The ``dataset`` block of results.json (counted on the category codes)."""
         f = self.frame
+        item, n_item_cats = _codes(f[C.ITEM])
+        ann, n_ann_cats = _codes(f[C.ANNOTATOR])
+        pool, _ = _codes(f[C.POOL])
+        names = [str(p) for p in f[C.POOL].cat.categories]
         pools = {}
         for p in self.pools:
-            sub = f[f[C.POOL] == p]
-            pools[p] = {"n_annotators": int(sub[C.ANNOTATOR].nunique()),
-                        "n_annotations": int(len(sub)),
-                        "n_items": int(sub[C.ITEM].nunique()),
+            here = pool == names.index(p)
+            pools[p] = {"n_annotators": int(_used_codes(ann[here], n_ann_cats).sum()),
+                        "n_annotations": int(here.sum()),
+                        "n_items": int(_used_codes(item[here], n_item_cats).sum()),
                         "judge": p in self.judge_pools}
-        per_item = f.groupby(C.ITEM, observed=True).size()
+        per_item = np.bincount(item[item >= 0], minlength=n_item_cats)
+        per_item = per_item[per_item > 0]
         out = {
             "name": self.name,
-            "n_items": int(f[C.ITEM].nunique()),
+            "n_items": int(len(per_item)),
             "n_annotations": int(len(f)),
-            "n_annotators": int(f[C.ANNOTATOR].nunique()),
+            "n_annotators": int(_used_codes(ann, n_ann_cats).sum()),
             "label_kind": self.scale.kind.value,
             "label_scale": self.scale.to_dict(),
-            "judgments_per_item": {"min": int(per_item.min()), "median": float(per_item.median()),
+            "judgments_per_item": {"min": int(per_item.min()), "median": float(np.median(per_item)),
                                    "max": int(per_item.max())},
             "pools": pools,
         }
-        if self.is_pairwise:
-            models = pd.unique(pd.concat([f[C.MODEL_A].astype(str), f[C.MODEL_B].astype(str)]))
-            out["models"] = sorted(models.tolist())
-        elif self.is_rating:
-            out["models"] = sorted(f[C.MODEL].astype(str).unique().tolist())
+        model_cols = C.PAIRWISE if self.is_pairwise else (C.MODEL,) if self.is_rating else ()
+        if model_cols:
+            used = set()
+            for col in model_cols:
+                codes, n = _codes(f[col])
+                used.update(map(str, f[col].cat.categories[_used_codes(codes, n)]))
+            out["models"] = sorted(used)
         return out
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
+    """A categorical column's codes and its number of categories."""
+    return col.cat.codes.to_numpy(), len(col.cat.categories)
+
+
+def _used_codes(codes: np.ndarray, n_categories: int) -> np.ndarray:
+    """Which of ``n_categories`` categories occur among ``codes`` (-1 = missing is ignored)."""
+    return np.bincount(codes[codes >= 0].astype(np.int64), minlength=n_categories) > 0
+
+
+def _drop_unused(cat: pd.Categorical) -> pd.Categorical:
+    """``cat.remove_unused_categories()`` by one ``bincount`` instead of a sort of the codes."""
+    codes = np.asarray(cat.codes)
+    used = _used_codes(codes, len(cat.categories))
+    if used.all():
+        return cat
+    new = np.cumsum(used) - 1
+    categories = cat.categories[used]
+    categories.is_monotonic_increasing  # noqa: B018 - sorted ids: uniqueness without hashing
+    return pd.Categorical.from_codes(np.where(codes >= 0, new[codes], -1),
+                                     categories=categories, ordered=cat.ordered)
 
 
 def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
@@ -157,23 +189,20 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
                          f"columns present: {join_names(raw.columns)}", path=source)
     if len(raw) == 0:
         raise InputError("the table is empty: no judgments to audit", path=source)
-    raw = raw.copy()
-    if C.POOL not in raw.columns:
-        raw[C.POOL] = C.DEFAULT_POOL
     has_pair = [c in raw.columns for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
                          column=C.PAIRWISE[has_pair.index(False)])
     if scale.kind is LabelKind.INTERVAL and not scale.values:
-        nums = pd.to_numeric(raw[C.LABEL], errors="coerce")
+        nums = pd.to_numeric(pd.Series(pd.unique(raw[C.LABEL])), errors="coerce")
         scale = LabelScale(LabelKind.INTERVAL, tuple(np.unique(nums.dropna()).tolist()))
-    validate_raw(raw, scale, source=source)
+    coded = validate_raw(raw, scale, source=source)
 
     out = pd.DataFrame(index=raw.index)
     for col in C.ID_COLUMNS:
-        if col in raw.columns:
-            out[col] = pd.Categorical(raw[col].astype(str))
-    out[C.LABEL], _ = encode(raw[C.LABEL], scale)
+        if col in coded.ids:
+            out[col] = coded.ids[col]
+    out[C.LABEL] = coded.label
     for col in C.EXTRAS:
         if col in raw.columns:
             vals = raw[col]

@@ -206,3 +206,53 @@ def test_mm_warns_when_it_stops_early():
         warnings.simplefilter("always")
         bradley_terry(_pair_wins(counts), lo, hi, 6, max_iter=2)
     assert any(issubclass(w.category, DegenerateDataWarning) for w in caught)
+
+
+def _far_tables():
+    """Tables whose game totals span three orders of magnitude around their mean, one missing a
+    model: the chord from the mean table's fit cannot settle all of them, so some are fitted by
+    Newton's method with their own Hessian."""
+    rng = np.random.default_rng(11)
+    lo, hi, counts = _random_tables(rng, 30, 6, 1.0)
+    pw = _pair_wins(counts) * np.geomspace(0.05, 50, 30)[:, None, None]
+    pw[3, (lo == 2) | (hi == 2)] = 0  # model 2 plays no game in table 3
+    return lo, hi, pw
+
+
+def test_tables_far_from_their_mean_fall_back_to_newton_and_still_equal_single_fits(monkeypatch):
+    from audit.rank import bradley_terry as bt
+
+    lo, hi, pw = _far_tables()
+    newton_rows = []
+    newton = bt._Fit.newton
+
+    def spy(self, pair_wins, present, theta):
+        newton_rows.append(len(pair_wins))
+        return newton(self, pair_wins, present, theta)
+
+    monkeypatch.setattr(bt._Fit, "newton", spy)
+    batched = bradley_terry(pw, lo, hi, 6)
+    assert sum(newton_rows[1:]) > 0  # after the reference fit, some tables needed Newton
+    assert np.isnan(batched[3, 2]) and np.isfinite(np.delete(batched[3], 2)).all()
+    for b in range(len(pw)):
+        single = bradley_terry(pw[b:b + 1], lo, hi, 6)[0]
+        np.testing.assert_allclose(batched[b], single, atol=1e-9, equal_nan=True)
+    for b in (0, 3, 29):
+        keep = pw[b].sum(axis=1) > 0
+        games = [(lo[p], hi[p], 2 * pw[b, p, 0], 0, 2 * pw[b, p, 1])
+                 for p in np.flatnonzero(keep)]
+        models = sorted({m for g in games for m in g[:2]})
+        remap = {m: k for k, m in enumerate(models)}
+        ref = _scipy_fit(len(models), [(remap[g[0]], remap[g[1]], *g[2:]) for g in games])
+        np.testing.assert_allclose(batched[b][models], ref, atol=1e-6)
+
+
+def test_chord_and_newton_agree(monkeypatch):
+    from audit.rank import bradley_terry as bt
+
+    rng = np.random.default_rng(5)
+    lo, hi, counts = _random_tables(rng, 40, 8, 0.7)
+    chord = bradley_terry(_pair_wins(counts), lo, hi, 8)
+    monkeypatch.setattr(bt, "CHORD_STEPS", 0)  # every table by Newton's method alone
+    newton = bradley_terry(_pair_wins(counts), lo, hi, 8)
+    np.testing.assert_allclose(chord, newton, atol=1e-9, equal_nan=True)

@@ -58,3 +58,46 @@ def test_bincount_and_sort_paths_agree():
     np.testing.assert_array_equal(small[1], wide_p[1])
     np.testing.assert_array_equal(small[2], wide_p[2])
     np.testing.assert_array_equal(small[0][:, 1:], wide_p[0][:, 1:])
+
+
+# -- weight blocks ----------------------------------------------------------------------------------
+
+def _all_weights(counts, boot, stream, rows):
+    from audit.resample import weight_blocks
+
+    return np.concatenate(list(weight_blocks(counts, boot, stream, block_rows=rows)))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(1, 400), st.integers(1, 500), st.integers(0, 2 ** 16))
+def test_weight_blocks_do_not_depend_on_block_size_or_threads(block_rows, n_resamples, seed):
+    import audit.resample as resample
+    from audit.resample import Bootstrap
+
+    boot = Bootstrap(n_resamples=n_resamples, seed=seed)
+    counts = np.random.default_rng(seed).integers(0, 40, size=3000)
+    whole = _all_weights(counts, boot, "s", n_resamples)
+    assert whole.shape == (n_resamples, len(counts))
+    np.testing.assert_array_equal(whole, _all_weights(counts, boot, "s", block_rows))
+    old = resample.THREADED_CELLS
+    try:
+        resample.THREADED_CELLS = 1  # every block on the worker threads
+        np.testing.assert_array_equal(whole, _all_weights(counts, boot, "s", block_rows))
+    finally:
+        resample.THREADED_CELLS = old
+
+
+def test_weight_blocks_are_multinomial_item_resamples():
+    from audit.resample import Bootstrap
+
+    counts = np.array([50, 0, 30, 19, 1])
+    w = _all_weights(counts, Bootstrap(n_resamples=4000, seed=1), "m", 333)
+    assert (w.sum(axis=1) == counts.sum()).all() and (w[:, 1] == 0).all()
+    p = counts / counts.sum()
+    se = np.sqrt(counts.sum() * p * (1 - p) / len(w))  # SE of the mean copies of each pattern
+    assert np.all(np.abs(w.mean(axis=0) - counts) <= 4 * se + 1e-12)
+    var = counts.sum() * p * (1 - p)
+    np.testing.assert_allclose(w.var(axis=0), var, rtol=0.1, atol=1e-12)
+    # independent streams: another stream name or seed gives other resamples
+    other = _all_weights(counts, Bootstrap(n_resamples=4000, seed=1), "n", 333)
+    assert not np.array_equal(w, other)

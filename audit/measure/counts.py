@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,6 +43,17 @@ class Codes:
     n_annotators: int
     n_categories: int
     annotator_names: tuple[str, ...]
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """Positions of the judgments sorted by (item, annotator), computed once per table."""
+        return item_order(self.item, self.annotator, self.n_annotators)
+
+
+def item_order(item: np.ndarray, annotator: np.ndarray, n_annotators: int) -> np.ndarray:
+    """``np.lexsort((annotator, item))`` (stable) by one argsort of a combined int64 key."""
+    key = np.asarray(item, dtype=np.int64) * max(int(n_annotators), 1) + annotator
+    return np.argsort(key, kind="stable")
 
 
 def codes(table) -> Codes:
@@ -181,41 +193,56 @@ class PairTables:
                                  shape=(len(self.cell_patterns), k * q * q))
 
 
-def within_item_pairs(item: np.ndarray, annotator: np.ndarray, label: np.ndarray):
+def within_item_pairs(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
+                      order: np.ndarray | None = None):
     """Every pair of judgments of the same item: (item, annotator_lo, annotator_hi, label_lo,
     label_hi), with ``annotator_lo < annotator_hi``.
 
-    Vectorised by offset: after sorting by (item, annotator), judgment ``j`` pairs with ``j + d``
-    for ``d = 1 .. max judgments per item - 1`` wherever both belong to the same item.
+    Vectorised by offset: after sorting by (item, annotator) (``order``, when already known),
+    judgment ``j`` pairs with ``j + d`` for ``d = 1 .. max judgments per item - 1`` wherever both
+    belong to the same item.
     """
-    order = np.lexsort((annotator, item))
+    if order is None:
+        order = np.lexsort((annotator, item))
     it, an, la = item[order], annotator[order], label[order]
+    first, second = _pair_positions(it)
+    return it[first], an[first], an[second], la[first], la[second]
+
+
+def _pair_positions(sorted_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(j, j + d)`` of every pair of entries of one item in item-sorted codes."""
+    it = sorted_item
     max_m = int(np.bincount(it).max()) if len(it) else 0
-    out = [[], [], [], [], []]
-    for d in range(1, max_m):
-        j = np.flatnonzero(it[:-d] == it[d:])
-        for lst, arr in zip(out, (it[j], an[j], an[j + d], la[j], la[j + d])):
-            lst.append(arr)
-    if not out[0]:
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(5))
-    return tuple(np.concatenate(lst) for lst in out)
+    first = [np.flatnonzero(it[:-d] == it[d:]) for d in range(1, max_m)]
+    second = [j + d for d, j in enumerate(first, start=1)]
+    if not first:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(first), np.concatenate(second)
 
 
 def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
-    """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items."""
+    """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items.
+
+    Pairs of judgments are kept as positions until the pairs of annotators with enough shared
+    items are known, so only their judgments are gathered.
+    """
     q = c.n_categories
-    it, a, b, la, lb = within_item_pairs(c.item, c.annotator, c.label)
-    key = a * c.n_annotators + b
+    it, an, la = c.item[c.order], c.annotator[c.order], c.label[c.order]
+    first, second = _pair_positions(it)
+    key = an[first] * c.n_annotators + an[second]
     keys, overlap = np.unique(key, return_counts=True)
     kept = keys[overlap >= min_overlap]
-    keep_row = np.isin(key, kept)
-    it, la, lb = it[keep_row], la[keep_row], lb[keep_row]
-    k_of_row = np.searchsorted(kept, key[keep_row])
+    keep_row = np.flatnonzero(np.isin(key, kept))
+    first, second, key = first[keep_row], second[keep_row], key[keep_row]
+    it, la, lb = it[first], la[first], la[second]
+    k_of_row = np.searchsorted(kept, key)
     cell = k_of_row * q * q + la * q + lb
     tables = np.bincount(cell, minlength=len(kept) * q * q).reshape(len(kept), q, q)
     pairs = np.stack([kept // c.n_annotators, kept % c.n_annotators], axis=1)
     # One row of cells per item (every item of the table, so the bootstrap resamples them all).
-    order = np.lexsort((cell, it))
+    n_cells = max(len(kept) * q * q, 1)
+    order = (np.argsort(it * n_cells + cell, kind="stable") if c.n_items * n_cells < 2 ** 62
+             else np.lexsort((cell, it)))
     it, cell = it[order], cell[order]
     per_item = np.bincount(it, minlength=c.n_items)
     width = int(per_item.max()) if len(per_item) and per_item.max() > 0 else 1

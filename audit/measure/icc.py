@@ -41,7 +41,7 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     ratings : (n, k) label codes, one row per item, one column per chosen annotator.
     annotators : (k,) the chosen annotator codes, ascending.
     """
-    order = np.lexsort((c.annotator, c.item))
+    order = c.order
     it, an = c.item[order], c.annotator[order]
     per_item = np.bincount(it, minlength=c.n_items)
     width = int(per_item.max()) if len(per_item) else 0

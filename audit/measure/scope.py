@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import columns as C
-from ..resample import Bootstrap, ci_dict, multinomial_weights, patterns, percentile_ci
+from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
 from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
 from .alpha import krippendorff_alpha, krippendorff_alpha_batched
 from .counts import codes, count_matrix, pair_tables, warn_degenerate
@@ -46,21 +46,18 @@ BLOCK_CELLS = 20_000_000
 
 def resampled(freq: np.ndarray, bootstrap: Bootstrap, stream: str, statistic, *,
               width: int = 0) -> list:
-    """``statistic(weights)`` over all resamples, drawn in blocks of rows from one generator.
+    """``statistic(weights)`` over all resamples, drawn in blocks of rows
+    (:func:`audit.resample.weight_blocks`).
 
     ``statistic`` maps a (b, P) float weight block to a tuple of arrays with b leading rows; the
-    blocks are concatenated. Drawing ``b1`` then ``b2`` rows from the generator gives exactly
-    the rows of one ``b1 + b2`` draw, so blocking changes memory, not the resamples (only the
-    last-digit rounding of the weighted sums). ``width`` is the per-resample size of the
-    statistic's intermediate arrays, if larger than the pattern count.
+    blocks are concatenated. The blocks hold the same resamples whatever their size, so blocking
+    changes memory, not the resamples (only the last-digit rounding of the weighted sums).
+    ``width`` is the per-resample size of the statistic's intermediate arrays, if larger than
+    the pattern count.
     """
-    rng = bootstrap.rng(stream)
-    total = bootstrap.n_resamples
-    block = max(1, min(total, BLOCK_CELLS // max(len(freq), width, 1)))
-    parts = []
-    for start in range(0, total, block):
-        w = multinomial_weights(freq, min(block, total - start), rng).astype(np.float64)
-        parts.append(statistic(w))
+    block = max(1, min(bootstrap.n_resamples, BLOCK_CELLS // max(len(freq), width, 1)))
+    parts = [statistic(w.astype(np.float64))
+             for w in weight_blocks(freq, bootstrap, stream, block_rows=block)]
     if not parts:
         parts.append(statistic(np.zeros((0, len(freq)))))
     return [np.concatenate(cols) for cols in zip(*parts)]

@@ -21,6 +21,7 @@ Everything returned is plain JSON (no numpy types; NaN is None).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -90,9 +91,14 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     data = pairwise_votes(table) if pairwise else rating_scores(table)
     make = pairwise_board if pairwise else rating_board
     groups = _board_pools(table)
-    boards = {key: make(data, data.mask(pools), pool=key, unit=unit, bootstrap=bootstrap,
-                        stream=f"rank/{unit}/{key}")
-              for key, pools in groups.items()}
+    boards = {}
+    for key, pools in groups.items():
+        same = next((k for k in boards if groups[k] == pools), None)
+        if same is not None:  # one human pool: "all" is that pool's board, drawn once
+            boards[key] = replace(boards[same], pool=key)
+        else:
+            boards[key] = make(data, data.mask(pools), pool=key, unit=unit, bootstrap=bootstrap,
+                               stream=f"rank/{unit}/{key}")
 
     pool_pairs = pool_switches([boards[p] for p in table.pools])
     moved = {key: displacement(b) for key, b in boards.items()}

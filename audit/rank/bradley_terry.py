@@ -149,7 +149,6 @@ class _Fit:
         if strongly_connected(ref_wins > 0, self.lo, self.hi, ref_present)[0]:
             start, settled = self.newton(ref_wins, ref_present, np.zeros(ref_present.shape))
             if settled[0]:
-                theta[:] = start
                 theta, done = self.chord(pair_wins, present, start[0], ref_wins[0],
                                          ref_present[0])
                 todo = ~done

@@ -233,7 +233,7 @@ class ClusterPatterns:
 
     def totals(self, weights: np.ndarray) -> np.ndarray:
         """(B, n_groups, v) totals of the values when pattern ``p`` has weight ``weights[:, p]``."""
-        w = np.ascontiguousarray(np.asarray(weights, dtype=float).T)
+        w = np.ascontiguousarray(np.asarray(weights).T, dtype=float)  # one pass: cast + transpose
         out = np.asarray(self._design @ w).T
         return out.reshape(-1, self.n_groups, self.values.shape[1])
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DegenerateDataWarning
-from ..resample import Bootstrap, multinomial_weights, patterns, percentile_ci
+from ..resample import Bootstrap, patterns, percentile_ci, weight_blocks
 from .bradley_terry import bradley_terry, per_model
 from .counts import (ClusterPatterns, Scores, Votes, cluster_patterns, pair_units,
                      rating_units)
@@ -145,16 +145,13 @@ def rating_board(scores: Scores, mask: np.ndarray, *, pool: str, unit: str,
 def _with_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str):
     """``stats`` of the full sample and of ``bootstrap.n_resamples`` item resamples.
 
-    Resamples are drawn in chunks of at most :data:`CHUNK_CELLS` weights from one generator, so
-    the draws are the same whatever the chunk size.
+    Resamples are drawn in chunks of at most :data:`CHUNK_CELLS` weights
+    (:func:`audit.resample.weight_blocks`); the draws are the same whatever the chunk size.
     """
     full = stats(cp.full_sample())
-    rng = bootstrap.rng(stream)
     chunk = max(1, CHUNK_CELLS // max(len(cp.counts), cp.n_groups * cp.values.shape[1], 1))
-    parts = []
-    for start in range(0, bootstrap.n_resamples, chunk):
-        size = min(chunk, bootstrap.n_resamples - start)
-        parts.append(stats(cp.totals(multinomial_weights(cp.counts, size, rng))))
+    parts = [stats(cp.totals(w))
+             for w in weight_blocks(cp.counts, bootstrap, stream, block_rows=chunk)]
     if not parts:
         empty = tuple(np.zeros((0,) + np.shape(f)[1:]) for f in full)
         return full, empty

@@ -81,8 +81,10 @@ def print_dataset(ds: dict, *, source: str | None = None, console: Console | Non
     console.print(t)
 
 
-def print_summary(results: dict, *, out=None, console: Console | None = None) -> None:
-    """Headline figures of an audit."""
+def print_summary(results: dict, *, out=None, report: bool = True,
+                  console: Console | None = None) -> None:
+    """Headline figures of an audit; with ``out``, where its files are (``report=False``: only
+    results.json was written)."""
     console = console or _console()
     print_dataset(results["dataset"], source=results["meta"]["source"], console=console)
     _reliability(results.get("reliability"), console)
@@ -94,9 +96,11 @@ def print_summary(results: dict, *, out=None, console: Console | None = None) ->
     m = results["meta"]
     console.print(f"[dim]seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
                   f"annotation-audit {m['version']}[/dim]")
-    if out:
+    if out and report:
         console.print(f"results: {out}/results.json · report: {out}/report.html · "
                       f"card: {out}/dataset_card.md")
+    elif out:
+        console.print(f"results: {out}/results.json")
 
 
 def _reliability(rel, console):
