@@ -76,6 +76,7 @@ def sorted_index(values) -> pd.Index:
 
 
 def _equal_values_may_print_differently(values: pd.Series) -> bool:
+    """Whether two values that factorise together could have different strings."""
     dtype = values.dtype
     if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biuSU":
         return False
@@ -111,6 +112,7 @@ def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.n
         shown = list(scale.values)[:12]
         more = ", ..." if len(scale.values) > 12 else ""
         name = f"label in declared set {shown}{more}".replace("[", "{").replace("]", "}")
+    ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
     return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), \
         np.asarray(per_value.codes, dtype=np.int64)
 

@@ -81,7 +81,9 @@ class AnnotationTable:
     def pool(self, name: str) -> AnnotationTable:
         if name not in self.pools:
             raise InputError(f"no pool {name!r}; pools are {join_names(self.pools)}", key="pool")
-        return self.subset(self.frame[C.POOL].to_numpy() == name)
+        col = self.frame[C.POOL].cat
+        code = [str(c) for c in col.categories].index(name)
+        return self.subset(col.codes.to_numpy() == code)
 
     def humans(self) -> AnnotationTable:
         """The table without the judge pools."""

@@ -13,8 +13,9 @@ score, the median of its judgments.
 The bootstrap resamples *items* (Davison & Hinkley 1997, sec. 3.8, clustered data): an item
 keeps all of its judgments. :func:`cluster_patterns` turns units into the patterns that
 :mod:`audit.resample` draws multinomial weights for: an item with one unit is deduplicated by its
-(pair or model, counts) row; an item with several units (rare: several model pairs under one id)
-is its own pattern, so its units move together.
+(pair or model, values) row (a pairwise leaderboard's values are the unit's doubled wins, see
+:func:`audit.rank.leaderboard.pairwise_board`); an item with several units (rare: several model
+pairs under one id) is its own pattern, so its units move together.
 """
 
 from __future__ import annotations
