@@ -101,3 +101,23 @@ def test_weight_blocks_are_multinomial_item_resamples():
     # independent streams: another stream name or seed gives other resamples
     other = _all_weights(counts, Bootstrap(n_resamples=4000, seed=1), "n", 333)
     assert not np.array_equal(w, other)
+
+
+def test_pattern_bootstrap_matches_scipy_bootstrap():
+    """The multinomial-over-patterns percentile CI equals scipy's item-resampling one within
+    Monte-Carlo error: the pattern draw is the same distribution as resampling items."""
+    from scipy import stats
+
+    from audit.resample import Bootstrap, multinomial_weights, patterns, percentile_ci
+
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, size=400)          # one small integer statistic per item
+    uniq, counts, _ = patterns(values[:, None])
+    w = multinomial_weights(counts, 20000, Bootstrap(20000, 1).rng("t"))
+    means = (w @ uniq[:, 0]) / w.sum(axis=1)
+    ours = percentile_ci(means)
+    ref = stats.bootstrap((values,), np.mean, n_resamples=20000, method="percentile",
+                          random_state=np.random.default_rng(2)).confidence_interval
+    se = values.std() / np.sqrt(len(values))
+    assert abs(ours[0] - ref.low) < 0.05 * se * 4 + 0.02 * se
+    assert abs(ours[1] - ref.high) < 0.05 * se * 4 + 0.02 * se

@@ -205,7 +205,8 @@ def _method(table, boards, groups, unit, bootstrap) -> dict:
     }
     if pairwise:
         out["bt"] = {"estimator": ESTIMATOR, "tie_rule": TIE_RULE,
-                     "reference": "Bradley & Terry 1952; Hunter 2004"}
+                     "reference": "Bradley & Terry 1952; fitted by Newton-Raphson on the "
+                                  "log-likelihood (Hunter 2004 gives the MM alternative)"}
     else:
         out["score_scale"] = table.scale.to_dict()
     return out
