@@ -309,7 +309,9 @@ def bench_audit(n: int, args) -> dict:
            "--bootstrap", str(args.resamples), "--seed", str(args.seed), "--quiet"]
     log(f"audit {n:,}: annotation-audit run")
     res = run_measured([sys.executable, *cli], args.timeout)
-    row = {"n": n, "format": ext, "read": read, "audit": res,
+    log(f"audit {n:,}: annotation-audit run --no-report")
+    bare = run_measured([sys.executable, *cli, "--no-report"], args.timeout)
+    row = {"n": n, "format": ext, "read": read, "audit": res, "audit_no_report": bare,
            "command": "annotation-audit " + shlex.join(cli[2:])}
     if "seconds" in res and "seconds" in read:
         row["ratio"] = res["seconds"] / read["seconds"]
@@ -547,8 +549,10 @@ def render_audit(rows: list[dict], args) -> list[str]:
            f"(crowd, expert), written as {rows[0]['format'].upper()}; the label scale is declared "
            "by a two-line spec. Peak memory is the child process's maximum RSS (`os.wait4`). "
            "`read` is `pd.read_csv` (or `read_parquet`) of the same file in its own process.", "",
-           "| judgments | audit | peak memory | read into pandas | ratio | target |",
-           "|---|---|---|---|---|---|"]
+           "`--no-report` is every analysis without the HTML report and card (matplotlib charts).",
+           "", "| judgments | audit | peak memory | audit `--no-report` | read into pandas | ratio "
+           "| ratio `--no-report` | target |",
+           "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         a, r = row["audit"], row["read"]
         ratio = row.get("ratio")
@@ -558,9 +562,13 @@ def render_audit(rows: list[dict], args) -> list[str]:
         if row["n"] >= AUDIT_MEMORY_N:
             fits = "peak_rss_mib" in a and a["peak_rss_mib"] <= AUDIT_MEMORY_GIB * 1024
             target = _ok(fits) + f" (≤ {AUDIT_MEMORY_GIB:g} GB)"
+        b = row.get("audit_no_report", {})
+        bare = (b["seconds"] / r["seconds"]) if "seconds" in b and r.get("seconds") else None
         out.append(f"| {_n(row['n'])} | {_s(a.get('seconds')) if 'error' not in a else _err(a)} "
-                   f"| {_mib(a.get('peak_rss_mib'))} | {_s(r.get('seconds'))} | "
-                   f"{f'{ratio:.1f}x' if ratio else '—'} | {target} |")
+                   f"| {_mib(a.get('peak_rss_mib'))} | "
+                   f"{_s(b.get('seconds')) if 'error' not in b else _err(b)} | "
+                   f"{_s(r.get('seconds'))} | {f'{ratio:.1f}x' if ratio else '—'} | "
+                   f"{f'{bare:.1f}x' if bare else '—'} | {target} |")
     out += ["", f"Command: `{rows[-1]['command']}`"]
     for row in rows:
         if row.get("profile"):

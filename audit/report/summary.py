@@ -174,8 +174,8 @@ def _leaderboards(results, console):
                       ", ".join(f"{r['n_models']}: {fmt(r['displacement_probability'], 2)}"
                                 for r in sim))
     fl = st.get("flipped_items") or {}
-    if fl:
-        console.print(f"items whose winner flips between pools: {fl.get('count', 0):,}")
+    if fl.get("count") is not None:
+        console.print(f"items whose winner flips between pools: {fl['count']:,}")
 
 
 def _judges(rows, console):
