@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import columns as C
 from .errors import DegenerateDataWarning, InputError, join_names
-from .labels import Granularity, LabelKind, LabelScale, encode
+from .labels import Granularity, LabelKind, LabelScale
 
 
 @dataclass

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import agreement_terms, sample_patterns, undefined_reason, warn_degenerate
+from .counts import agreement_terms, plain_statistic
 
 
 def percent_agreement_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -44,13 +44,8 @@ def percent_agreement(counts: np.ndarray) -> float:
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` when fewer than two items have two or
     more judgments. Single-category data is *not* degenerate here: every pair agrees, so it is 1.
     """
-    counts = np.asarray(counts)
-    reason = undefined_reason(counts, categories_in=None)
-    if reason:
-        warn_degenerate("percent agreement", reason)
-        return float("nan")
-    uniq, w = sample_patterns(counts)
-    return float(percent_agreement_batched(uniq, w)[0])
+    return plain_statistic(counts, percent_agreement_batched, name="percent agreement",
+                           categories_in=None)
 
 
 def gwet_ac1_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -76,10 +71,4 @@ def gwet_ac1(counts: np.ndarray) -> float:
     "coefficient" would just restate percent agreement; the toolkit treats all chance-corrected
     coefficients alike on single-label data).
     """
-    counts = np.asarray(counts)
-    reason = undefined_reason(counts, categories_in="rated")
-    if reason:
-        warn_degenerate("Gwet's AC1", reason)
-        return float("nan")
-    uniq, w = sample_patterns(counts)
-    return float(gwet_ac1_batched(uniq, w)[0])
+    return plain_statistic(counts, gwet_ac1_batched, name="Gwet's AC1", categories_in="rated")

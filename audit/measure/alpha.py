@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import sample_patterns, undefined_reason, warn_degenerate
+from .counts import plain_statistic
+
 
 LEVELS = ("nominal", "ordinal", "interval")
 
@@ -109,10 +110,5 @@ def krippendorff_alpha(counts: np.ndarray, *, level: str, values=None) -> float:
     Returns NaN with a :class:`~audit.errors.DegenerateDataWarning` when fewer than two units
     have two or more values, or when only one value occurs in pairable units.
     """
-    counts = np.asarray(counts)
-    reason = undefined_reason(counts)
-    if reason:
-        warn_degenerate("Krippendorff's alpha", reason)
-        return float("nan")
-    uniq, w = sample_patterns(counts)
-    return float(krippendorff_alpha_batched(uniq, w, level=level, values=values)[0])
+    return plain_statistic(counts, krippendorff_alpha_batched, name="Krippendorff's alpha",
+                           level=level, values=values)

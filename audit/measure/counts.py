@@ -94,6 +94,23 @@ def sample_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, freq[None, :].astype(np.float64)
 
 
+def plain_statistic(counts: np.ndarray, batched, *, name: str,
+                    categories_in: str | None = "pairable", **options) -> float:
+    """The observed-sample value of a ``batched`` statistic of an items x categories count matrix.
+
+    NaN plus a :class:`~audit.errors.DegenerateDataWarning` naming ``name`` when
+    :func:`undefined_reason` finds the statistic undefined; otherwise ``batched`` evaluated once,
+    with every item weighted once.
+    """
+    counts = np.asarray(counts)
+    reason = undefined_reason(counts, categories_in=categories_in)
+    if reason:
+        warn_degenerate(name, reason, stacklevel=4)
+        return float("nan")
+    uniq, w = sample_patterns(counts)
+    return float(batched(uniq, w, **options)[0])
+
+
 def agreement_terms(patterns: np.ndarray, weights: np.ndarray):
     """Weighted sums shared by percent agreement, Fleiss' kappa and Gwet's AC1.
 

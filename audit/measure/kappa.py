@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import agreement_terms, sample_patterns, undefined_reason, warn_degenerate
+from .counts import agreement_terms, plain_statistic, warn_degenerate
 
 
 def fleiss_kappa_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -55,13 +55,8 @@ def fleiss_kappa(counts: np.ndarray) -> float:
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` when fewer than two items have two
     or more judgments or every judgment has the same label.
     """
-    counts = np.asarray(counts)
-    reason = undefined_reason(counts, categories_in="rated")
-    if reason:
-        warn_degenerate("Fleiss' kappa", reason)
-        return float("nan")
-    uniq, w = sample_patterns(counts)
-    return float(fleiss_kappa_batched(uniq, w)[0])
+    return plain_statistic(counts, fleiss_kappa_batched, name="Fleiss' kappa",
+                           categories_in="rated")
 
 
 # -- Cohen --------------------------------------------------------------------------------------
