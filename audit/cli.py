@@ -63,15 +63,23 @@ def load_options(f):
         click.option("--aspect", default="overall_pref", show_default=True,
                      help="MultiPref: which preference aspect is the label."),
         click.option("--split", help="MT-Bench / datasets: which split to load (default: all)."),
+        click.option("--engine", type=click.Choice(["pandas", "spark"]), default="pandas",
+                     show_default=True,
+                     help="Where loading runs: this process, or Apache Spark for data lakes "
+                          "(needs annotation-audit[spark] and Java)."),
+        click.option("--spark-master", metavar="URL",
+                     help="--engine spark: master URL (local[4], spark://host:7077, "
+                          "sc://host:15002); default the active session, else local[*]."),
     ]
     for opt in reversed(opts):
         f = opt(f)
     return f
 
 
-def _load_kwargs(fmt, spec, pools, pool_column, aspect, split) -> dict:
+def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
+                 spark_master=None) -> dict:
     return {"format": fmt, "spec": spec, "pools": pools, "pool_column": pool_column,
-            "aspect": aspect, "split": split}
+            "aspect": aspect, "split": split, "engine": engine, "spark_master": spark_master}
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -98,8 +106,8 @@ def cli():
 @click.option("--no-report", "no_report", is_flag=True,
               help="Write only OUT/results.json: no HTML report, charts or dataset card.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
-def run(source, fmt, spec, pools, pool_column, aspect, split, out, seed, n_bootstrap,
-        min_per_pool, unit, no_report, quiet):
+def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out, seed,
+        n_bootstrap, min_per_pool, unit, no_report, quiet):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
     HTML report and dataset card) and print a summary."""
     from .pipeline import run as run_audit
@@ -109,20 +117,40 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, out, seed, n_boots
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
                             step=step,
-                            load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+                            load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
+                                                      split, engine, spark_master))
     if not quiet:
         print_summary(results, out=out, report=not no_report)
 
 
 @cli.command()
 @load_options
-def validate(source, fmt, spec, pools, pool_column, aspect, split):
+def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master):
     """Load and validate SOURCE only: exit 0 when it is a valid annotation table, 2 when not."""
     from .load import load
     from .report.summary import print_dataset
 
-    table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+    table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
+                                        spark_master))
     print_dataset(table.summary(), source=table.source)
+
+
+@cli.command()
+@load_options
+@click.argument("out_dir", metavar="OUT", type=click.Path(file_okay=False))
+@click.option("--no-partition", is_flag=True, help="One flat folder instead of one per pool.")
+def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out_dir,
+           no_partition):
+    """Write SOURCE's canonical table to OUT/judgments/ (Parquet, one folder per pool) and
+    OUT/spec.yaml, which reads it back exactly, with either engine:
+    annotation-audit run OUT/judgments --spec OUT/spec.yaml --engine spark"""
+    from .export import export_table
+    from .load import load
+
+    table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
+                                        spark_master))
+    paths = export_table(table, out_dir, partition_by_pool=not no_partition)
+    click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}")
 
 
 @cli.command()
@@ -139,8 +167,8 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Number of item resamples for the CIs.")
-def card(source, fmt, spec, pools, pool_column, aspect, split, out, card_path, default_creator,
-         creators, seed, n_bootstrap):
+def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out,
+         card_path, default_creator, creators, seed, n_bootstrap):
     """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
     from pathlib import Path
 
@@ -151,7 +179,8 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, out, card_path, d
         raise click.UsageError("give exactly one of --out DIR or --card PATH")
     overrides = parse_creators(creators)
     results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
-                        load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split))
+                        load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split,
+                                                  engine, spark_master))
     path = write_card(results, Path(card_path) if card_path else Path(out) / "dataset_card.md",
                       creators=overrides, default_creator=default_creator)
     click.echo(f"card: {path}")
@@ -175,8 +204,8 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, out, card_path, d
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Number of item resamples for the CIs.")
 @click.pass_context
-def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, suite_path, baseline,
-          junit_path, json_path, github, out, seed, n_bootstrap):
+def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
+          suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
     any fails, 2 on bad input or a bad suite."""
     from pathlib import Path
@@ -195,7 +224,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, suite_path,
             outcome = run_check(source, suite=suite_path, baseline=baseline, seed=seed,
                                 n_bootstrap=n_bootstrap, out=out, step=step,
                                 load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
-                                                          split))
+                                                          split, engine, spark_master))
     except SuiteFileError as err:
         if github:
             click.echo(gh.command("error", err.message, file=err.path, line=err.line,

@@ -46,7 +46,8 @@ class SchemaError(AuditError):
     """The canonical table broke its schema; ``failures`` is a tidy frame of every failure.
 
     The frame has the columns ``column, check, failure_case, index`` (pandera's failure-case
-    layout), where ``index`` is the source row or record that produced the offending judgment.
+    layout), where ``index`` is the source row or record that produced the offending judgment
+    (with ``--engine spark``, a text naming the file and the judgment's item and annotator).
     """
 
     def __init__(self, failures, *, source: str | None = None, limit: int = 20):
@@ -54,13 +55,19 @@ class SchemaError(AuditError):
         self.source = source
         lines = [f"{source or 'table'}: {len(failures)} schema failure(s):"]
         for rec in failures.head(limit).itertuples(index=False):
+            where = rec.index if isinstance(rec.index, str) else f"source row {rec.index}"
             lines.append(
                 f"  column {rec.column!r}: {rec.check} failed for value {rec.failure_case!r}"
-                f" (source row {rec.index})"
+                f" ({where})"
             )
         if len(failures) > limit:
             lines.append(f"  ... and {len(failures) - limit} more")
         super().__init__("\n".join(lines))
+
+
+class EngineError(AuditError):
+    """A compute engine that cannot start: ``pyspark`` not installed, no Java runtime, a Spark
+    master that cannot be reached."""
 
 
 class SuiteError(AuditError):

@@ -34,6 +34,7 @@ def meta(table: AnnotationTable, bootstrap: Bootstrap, **extra) -> dict:
         "n_bootstrap": bootstrap.n_resamples,
         "bootstrap": bootstrap.to_dict(),
         "source": table.source,
+        "engine": table.info.get("engine", "pandas"),
         "versions": {"python": platform.python_version(), "numpy": numpy.__version__,
                      "pandas": pandas.__version__},
         **extra,
@@ -56,7 +57,8 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
 
 def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
         min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
-        step: Step = _quiet_step, load_options: dict | None = None, **rank_options) -> dict:
+        step: Step = _quiet_step, load_options: dict | None = None, engine: str = "pandas",
+        spark_master: str | None = None, **rank_options) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report and dataset card.
 
@@ -74,6 +76,10 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
         ``results.json``, for a pure-analysis run.
     load_options
         Passed to :func:`audit.load.load` (``format``, ``spec``, ``pools``, ...).
+    engine, spark_master
+        ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
+        (:mod:`audit.spark`); everything after them is the same code. Also accepted inside
+        ``load_options``.
 
     Returns
     -------
@@ -83,8 +89,9 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
     from .load import load
     from .results import write
 
-    with step("loading and validating"):
-        table = load(source, **(load_options or {}))
+    options = {"engine": engine, "spark_master": spark_master, **(load_options or {})}
+    with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
+        table = load(source, **options)
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
                           unit=unit, step=step, **rank_options)
     if out is not None:

@@ -101,8 +101,10 @@ def _sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cats, remap.reshape(-1)
 
 
-def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.ndarray]:
-    """The label check on factorised codes and the scale code of each distinct raw value."""
+def label_rule(scale: LabelScale, distinct: pd.Series) -> tuple[str, np.ndarray, np.ndarray]:
+    """The label check's name, whether each distinct raw value passes it, and each one's code
+    on the scale (-1 off the scale). Both engines decide the label check with this, once per
+    distinct raw value."""
     per_value, off_scale = encode(distinct, scale)
     if scale.kind is LabelKind.INTERVAL:
         ok = pd.to_numeric(distinct, errors="coerce").notna().to_numpy()
@@ -112,9 +114,14 @@ def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.n
         shown = list(scale.values)[:12]
         more = ", ..." if len(scale.values) > 12 else ""
         name = f"label in declared set {shown}{more}".replace("[", "{").replace("]", "}")
+    return name, np.asarray(ok, dtype=bool), np.asarray(per_value.codes, dtype=np.int64)
+
+
+def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.ndarray]:
+    """The label check on factorised codes and the scale code of each distinct raw value."""
+    name, ok, codes = label_rule(scale, distinct)
     ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
-    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), \
-        np.asarray(per_value.codes, dtype=np.int64)
+    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), codes
 
 
 def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.DataFrameSchema:

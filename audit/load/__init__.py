@@ -28,6 +28,7 @@ from ._common import LoadWarning, existing_path, is_hub_name
 
 __all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
 
+ENGINES = ("pandas", "spark")
 FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
 DEFAULT_ASPECT = "overall_pref"
 KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
@@ -45,7 +46,8 @@ _ADAPTERS = {
 
 def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
          aspect: str = DEFAULT_ASPECT, split: str | None = None,
-         name: str | None = None) -> AnnotationTable:
+         name: str | None = None, engine: str = "pandas",
+         spark_master: str | None = None) -> AnnotationTable:
     """Load ``source`` into a validated canonical :class:`audit.table.AnnotationTable`.
 
     Parameters
@@ -69,6 +71,12 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         Which split of an MT-Bench, LeWiDi or ``datasets`` source; None loads every split.
     name
         Dataset name for reports; defaults to one derived from the source.
+    engine
+        ``"pandas"`` (default: this process, no Java) or ``"spark"``: read, map, validate and
+        encode on Spark (:func:`audit.spark.load_spark`; long or spec-mapped tables only).
+    spark_master
+        ``--engine spark``: the master URL (``local[2]``, ``spark://...``, ``sc://...``); default
+        the active session, else ``local[*]``.
 
     Raises
     ------
@@ -78,6 +86,17 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     SchemaError
         Judgments that break the canonical schema, all listed with their source rows.
     """
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; engines: {join_names(ENGINES)}",
+                         key="engine")
+    if engine == "spark":
+        from ..spark import load_spark
+
+        return load_spark(source, master=spark_master, format=format, spec=spec, pools=pools,
+                          pool_column=pool_column, name=name, split=split,
+                          aspect=None if aspect == DEFAULT_ASPECT else aspect)
+    if spark_master is not None:
+        raise InputError("--spark-master needs --engine spark", key="spark_master")
     if format == "auto":
         format = _auto_format(source, spec)
     if format not in _ADAPTERS:
@@ -131,9 +150,12 @@ def _auto_format(source, spec) -> str:
     found = _sniff(source)
     if found == "lewidi":
         return found
-    if is_hub_name(source) or Path(source).is_dir():
+    from .readers import is_parquet_dataset
+
+    if is_hub_name(source):
         return "hf"
-    return "table"
+    path = Path(source)
+    return "table" if not path.is_dir() or is_parquet_dataset(path) else "hf"
 
 
 def _sniff(source) -> str | None:
@@ -142,6 +164,8 @@ def _sniff(source) -> str | None:
     if is_hub_name(source):
         return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
     path = existing_path(source)
+    if R.is_parquet_dataset(path):
+        return _by_columns(R.table_columns(path), folder=False)
     if path.is_dir():
         if R.is_save_to_disk(path):
             return _by_columns(R.dataset_columns(path), folder=True)

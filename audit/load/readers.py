@@ -137,8 +137,10 @@ def read_table(path, *, sep: str | None = None, na_values=None, **pandas_options
     """
     path = existing_path(path)
     if path.is_dir():
-        raise InputError("is a folder, expected a table file (CSV, TSV, JSONL, JSON, Parquet)",
-                         path=str(path))
+        if is_parquet_dataset(path):
+            return read_parquet_dataset(path)
+        raise InputError("is a folder, expected a table file (CSV, TSV, JSONL, JSON, Parquet) "
+                         "or a partitioned Parquet dataset", path=str(path))
     ext = path.suffix.lower()
     if ext in PARQUET_EXTENSIONS:
         return read_parquet(path)
@@ -209,8 +211,40 @@ def read_parquet(path: Path) -> pd.DataFrame:
         raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
 
 
+def is_parquet_dataset(path: Path) -> bool:
+    """A folder written as one Parquet dataset (by Spark, pyarrow or ``annotation-audit
+    export``): Parquet files only, with Hive partition folders (``pool=crowd/``), ``part-*``
+    files or a ``_SUCCESS`` marker. A hub download (``data/train-00000-of-00001.parquet``) is
+    not one: its files are splits."""
+    if not path.is_dir() or is_save_to_disk(path):
+        return False
+    files = [p for p in path.rglob("*") if p.is_file()
+             and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)]
+    if not files or any(p.suffix.lower() not in PARQUET_EXTENSIONS for p in files):
+        return False
+    hive = any("=" in part for p in files for part in p.relative_to(path).parts[:-1])
+    return hive or (path / "_SUCCESS").exists() or all(p.name.startswith("part-") for p in files)
+
+
+def read_parquet_dataset(path: Path) -> pd.DataFrame:
+    """A partitioned Parquet folder as one frame; Hive partition values stay text (``pool=01``
+    is the string ``"01"``, as Spark reads it with type inference off)."""
+    import pyarrow.dataset as ds
+
+    try:
+        data = ds.dataset(path, format="parquet",
+                          partitioning=ds.HivePartitioning.discover(infer_dictionary=True))
+        return data.to_table().to_pandas()
+    except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+        raise InputError(f"cannot read as a Parquet dataset: {err}", path=str(path)) from None
+
+
 def table_columns(path: Path) -> list[str]:
     """The column names of a table file, read cheaply (header, schema or first record)."""
+    if is_parquet_dataset(path):
+        import pyarrow.dataset as ds
+
+        return list(ds.dataset(path, format="parquet", partitioning="hive").schema.names)
     ext = path.suffix.lower()
     if ext in PARQUET_EXTENSIONS:
         import pyarrow.parquet as pq

@@ -1,0 +1,80 @@
+"""Write a canonical table as a Parquet dataset plus the spec that reads it back exactly.
+
+``annotation-audit export SOURCE OUT`` turns any source the pandas engine reads (PandaLM, LeWiDi,
+MultiPref, MT-Bench, a mapped CSV) into ``OUT/judgments/`` (Parquet, one Hive partition per pool:
+``pool=crowd/part-0.parquet``) and ``OUT/spec.yaml`` (name, label scale with its order and
+names, judge pools). Auditing ``OUT/judgments --spec OUT/spec.yaml`` with either engine gives
+the results of auditing SOURCE: it is how a dataset leaves a laptop for a data lake, and how the
+Spark engine reads formats it has no adapter for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import columns as C
+from .errors import InputError
+from .table import AnnotationTable
+
+DATA_DIR = "judgments"
+SPEC_FILE = "spec.yaml"
+
+
+def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
+                 rows_per_file: int | None = None) -> dict[str, Path]:
+    """Write ``table`` to ``out/judgments/`` and ``out/spec.yaml``; return both paths.
+
+    Ids and labels are written as text (labels as their scale value's text, which the spec's
+    ``label.order`` matches), optional columns as they are in the table.
+
+    Raises
+    ------
+    InputError
+        ``out/judgments`` already exists (nothing is overwritten).
+    """
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    import yaml
+
+    out = Path(out)
+    data = out / DATA_DIR
+    if data.exists():
+        raise InputError("already exists; remove it or choose another OUT", path=str(data))
+    out.mkdir(parents=True, exist_ok=True)
+    f = table.frame
+    columns = {}
+    for col in f.columns:
+        cat = f[col].cat
+        if col == C.LABEL:
+            names = [str(v) for v in table.scale.values]
+        else:
+            names = [str(v) for v in cat.categories]
+        columns[col] = pa.DictionaryArray.from_arrays(
+            pa.array(cat.codes.to_numpy(), mask=cat.codes.to_numpy() < 0),
+            pa.array(names, type=pa.string()))
+    arrow = pa.table(columns)
+    options = {"max_rows_per_file": rows_per_file, "max_rows_per_group": rows_per_file} \
+        if rows_per_file else {}
+    ds.write_dataset(arrow, data, format="parquet",
+                     partitioning=[C.POOL] if partition_by_pool else None,
+                     partitioning_flavor="hive" if partition_by_pool else None,
+                     basename_template="part-{i}.parquet", **options)
+    label = {"kind": table.scale.kind.value, "order": [_plain(v) for v in table.scale.values]}
+    if table.scale.names is not None:
+        label["names"] = list(table.scale.names)
+    spec = {"name": table.name, "label": label}
+    if table.judge_pools:
+        spec["judge_pools"] = list(table.judge_pools)
+    spec_path = out / SPEC_FILE
+    header = (f"# Written by annotation-audit export from {table.source}.\n"
+              f"# Audit with: annotation-audit run {data} --spec {spec_path}\n")
+    spec_path.write_text(header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True),
+                         encoding="utf-8")
+    return {"data": data, "spec": spec_path}
+
+
+def _plain(value):
+    """A scale value as a plain YAML scalar."""
+    if hasattr(value, "item"):
+        return value.item()
+    return value

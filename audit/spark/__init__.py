@@ -1,0 +1,96 @@
+"""The Spark engine: the heavy passes of loading on a cluster, everything after it unchanged.
+
+``annotation-audit run SOURCE --engine spark [--spark-master URL]`` reads SOURCE (a Parquet,
+CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark catalog) with
+Spark, maps it onto the canonical columns (:mod:`.frame`: a long table, or any table mapped by a
+YAML spec), validates it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`),
+and dictionary-encodes it on the cluster (:mod:`.encode`). The driver receives the judgments as
+small integers plus each id column's dictionary, and builds the same
+:class:`~audit.table.AnnotationTable` the pandas engine builds; measurement, leaderboards,
+suites, report and card then run the same code. The two engines give identical results (the
+test suite compares them to 1e-12).
+
+Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench) are converted once with
+``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec that
+reads it back) and audited from there.
+
+``pyspark`` is the optional extra ``annotation-audit[spark]``; nothing here is imported unless
+``engine="spark"`` is asked for.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..errors import InputError
+from ..load._common import default_name
+from ..load.spec import DatasetSpec, read_spec
+from .session import get_session
+
+__all__ = ["get_session", "load_spark"]
+
+#: ``audit.load`` formats the Spark engine reads.
+FORMATS = ("auto", "table")
+
+
+def load_spark(source, *, spark=None, master: str | None = None, format: str = "auto",
+               spec=None, pools=None, pool_column: str | None = None, name: str | None = None,
+               **unsupported):
+    """Load ``source`` with Spark into a validated :class:`~audit.table.AnnotationTable`.
+
+    Parameters
+    ----------
+    source
+        Parquet / CSV / TSV / JSON(L) path, folder (a partitioned dataset) or glob, a URL Spark
+        reads (``s3a://``, ``hdfs://``, ``abfss://``), or a Spark catalog table name.
+    spark, master
+        A SparkSession to use, else one from :func:`.session.get_session` for ``master``.
+    spec, pools, pool_column, name
+        As for :func:`audit.load.load` with ``format="table"``.
+
+    Raises
+    ------
+    EngineError
+        pyspark or Java is missing, or the session cannot start.
+    InputError, SchemaError
+        As with the pandas engine; schema failures name the file and the judgment.
+    """
+    from .encode import encode_table
+    from .frame import canonical_frame, read_source
+    from .validate import label_values, validate_frame
+
+    if format not in FORMATS:
+        raise InputError(f"--engine spark reads long or spec-mapped tables (--format auto or "
+                         f"table), not {format!r}; convert the source once with "
+                         f"'annotation-audit export SOURCE OUT' and audit OUT", key="format")
+    given = {k: v for k, v in unsupported.items() if v is not None}
+    if given:
+        option = next(iter(given))
+        raise InputError(f"--{option.replace('_', '-')} does not apply with --engine spark",
+                         key=option)
+    spec = read_spec(spec) if spec is not None else DatasetSpec()
+    spark = spark or get_session(master)
+    started = time.perf_counter()
+    text = str(source)
+    raw = read_source(spark, text, read=spec.read)
+    df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
+    distinct = label_values(df)
+    present = [v for v in distinct if v is not None]
+    if not present:
+        raise InputError("the table is empty: no judgments to audit", path=text)
+    scale = spec.scale(present)
+    label_codes = validate_frame(df, scale, distinct, source=text)
+    info = {"format": "table", "layout": spec.layout, "engine": "spark",
+            "spark_master": _master(spark), "spark_version": spark.version}
+    table = encode_table(df, scale, label_codes,
+                         name=name or spec.name or default_name(text.rstrip("/"), "table"),
+                         source=text, judge_pools=spec.judge_pools, info=info)
+    table.info["spark_seconds"] = round(time.perf_counter() - started, 3)
+    return table
+
+
+def _master(spark) -> str | None:
+    try:
+        return spark.conf.get("spark.master")
+    except Exception:  # noqa: BLE001 - Spark Connect does not expose it
+        return None

@@ -1,0 +1,229 @@
+"""A source on Spark -> the canonical columns, as a Spark DataFrame (nothing collected).
+
+The Spark twin of :func:`audit.load.table.from_frame`, for the two shapes the Spark engine
+reads: a long table whose columns are already canonical, and any table mapped by a YAML dataset
+spec (:mod:`audit.load.spec`: renamed columns, a wide layout, ``label.map``, pools from a file,
+a mapping or a column). Ids and labels are cast to text here, as the pandas engine compares them
+(``pd.Categorical(values.astype(str))``): the two engines see the same strings.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+from pathlib import Path
+
+from .. import columns as C
+from ..errors import InputError, join_names
+from ..load._common import warn
+from ..load.pools import UNKNOWN_POOL, resolve_pools
+from ..load.readers import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+from ..load.spec import DatasetSpec
+
+_GLOB_CHARS = set("*?[{")
+_UNSUPPORTED_READ = ("skiprows",)
+
+
+def source_kind(source: str) -> str:
+    """``parquet``, ``csv``, ``json`` for a path, folder, glob or URL; ``table`` for a name
+    in the Spark catalog (anything that is none of those)."""
+    text = str(source)
+    if "://" in text or any(ch in text for ch in _GLOB_CHARS):
+        return _kind_of_name(text.rstrip("/")) or "parquet"
+    path = Path(text).expanduser()
+    if path.is_dir():
+        kinds = {_kind_of_name(p.name) for p in path.rglob("*")
+                 if p.is_file() and not p.name.startswith((".", "_"))}
+        kinds.discard(None)
+        if len(kinds) > 1:
+            raise InputError(f"the folder mixes {', '.join(sorted(kinds))} files; point at one "
+                             "kind (a glob such as DIR/*.parquet)", path=text)
+        if not kinds:
+            raise InputError("the folder has no Parquet, CSV or JSON(L) files", path=text)
+        return kinds.pop()
+    if path.exists():
+        kind = _kind_of_name(path.name)
+        if kind is None:
+            raise InputError("--engine spark reads Parquet, CSV / TSV and JSON(L) tables; "
+                             f"{path.suffix or 'this file'} is none of them", path=text)
+        return kind
+    return "table"
+
+
+def _kind_of_name(name: str) -> str | None:
+    ext = Path(name).suffix.lower()
+    if ext in PARQUET_EXTENSIONS:
+        return "parquet"
+    if ext in CSV_EXTENSIONS:
+        return "csv"
+    if ext in JSONL_EXTENSIONS or ext == ".json":
+        return "json"
+    return None
+
+
+def read_source(spark, source, *, read: dict | None = None):
+    """``source`` as a Spark DataFrame (lazy: nothing is scanned beyond the schema).
+
+    CSV columns are all text, an empty cell is missing (as with pandas); a ``.json`` file may
+    be an array of records or JSON Lines.
+
+    Raises
+    ------
+    InputError
+        Nothing matches the path or glob, the name is no table in the catalog, or Spark cannot
+        read it; the message names the source.
+    """
+    from pyspark.errors import PySparkException
+
+    text = str(source)
+    read = dict(read or {})
+    bad = [k for k in _UNSUPPORTED_READ if k in read]
+    if bad:
+        raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
+    kind = source_kind(text)
+    if kind != "table" and "://" not in text and any(ch in text for ch in _GLOB_CHARS) \
+            and not globlib.glob(str(Path(text).expanduser()), recursive=True):
+        raise InputError("no file matches this pattern", path=text)
+    try:
+        if kind == "table":
+            if not spark.catalog.tableExists(text):
+                raise InputError("not found: no such file, folder or glob, and no table of that "
+                                 "name in the Spark catalog", path=text)
+            return spark.table(text)
+        path = str(Path(text).expanduser()) if "://" not in text else text
+        if kind == "parquet":
+            return spark.read.parquet(path)
+        if kind == "json":
+            multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
+            return spark.read.json(path, multiLine=multiline)
+        sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
+        options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
+                   "encoding": "UTF-8", "mode": "FAILFAST"}
+        if read.get("comment"):
+            options["comment"] = read["comment"]
+        return spark.read.options(**options).csv(path)
+    except PySparkException as err:
+        raise InputError(f"Spark cannot read it: {_first_line(err)}", path=text) from None
+
+
+def _starts_array(text: str) -> bool:
+    path = Path(text)
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(4096).lstrip()
+    return head.startswith(b"[")
+
+
+def _first_line(err) -> str:
+    msg = str(err).strip()
+    return msg.splitlines()[0] if msg else type(err).__name__
+
+
+def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
+                    pool_column: str | None = None):
+    """Map a source DataFrame onto the canonical columns (see the module docstring).
+
+    Returns the DataFrame with the canonical columns present, ids and labels as text.
+
+    Raises
+    ------
+    InputError
+        The spec names a column the source lacks, or a required column is missing.
+    """
+    from pyspark.sql import functions as F
+
+    columns = list(df.columns)
+    absent = [src for src in spec.columns.values() if src not in columns]
+    if absent:
+        canon = next(k for k, v in spec.columns.items() if v == absent[0])
+        raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
+                         f"not have; columns present: {join_names(columns, limit=20)}",
+                         path=source, column=absent[0])
+    shadowed = [c for c in spec.columns if c in columns and spec.columns[c] != c]
+    df = df.drop(*shadowed)
+    for canon, src in spec.columns.items():
+        if canon != src:
+            df = df.withColumnRenamed(src, canon)
+    if spec.layout == "wide":
+        df = _unpivot(df, spec, source)
+    missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
+    if missing:
+        hint = ("map them in the spec's columns" if spec.path is not None else
+                "name them item, annotator, label or map them with a --spec file")
+        raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
+                         f"{join_names(columns, limit=20)}; {hint}", path=source,
+                         column=missing[0])
+    df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    keep = [c for c in C.ALL if c in df.columns]
+    has_pair = [c in keep for c in C.PAIRWISE]
+    if any(has_pair) and not all(has_pair):
+        raise InputError("pairwise data needs both model_a and model_b", path=source,
+                         column=C.PAIRWISE[has_pair.index(False)])
+    nulls = [str(v) for v in spec.read.get("na_values", [])]
+    out = []
+    for col in keep:
+        value = F.col(col).cast("string")
+        if nulls and col not in (C.TEXT,):
+            value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
+        if col == C.LABEL and spec.label_map:
+            lookup = {str(k): str(v) for k, v in spec.label_map.items()}
+            mapping = F.create_map(*[F.lit(x) for kv in lookup.items() for x in kv])
+            trimmed = F.trim(value)
+            value = F.coalesce(mapping[trimmed], value)
+        out.append(value.alias(col))
+    return df.select(*out)
+
+
+def _unpivot(df, spec: DatasetSpec, source: str):
+    cols = list(spec.annotator_columns)
+    absent = [c for c in cols if c not in df.columns]
+    if absent:
+        raise InputError(f"annotator column(s) {join_names(absent)} named in the spec are not in "
+                         f"the table; columns present: {join_names(df.columns, limit=20)}",
+                         path=source, column=absent[0])
+    if C.ITEM not in df.columns:
+        raise InputError(f"a wide table needs an item column; columns present: "
+                         f"{join_names(df.columns, limit=20)}", path=source, column=C.ITEM)
+    from pyspark.sql import functions as F
+
+    keep = [c for c in C.ALL if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
+            and c not in cols]
+    values = df.select(*keep, *[F.col(c).cast("string").alias(c) for c in cols])
+    long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
+    return long.where(F.col(C.LABEL).isNotNull())
+
+
+def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):
+    from pyspark.sql import functions as F
+
+    mapping = resolve_pools(pools, pool_column=pool_column)
+    if mapping is None and spec.pools_map is not None:
+        mapping = {str(k): str(v) for k, v in spec.pools_map.items()}
+    if mapping is None and spec.pools_file is not None:
+        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    if mapping is not None:
+        spark = df.sparkSession
+        table = spark.createDataFrame(sorted(mapping.items()),
+                                      f"`_ann` string, `{C.POOL}` string")
+        df = (df.drop(C.POOL).withColumn("_ann", F.col(C.ANNOTATOR).cast("string"))
+              .join(F.broadcast(table), on="_ann", how="left").drop("_ann"))
+        unknown = (df.where(F.col(C.POOL).isNull())
+                   .agg(F.count(F.lit(1)).alias("n"),
+                        F.countDistinct(F.col(C.ANNOTATOR)).alias("k"),
+                        F.slice(F.sort_array(F.collect_set(F.col(C.ANNOTATOR).cast("string"))),
+                                1, 3).alias("some"))
+                   .first())
+        if unknown["n"]:
+            warn(f"{source}: {unknown['k']} annotator(s) ({unknown['n']} judgment(s)) are not in "
+                 f"the pools mapping (e.g. {join_names(unknown['some'], limit=3)}); their pool "
+                 f"is {UNKNOWN_POOL!r}")
+            df = df.withColumn(C.POOL, F.coalesce(F.col(C.POOL), F.lit(UNKNOWN_POOL)))
+    elif pool_column is not None:
+        if pool_column not in df.columns:
+            raise InputError(f"no column {pool_column!r} to take pools from; columns present: "
+                             f"{join_names(df.columns, limit=20)}", path=source,
+                             column=pool_column)
+        df = df.drop(C.POOL).withColumnRenamed(pool_column, C.POOL)
+    if C.POOL not in df.columns:
+        df = df.withColumn(C.POOL, F.lit(C.DEFAULT_POOL))
+    return df
