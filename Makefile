@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+SPARK  := $(VENV)/.installed-spark
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench bench-spark clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,16 +13,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# the Spark engine's extra, for the tests (the demo and the pandas engine do not need it)
+$(SPARK): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,spark]'
+	touch $(SPARK)
+
 install: $(STAMP)
 
 demo: $(STAMP)  ## audit the shipped PandaLM test set into reports/pandalm/
 	$(BIN)/annotation-audit run data/pandalm/testset-v1.json --out reports/pandalm
 
-test: $(STAMP)  ## the whole test suite (what CI runs)
+test: $(SPARK)  ## the whole test suite (what CI runs; Spark tests skip without Java)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)  ## speed, side by side with the tools people use today
 	$(BIN)/python benchmarks/run.py
+
+bench-spark: $(SPARK)  ## pandas vs Spark engine on 10M and 50M synthetic judgments (slow)
+	$(BIN)/python benchmarks/spark_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

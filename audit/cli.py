@@ -70,16 +70,31 @@ def load_options(f):
         click.option("--spark-master", metavar="URL",
                      help="--engine spark: master URL (local[4], spark://host:7077, "
                           "sc://host:15002); default the active session, else local[*]."),
+        click.option("--spark-conf", metavar="KEY=VALUE", multiple=True, callback=_spark_conf,
+                     help="--engine spark: a Spark setting for the session it starts "
+                          "(spark.driver.memory=8g); repeatable."),
     ]
     for opt in reversed(opts):
         f = opt(f)
     return f
 
 
+def _spark_conf(ctx, param, values) -> dict | None:
+    conf = {}
+    for value in values:
+        key, sep, setting = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE (spark.driver.memory=8g)",
+                                     ctx=ctx, param=param)
+        conf[key.strip()] = setting.strip()
+    return conf or None
+
+
 def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
-                 spark_master=None) -> dict:
+                 spark_master=None, spark_conf=None) -> dict:
     return {"format": fmt, "spec": spec, "pools": pools, "pool_column": pool_column,
-            "aspect": aspect, "split": split, "engine": engine, "spark_master": spark_master}
+            "aspect": aspect, "split": split, "engine": engine, "spark_master": spark_master,
+            "spark_conf": spark_conf}
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -106,8 +121,8 @@ def cli():
 @click.option("--no-report", "no_report", is_flag=True,
               help="Write only OUT/results.json: no HTML report, charts or dataset card.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
-def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out, seed,
-        n_bootstrap, min_per_pool, unit, no_report, quiet):
+def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
+        out, seed, n_bootstrap, min_per_pool, unit, no_report, quiet):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
     HTML report and dataset card) and print a summary."""
     from .pipeline import run as run_audit
@@ -118,20 +133,21 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
                             step=step,
                             load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
-                                                      split, engine, spark_master))
+                                                      split, engine, spark_master, spark_conf))
     if not quiet:
         print_summary(results, out=out, report=not no_report)
 
 
 @cli.command()
 @load_options
-def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master):
+def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
+             spark_conf):
     """Load and validate SOURCE only: exit 0 when it is a valid annotation table, 2 when not."""
     from .load import load
     from .report.summary import print_dataset
 
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
-                                        spark_master))
+                                        spark_master, spark_conf))
     print_dataset(table.summary(), source=table.source)
 
 
@@ -139,8 +155,8 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark
 @load_options
 @click.argument("out_dir", metavar="OUT", type=click.Path(file_okay=False))
 @click.option("--no-partition", is_flag=True, help="One flat folder instead of one per pool.")
-def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out_dir,
-           no_partition):
+def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
+           out_dir, no_partition):
     """Write SOURCE's canonical table to OUT/judgments/ (Parquet, one folder per pool) and
     OUT/spec.yaml, which reads it back exactly, with either engine:
     annotation-audit run OUT/judgments --spec OUT/spec.yaml --engine spark"""
@@ -148,7 +164,7 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
     from .load import load
 
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
-                                        spark_master))
+                                        spark_master, spark_conf))
     paths = export_table(table, out_dir, partition_by_pool=not no_partition)
     click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}")
 
@@ -167,8 +183,8 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Number of item resamples for the CIs.")
-def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, out,
-         card_path, default_creator, creators, seed, n_bootstrap):
+def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
+         out, card_path, default_creator, creators, seed, n_bootstrap):
     """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
     from pathlib import Path
 
@@ -180,7 +196,7 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     overrides = parse_creators(creators)
     results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
                         load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split,
-                                                  engine, spark_master))
+                                                  engine, spark_master, spark_conf))
     path = write_card(results, Path(card_path) if card_path else Path(out) / "dataset_card.md",
                       creators=overrides, default_creator=default_creator)
     click.echo(f"card: {path}")
@@ -205,7 +221,7 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
               show_default=True, help="Number of item resamples for the CIs.")
 @click.pass_context
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
-          suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
+          spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
     any fails, 2 on bad input or a bad suite."""
     from pathlib import Path
@@ -224,7 +240,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
             outcome = run_check(source, suite=suite_path, baseline=baseline, seed=seed,
                                 n_bootstrap=n_bootstrap, out=out, step=step,
                                 load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
-                                                          split, engine, spark_master))
+                                                          split, engine, spark_master, spark_conf))
     except SuiteFileError as err:
         if github:
             click.echo(gh.command("error", err.message, file=err.path, line=err.line,

@@ -42,6 +42,11 @@ class InputError(AuditError):
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 
+class Where(str):
+    """A judgment's location given as text (file, item, annotator) rather than a source row
+    number or record id: how the Spark engine names offending judgments."""
+
+
 class SchemaError(AuditError):
     """The canonical table broke its schema; ``failures`` is a tidy frame of every failure.
 
@@ -55,7 +60,7 @@ class SchemaError(AuditError):
         self.source = source
         lines = [f"{source or 'table'}: {len(failures)} schema failure(s):"]
         for rec in failures.head(limit).itertuples(index=False):
-            where = rec.index if isinstance(rec.index, str) else f"source row {rec.index}"
+            where = rec.index if isinstance(rec.index, Where) else f"source row {rec.index}"
             lines.append(
                 f"  column {rec.column!r}: {rec.check} failed for value {rec.failure_case!r}"
                 f" ({where})"

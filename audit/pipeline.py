@@ -58,7 +58,8 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
 def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
         min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
         step: Step = _quiet_step, load_options: dict | None = None, engine: str = "pandas",
-        spark_master: str | None = None, **rank_options) -> dict:
+        spark_master: str | None = None, spark_conf: dict | None = None,
+        **rank_options) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report and dataset card.
 
@@ -76,7 +77,7 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
         ``results.json``, for a pure-analysis run.
     load_options
         Passed to :func:`audit.load.load` (``format``, ``spec``, ``pools``, ...).
-    engine, spark_master
+    engine, spark_master, spark_conf
         ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
         (:mod:`audit.spark`); everything after them is the same code. Also accepted inside
         ``load_options``.
@@ -89,7 +90,8 @@ def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: in
     from .load import load
     from .results import write
 
-    options = {"engine": engine, "spark_master": spark_master, **(load_options or {})}
+    options = {"engine": engine, "spark_master": spark_master, "spark_conf": spark_conf,
+               **(load_options or {})}
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,

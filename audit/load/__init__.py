@@ -47,7 +47,7 @@ _ADAPTERS = {
 def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
          aspect: str = DEFAULT_ASPECT, split: str | None = None,
          name: str | None = None, engine: str = "pandas",
-         spark_master: str | None = None) -> AnnotationTable:
+         spark_master: str | None = None, spark_conf: dict | None = None) -> AnnotationTable:
     """Load ``source`` into a validated canonical :class:`audit.table.AnnotationTable`.
 
     Parameters
@@ -77,6 +77,9 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     spark_master
         ``--engine spark``: the master URL (``local[2]``, ``spark://...``, ``sc://...``); default
         the active session, else ``local[*]``.
+    spark_conf
+        ``--engine spark``: settings for the session it starts (``{"spark.driver.memory":
+        "8g"}``); an already running session is used as it is.
 
     Raises
     ------
@@ -92,11 +95,12 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     if engine == "spark":
         from ..spark import load_spark
 
-        return load_spark(source, master=spark_master, format=format, spec=spec, pools=pools,
+        return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
                           pool_column=pool_column, name=name, split=split,
                           aspect=None if aspect == DEFAULT_ASPECT else aspect)
-    if spark_master is not None:
-        raise InputError("--spark-master needs --engine spark", key="spark_master")
+    for option, value in (("spark_master", spark_master), ("spark_conf", spark_conf)):
+        if value:
+            raise InputError(f"--{option.replace('_', '-')} needs --engine spark", key=option)
     if format == "auto":
         format = _auto_format(source, spec)
     if format not in _ADAPTERS:

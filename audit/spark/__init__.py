@@ -33,7 +33,8 @@ __all__ = ["get_session", "load_spark"]
 FORMATS = ("auto", "table")
 
 
-def load_spark(source, *, spark=None, master: str | None = None, format: str = "auto",
+def load_spark(source, *, spark=None, master: str | None = None, conf: dict | None = None,
+               format: str = "auto",
                spec=None, pools=None, pool_column: str | None = None, name: str | None = None,
                **unsupported):
     """Load ``source`` with Spark into a validated :class:`~audit.table.AnnotationTable`.
@@ -43,8 +44,9 @@ def load_spark(source, *, spark=None, master: str | None = None, format: str = "
     source
         Parquet / CSV / TSV / JSON(L) path, folder (a partitioned dataset) or glob, a URL Spark
         reads (``s3a://``, ``hdfs://``, ``abfss://``), or a Spark catalog table name.
-    spark, master
-        A SparkSession to use, else one from :func:`.session.get_session` for ``master``.
+    spark, master, conf
+        A SparkSession to use, else one from :func:`.session.get_session` for ``master``
+        started with the settings ``conf``.
     spec, pools, pool_column, name
         As for :func:`audit.load.load` with ``format="table"``.
 
@@ -69,7 +71,7 @@ def load_spark(source, *, spark=None, master: str | None = None, format: str = "
         raise InputError(f"--{option.replace('_', '-')} does not apply with --engine spark",
                          key=option)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
-    spark = spark or get_session(master)
+    spark = spark or get_session(master, config=conf)
     started = time.perf_counter()
     text = str(source)
     raw = read_source(spark, text, read=spec.read)

@@ -27,6 +27,7 @@ from .. import columns as C
 from ..labels import LabelKind, LabelScale
 from ..schema import _sorted_strings, sorted_index
 from ..table import AnnotationTable, _warn_degenerate
+from .frame import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
 BROADCAST_ENTRIES = 1_000_000
@@ -58,6 +59,19 @@ def _extra_values(column: str):
     return F.coalesce(text, F.lit(MISSING_TEXT)).alias(column)
 
 
+def _source_order(keys: list[np.ndarray]) -> np.ndarray | None:
+    """The permutation putting rows in source order (``keys`` most significant first), or None
+    when they already are (or no position is known)."""
+    if not keys:
+        return None
+    order = np.lexsort(keys[::-1])
+    return None if np.array_equal(order, np.arange(len(order))) else order
+
+
+def _take(values: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    return values if order is None else values[order]
+
+
 def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source: str,
                  judge_pools=(), info: dict | None = None) -> AnnotationTable:
     """Dictionary-encode ``df`` (validated, canonical columns) and collect it as a table."""
@@ -65,28 +79,34 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
 
     ids = [c for c in C.ID_COLUMNS if c in df.columns]
     extras = [c for c in C.EXTRAS if c in df.columns]
-    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras])
+    position = [c for c in (COLUMN, *POSITION) if c in df.columns]
+    ordered = set(POSITION) <= set(position)
+    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras], *position)
     mapping = F.create_map(*[F.lit(x) for kv in label_codes.items() for x in kv])
     coded = df.withColumn("_label_code", mapping[F.col(C.LABEL)].cast("short"))
     dictionaries = {}
-    for col in ids + extras:
+    for col in ids + extras + ([FILE] if ordered else []):
         names, table = _dictionary(df, col)
         dictionaries[col] = (names, table)
         small = len(names) <= BROADCAST_ENTRIES
         coded = coded.join(F.broadcast(table) if small else table, on=col, how="inner")
     codes = [f"_{c}_code" for c in ids + extras]
-    arrow = coded.select(*codes, "_label_code").toArrow()
+    keys = ([COLUMN] if COLUMN in position else []) + \
+        ([f"_{FILE}_code", BLOCK, ROW] if ordered else [])
+    arrow = coded.select(*codes, "_label_code", *keys).toArrow()
     for _, table in dictionaries.values():
         table.unpersist()
+    order = _source_order([arrow.column(k).to_numpy() for k in keys])
     out = {}
     for col in ids + extras:
         names, _ = dictionaries[col]
-        values = arrow.column(f"_{col}_code").to_numpy()
+        values = _take(arrow.column(f"_{col}_code").to_numpy(), order)
         cats, remap = _sorted_strings(names)  # a no-op unless Spark sorted another way
         if not np.array_equal(remap, np.arange(len(names))):
             values = remap[values]
         out[col] = pd.Categorical.from_codes(values, categories=sorted_index(cats))
-    label = pd.Categorical.from_codes(arrow.column("_label_code").to_numpy().astype(np.int64),
+    label = pd.Categorical.from_codes(_take(arrow.column("_label_code").to_numpy(), order)
+                                      .astype(np.int64),
                                       categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)
     frame = pd.DataFrame({**{c: out[c] for c in ids}, C.LABEL: label,

@@ -10,6 +10,7 @@ a mapping or a column). Ids and labels are cast to text here, as the pandas engi
 from __future__ import annotations
 
 import glob as globlib
+import re
 from pathlib import Path
 
 from .. import columns as C
@@ -20,7 +21,16 @@ from ..load.readers import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
 from ..load.spec import DatasetSpec
 
 _GLOB_CHARS = set("*?[{")
+
+#: Where each judgment sits in the source, carried through mapping so the driver can put the
+#: judgments in source order (files by path, rows in file order), the order the pandas engine
+#: reads them in. Results do not depend on row order; two listings do (flipped items in table
+#: order, a pair shown as its first judgment shows it).
+FILE, BLOCK, ROW, COLUMN = "__audit_file", "__audit_block", "__audit_row", "__audit_column"
+POSITION = (FILE, BLOCK, ROW)
 _UNSUPPORTED_READ = ("skiprows",)
+#: What a Spark catalog table name looks like (``table``, ``db.table``, ``cat.db.`t-1```).
+_TABLE_NAME = re.compile(r"(?:\w+|`[^`]+`)(?:\.(?:\w+|`[^`]+`))*")
 
 
 def source_kind(source: str) -> str:
@@ -46,6 +56,9 @@ def source_kind(source: str) -> str:
             raise InputError("--engine spark reads Parquet, CSV / TSV and JSON(L) tables; "
                              f"{path.suffix or 'this file'} is none of them", path=text)
         return kind
+    if not _TABLE_NAME.fullmatch(text) or _kind_of_name(text):
+        raise InputError("not found: no such file, folder or glob (nor a Spark table name)",
+                         path=text)
     return "table"
 
 
@@ -88,21 +101,31 @@ def read_source(spark, source, *, read: dict | None = None):
             if not spark.catalog.tableExists(text):
                 raise InputError("not found: no such file, folder or glob, and no table of that "
                                  "name in the Spark catalog", path=text)
-            return spark.table(text)
+            return spark.table(text)  # a table or view: no file metadata, Spark's own order
         path = str(Path(text).expanduser()) if "://" not in text else text
         if kind == "parquet":
-            return spark.read.parquet(path)
+            return with_position(spark.read.parquet(path))
         if kind == "json":
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
-            return spark.read.json(path, multiLine=multiline)
+            return with_position(spark.read.json(path, multiLine=multiline))
         sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
         options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
                    "encoding": "UTF-8", "mode": "FAILFAST"}
         if read.get("comment"):
             options["comment"] = read["comment"]
-        return spark.read.options(**options).csv(path)
+        return with_position(spark.read.options(**options).csv(path))
     except PySparkException as err:
         raise InputError(f"Spark cannot read it: {_first_line(err)}", path=text) from None
+
+
+def with_position(df):
+    """``df`` (read from files) plus each row's file, file split and row id (:data:`POSITION`)
+    from Spark's hidden ``_metadata`` column, which every file source has."""
+    from pyspark.sql import functions as F
+
+    return df.select("*", F.col("_metadata.file_path").alias(FILE),
+                     F.col("_metadata.file_block_start").alias(BLOCK),
+                     F.monotonically_increasing_id().alias(ROW))
 
 
 def _starts_array(text: str) -> bool:
@@ -132,7 +155,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     """
     from pyspark.sql import functions as F
 
-    columns = list(df.columns)
+    columns = [c for c in df.columns if c not in POSITION]
     absent = [src for src in spec.columns.values() if src not in columns]
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
@@ -147,6 +170,14 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     if spec.layout == "wide":
         df = _unpivot(df, spec, source)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
+    if missing and spec.path is None:
+        from ..load import _by_columns
+
+        named = _by_columns(columns, folder=False)
+        if named not in (None, "table", "hf"):
+            raise InputError(f"this reads as {named} data, and --engine spark reads long or "
+                             f"spec-mapped tables; convert it once with 'annotation-audit "
+                             f"export SOURCE OUT' and audit OUT", path=source)
     if missing:
         hint = ("map them in the spec's columns" if spec.path is not None else
                 "name them item, annotator, label or map them with a --spec file")
@@ -155,6 +186,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          column=missing[0])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     keep = [c for c in C.ALL if c in df.columns]
+    position = [c for c in (COLUMN, *POSITION) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
@@ -171,7 +203,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
             trimmed = F.trim(value)
             value = F.coalesce(mapping[trimmed], value)
         out.append(value.alias(col))
-    return df.select(*out)
+    return df.select(*out, *position)
 
 
 def _unpivot(df, spec: DatasetSpec, source: str):
@@ -187,10 +219,13 @@ def _unpivot(df, spec: DatasetSpec, source: str):
     from pyspark.sql import functions as F
 
     keep = [c for c in C.ALL if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
-            and c not in cols]
+            and c not in cols] + [c for c in POSITION if c in df.columns]
     values = df.select(*keep, *[F.col(c).cast("string").alias(c) for c in cols])
     long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
-    return long.where(F.col(C.LABEL).isNotNull())
+    # pandas melts column by column: every row of the first annotator column comes first
+    rank = F.create_map(*[F.lit(x) for i, c in enumerate(cols) for x in (c, i)])
+    return (long.where(F.col(C.LABEL).isNotNull())
+            .withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int")))
 
 
 def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):

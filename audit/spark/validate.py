@@ -21,9 +21,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import columns as C
-from ..errors import SchemaError
+from ..errors import SchemaError, Where
 from ..labels import LabelScale
 from ..schema import MODELS_CHECK, UNIQUE_CHECK, label_rule
+from .frame import FILE
 
 #: Offending judgments fetched per failed check, for the message.
 EXAMPLES = 20
@@ -83,12 +84,12 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
     return {v: int(c) for v, c in zip(present, codes)}
 
 
-def _where(file: str | None, item, annotator) -> str:
+def _where(file: str | None, item, annotator) -> Where:
     parts = []
     if file:
         parts.append(f"file {_short(file)}")
     parts.append(f"item {item!r}, annotator {annotator!r}")
-    return ", ".join(parts)
+    return Where(", ".join(parts))
 
 
 def _short(uri: str) -> str:
@@ -103,7 +104,7 @@ def _examples(df, column: str, check: str, condition, value) -> pd.DataFrame:
 
     values = (value,) if isinstance(value, str) else tuple(value or ())
     rows = (df.where(condition)
-            .select(F.input_file_name().alias("_file"), C.ITEM, C.ANNOTATOR,
+            .select(_file(df), C.ITEM, C.ANNOTATOR,
                     *[F.col(v).alias(f"_v{i}") for i, v in enumerate(values)])
             .limit(EXAMPLES).collect())
     return pd.DataFrame({
@@ -114,6 +115,13 @@ def _examples(df, column: str, check: str, condition, value) -> pd.DataFrame:
         dtype=object)
 
 
+def _file(df):
+    """The column naming each judgment's source file."""
+    from pyspark.sql import functions as F
+
+    return (F.col(FILE) if FILE in df.columns else F.input_file_name()).alias("_file")
+
+
 def _repeated(df) -> pd.DataFrame:
     """(item, annotator) pairs judged more than once: a group-by, then their rows' files."""
     from pyspark.sql import functions as F
@@ -121,7 +129,7 @@ def _repeated(df) -> pd.DataFrame:
     keys = (df.where(F.col(C.ITEM).isNotNull() & F.col(C.ANNOTATOR).isNotNull())
             .groupBy(C.ITEM, C.ANNOTATOR).count().where(F.col("count") > 1)
             .drop("count").limit(EXAMPLES))
-    rows = (df.select(F.input_file_name().alias("_file"), C.ITEM, C.ANNOTATOR)
+    rows = (df.select(_file(df), C.ITEM, C.ANNOTATOR)
             .join(F.broadcast(keys), on=[C.ITEM, C.ANNOTATOR], how="inner")
             .limit(EXAMPLES * 2).collect())
     if not rows:

@@ -1,0 +1,292 @@
+"""The pandas engine against the Spark engine on a data-lake-shaped dataset (``make bench-spark``).
+
+Data: ``N`` synthetic pairwise judgments (:mod:`benchmarks.synth`, five-point preference, three
+pools, 50 models, 10,000 annotators) written the way a data lake holds them: Parquet partitioned
+by pool (``pool=crowd/part-00000.parquet`` ...), one file per pool per chunk of 5M judgments
+(chunk ``k`` is ``synth.generate(seed=seed + k)`` with its items renumbered after the previous
+chunk's, so every chunk has its own items and model strengths).
+
+For each size and engine, in its own process (nothing else running on the machine):
+
+* ``validate``: loading and validation alone (read, map, schema checks, encoding) — the part
+  the engine changes;
+* ``run --no-report``: the whole audit (every analysis, 1,000 bootstrap resamples; the part
+  after loading is the same code for both engines).
+
+Each row reports wall time and peak memory, sampled every 0.2 s from ``/proc`` (Linux): the
+Python driver process's peak RSS, the peak of the sum over its process tree (with Spark in local
+mode, the JVM that runs the executors is a child of the driver), and the JVM's own peak. Spark
+runs ``local[*]`` with ``spark.driver.memory`` set (``--driver-memory``). Results go to
+``benchmarks/SPARK_RESULTS.md`` (and ``--json``).
+
+Usage::
+
+    python benchmarks/spark_bench.py                      # 10M and 50M judgments (~40 min)
+    python benchmarks/spark_bench.py --sizes 1000000      # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import machine, synth  # noqa: E402
+from benchmarks.run import _ints, _mib, _n, _s, log  # noqa: E402
+
+CHUNK = 5_000_000
+SPEC = ("name: synthetic-lake\n"
+        "label: {kind: preference, order: [-2, -1, 0, 1, 2]}\n")
+MIB = 2 ** 20
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", type=_ints, default=[10_000_000, 50_000_000], metavar="N,N",
+                   help="judgments (default: 10M, 50M)")
+    p.add_argument("--engines", default="pandas,spark", help="pandas,spark (default both)")
+    p.add_argument("--steps", default="validate,run", help="validate,run (default both)")
+    p.add_argument("--resamples", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--driver-memory", default="12g", help="spark.driver.memory (default 12g)")
+    p.add_argument("--master", default="local[*]")
+    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per measurement")
+    p.add_argument("--data-dir", type=Path, default=ROOT / "benchmarks" / "_data")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "SPARK_RESULTS.md")
+    p.add_argument("--json", type=Path)
+    return p.parse_args(argv)
+
+
+# -- the data lake ---------------------------------------------------------------------------------
+
+def make_lake(root: Path, n: int, seed: int) -> Path:
+    """``root/judgments`` (hive-partitioned by pool) and ``root/spec.yaml``; kept between runs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audit import columns as C
+
+    done = root / "_COMPLETE"
+    if done.exists():
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    data = root / "judgments"
+    offset = 0
+    for k, start in enumerate(range(0, n, CHUNK)):
+        size = min(CHUNK, n - start)
+        frame = synth.generate(n_judgments=size, n_annotators=10_000, seed=seed + k)
+        frame[C.ITEM] = frame[C.ITEM].to_numpy() + offset
+        offset = int(frame[C.ITEM].max()) + 1
+        for pool, part in frame.groupby(C.POOL, observed=True, sort=False):
+            folder = data / f"pool={pool}"
+            folder.mkdir(parents=True, exist_ok=True)
+            table = pa.Table.from_pandas(part.drop(columns=C.POOL), preserve_index=False)
+            pq.write_table(table, folder / f"part-{k:05d}.parquet")
+        log(f"  chunk {k}: {size:,} judgments")
+    (root / "spec.yaml").write_text(SPEC)
+    done.touch()
+    return root
+
+
+def du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+# -- measuring a process tree ----------------------------------------------------------------------
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(entry.name))
+    return kids
+
+
+def _rss(pid: int) -> tuple[int, str]:
+    """(RSS bytes, command name) of ``pid``, (0, '') once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        return int(fields.get("VmRSS", "0 kB").split()[0]) * 1024, fields["Name"].strip()
+    except (OSError, KeyError, ValueError):
+        return 0, ""
+
+
+def measure_tree(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
+    """Run ``cmd``: wall time, and peak RSS of the process, of its JVM child and of the sum over
+    its process tree, sampled every 0.2 s."""
+    t = time.perf_counter()
+    peak = {"driver": 0, "jvm": 0, "tree": 0}
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+                                env={**os.environ, **(env or {})})
+        while proc.poll() is None:
+            if time.perf_counter() - t > timeout:
+                proc.kill()
+                proc.wait()
+                return {"error": f"timed out after {timeout:g} s"}
+            kids = _children()
+            own, _ = _rss(proc.pid)
+            total, jvm, stack = own, 0, list(kids.get(proc.pid, []))
+            while stack:
+                pid = stack.pop()
+                rss, name = _rss(pid)
+                total += rss
+                if name == "java":
+                    jvm += rss
+                stack += kids.get(pid, [])
+            peak["driver"] = max(peak["driver"], own)
+            peak["jvm"] = max(peak["jvm"], jvm)
+            peak["tree"] = max(peak["tree"], total)
+            time.sleep(0.2)
+        seconds = time.perf_counter() - t
+        if proc.returncode != 0:
+            err.seek(0)
+            tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+            return {"error": f"exit {proc.returncode}: " + " | ".join(tail)}
+    return {"seconds": seconds, **{f"{k}_peak_mib": v / MIB for k, v in peak.items()}}
+
+
+def command(step: str, engine: str, lake: Path, out: Path, args) -> list[str]:
+    cli = [sys.executable, "-m", "audit.cli"]
+    data, spec = str(lake / "judgments"), str(lake / "spec.yaml")
+    if step == "validate":
+        cmd = cli + ["validate", data, "--spec", spec]
+    else:
+        cmd = cli + ["run", data, "--spec", spec, "--no-report", "--quiet", "--out", str(out),
+                     "--bootstrap", str(args.resamples), "--seed", str(args.seed)]
+    if engine == "spark":
+        cmd += ["--engine", "spark", "--spark-master", args.master,
+                "--spark-conf", f"spark.driver.memory={args.driver_memory}",
+                "--spark-conf", "spark.driver.maxResultSize=0"]
+    return cmd
+
+
+def compare(out_dirs: dict) -> str | None:
+    """Whether the two engines' results.json agree (to 1e-12), when both ran."""
+    if set(out_dirs) != {"pandas", "spark"}:
+        return None
+    from tests.test_spark import _diffs
+
+    a, b = (json.loads((out_dirs[e] / "results.json").read_text()) for e in ("pandas", "spark"))
+    found = _diffs({k: v for k, v in a.items() if k != "meta"},
+                   {k: v for k, v in b.items() if k != "meta"})
+    return "identical (1e-12)" if not found else f"{len(found)} differences, first {found[:2]}"
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+def render(rows: list[dict], meta: dict, args) -> str:
+    lines = ["# Benchmarks: the pandas engine against the Spark engine", "",
+             f"Written by `python benchmarks/spark_bench.py "
+             f"--sizes {','.join(str(n) for n in args.sizes)}` in "
+             f"{meta['minutes']:.1f} min. Every measurement ran in its own process with nothing "
+             "else on the machine; times are wall-clock; memory is peak RSS sampled every 0.2 s "
+             "(driver: the Python process; JVM: Spark's local-mode JVM, a child of it; tree: "
+             "the sum over the process tree at one instant).", "",
+             "## Machine", ""]
+    d = meta["machine"]
+    lines += [f"- CPU: {d.get('cpu')}; {d.get('cores')} cores; {d.get('memory_gib')} GiB RAM; "
+              f"{d.get('os')}; Python {d.get('python')}; Java {meta['java']}",
+              f"- packages: {', '.join(f'{k} {v}' for k, v in d.get('packages', {}).items() if v)}"
+              f", pyspark {meta['pyspark']}",
+              f"- Spark: master `{args.master}`, `spark.driver.memory={args.driver_memory}`, "
+              "`spark.driver.maxResultSize=0`", "",
+              "## Data", "",
+              "Synthetic pairwise preference judgments (`benchmarks/synth.py`: labels -2..2, 3 "
+              "pools, 50 models, 10,000 annotators, 3-5 judgments per item) as Parquet "
+              "partitioned by pool, one file per pool per 5M judgments.", "",
+              "| judgments | items | files | size on disk |", "|---|---|---|---|"]
+    for lake in meta["lakes"]:
+        lines.append(f"| {_n(lake['n'])} | — | {lake['files']} | {_mib(lake['bytes'] / MIB)} |")
+    lines += ["", "## Times and memory", "",
+              "| judgments | step | engine | wall time | driver peak | JVM peak | tree peak | "
+              "results |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        res = r["result"]
+        if "error" in res:
+            lines.append(f"| {_n(r['n'])} | {r['step']} | {r['engine']} | failed: "
+                         f"{res['error'][:160]} | | | | |")
+            continue
+        lines.append(f"| {_n(r['n'])} | `{r['step']}` | {r['engine']} | {_s(res['seconds'])} "
+                     f"| {_mib(res['driver_peak_mib'])} | "
+                     f"{_mib(res['jvm_peak_mib']) if res['jvm_peak_mib'] else '—'} | "
+                     f"{_mib(res['tree_peak_mib'])} | {r.get('agreement') or ''} |")
+    return "\n".join(lines) + "\n"
+
+
+def _java() -> str:
+    try:
+        out = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+        return out.splitlines()[0].split('"')[1]
+    except (OSError, IndexError):
+        return "—"
+
+
+def _pyspark() -> str:
+    try:
+        import pyspark
+    except ImportError:
+        return "not installed"
+    return pyspark.__version__
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    engines = [e for e in args.engines.split(",") if e]
+    steps = [s for s in args.steps.split(",") if s]
+    rows, lakes = [], []
+    for n in args.sizes:
+        log(f"data: {n:,} judgments")
+        lake = make_lake(args.data_dir / f"lake-{n}-s{args.seed}-v{synth.VERSION}", n, args.seed)
+        lakes.append({"n": n, "bytes": du(lake / "judgments"),
+                      "files": len(list((lake / "judgments").rglob("*.parquet")))})
+        with tempfile.TemporaryDirectory() as tmp:
+            outs = {}
+            for step in steps:
+                for engine in engines:
+                    out = Path(tmp) / f"{step}-{engine}"
+                    log(f"{n:,} {step} {engine}")
+                    res = measure_tree(command(step, engine, lake, out, args), args.timeout)
+                    log(f"  {res}")
+                    row = {"n": n, "step": step, "engine": engine, "result": res}
+                    rows.append(row)
+                    if step == "run" and "error" not in res:
+                        outs[engine] = out
+            agreement = compare(outs) if "run" in steps else None
+            for row in rows:
+                if row["n"] == n and row["step"] == "run" and "error" not in row["result"]:
+                    row["agreement"] = agreement
+    meta = {"machine": machine.describe(), "lakes": lakes, "java": _java(),
+            "pyspark": _pyspark(),
+            "minutes": (time.perf_counter() - started) / 60}
+    text = render(rows, meta, args)
+    args.out.write_text(text)
+    print(text)
+    results = {"rows": rows, "meta": meta}
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,323 @@
+"""The Spark engine (--engine spark) against the pandas engine: identical results, same errors.
+
+Spark runs in local mode (``local[2]``). Without pyspark or a Java runtime these tests skip,
+naming what is missing; CI sets ``AUDIT_REQUIRE_SPARK=1`` (``.ci/run``), which turns that skip
+into a failure, so a green CI run always includes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from audit import columns as C
+from audit.cli import cli
+from audit.errors import EngineError, InputError, SchemaError
+from audit.export import export_table
+from audit.load import load
+from audit.pipeline import run
+from benchmarks import synth
+from tests.conftest import REPO, shared_data
+
+PANDALM = REPO / "data" / "pandalm" / "testset-v1.json"
+TOL = 1e-12
+RESAMPLES = 200
+
+
+def _spark_or_skip():
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "pyspark not installed (pip install 'annotation-audit[spark]')"
+    else:
+        from audit.spark.session import java_available
+
+        reason = None if java_available() else "no Java runtime for Spark"
+    if reason:
+        if os.environ.get("AUDIT_REQUIRE_SPARK"):
+            pytest.fail(f"AUDIT_REQUIRE_SPARK is set but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    _spark_or_skip()
+    from audit.spark import get_session
+
+    return get_session("local[2]")
+
+
+def _diffs(a, b, path=""):
+    """Every place two result objects differ: floats beyond TOL (relative above 1), anything
+    else unequal."""
+    out = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            out.append((path, "keys", sorted(set(a) ^ set(b))))
+        for k in a.keys() & b.keys():
+            out += _diffs(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [(path, "length", len(a), len(b))]
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += _diffs(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        if not (math.isnan(a) and math.isnan(b)) and abs(a - b) > TOL * max(1.0, abs(a)):
+            out.append((path, a, b))
+    elif a != b or type(a) is not type(b):
+        out.append((path, a, b))
+    return out
+
+
+def _audit(source, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run(source, n_bootstrap=RESAMPLES, seed=7, report=False, **options)
+
+
+def assert_same_results(pandas_results: dict, spark_results: dict):
+    assert spark_results["meta"]["engine"] == "spark"
+    assert pandas_results["meta"]["engine"] == "pandas"
+    a = {k: v for k, v in pandas_results.items() if k != "meta"}
+    b = {k: v for k, v in spark_results.items() if k != "meta"}
+    found = _diffs(a, b)
+    assert not found, f"{len(found)} difference(s), first: {found[:5]}"
+
+
+def _exported(tmp_path, source, **load_options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = load(source, **load_options)
+    return table, export_table(table, tmp_path / "export")
+
+
+# -- identical results --------------------------------------------------------------------------
+def test_pandalm_spark_equals_pandas_on_the_original_json(spark, tmp_path):
+    _, paths = _exported(tmp_path, PANDALM)
+    expected = _audit(PANDALM)
+    got = _audit(str(paths["data"]), engine="spark", load_options={"spec": paths["spec"]})
+    assert got["dataset"]["n_annotations"] == 2997
+    assert got["dataset"]["pools"] == expected["dataset"]["pools"]
+    assert_same_results(expected, got)
+
+
+def test_hs_brexit_spark_equals_pandas_on_the_lewidi_folder(spark, tmp_path):
+    source = shared_data("lewidi2023/HS-Brexit")
+    _, paths = _exported(tmp_path, source)
+    expected = _audit(source)
+    got = _audit(str(paths["data"]), engine="spark", load_options={"spec": paths["spec"]})
+    alpha = got["reliability"]["overall"]["krippendorff_alpha"]["value"]
+    assert abs(alpha - 0.347) < 0.001  # the figure the pandas engine and krippendorff give
+    assert_same_results(expected, got)
+
+
+def _synthetic_dataset(root, *, n_items=700, seed=3):
+    """Three pools, preference labels -2..2, written by pyarrow as Parquet partitioned by pool
+    with several files per pool (what a data lake holds)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    pools = (synth.PoolSpec("crowd", share=0.5, bias=0.2, noise=1.2),
+             synth.PoolSpec("expert", share=0.3, noise=0.6),
+             synth.PoolSpec("authors", share=0.2, bias=-0.3, noise=0.8, model_sd=0.3))
+    frame = synth.generate(n_items=n_items, n_models=8, n_annotators=60, pools=pools,
+                           per_item=(2, 6), seed=seed)
+    frame[C.ITEM] = "q" + frame[C.ITEM].astype(str)
+    frame[C.TEXT] = "prompt " + frame[C.ITEM].astype(str)
+    data = root / "lake"
+    ds.write_dataset(pa.Table.from_pandas(frame, preserve_index=False), data, format="parquet",
+                     partitioning=[C.POOL], partitioning_flavor="hive",
+                     max_rows_per_file=400, max_rows_per_group=400)
+    spec = root / "spec.yaml"
+    spec.write_text("name: synthetic-lake\nlabel: {kind: preference, order: [-2, -1, 0, 1, 2]}\n")
+    return data, spec, frame
+
+
+def test_synthetic_partitioned_parquet_both_engines_read_the_same_folder(spark, tmp_path):
+    data, spec, frame = _synthetic_dataset(tmp_path)
+    assert len({p.parent.name for p in data.rglob("*.parquet")}) == 3
+    assert len(list(data.rglob("*.parquet"))) > 3  # several files per pool
+    expected = _audit(str(data), load_options={"spec": spec})
+    got = _audit(str(data), engine="spark", load_options={"spec": spec})
+    assert got["dataset"]["n_annotations"] == len(frame)
+    assert set(got["dataset"]["pools"]) == {"crowd", "expert", "authors"}
+    assert_same_results(expected, got)
+
+
+def test_spec_mapped_wide_csv_with_label_map_and_pools_file(spark, tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    wide = pd.DataFrame({"tweet": [f"t{i:03d}" for i in range(n)]})
+    for r in ("r1", "r2", "r3", "r4"):
+        wide[r] = rng.choice(["yes", "no", ""], size=n, p=[0.45, 0.45, 0.1])
+    csv = tmp_path / "wide.csv"
+    wide.to_csv(csv, index=False)
+    (tmp_path / "pools.csv").write_text("annotator,pool\nr1,crowd\nr2,crowd\nr3,expert\n")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("layout: wide\ncolumns: {item: tweet}\nannotator_columns: [r1, r2, r3, r4]\n"
+                    "label: {kind: nominal, order: [0, 1], map: {'no': 0, 'yes': 1}}\n"
+                    "pools: {file: pools.csv}\n")
+    with pytest.warns(UserWarning, match=r"1 annotator\(s\)"):  # r4: pool 'unknown', as pandas
+        load(str(csv), spec=spec, engine="spark")
+    got = _audit(str(csv), engine="spark", load_options={"spec": spec})
+    expected = _audit(str(csv), load_options={"spec": spec})
+    assert set(got["dataset"]["pools"]) == {"crowd", "expert", "unknown"}
+    assert_same_results(expected, got)
+
+
+def test_jsonl_long_table_and_a_catalog_table(spark, tmp_path):
+    table, _ = _exported(tmp_path, PANDALM)
+    f = table.frame.astype(str)
+    f[C.LABEL] = table.frame[C.LABEL].astype(int)
+    jsonl = tmp_path / "pandalm.jsonl"
+    f.to_json(jsonl, orient="records", lines=True)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: pandalm\n"
+                    "label: {kind: preference, order: [-1, 0, 1], names: [A, tie, B]}\n")
+    expected = _audit(str(jsonl), load_options={"spec": spec})
+    assert_same_results(expected, _audit(str(jsonl), engine="spark",
+                                         load_options={"spec": spec}))
+    spark.read.json(str(jsonl)).createOrReplaceTempView("pandalm_judgments")
+    got = _audit("pandalm_judgments", engine="spark", load_options={"spec": spec})
+    assert got["meta"]["source"] == "pandalm_judgments"
+    assert_same_results(expected, got)
+
+
+# -- bad input: the same kind of message, naming the file ----------------------------------------
+def _bad_lake(root):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root.mkdir()
+    pq.write_table(pa.table({
+        C.ITEM: ["i1", "i1", "i2", "i2", "i3", "i3"],
+        C.ANNOTATOR: ["a1", "a1", "a1", None, "a1", "a2"],
+        C.LABEL: ["-1", "1", "7", "0", "1", "1"],
+        C.MODEL_A: ["m1", "m1", "m1", "m1", "m2", "m2"],
+        C.MODEL_B: ["m2", "m2", "m2", "m2", "m2", "m2"]}), root / "part-0.parquet")
+    return root
+
+
+def test_every_schema_failure_is_listed_with_its_file(spark, tmp_path):
+    data = _bad_lake(tmp_path / "bad")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("label: {kind: preference, order: [-1, 0, 1]}\n")
+    with pytest.raises(SchemaError) as err:
+        load(str(data), spec=spec, engine="spark")
+    checks = set(err.value.failures["check"])
+    assert {"not null", "one judgment per (item, annotator)", "model_a differs from model_b"} \
+        <= checks
+    assert any(c.startswith("label in declared set") for c in checks)
+    where = err.value.failures["index"].tolist()
+    assert all("part-0.parquet" in w for w in where)
+    label_row = err.value.failures[err.value.failures["column"] == C.LABEL].iloc[0]
+    assert label_row["failure_case"] == "7" and "item 'i2', annotator 'a1'" in label_row["index"]
+    # the pandas engine fails the same checks on the same file
+    with pytest.raises(SchemaError) as pandas_err:
+        load(str(data), spec=spec)
+    assert set(pandas_err.value.failures["check"]) == checks
+
+
+def test_cli_bad_input_exits_2_with_one_message(spark, tmp_path):
+    data = _bad_lake(tmp_path / "bad")
+    res = CliRunner().invoke(cli, ["validate", str(data), "--engine", "spark"])
+    assert res.exit_code == 2, res.output
+    assert "schema failure" in res.output and "part-0.parquet" in res.output
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["run", str(PANDALM), "--engine", "spark"])
+    assert res.exit_code == 2
+    assert "annotation-audit export" in res.output
+    res = CliRunner().invoke(cli, ["validate", str(tmp_path / "nowhere"), "--engine", "spark"])
+    assert res.exit_code == 2 and "not found: no such file" in res.output
+    res = CliRunner().invoke(cli, ["validate", "no_such_table", "--engine", "spark"])
+    assert res.exit_code == 2 and "no table of that name" in res.output
+
+
+def test_cli_run_engine_spark_writes_results_and_report(spark, tmp_path):
+    _, paths = _exported(tmp_path, PANDALM)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark", "--spark-master", "local[2]",
+                                   "--bootstrap", "50", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["meta"]["engine"] == "spark"
+    assert (out / "report.html").exists() and (out / "dataset_card.md").exists()
+
+
+def test_check_suite_with_engine_spark(spark, tmp_path):
+    _, paths = _exported(tmp_path, PANDALM)
+    res = CliRunner().invoke(cli, ["check", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark", "--suite",
+                                   str(REPO / "expectations" / "pandalm.yaml"),
+                                   "--bootstrap", "100"])
+    assert res.exit_code == 0, res.output
+
+
+# -- without pyspark or Java: one clear message --------------------------------------------------
+def test_missing_pyspark_is_one_clear_message(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    with pytest.raises(EngineError, match=r"pip install 'annotation-audit\[spark\]'"):
+        load(str(PANDALM), engine="spark")
+    res = CliRunner().invoke(cli, ["validate", str(PANDALM), "--engine", "spark"])
+    assert res.exit_code == 2 and "annotation-audit[spark]" in res.output
+
+
+def test_missing_java_is_one_clear_message(monkeypatch):
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    from audit.spark import session
+
+    monkeypatch.setattr(session, "java_available", lambda: False)
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    with pytest.raises(EngineError, match="Java runtime"):
+        session.get_session("local[1]")
+
+
+def test_spark_master_without_spark_engine_is_refused():
+    with pytest.raises(InputError, match="--spark-master needs --engine spark"):
+        load(str(PANDALM), spark_master="local[2]")
+
+
+def test_pandas_engine_never_imports_pyspark(tmp_path):
+    """Installed or not, pyspark stays out of the pandas engine's run (pandera would load
+    ``pyspark.pandas`` on import; :mod:`audit.schema` hides it). great_expectations, on the
+    ``check`` path, imports pyspark itself whenever it is installed; that is left to it."""
+    script = tmp_path / "pandas_run.py"
+    script.write_text("import sys, warnings; warnings.simplefilter('ignore')\n"
+                      "from audit.pipeline import run\n"
+                      f"run({str(PANDALM)!r}, n_bootstrap=5, out={str(tmp_path / 'o')!r})\n"
+                      "print(sorted(m for m in sys.modules if m.startswith('pyspark')))")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "o" / "report.html").exists()
+
+
+# -- export: the canonical Parquet reads back exactly, with pandas alone -------------------------
+def test_export_round_trip_pandas_engine(tmp_path):
+    _, paths = _exported(tmp_path, PANDALM)
+    assert (paths["data"] / "pool=annotator1").is_dir()
+    expected = _audit(PANDALM)
+    got = _audit(str(paths["data"]), load_options={"spec": paths["spec"]})
+    found = _diffs({k: v for k, v in expected.items() if k != "meta"},
+                   {k: v for k, v in got.items() if k != "meta"})
+    assert not found, found[:5]
+
+
+def test_export_refuses_to_overwrite(tmp_path):
+    runner = CliRunner()
+    first = runner.invoke(cli, ["export", str(PANDALM), str(tmp_path / "x")])
+    assert first.exit_code == 0 and "2,997 judgments" in first.output
+    again = runner.invoke(cli, ["export", str(PANDALM), str(tmp_path / "x")])
+    assert again.exit_code == 2 and "already exists" in again.output
