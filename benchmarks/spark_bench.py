@@ -204,7 +204,7 @@ def render(rows: list[dict], meta: dict, args) -> str:
              "the sum over the process tree at one instant).", "",
              "## Machine", ""]
     d = meta["machine"]
-    lines += [f"- CPU: {d.get('cpu')}; {d.get('cores')} cores; {d.get('memory_gib')} GiB RAM; "
+    lines += [f"- CPU: {d.get('cpu')}; {d.get('cores')} cores; {d.get('memory_gib') or 0:.1f} GiB RAM; "
               f"{d.get('os')}; Python {d.get('python')}; Java {meta['java']}",
               f"- packages: {', '.join(f'{k} {v}' for k, v in d.get('packages', {}).items() if v)}"
               f", pyspark {meta['pyspark']}",
@@ -214,9 +214,9 @@ def render(rows: list[dict], meta: dict, args) -> str:
               "Synthetic pairwise preference judgments (`benchmarks/synth.py`: labels -2..2, 3 "
               "pools, 50 models, 10,000 annotators, 3-5 judgments per item) as Parquet "
               "partitioned by pool, one file per pool per 5M judgments.", "",
-              "| judgments | items | files | size on disk |", "|---|---|---|---|"]
+              "| judgments | Parquet files | size on disk |", "|---|---|---|"]
     for lake in meta["lakes"]:
-        lines.append(f"| {_n(lake['n'])} | — | {lake['files']} | {_mib(lake['bytes'] / MIB)} |")
+        lines.append(f"| {_n(lake['n'])} | {lake['files']} | {_mib(lake['bytes'] / MIB)} |")
     lines += ["", "## Times and memory", "",
               "| judgments | step | engine | wall time | driver peak | JVM peak | tree peak | "
               "results |", "|---|---|---|---|---|---|---|---|"]

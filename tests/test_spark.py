@@ -227,6 +227,34 @@ def test_every_schema_failure_is_listed_with_its_file(spark, tmp_path):
     assert set(pandas_err.value.failures["check"]) == checks
 
 
+def test_repeated_judgments_alone_are_found_from_the_codes_and_listed_by_spark(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audit.spark.validate import has_repeats
+
+    data = tmp_path / "dupes"
+    data.mkdir()
+    for k, annotators in enumerate((["a1", "a1", "a1"], ["a1", "a2", "a3"])):
+        pq.write_table(pa.table({C.ITEM: ["i1", "i2", "i3"], C.ANNOTATOR: annotators,
+                                 C.LABEL: ["1", "0", "1"]}), data / f"part-{k}.parquet")
+    with pytest.raises(SchemaError) as err:
+        load(str(data), engine="spark")
+    failures = err.value.failures
+    assert set(failures["check"]) == {"one judgment per (item, annotator)"}
+    assert sorted(failures["failure_case"]) == [("i1", "a1"), ("i1", "a1")]
+    assert {w.split(",")[0] for w in failures["index"]} == {"file dupes/part-0.parquet",
+                                                            "file dupes/part-1.parquet"}
+    with pytest.raises(SchemaError) as pandas_err:
+        load(str(data))
+    assert set(pandas_err.value.failures["check"]) == set(failures["check"])
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        item, ann = rng.integers(0, 30, 40), rng.integers(0, 7, 40)
+        expected = pd.DataFrame({"i": item, "a": ann}).duplicated().any()
+        assert has_repeats(item.astype(np.int32), ann.astype(np.int32)) == expected
+
+
 def test_cli_bad_input_exits_2_with_one_message(spark, tmp_path):
     data = _bad_lake(tmp_path / "bad")
     res = CliRunner().invoke(cli, ["validate", str(data), "--engine", "spark"])

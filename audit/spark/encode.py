@@ -30,14 +30,20 @@ from ..table import AnnotationTable, _warn_degenerate
 from .frame import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
-BROADCAST_ENTRIES = 1_000_000
+BROADCAST_ENTRIES = 5_000_000
 #: Text the pandas engine gives a missing optional value (``str(None)``).
 MISSING_TEXT = "None"
 
 
 def _dictionary(df, column: str):
     """``(names, coded)``: the column's distinct values in code order (a numpy object array)
-    and a cached Spark frame ``(column, _code)`` to join back."""
+    and a cached Spark frame ``(column, _code)`` to join back.
+
+    The codes come from one ``row_number`` window over the distinct values, which sorts them in
+    a single task: a column's distinct values are far fewer than its judgments (15M items at
+    50M judgments sort in seconds), and on a 2-core machine this measured faster than a
+    range-partitioned sort numbered per partition.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
