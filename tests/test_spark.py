@@ -291,6 +291,24 @@ def test_check_suite_with_engine_spark(spark, tmp_path):
     assert res.exit_code == 0, res.output
 
 
+def test_a_failed_spark_job_is_one_message_with_what_to_set(spark, monkeypatch, tmp_path):
+    from pyspark.errors import PySparkException
+
+    from audit.spark import encode
+
+    def too_big(*args, **kwargs):
+        raise PySparkException("Total size of serialized results of 9 tasks (1030.2 MiB) is "
+                               "bigger than spark.driver.maxResultSize (1024.0 MiB)\nat ...")
+
+    _, paths = _exported(tmp_path, PANDALM)
+    monkeypatch.setattr(encode, "encode_table", too_big)
+    res = CliRunner().invoke(cli, ["validate", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "maxResultSize (1024.0 MiB)" in res.output
+    assert "--spark-conf spark.driver.maxResultSize=4g" in res.output
+
+
 # -- without pyspark or Java: one clear message --------------------------------------------------
 def test_missing_pyspark_is_one_clear_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)
@@ -349,3 +367,27 @@ def test_export_refuses_to_overwrite(tmp_path):
     assert first.exit_code == 0 and "2,997 judgments" in first.output
     again = runner.invoke(cli, ["export", str(PANDALM), str(tmp_path / "x")])
     assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_source_order_puts_runs_of_a_split_back_in_order():
+    """The driver's reorder: runs of consecutive positions (file splits, as Spark returns
+    them) sorted as runs, rows otherwise; always the same permutation as a full sort."""
+    from audit.spark.encode import _source_order
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n_runs = int(rng.integers(1, 12))
+        lengths = rng.integers(1, 40, n_runs)
+        starts = np.cumsum(rng.integers(1, 5, n_runs) + np.concatenate([[0], lengths[:-1]]))
+        runs = [np.arange(s, s + n) for s, n in zip(starts, lengths)]
+        position = np.concatenate([runs[i] for i in rng.permutation(n_runs)])
+        order = _source_order(position)
+        got = position if order is None else position[order]
+        assert np.array_equal(got, np.sort(position))
+        column = rng.integers(0, 3, len(position))
+        order = _source_order(position, column)
+        expected = np.lexsort((position, column))
+        assert np.array_equal(np.arange(len(position)) if order is None else order, expected)
+    shuffled = rng.permutation(1000)  # no runs at all: a full sort
+    assert np.array_equal(shuffled[_source_order(shuffled)], np.arange(1000))
+    assert _source_order(np.arange(50)) is None and _source_order(None) is None

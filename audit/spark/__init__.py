@@ -21,9 +21,10 @@ reads it back) and audited from there.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 from .. import columns as C
-from ..errors import InputError
+from ..errors import EngineError, InputError
 from ..load._common import default_name
 from ..load.spec import DatasetSpec, read_spec
 from .session import get_session
@@ -80,7 +81,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
     # not persisted: every pass below reads only the columns it needs from the files, which
     # measured faster than caching every judgment's strings first (57 s against 89 s at 10M)
-    try:
+    with spark_failures(text):
         distinct = label_values(df)
         present = [v for v in distinct if v is not None]
         if not present:
@@ -93,12 +94,35 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
                              name=name or spec.name or default_name(text.rstrip("/"), "table"),
                              source=text, judge_pools=spec.judge_pools, info=info)
         frame = table.frame
-        if has_repeats(frame[C.ITEM].cat.codes.to_numpy(), frame[C.ANNOTATOR].cat.codes.to_numpy()):
+        if has_repeats(frame[C.ITEM].cat.codes.to_numpy(),
+                       frame[C.ANNOTATOR].cat.codes.to_numpy()):
             raise SchemaError(repeated(df), source=text)
-    finally:
-        df.unpersist()
     table.info["spark_seconds"] = round(time.perf_counter() - started, 3)
     return table
+
+
+@contextmanager
+def spark_failures(source: str):
+    """Turn a Spark job's failure into one message: :class:`InputError` for a record Spark
+    cannot parse, :class:`EngineError` otherwise (with what to set when the driver ran out of
+    room for the collected codes)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    try:
+        yield
+    except (PySparkException, Py4JError) as err:
+        text = str(err)
+        first = next((line.strip() for line in text.splitlines() if line.strip()),
+                     type(err).__name__)
+        if "MALFORMED_RECORD" in text or "Malformed" in text:
+            raise InputError(f"Spark cannot parse a record: {first[:300]}", path=source) from None
+        hint = ""
+        if "maxResultSize" in text or "OutOfMemory" in text or "Java heap space" in text:
+            hint = ("; the driver needs room for the collected codes (about 40 bytes per "
+                    "judgment): raise --spark-conf spark.driver.maxResultSize=4g and "
+                    "spark.driver.memory")
+        raise EngineError(f"Spark failed on {source}: {first[:300]}{hint}") from None
 
 
 def _master(spark) -> str | None:
