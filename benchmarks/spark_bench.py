@@ -1,7 +1,7 @@
 """The pandas engine against the Spark engine on a data-lake-shaped dataset (``make bench-spark``).
 
-Data: ``N`` synthetic pairwise judgments (:mod:`benchmarks.synth`, five-point preference, three
-pools, 50 models, 10,000 annotators) written the way a data lake holds them: Parquet partitioned
+Data: ``N`` synthetic pairwise judgments (:mod:`benchmarks.synth`, five-point preference, two
+pools (crowd, expert), 50 models, 10,000 annotators) written the way a data lake holds them: Parquet partitioned
 by pool (``pool=crowd/part-00000.parquet`` ...), one file per pool per chunk of 5M judgments
 (chunk ``k`` is ``synth.generate(seed=seed + k)`` with its items renumbered after the previous
 chunk's, so every chunk has its own items and model strengths).
@@ -211,8 +211,8 @@ def render(rows: list[dict], meta: dict, args) -> str:
               f"- Spark: master `{args.master}`, `spark.driver.memory={args.driver_memory}`, "
               "`spark.driver.maxResultSize=0`", "",
               "## Data", "",
-              "Synthetic pairwise preference judgments (`benchmarks/synth.py`: labels -2..2, 3 "
-              "pools, 50 models, 10,000 annotators, 3-5 judgments per item) as Parquet "
+              "Synthetic pairwise preference judgments (`benchmarks/synth.py`: labels -2..2, 2 "
+              "pools (crowd, expert), 50 models, 10,000 annotators, 3-5 judgments per item) as Parquet "
               "partitioned by pool, one file per pool per 5M judgments.", "",
               "| judgments | Parquet files | size on disk |", "|---|---|---|"]
     for lake in meta["lakes"]:
