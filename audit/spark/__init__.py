@@ -112,9 +112,9 @@ def spark_failures(source: str):
     try:
         yield
     except (PySparkException, Py4JError) as err:
-        text = str(err)
-        first = next((line.strip() for line in text.splitlines() if line.strip()),
-                     type(err).__name__)
+        from .frame import _first_line
+
+        text, first = str(err), _first_line(err)
         if "MALFORMED_RECORD" in text or "Malformed" in text:
             raise InputError(f"Spark cannot parse a record: {first[:300]}", path=source) from None
         hint = ""
