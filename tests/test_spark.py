@@ -33,7 +33,9 @@ TOL = 1e-12
 RESAMPLES = 200
 
 
-def _spark_or_skip():
+def _spark_or_skip(*, java: bool = True):
+    """Skip, naming what is missing (pyspark; Java unless ``java=False``); fail instead when
+    AUDIT_REQUIRE_SPARK is set."""
     try:
         import pyspark  # noqa: F401
     except ImportError:
@@ -41,7 +43,7 @@ def _spark_or_skip():
     else:
         from audit.spark.session import java_available
 
-        reason = None if java_available() else "no Java runtime for Spark"
+        reason = None if not java or java_available() else "no Java runtime for Spark"
     if reason:
         if os.environ.get("AUDIT_REQUIRE_SPARK"):
             pytest.fail(f"AUDIT_REQUIRE_SPARK is set but {reason}")
@@ -319,7 +321,7 @@ def test_missing_pyspark_is_one_clear_message(monkeypatch):
 
 
 def test_missing_java_is_one_clear_message(monkeypatch):
-    pytest.importorskip("pyspark")
+    _spark_or_skip(java=False)  # Java itself is what this test takes away
     from pyspark.sql import SparkSession
 
     from audit.spark import session
