@@ -79,6 +79,13 @@ class SuiteError(AuditError):
     """An expectation suite that cannot be run (unknown expectation, bad threshold)."""
 
 
+class InternalError(AuditError):
+    """A broken invariant inside the toolkit (e.g. judgments lost between reading and encoding):
+    a bug in annotation-audit, not bad input; the CLI exits 3 and asks for a bug report."""
+
+    exit_code = 3
+
+
 class AuditWarning(UserWarning):
     """Base class for the toolkit's warnings."""
 
