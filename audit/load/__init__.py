@@ -38,15 +38,16 @@ _ADAPTERS = {
     "multipref": ("multipref", "load_multipref", ("aspect", "split")),
     "mt-bench": ("mtbench", "load_mtbench", ("split",)),
     "pandalm": ("pandalm", "load_pandalm", ("pools", "pool_column")),
-    "lewidi": ("lewidi", "load_lewidi", ("split", "pools", "pool_column", "spec")),
-    "table": ("table", "load_table", ("spec", "pools", "pool_column")),
-    "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column")),
+    "lewidi": ("lewidi", "load_lewidi", ("split", "pools", "pool_column", "min_pool_annotators",
+                                         "spec")),
+    "table": ("table", "load_table", ("spec", "pools", "pool_column", "min_pool_annotators")),
+    "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column", "min_pool_annotators")),
 }
 
 
 def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
-         aspect: str = DEFAULT_ASPECT, split: str | None = None,
-         name: str | None = None, engine: str = "pandas",
+         min_pool_annotators: int | None = None, aspect: str = DEFAULT_ASPECT,
+         split: str | None = None, name: str | None = None, engine: str = "pandas",
          spark_master: str | None = None, spark_conf: dict | None = None) -> AnnotationTable:
     """Load ``source`` into a validated canonical :class:`audit.table.AnnotationTable`.
 
@@ -65,6 +66,12 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     pools, pool_column
         An annotator -> pool file (CSV / TSV / JSON) or mapping; ``pool_column`` names the pool
         field of a metadata file (or, for a table without ``pools``, the column holding pools).
+        Metadata keyed ``17`` matches the data's ``Ann17`` (:mod:`audit.load.pools`).
+    min_pool_annotators
+        Fold every pool fewer annotators hold, and placeholder pools (``nan``,
+        ``DATA_EXPIRED``), into ``"other"``, reported in a warning and
+        ``table.info["pools_folded"]``; no judgment is dropped. None (default) folds nothing;
+        1 folds the placeholders only (:func:`audit.load.pools.fold_pools`).
     aspect
         MultiPref: ``overall_pref``, ``helpful_pref``, ``truthful_pref`` or ``harmless_pref``.
     split
@@ -97,6 +104,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
 
         return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
                           pool_column=pool_column, name=name, split=split,
+                          min_pool_annotators=min_pool_annotators,
                           aspect=None if aspect == DEFAULT_ASPECT else aspect)
     for option, value in (("spark_master", spark_master), ("spark_conf", spark_conf)):
         if value:
@@ -108,6 +116,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
                          key="format")
     module, function, accepted = _ADAPTERS[format]
     given = {"spec": spec, "pools": pools, "pool_column": pool_column, "split": split,
+             "min_pool_annotators": min_pool_annotators,
              "aspect": None if aspect == DEFAULT_ASPECT and "aspect" not in accepted else aspect}
     for option, value in given.items():
         if value is not None and option not in accepted:
