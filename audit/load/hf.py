@@ -13,14 +13,21 @@ import pandas as pd
 
 from ..table import AnnotationTable
 from ._common import default_name
+from .pools import check_min_pool_annotators
 from .readers import open_dataset
 from .spec import DatasetSpec, read_spec
 from .table import from_frame
 
 
 def load_hf(source, *, spec=None, split: str | None = None, pools=None,
-            pool_column: str | None = None, name: str | None = None) -> AnnotationTable:
-    """Load a ``datasets`` source and map its columns with ``spec`` (or the canonical names)."""
+            pool_column: str | None = None, min_pool_annotators: int | None = None,
+            name: str | None = None) -> AnnotationTable:
+    """Load a ``datasets`` source and map its columns with ``spec`` (or the canonical names).
+
+    ``pools``, ``pool_column`` and ``min_pool_annotators`` work as for a table
+    (:func:`audit.load.table.from_frame`, :mod:`audit.load.pools`).
+    """
+    check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     splits = open_dataset(source, split=split or spec.split)
     frames = []
@@ -30,6 +37,7 @@ def load_hf(source, *, spec=None, split: str | None = None, pools=None,
         frames.append(frame)
     frame = pd.concat(frames)
     table = from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
+                       min_pool_annotators=min_pool_annotators,
                        name=name or spec.name or default_name(source, "dataset"))
     table.info.update({"format": "hf", "splits": list(splits)})
     return table

@@ -27,11 +27,26 @@ NLI (VariErrNLI)           nominal            the observed labels
 VariErrNLI lets an annotator give several labels at once (``"entailment,neutral"``); such a value
 is kept as one category of its own, so agreement treats it as different from both of its parts.
 
-Pools, first match wins: ``pools=`` (an annotator -> pool file or mapping, or a metadata file such
-as ``Paraphrase_annotators_meta.json`` with ``pool_column="Nationality"``); HS-Brexit's
-``other_info["annotators group"]`` (named by ``group1`` / ``group2``: "target group" / "control
-group"); the single default pool. Annotators a metadata file lacks get the pool ``"unknown"``
-with a warning naming how many.
+Pools, first match wins:
+
+1. ``pools=``: an annotator -> pool file or mapping, or a metadata file such as
+   ``Paraphrase_annotators_meta.json`` with ``pool_column="Nationality"`` (any field);
+2. ``pool_column`` alone: that field of the dataset's own ``<DS>_annotators_meta.json``, found
+   beside the data files;
+3. annotator groups in ``other_info``, in any of these shapes: a field named
+   ``annotators group`` (or ``annotator_groups``, ...) holding a comma-separated string or a list
+   aligned with ``annotators`` (HS-Brexit), or an object ``{annotator: group}``; or
+   ``other_info`` itself mapping the record's annotators to their group
+   (``{"Ann1": "group_a", "Ann2": "group_b"}``). A group token naming another ``other_info``
+   field takes its value (HS-Brexit's ``group1`` -> ``"target group"``);
+4. the single default pool.
+
+Metadata and group objects may key annotators with or without the data's id prefix (``17`` for
+the data's ``Ann17``): :func:`audit.load.pools.match_keys` matches them, with a warning saying how
+many ids were matched so. Annotators the pools source lacks get the pool ``"unknown"``, with a
+warning naming how many; annotators it names without a value get ``"missing"``.
+``min_pool_annotators=N`` folds pools held by fewer than N annotators and placeholder values
+(``nan``, ``DATA_EXPIRED``) into ``"other"`` (:func:`audit.load.pools.fold_pools`).
 
 MD-Agreement's test split lists one annotator twice on one item; the last judgment is kept and a
 warning names the count.
@@ -41,6 +56,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -49,8 +65,9 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind, LabelScale, infer_scale
 from ..table import AnnotationTable, build_table
-from ._common import drop_repeated_judgments, excerpt, existing_path
-from .pools import assign_pools, resolve_pools
+from ._common import drop_repeated_judgments, excerpt, existing_path, warn
+from .pools import (UNKNOWN_POOL, assign_pools, check_min_pool_annotators, fold_pools, match_keys,
+                    pool_name, resolve_pools)
 from .readers import read_json
 from .spec import read_spec
 
@@ -75,11 +92,13 @@ DATASET_TASKS = {
     "csc": "sarcasm detection", "varierrnli": "natural language inference",
 }
 _CATEGORY_FIELDS = ("domain", "bot")
+_GROUP_FIELD = re.compile(r"^annotators?[\s_-]*groups?$", re.IGNORECASE)
+_META_FILE = "{}_annotators_meta.json"
 
 
 def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: str | None = None,
-                spec=None, kind: str | None = None, order=None,
-                name: str | None = None) -> AnnotationTable:
+                min_pool_annotators: int | None = None, spec=None, kind: str | None = None,
+                order=None, name: str | None = None) -> AnnotationTable:
     """Load a LeWiDi file or dataset folder (see the module docstring).
 
     Parameters
@@ -89,11 +108,16 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
     split
         ``"train"``, ``"dev"`` or ``"test"``; None loads every split present.
     pools, pool_column
-        Annotator -> pool file or mapping; a metadata JSON needs ``pool_column``.
+        Annotator -> pool file or mapping; a metadata JSON needs ``pool_column``. Without
+        ``pools``, ``pool_column`` names a field of the dataset's ``<DS>_annotators_meta.json``.
+    min_pool_annotators
+        Fold pools held by fewer annotators, and placeholder values, into ``"other"``
+        (:func:`audit.load.pools.fold_pools`); None (default) folds nothing.
     spec, kind, order
         Override the label scale: a dataset spec's ``label`` block, or ``kind`` / ``order``
         (``kind`` alone keeps the task's declared values).
     """
+    min_pool_annotators = check_min_pool_annotators(min_pool_annotators)
     files, dataset = _files(source, split)
     frames, file_tasks = zip(*(_judgments(path, split_name) for split_name, path in files))
     raw = pd.concat(frames)
@@ -102,13 +126,24 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
     src = str(source)
     raw = drop_repeated_judgments(raw, source=src, what="annotator")
     if pools is None and pool_column is not None:
-        raise InputError("--pool-column names a field of the --pools file; pass --pools too",
-                         key="pool_column")
+        pools = _metadata_file(files, dataset)
     mapping = resolve_pools(pools, pool_column=pool_column)
+    pools_from = None
     if mapping is not None:
         raw[C.POOL] = assign_pools(raw[C.ANNOTATOR], mapping, source=src)
-    elif C.POOL in raw and raw[C.POOL].isna().all():
+        pools_from = "pools" if isinstance(pools, Mapping) else str(pools)
+    elif raw[C.POOL].isna().all():
         raw = raw.drop(columns=[C.POOL])
+    else:
+        pools_from = "other_info"
+        none = raw[C.POOL].isna().to_numpy()
+        if none.any():
+            absent = pd.unique(raw.loc[none, C.ANNOTATOR])
+            warn(f"{src}: {len(absent)} annotator(s) ({int(none.sum())} judgment(s)) have no "
+                 f"annotator group in other_info (e.g. {join_names(absent, limit=3)}); their "
+                 f"pool is {UNKNOWN_POOL!r}")
+            raw.loc[none, C.POOL] = UNKNOWN_POOL
+    raw, folded = fold_pools(raw, min_pool_annotators, source=src)
     spec = read_spec(spec) if spec is not None else None
     if spec is not None and spec.label_map:
         lookup = {str(k): v for k, v in spec.label_map.items()}
@@ -116,9 +151,22 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
         raw.loc[hit, C.LABEL] = raw.loc[hit, C.LABEL].astype(str).map(lookup).to_numpy()
     scale = _scale(raw[C.LABEL], task, spec=spec, kind=kind, order=order)
     raw = raw[[c for c in C.ALL if c in raw.columns]]
-    return build_table(raw, scale, name=name or dataset, source=src,
-                       info={"format": "lewidi", "task": task,
-                             "splits": [s for s, _ in files]})
+    info = {"format": "lewidi", "task": task, "splits": [s for s, _ in files]}
+    if pools_from is not None:
+        info["pools_from"] = pools_from
+    return build_table(raw, scale, name=name or dataset, source=src, info={**info, **folded})
+
+
+def _metadata_file(files, dataset: str) -> Path:
+    """The dataset's ``<DS>_annotators_meta.json`` beside its data files."""
+    folder = files[0][1].parent
+    wanted = _META_FILE.format(dataset).lower()
+    found = [p for p in folder.iterdir() if p.name.lower() == wanted and p.is_file()]
+    if not found:
+        raise InputError(f"--pool-column names a field of the annotator metadata, and there is no "
+                         f"{_META_FILE.format(dataset)} beside the data; pass it with --pools",
+                         path=str(folder), key="pool_column")
+    return found[0]
 
 
 def _files(source, split) -> tuple[list[tuple[str, Path]], str]:
@@ -167,11 +215,13 @@ def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
                              column=col, key=key)
     info = recs["other_info"] if "other_info" in recs else pd.Series(None, index=recs.index)
     info = info.map(lambda o: o if isinstance(o, dict) else {})
+    annotators = [_annotators(ann if isinstance(ann, dict) else ids)
+                  for ann, ids in zip(recs["annotations"], recs["annotators"])]
+    groups, by_number = zip(*(_groups(o, ids) for o, ids in zip(info, annotators)))
     per_record = pd.DataFrame({
-        C.ANNOTATOR: [_annotators(ann if isinstance(ann, dict) else ids)
-                      for ann, ids in zip(recs["annotations"], recs["annotators"])],
+        C.ANNOTATOR: annotators,
         C.LABEL: [_labels(a) for a in recs["annotations"]],
-        C.POOL: [_groups(o) for o in info],
+        C.POOL: list(groups),
     }, index=recs.index)
     n_ann, n_lab = per_record[C.ANNOTATOR].str.len(), per_record[C.LABEL].str.len()
     bad = (n_ann != n_lab) | (per_record[C.POOL].notna() & (per_record[C.POOL].str.len() != n_ann))
@@ -179,6 +229,11 @@ def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
         key = bad.index[bad.to_numpy()][0]
         raise InputError(f"{int(bad.sum())} record(s) whose annotators, annotations (and "
                          "annotators group) lists differ in length", path=str(path), key=key)
+    matched = [pair for pairs in by_number for pair in pairs]
+    if matched:
+        i, k = matched[0]
+        warn(f"{path}: {len(matched)} judgment(s)' annotator groups in other_info were matched by "
+             f"number, not exactly (e.g. the data's {i!r} is the key {k!r})")
     no_groups = per_record[C.POOL].isna()
     per_record.loc[no_groups, C.POOL] = per_record.loc[no_groups, C.ANNOTATOR].map(
         lambda ids: [None] * len(ids))
@@ -207,11 +262,38 @@ def _labels(value) -> list[str]:
     return [a.strip() for a in str(value).split(",")]
 
 
-def _groups(info: dict):
-    groups = info.get("annotators group")
-    if not isinstance(groups, str):
-        return None
-    return [str(info.get(g.strip(), g.strip())) for g in groups.split(",")]
+def _groups(info: dict, ids: list[str]) -> tuple[list | None, list[tuple[str, str]]]:
+    """Each of a record's annotators' group from its ``other_info`` (None: it names no group), and
+    the (id, key) pairs matched by number rather than exactly (see the module docstring)."""
+    field = next((k for k in info if _GROUP_FIELD.match(str(k).strip())), None)
+    if field is None:
+        plain = {str(k): v for k, v in info.items()
+                 if v is None or isinstance(v, (str, int, float))}
+        return _from_mapping(plain, ids, info, require_match=True)
+    groups = info[field]
+    if isinstance(groups, str):
+        groups = groups.split(",")
+    if isinstance(groups, Mapping):
+        return _from_mapping({str(k): v for k, v in groups.items()}, ids, info)
+    if isinstance(groups, (list, tuple)):
+        return [_group_name(g, info) for g in groups], []
+    return None, []
+
+
+def _from_mapping(groups: dict, ids: list[str], info: dict, *, require_match: bool = False):
+    key_of = match_keys(ids, groups)
+    if require_match and not key_of:
+        return None, []
+    return ([_group_name(groups[key_of[i]], info) if i in key_of else None for i in ids],
+            [(i, k) for i, k in key_of.items() if i != k])
+
+
+def _group_name(group, info: dict) -> str:
+    """A group token as a pool name; a token naming another ``other_info`` text field takes its
+    value (HS-Brexit: ``group1`` -> ``"target group"``)."""
+    if isinstance(group, str) and isinstance(info.get(group.strip()), str):
+        group = info[group.strip()]
+    return pool_name(group)
 
 
 def _text(recs: pd.DataFrame) -> pd.Series:

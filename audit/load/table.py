@@ -18,13 +18,13 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..table import AnnotationTable, build_table
 from ._common import default_name, existing_path
-from .pools import assign_pools, resolve_pools
+from .pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
 from .readers import read_table
 from .spec import DatasetSpec, read_spec
 
 
 def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
-               name: str | None = None) -> AnnotationTable:
+               min_pool_annotators: int | None = None, name: str | None = None) -> AnnotationTable:
     """Load a table file, mapped by ``spec`` (a YAML path or :class:`DatasetSpec`) when given.
 
     Raises
@@ -34,16 +34,17 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     SchemaError
         Judgments that break the canonical schema, each naming its source row (0-based data row).
     """
+    check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     path = existing_path(source)
     frame = read_table(path, **spec.read)
     return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
-                      name=name)
+                      min_pool_annotators=min_pool_annotators, name=name)
 
 
 def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: str,
                pools=None, pool_column: str | None = None,
-               name: str | None = None) -> AnnotationTable:
+               min_pool_annotators: int | None = None, name: str | None = None) -> AnnotationTable:
     """Map a source frame onto the canonical columns and build the table (see the module docstring).
 
     The frame's index names the source rows in schema failures.
@@ -66,11 +67,12 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
         raw[C.LABEL] = raw[C.LABEL].astype(object)
         raw.loc[hit, C.LABEL] = text[hit].map(lookup).to_numpy()
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.ALL if c in raw.columns]]
     scale = spec.scale(raw[C.LABEL])
     return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                        source=source, judge_pools=spec.judge_pools,
-                       info={"format": "table", "layout": spec.layout})
+                       info={"format": "table", "layout": spec.layout, **folded})
 
 
 def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
