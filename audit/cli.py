@@ -59,7 +59,12 @@ def load_options(f):
                      help="YAML dataset spec mapping a CSV / JSONL / Parquet / datasets table."),
         click.option("--pools", type=click.Path(),
                      help="Annotator -> pool file (CSV, JSON, or a metadata JSON with --pool-column)."),
-        click.option("--pool-column", help="Field of the --pools metadata file that names the pool."),
+        click.option("--pool-column", help="Field of the --pools metadata file (any field; for "
+                     "LeWiDi, of the dataset's own *_annotators_meta.json) that names the pool."),
+        click.option("--min-pool-annotators", type=click.IntRange(min=1), metavar="N",
+                     expose_value=False, callback=_keep_in_meta,
+                     help="Fold pools held by fewer than N annotators, and placeholder values "
+                          "(nan, DATA_EXPIRED), into pool 'other', reported (default: no folding)."),
         click.option("--aspect", default="overall_pref", show_default=True,
                      help="MultiPref: which preference aspect is the label."),
         click.option("--split", help="MT-Bench / datasets: which split to load (default: all)."),
@@ -90,11 +95,18 @@ def _spark_conf(ctx, param, values) -> dict | None:
     return conf or None
 
 
+def _keep_in_meta(ctx, param, value):
+    """Keep a load option out of every command's signature: :func:`_load_kwargs` reads it."""
+    ctx.meta[param.name] = value
+
+
 def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
                  spark_master=None, spark_conf=None) -> dict:
+    ctx = click.get_current_context(silent=True)
     return {"format": fmt, "spec": spec, "pools": pools, "pool_column": pool_column,
             "aspect": aspect, "split": split, "engine": engine, "spark_master": spark_master,
-            "spark_conf": spark_conf}
+            "spark_conf": spark_conf,
+            "min_pool_annotators": ctx.meta.get("min_pool_annotators") if ctx else None}
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
