@@ -1,13 +1,36 @@
 """Command-line interface: parse flags, call one library function, render, set the exit code.
 
-No statistics live here. Every :class:`audit.errors.AuditError` becomes one message on stderr and
-exit code 2 in :meth:`AuditGroup.invoke`, the single place errors are handled.
+No statistics live here. The exit code is one contract, decided in one place,
+:meth:`AuditGroup.invoke` (no command catches errors itself):
+
+=====  ========================================================================================
+code   meaning
+=====  ========================================================================================
+0      success
+1      ``check`` only: an expectation failed (never anything else)
+2      bad input: a file, column, row, key, option or suite that cannot be used — every
+       :class:`audit.errors.AuditError`, click's usage errors, an OS error on a file; one message
+       naming the place
+3      an internal error, a bug in annotation-audit (any other exception, and
+       :class:`audit.errors.InternalError`): one line naming the exception, with the command to
+       rerun with ``--debug`` for the traceback; ``out of memory`` for a MemoryError
+130    interrupted (Ctrl-C), without a traceback
+141    standard output closed by its reader (``| head``): the rest is dropped without a word,
+       as a process stopped by SIGPIPE (128 + 13)
+=====  ========================================================================================
+
+``--debug`` (before or after the command name, or ``AUDIT_DEBUG=1``) prints the full traceback of
+an error; the exit code stays the same. A command can register a reporter for errors in
+``ctx.meta[ON_ERROR]`` (``check`` writes its JUnit file and GitHub annotation through one), so even
+a run that never got to its suite leaves a CI-readable record.
+
 Heavy libraries (pandas, great_expectations, datasets) are imported inside the commands, so
 ``annotation-audit --help`` starts fast.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 import warnings
 
@@ -17,10 +40,46 @@ from . import __version__
 from .errors import AuditError
 
 FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "table", "hf"]
+PROG = "annotation-audit"
+#: ``ctx.meta`` keys: the --debug flag, the command line as given, and a command's error reporter
+#: (called as ``reporter(error, exit_code, message)`` before the message is printed).
+DEBUG = "annotation_audit.debug"
+ARGV = "annotation_audit.argv"
+ON_ERROR = "annotation_audit.on_error"
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+_DETAIL_CHARS = 200
+
+
+def _set_debug(ctx, param, value):
+    if value:
+        ctx.meta[DEBUG] = True
+
+
+def _debug_option(**extra) -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, callback=_set_debug,
+                        help="On an error, print the full traceback (the exit code stays).",
+                        **extra)
+
+
+class AuditCommand(click.Command):
+    """A command that also takes ``--debug`` after its name (``annotation-audit run --debug``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.params.append(_debug_option())
 
 
 class AuditGroup(click.Group):
-    """Turns library errors into one clean message and exit code 2."""
+    """The single place where an exception becomes a message and an exit code (module docstring)."""
+
+    command_class = AuditCommand
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        argv = [str(a) for a in args]
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta[ARGV] = argv
+        return ctx
 
     def invoke(self, ctx):
         try:
@@ -29,15 +88,85 @@ class AuditGroup(click.Group):
 
                 warnings.simplefilter("always", AuditWarning)
                 warnings.showwarning = _show_warning
-                return super().invoke(ctx)
-        except AuditError as err:
-            click.echo(f"error: {err}", err=True)
-            ctx.exit(err.exit_code)
-        except (MemoryError, KeyboardInterrupt):
+                result = super().invoke(ctx)
+                sys.stdout.flush()  # a reader gone away shows here, not at interpreter exit
+                return result
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
-        except OSError as err:  # a file that vanished or cannot be written mid-run
-            click.echo(f"error: {err.filename or ''}: {err.strerror or err}", err=True)
-            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _silence_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
+        except Exception as err:  # noqa: BLE001 - this is the one place every error ends up
+            ctx.exit(_report(ctx, err))
+
+
+def _report(ctx, err: Exception) -> int:
+    """Print ``err`` as the contract says; call the command's reporter; return the exit code."""
+    import traceback
+
+    from .errors import InternalError
+
+    debug = bool(ctx.meta.get(DEBUG))
+    if isinstance(err, AuditError) and not isinstance(err, InternalError):
+        code, message = err.exit_code, f"error: {err}"
+    elif isinstance(err, OSError):  # the system refused a file: not our bug, not a verdict
+        code, message = 2, f"error: {_os_message(err)}"
+    else:
+        code, message = 3, _internal_line(err, ctx, debug=debug)
+    if debug:
+        click.echo("".join(traceback.format_exception(err)).rstrip(), err=True)
+    reporter = ctx.meta.get(ON_ERROR)
+    if reporter is not None:
+        try:
+            reporter(err, code, message)
+        except Exception as extra:  # noqa: BLE001 - never hide the error being reported
+            click.echo(f"warning: could not record the error ({_detail(extra)})", err=True)
+    click.echo(message, err=True)
+    return code
+
+
+def _detail(err: BaseException) -> str:
+    """``Type: first line of the message``, cut to a readable length."""
+    lines = str(err).strip().splitlines()
+    text = lines[0] if lines else ""
+    if len(text) > _DETAIL_CHARS:
+        text = text[:_DETAIL_CHARS - 3] + "..."
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _internal_line(err: Exception, ctx, *, debug: bool) -> str:
+    if isinstance(err, MemoryError):
+        what = (f"error: out of memory ({_detail(err)}): the data does not fit in this process; "
+                "load it with --engine spark, or use a machine with more memory")
+    else:
+        what = f"error: internal error, a bug in {PROG} {__version__} ({_detail(err)}); " \
+               "please report it"
+    if debug:
+        return f"{what} (traceback above)"
+    rerun = shlex.join([PROG, "--debug", *ctx.meta.get(ARGV, [])])
+    return f"{what}; rerun with --debug for the traceback: {rerun}"
+
+
+def _os_message(err: OSError) -> str:
+    files = [str(f) for f in (err.filename, err.filename2) if f is not None]
+    reason = err.strerror or str(err)
+    return f"{' -> '.join(files)}: {reason}" if files else reason
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not raise again."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a captured stream (tests), already closed
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -111,6 +240,9 @@ def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="annotation-audit")
+@click.option("--debug", is_flag=True, expose_value=False, callback=_set_debug,
+              envvar="AUDIT_DEBUG", show_envvar=True,
+              help="On an error, print the full traceback (the exit code stays).")
 def cli():
     """Audit a human-annotation or preference dataset: who annotated, in which pools, how much
     they agree, and whether the pool changes who wins.
@@ -143,8 +275,7 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
     with progress_steps(enabled=not quiet) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
-                            step=step,
-                            load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
+                            step=step, **_load_kwargs(fmt, spec, pools, pool_column, aspect,
                                                       split, engine, spark_master, spark_conf))
     if not quiet:
         print_summary(results, out=out, report=not no_report)
@@ -207,8 +338,8 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
         raise click.UsageError("give exactly one of --out DIR or --card PATH")
     overrides = parse_creators(creators)
     results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
-                        load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect, split,
-                                                  engine, spark_master, spark_conf))
+                        **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
+                                       spark_master, spark_conf))
     path = write_card(results, Path(card_path) if card_path else Path(out) / "dataset_card.md",
                       creators=overrides, default_creator=default_creator)
     click.echo(f"card: {path}")
@@ -235,7 +366,8 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
           spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
-    any fails, 2 on bad input or a bad suite."""
+    any fails, 2 on bad input or a bad suite, 3 on an internal error. With --junit / --github,
+    a run that ends in 2 or 3 is recorded there too, as an error (not a failed expectation)."""
     from pathlib import Path
 
     from .judge import github as gh
@@ -243,21 +375,20 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from .judge.check import check as run_check
     from .judge.junit import junit_xml
     from .judge.outcomes import text_lines
-    from .judge.suite import SuiteFileError
+    from .judge.suite import load_suite
     from .report.summary import progress_steps
     from .results import dumps
 
-    try:
-        with progress_steps() as step:
-            outcome = run_check(source, suite=suite_path, baseline=baseline, seed=seed,
-                                n_bootstrap=n_bootstrap, out=out, step=step,
-                                load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
-                                                          split, engine, spark_master, spark_conf))
-    except SuiteFileError as err:
-        if github:
-            click.echo(gh.command("error", err.message, file=err.path, line=err.line,
-                                  title="bad expectation suite"))
-        raise
+    state = {"suite": Path(suite_path).stem}
+    ctx.meta[ON_ERROR] = lambda err, code, message: _check_error(
+        err, code, message, suite=state["suite"], junit_path=junit_path, github=github)
+    suite = load_suite(suite_path)
+    state["suite"] = suite.name
+    with progress_steps() as step:
+        outcome = run_check(source, suite=suite, baseline=baseline, seed=seed,
+                            n_bootstrap=n_bootstrap, out=out, step=step,
+                            load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
+                                                      split, engine, spark_master, spark_conf))
     if "baseline" in outcome.results:
         click.echo("\n".join(baseline_lines(outcome.results["baseline"])))
     click.echo("\n".join(text_lines(outcome.results["expectations"])))
@@ -268,6 +399,34 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     for line in gh.annotations(outcome.validation_json) if github else []:
         click.echo(line)
     ctx.exit(0 if outcome.success else 1)
+
+
+def _check_error(err, code, message, *, suite, junit_path, github) -> None:
+    """``check``'s record of a run that could not finish (exit 2 or 3): a JUnit file with one
+    ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite)."""
+    from pathlib import Path
+
+    from .judge import github as gh
+    from .judge.junit import junit_error_xml
+    from .judge.suite import SuiteFileError
+
+    text = message.removeprefix("error: ")
+    file = line = None
+    if isinstance(err, SuiteFileError):
+        file, line, title, text = err.path, err.line, "bad expectation suite", err.message
+    elif code == 2:
+        file = getattr(err, "path", None) or getattr(err, "filename", None)
+        title = "bad input"
+    else:
+        title = f"internal error (a bug in {PROG})"
+    if junit_path:
+        Path(junit_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(junit_path).write_text(
+            junit_error_xml(message.removeprefix("error: "), suite=suite,
+                            name=f"{PROG} check: {title}", error_type=type(err).__name__,
+                            file=file, line=line), encoding="utf-8")
+    if github:
+        click.echo(gh.command("error", text, file=file, line=line, title=title))
 
 
 def _floats(text: str | None, name: str) -> list[float] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
@@ -55,43 +55,74 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
     return results
 
 
-def run(source, *, out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
-        min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
-        step: Step = _quiet_step, load_options: dict | None = None, engine: str = "pandas",
+def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
+        min_pool_annotators: int | None = None, aspect: str | None = None,
+        split: str | None = None, name: str | None = None, engine: str = "pandas",
         spark_master: str | None = None, spark_conf: dict | None = None,
-        **rank_options) -> dict:
+        out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
+        min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
+        sizes: Sequence[int] | None = None, gap_model: str | None = None,
+        perturbation: str | None = None, n_sims: int | None = None,
+        max_flipped: int | None = None, step: Step = _quiet_step,
+        load_options: dict | None = None) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report and dataset card.
+
+    Every option is a keyword, checked by Python when the call is made: a misspelt one is a
+    ``TypeError`` before anything is read.
 
     Parameters
     ----------
     source
-        A path or hub name accepted by :func:`audit.load.load`.
+        A path or hub name, a :class:`pandas.DataFrame`, or a ``datasets.Dataset`` /
+        ``DatasetDict``: anything :func:`audit.load.load` accepts.
+    format, spec, pools, pool_column, min_pool_annotators, aspect, split, name
+        The loading options of :func:`audit.load.load` (the CLI's ``--format``, ``--spec``,
+        ...); ``spec`` is a YAML path, a dict of the same keys, or a
+        :class:`audit.load.spec.DatasetSpec`. ``aspect=None`` is MultiPref's default aspect.
+    engine, spark_master, spark_conf
+        ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
+        (:mod:`audit.spark`); everything after them is the same code.
     out
         Output folder; created if missing. The input is never written to.
     seed, n_bootstrap
         The bootstrap's seed and number of item resamples; written into ``meta``.
+    min_per_pool, unit
+        Judgments a pool needs on an item to count in pool disagreement; leaderboard unit
+        (``"judgment"`` or ``"majority"``).
     report
         With ``out``: also write ``report.html`` (with its charts), ``dataset_card.md`` and
         ``croissant_rai.json`` (:func:`audit.report.write_reports`). ``False`` writes only
         ``results.json``, for a pure-analysis run.
+    sizes, gap_model, perturbation, n_sims, max_flipped
+        Leaderboard-stability options of :func:`audit.rank.rank`; None keeps its default.
+    step
+        Progress hook: ``step(name)`` is a context manager around each stage.
     load_options
-        Passed to :func:`audit.load.load` (``format``, ``spec``, ``pools``, ...).
-    engine, spark_master, spark_conf
-        ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
-        (:mod:`audit.spark`); everything after them is the same code. Also accepted inside
-        ``load_options``.
+        The loading options as one dict (kept for callers written before they were keywords of
+        their own); a key there overrides the keyword, an unknown key is a ``TypeError``.
 
     Returns
     -------
     dict
         The result object (see :mod:`audit.results`).
     """
-    from .load import load
+    from .load import DEFAULT_ASPECT, load
     from .results import write
 
-    options = {"engine": engine, "spark_master": spark_master, "spark_conf": spark_conf,
-               **(load_options or {})}
+    options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,
+               "min_pool_annotators": min_pool_annotators,
+               "aspect": DEFAULT_ASPECT if aspect is None else aspect, "split": split,
+               "name": name, "engine": engine, "spark_master": spark_master,
+               "spark_conf": spark_conf}
+    unknown = sorted(set(load_options or {}) - set(options))
+    if unknown:
+        raise TypeError(f"run() got unknown load option(s) {', '.join(map(repr, unknown))} in "
+                        f"load_options; options: {', '.join(options)}")
+    options.update(load_options or {})
+    rank_options = {k: v for k, v in (("sizes", sizes), ("gap_model", gap_model),
+                                      ("perturbation", perturbation), ("n_sims", n_sims),
+                                      ("max_flipped", max_flipped)) if v is not None}
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,

@@ -6,14 +6,29 @@ expectation (``classname`` = suite name, ``file`` / ``line`` = where it is writt
 expectation is a ``<failure>`` whose message is the observed value against the threshold; one
 great_expectations could not evaluate (an exception) is an ``<error>``; a dataset-PR expectation
 skipped for want of ``--baseline`` is ``<skipped>``.
+
+When the check could not run at all (bad input, exit 2; an internal error, exit 3),
+:func:`junit_error_xml` writes one test case with an ``<error>`` (never a ``<failure>``), so a CI
+system shows a run that did not happen as an error, not as a broken claim.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
 from .outcomes import summary
+
+# Characters XML 1.0 cannot hold even escaped (C0 controls but tab, CR, LF; surrogates; U+FFFE/F).
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text) -> str:
+    """``text`` with every character XML 1.0 cannot represent shown as ``\\xNN`` / ``\\uNNNN``,
+    so a label holding a control character still gives a well-formed JUnit file."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", str(text))
 
 
 def junit_xml(validation: Mapping) -> str:
@@ -31,7 +46,7 @@ def junit_xml(validation: Mapping) -> str:
     suite = ET.SubElement(root, "testsuite", name=name, tests=total, failures=str(failures),
                           errors=str(errors), skipped=str(len(skipped)))
     for r in rows:
-        attrs = {"name": r["expectation"], "classname": name}
+        attrs = {"name": xml_safe(r["expectation"]), "classname": xml_safe(name)}
         if path:
             attrs["file"] = str(path)
         if r.get("line") is not None:
@@ -39,18 +54,54 @@ def junit_xml(validation: Mapping) -> str:
         case = ET.SubElement(suite, "testcase", **attrs)
         if not r["passed"]:
             tag = "error" if r["error"] else "failure"
-            node = ET.SubElement(case, tag, message=r["message"], type=r["expect"])
-            node.text = _details(r, path)
+            node = ET.SubElement(case, tag, message=xml_safe(r["message"]), type=r["expect"])
+            node.text = xml_safe(_details(r, path))
         elif r.get("message"):
-            ET.SubElement(case, "system-out").text = r["message"]
+            ET.SubElement(case, "system-out").text = xml_safe(r["message"])
     for r in skipped:
-        attrs = {"name": r["expectation"], "classname": name}
+        attrs = {"name": xml_safe(r["expectation"]), "classname": xml_safe(name)}
         if path:
             attrs["file"] = str(path)
         if r.get("line") is not None:
             attrs["line"] = str(r["line"])
         ET.SubElement(ET.SubElement(suite, "testcase", **attrs), "skipped",
                       message=r["reason"])
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
+        + "\n"
+
+
+def junit_error_xml(message: str, *, suite: str, name: str, error_type: str,
+                    file=None, line: int | None = None) -> str:
+    """A JUnit XML document of a check that could not run: one test case with an ``<error>``.
+
+    Parameters
+    ----------
+    message
+        What went wrong (the CLI's error text); its first line is the error's ``message``
+        attribute, the whole text its body.
+    suite
+        The test suite's name (the expectation suite's, or its file name).
+    name
+        The test case's name, e.g. ``"annotation-audit check: bad input"``.
+    error_type
+        The ``type`` attribute: the exception's class name.
+    file, line
+        Where the problem is written, when known (a suite file and line).
+    """
+    root = ET.Element("testsuites", name="annotation-audit", tests="1", failures="0",
+                      errors="1", skipped="0")
+    node = ET.SubElement(root, "testsuite", name=xml_safe(suite), tests="1", failures="0",
+                         errors="1", skipped="0")
+    attrs = {"name": xml_safe(name), "classname": xml_safe(suite)}
+    if file is not None:
+        attrs["file"] = xml_safe(file)
+    if line is not None:
+        attrs["line"] = str(line)
+    case = ET.SubElement(node, "testcase", **attrs)
+    first = message.splitlines()[0] if message else error_type
+    ET.SubElement(case, "error", message=xml_safe(first), type=error_type).text = \
+        xml_safe(message)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
         + "\n"
