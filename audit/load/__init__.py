@@ -11,6 +11,10 @@ format          source                                                      modu
 ``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.hf`
 ==============  ==========================================================  =====================
 
+A pandas ``DataFrame`` or a ``datasets.Dataset`` / ``DatasetDict`` in memory is a source too
+(:mod:`.memory`): a DataFrame is read as a table file, a Dataset through the ``hf`` path, both
+detected by their columns as files are.
+
 Nothing after this package knows which source a table came from. Heavy imports (``datasets``,
 ``pyarrow``) happen inside the functions that need them, so importing this package stays light.
 """
@@ -25,6 +29,7 @@ from pathlib import Path
 from ..errors import InputError, join_names
 from ..table import AnnotationTable
 from ._common import LoadWarning, existing_path, is_hub_name
+from .memory import InMemory, wrap
 
 __all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
 
@@ -54,15 +59,18 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     Parameters
     ----------
     source
-        A file, a folder (LeWiDi dataset, ``datasets`` ``save_to_disk`` or hub download), or a
-        hub name such as ``allenai/multipref``.
+        A file, a folder (LeWiDi dataset, ``datasets`` ``save_to_disk`` or hub download), a
+        hub name such as ``allenai/multipref``, a pandas ``DataFrame`` (read as a table file),
+        or a ``datasets.Dataset`` / ``DatasetDict`` (read as the ``hf`` format; ``split``
+        picks one split). See :mod:`audit.load.memory`.
     format
         One of :data:`FORMATS`, or ``"auto"`` to detect it (:func:`detect_format`). With a
-        ``spec`` and ``"auto"``, a file is read as ``table`` and a folder or hub name as ``hf``
-        (a LeWiDi source stays ``lewidi``).
+        ``spec`` and ``"auto"``, a file or DataFrame is read as ``table`` and a folder, hub
+        name or Dataset as ``hf`` (a LeWiDi source stays ``lewidi``).
     spec
-        A YAML dataset spec (path or :class:`audit.load.spec.DatasetSpec`) for ``table``,
-        ``hf`` and ``lewidi`` sources.
+        A dataset spec for ``table``, ``hf`` and ``lewidi`` sources: a YAML file's path, a dict
+        of the same keys (validated the same way, :func:`audit.load.spec.spec_from_dict`), or
+        a :class:`audit.load.spec.DatasetSpec`.
     pools, pool_column
         An annotator -> pool file (CSV / TSV / JSON) or mapping; ``pool_column`` names the pool
         field of a metadata file (or, for a table without ``pools``, the column holding pools).
@@ -90,16 +98,23 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
 
     Raises
     ------
+    TypeError
+        ``source`` is none of the above (before anything is read).
     InputError
         The source is missing, unreadable, of an undetectable format, or an option does not
         apply to its format; the message names the file, key, column or row.
     SchemaError
         Judgments that break the canonical schema, all listed with their source rows.
     """
+    source = wrap(source)
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; engines: {join_names(ENGINES)}",
                          key="engine")
     if engine == "spark":
+        if isinstance(source, InMemory):
+            raise InputError(f"engine 'spark' reads files, folders and tables; a {source.kind} "
+                             "in memory loads with engine='pandas'", path=str(source),
+                             key="engine")
         from ..spark import load_spark
 
         return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
@@ -114,6 +129,13 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     if format not in _ADAPTERS:
         raise InputError(f"unknown format {format!r}; formats: auto, {join_names(FORMATS)}",
                          key="format")
+    if isinstance(source, InMemory):
+        from . import memory
+
+        if format not in memory.FORMATS:
+            raise memory.unsupported(source, format)
+        if format == "table" and not source.is_frame:
+            format = "hf"  # a Dataset mapped like a table is what the hf adapter does
     module, function, accepted = _ADAPTERS[format]
     given = {"spec": spec, "pools": pools, "pool_column": pool_column, "split": split,
              "min_pool_annotators": min_pool_annotators,
@@ -123,7 +145,10 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
             raise InputError(f"--{option.replace('_', '-')} does not apply to the {format} "
                              f"format", key=option)
     kwargs = {k: v for k, v in given.items() if k in accepted}
-    adapter = getattr(importlib.import_module(f".{module}", __name__), function)
+    if isinstance(source, InMemory) and format == "table":
+        from .memory import load_frame as adapter
+    else:
+        adapter = getattr(importlib.import_module(f".{module}", __name__), function)
     return adapter(source, name=name, **kwargs)
 
 
@@ -143,7 +168,13 @@ def detect_format(source) -> str:
     InputError
         The source is missing or its format cannot be told; the message lists the formats.
     """
+    source = wrap(source)
     found = _sniff(source)
+    if found is None and isinstance(source, InMemory):
+        raise InputError(f"cannot detect the format of this {source.kind} (columns: "
+                         f"{join_names(source.columns, limit=12)}); name its columns item, "
+                         "annotator, label, or map them with spec= (a dict or a YAML path), or "
+                         f"pass format= ({'|'.join(FORMATS)})", path=str(source))
     if found is None:
         from .readers import DATA_EXTENSIONS, table_columns
 
@@ -160,6 +191,8 @@ def detect_format(source) -> str:
 def _auto_format(source, spec) -> str:
     if spec is None:
         return detect_format(source)
+    if isinstance(source, InMemory):
+        return "table" if source.is_frame else "hf"
     found = _sniff(source)
     if found == "lewidi":
         return found
@@ -174,6 +207,8 @@ def _auto_format(source, spec) -> str:
 def _sniff(source) -> str | None:
     from . import readers as R
 
+    if isinstance(source, InMemory):
+        return _by_columns(source.columns, folder=not source.is_frame)
     if is_hub_name(source):
         return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
     path = existing_path(source)

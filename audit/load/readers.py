@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..errors import InputError, join_names
 from ._common import existing_path, is_hub_name
+from .memory import InMemory
 
 CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
 JSONL_EXTENSIONS = (".jsonl", ".ndjson")
@@ -351,12 +352,15 @@ def open_dataset(source, *, split: str | None = None, default_split: str = "trai
                  hub_split: str | None = None) -> dict[str, pd.DataFrame]:
     """Open a ``datasets`` source as ``{split: frame}``.
 
-    ``source`` is a ``save_to_disk`` folder, a hub-download folder, a single data file, or a hub
+    ``source`` is a ``save_to_disk`` folder, a hub-download folder, a single data file, a hub
     name (loaded with :func:`datasets.load_dataset`; offline this raises an InputError saying the
-    hub is unreachable). ``split`` keeps one split; an absent split is an InputError listing the
-    splits present. ``hub_split`` is passed to ``load_dataset`` for hub names when ``split`` is None.
+    hub is unreachable), or data in memory (:class:`.memory.InMemory`). ``split`` keeps one
+    split; an absent split is an InputError listing the splits present. ``hub_split`` is
+    passed to ``load_dataset`` for hub names when ``split`` is None.
     """
-    if is_hub_name(source):
+    if isinstance(source, InMemory):  # a DataFrame / Dataset given in memory
+        splits = source.splits(default_split=default_split)
+    elif is_hub_name(source):
         splits = _load_hub(str(source), split=split or hub_split)
     else:
         path = existing_path(source, what="dataset")

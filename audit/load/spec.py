@@ -13,7 +13,8 @@
     split: train            # datasets sources: which split
 
 Every key is optional. Validation is strict: an unknown key at any level, or a value of the wrong
-type, is an InputError naming the key and its line in the YAML file.
+type, is an InputError naming the key and its line in the YAML file. The same keys as a Python
+dict (:func:`spec_from_dict`) go through the same checks.
 
 ``columns`` maps canonical names (:mod:`audit.columns`) to the source's column names; a canonical
 column the source already carries under its own name needs no entry. ``label.map`` rewrites raw
@@ -23,6 +24,7 @@ become the scale (numbers sorted numerically, else as text).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,7 +94,8 @@ class DatasetSpec:
 
 
 def read_spec(source) -> DatasetSpec:
-    """Read and strictly validate a YAML dataset spec.
+    """Read and strictly validate a YAML dataset spec (a path), or a dict of the same keys
+    (:func:`spec_from_dict`); a :class:`DatasetSpec` is returned as it is.
 
     Raises
     ------
@@ -104,6 +107,8 @@ def read_spec(source) -> DatasetSpec:
 
     if isinstance(source, DatasetSpec):
         return source
+    if isinstance(source, Mapping):
+        return spec_from_dict(source)
     path = existing_path(source, what="spec file")
     text = read_text(path)
     try:
@@ -123,12 +128,73 @@ def read_spec(source) -> DatasetSpec:
     return _build(data, root, path)
 
 
+def spec_from_dict(data: Mapping) -> DatasetSpec:
+    """A dataset spec given as a dict (``audit.load(df, spec={"label": {"kind": "ordinal"}})``).
+
+    The dict has the YAML file's keys and is validated by the same code, so a dict and a file
+    accept and refuse exactly the same specs; messages name the key (``label.kind``), with
+    ``spec`` in place of a file name. Tuples count as lists, ``pathlib.Path`` values as text,
+    numpy scalars as numbers. Relative paths in it (``pools.file``) are read from the working
+    directory.
+
+    Raises
+    ------
+    InputError
+        A key is unknown or has the wrong type, or a value is not text, a number, a boolean, a
+        list or a mapping; the message names the key.
+    """
+    import yaml
+
+    if not isinstance(data, Mapping):
+        raise InputError(f"the spec must be a mapping of keys to values; got "
+                         f"{type(data).__name__}", path=_DICT, key="(top level)")
+    root = _as_node(data, "")
+    return _build(_check(root, _SHAPE, "", None, yaml.SafeLoader("")), root, None)
+
+
+_DICT = "spec"
+_TAG = "tag:yaml.org,2002:"
+
+
+def _as_node(value, key: str):
+    """``value`` as the YAML node a file holding it would compose to (no line marks)."""
+    import os
+
+    import numpy as np
+    import yaml
+
+    if isinstance(value, Mapping):
+        return yaml.MappingNode(_TAG + "map", [
+            (_as_node(k, key), _as_node(v, f"{key}.{k}" if key else str(k)))
+            for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return yaml.SequenceNode(_TAG + "seq", [_as_node(v, key) for v in value])
+    if value is None:
+        return yaml.ScalarNode(_TAG + "null", "null")
+    if isinstance(value, (bool, np.bool_)):
+        return yaml.ScalarNode(_TAG + "bool", "true" if value else "false")
+    if isinstance(value, (int, np.integer)):
+        return yaml.ScalarNode(_TAG + "int", str(int(value)))
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        text = ".nan" if x != x else (".inf" if x > 0 else "-.inf") if abs(x) == float("inf") \
+            else repr(x)
+        return yaml.ScalarNode(_TAG + "float", text)
+    if isinstance(value, (str, os.PathLike)):
+        return yaml.ScalarNode(_TAG + "str", os.fspath(value))
+    raise InputError(f"{key or 'the spec'!r} must be text, a number, a list or a mapping; got "
+                     f"a value of type {type(value).__name__!r}", path=_DICT,
+                     key=key or "(top level)")
+
+
 def _line(node) -> int:
     return node.start_mark.line + 1
 
 
 def _fail(path, key, node, message):
-    raise InputError(f"line {_line(node)}: {message}", path=str(path), key=key or "(top level)")
+    where = f"line {_line(node)}: " if node.start_mark is not None else ""
+    raise InputError(f"{where}{message}", path=_DICT if path is None else str(path),
+                     key=key or "(top level)")
 
 
 def _check(node, shape, key, path, loader):
