@@ -103,10 +103,13 @@ def read_json(path) -> object:
 
 
 def read_jsonl(path) -> pd.DataFrame:
-    """A JSON Lines file as a frame, one row per line (blank lines skipped); nested values kept."""
+    """A JSON Lines file as a frame, one row per line (blank lines skipped); nested values kept.
+
+    Lines end at ``\\n`` only (the JSON Lines rule): U+2028, U+0085 and the other breaks that
+    :meth:`str.splitlines` splits on are legal inside a JSON string written unescaped."""
     text = read_text(path)
     records = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -1,0 +1,199 @@
+"""Proof on data nobody here wrote: WMT23 zh-en side-by-side MQM (Google; Apache-2.0).
+
+``examples/wmt23_zhen_mqm.py`` turns the error table into one negated MQM score per (system,
+segment, rater). Checked here, each against something the recipe does not compute:
+
+* the judgments and their scores against a separate reading of the raw TSV (the ``csv`` module,
+  weights by ``numpy.select``), and the mean over raters against the per-segment MQM the data's
+  authors published in the metadata;
+* the audit of the long table (``audit.run``, rating leaderboard, two rater pools): every
+  judgment counted, Krippendorff's interval alpha overall and per pool equal to the
+  ``krippendorff`` package, and each pool's leaderboard equal to a pandas group-by mean.
+
+Skips, naming the path, where ``../shared/data/wmt23_sxs_mqm_zhen`` is absent.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+import sys
+import tarfile
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+
+import audit
+from audit import columns as C
+from conftest import REPO, shared_data
+
+ARCHIVE = "wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz"
+TOL = 1e-9
+
+
+def _recipe():
+    spec = importlib.util.spec_from_file_location("wmt23_zhen_mqm",
+                                                  REPO / "examples" / "wmt23_zhen_mqm.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+recipe = _recipe()
+
+
+@pytest.fixture(scope="module")
+def archive():
+    return shared_data(ARCHIVE)
+
+
+@pytest.fixture(scope="module")
+def raw(archive) -> pd.DataFrame:
+    """The error table read with the csv module: header of 10 names (+ one documentation link),
+    every data row exactly 10 tab-separated fields, no quoting."""
+    with tarfile.open(archive, "r:gz") as tar:
+        (member,) = [m for m in tar.getmembers() if m.isfile()]
+        text = tar.extractfile(member).read().decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t",
+                           quoting=csv.QUOTE_NONE))
+    header, body = rows[0], rows[1:]
+    assert {len(r) for r in body} == {10}
+    return pd.DataFrame(body, columns=header[:10])
+
+
+@pytest.fixture(scope="module")
+def expected(raw) -> pd.Series:
+    """MQM per (system, globalSegId, rater), lower is better, from the raw rows directly."""
+    sev, cat = raw["severity"], raw["category"]
+    weight = np.select(
+        [sev == "HOTW-test", sev == "No-error", cat == "Source issue",
+         cat == "Accuracy/Creative Reinterpretation", cat == "Non-translation!",
+         (sev == "Minor") & (cat == "Fluency/Punctuation"), sev == "Major", sev == "Minor"],
+        [0.0, 0.0, 0.0, 0.0, 25.0, 0.1, 5.0, 1.0], default=np.inf)
+    assert np.isfinite(weight).all()
+    return raw.assign(w=weight).groupby(["system", "globalSegId", "rater"])["w"].sum()
+
+
+@pytest.fixture(scope="module")
+def written(archive, tmp_path_factory):
+    out = tmp_path_factory.mktemp("wmt23")
+    table, spec, counts = recipe.write(out, archive)
+    return table, spec, counts
+
+
+@pytest.fixture(scope="module")
+def long(written) -> pd.DataFrame:
+    return pd.read_csv(written[0], dtype=str, keep_default_na=False)
+
+
+@pytest.fixture(scope="module")
+def results(written):
+    table, spec, _ = written
+    return audit.run(table, spec=spec, n_bootstrap=50, seed=0, report=False)
+
+
+def test_every_row_is_counted(raw, expected, written):
+    counts = written[2]
+    probes = raw["severity"] == "HOTW-test"
+    assert counts.rows_read == len(raw) == 25_060
+    assert counts.probe_rows == int(probes.sum()) == 461
+    assert counts.scored_rows == int((~probes).sum())
+    assert counts.judgments == len(expected) == 11_310
+    assert counts.judgments_probe_only == 0
+    assert counts.system_segments == raw[["system", "globalSegId"]].drop_duplicates().shape[0]
+    assert (counts.systems, counts.segments, counts.raters) == (10, 377, 8)
+    assert counts.distinct_scores == expected.round(6).nunique()
+
+
+def test_scores_match_the_raw_table(expected, long):
+    got = long.assign(label=long["label"].astype(float))
+    assert not got.duplicated(["model", "segment", "annotator"]).any()
+    got = got.set_index(["model", "segment", "annotator"])["label"]
+    got.index.names = expected.index.names
+    assert set(got.index) == set(expected.index)
+    diff = (got + expected.reindex(got.index)).abs()  # label is the negated MQM
+    assert diff.max() < TOL
+    assert (long["item"] == long["model"] + "|" + long["segment"]).all()
+    assert "-0.0" not in set(long["label"])
+
+
+def test_pools_split_raters_by_id(long):
+    number = long["annotator"].str.removeprefix("rater").astype(int)
+    assert set(number) == set(range(1, 9))
+    assert (long["pool"] == np.where(number <= 4, "raters 1-4", "raters 5-8")).all()
+
+
+def test_mean_over_raters_is_the_published_segment_mqm(raw, expected):
+    published = {}
+    for system, seg, meta in zip(raw["system"], raw["globalSegId"], raw["metadata"]):
+        mqm = (json.loads(meta).get("segment") or {}).get("metrics", {}).get("MQM")
+        if mqm is not None:
+            assert published.setdefault((system, seg), mqm) == mqm
+    ours = expected.groupby(["system", "globalSegId"]).mean()
+    assert set(published) == set(ours.index) and len(published) == 3_770
+    theirs = pd.Series(published).reindex(ours.index)
+    assert (ours - theirs).abs().max() < TOL
+
+
+def test_creative_reinterpretation_weighs_nothing(raw, expected):
+    """Without the rule, Freitag et al.'s Table 2 alone misses the published scores."""
+    creative = raw["category"] == "Accuracy/Creative Reinterpretation"
+    assert creative.sum() == 58
+    extra = np.where(raw["severity"] == "Major", 5.0, 1.0) * creative
+    as_errors = expected + raw.assign(w=extra).groupby(["system", "globalSegId", "rater"])["w"].sum()
+    moved = (as_errors - expected).groupby(["system", "globalSegId"]).mean().abs() > TOL
+    assert moved.sum() == raw.loc[creative, ["system", "globalSegId"]].drop_duplicates().shape[0]
+
+
+def test_audit_counts_every_judgment(written, results, long):
+    table = audit.load(written[0], spec=written[1])
+    f = table.frame
+    assert len(f) == len(long) and f.index.tolist() == list(range(len(long)))
+    assert (f[C.ITEM].astype(str).to_numpy() == long["item"].to_numpy()).all()
+    labels = np.asarray(f[C.LABEL].astype(float))
+    assert np.abs(labels - long["label"].astype(float).to_numpy()).max() < TOL
+    ds = results["dataset"]
+    assert ds["label_kind"] == "interval"
+    assert (ds["n_annotations"], ds["n_items"], ds["n_annotators"]) == (11_310, 3_770, 8)
+    assert {p: v["n_annotations"] for p, v in ds["pools"].items()} == \
+        long["pool"].value_counts().to_dict() == {"raters 1-4": 5_670, "raters 5-8": 5_640}
+    assert ds["models"] == sorted(long["model"].unique())
+
+
+def _alpha(frame: pd.DataFrame) -> float:
+    matrix = frame.assign(label=frame["label"].astype(float)).pivot(
+        index="annotator", columns="item", values="label")
+    return krippendorff.alpha(reliability_data=matrix.to_numpy(),
+                              level_of_measurement="interval")
+
+
+def test_alpha_matches_krippendorff(results, long):
+    rel = results["reliability"]
+    assert rel["level"] == "interval"
+    assert abs(rel["overall"]["krippendorff_alpha"]["value"] - _alpha(long)) < TOL
+    assert set(rel["by_pool"]) == {"raters 1-4", "raters 5-8"}
+    for pool, metrics in rel["by_pool"].items():
+        expected = _alpha(long[long["pool"] == pool])
+        assert abs(metrics["krippendorff_alpha"]["value"] - expected) < TOL
+        lo, hi = metrics["krippendorff_alpha"]["ci95"]
+        assert lo <= metrics["krippendorff_alpha"]["value"] <= hi
+
+
+def test_leaderboards_are_pandas_means(results, long):
+    assert results["leaderboard_method"]["metric"] == "mean_score"
+    boards = results["leaderboards"]
+    assert set(boards) == {"raters 1-4", "raters 5-8", "all"}
+    scored = long.assign(label=long["label"].astype(float))
+    for pool, rows in boards.items():
+        sub = scored if pool == "all" else scored[scored["pool"] == pool]
+        means = sub.groupby("model")["label"].mean()
+        assert {r["model"] for r in rows} == set(means.index)
+        for row in rows:
+            assert abs(row["score"] - means[row["model"]]) < TOL
+            assert row["ci95"][0] <= row["score"] <= row["ci95"][1]
+        assert [r["model"] for r in rows] == means.sort_values(ascending=False).index.tolist()
