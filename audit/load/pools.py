@@ -41,7 +41,7 @@ import json
 import math
 import numbers
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -216,6 +216,8 @@ def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
             parts = _numbered(k)
             if parts is not None:
                 by_number[parts[1]].append((parts[0], k))
+    if not by_number:
+        return out
     found = {}
     for i in rest:
         parts = _numbered(i)
@@ -224,7 +226,7 @@ def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
         fits = [k for prefix, k in by_number.get(parts[1], ()) if _prefixes_agree(parts[0], prefix)]
         if len(fits) == 1:
             found[i] = fits[0]
-    used = pd.Series(list(found.values()), dtype=object).value_counts()
+    used = Counter(found.values())
     out.update({i: k for i, k in found.items() if used[k] == 1})
     return out
 
