@@ -1,4 +1,4 @@
-"""Label kinds and scales.
+"""Label kinds and scales, and how a raw label is read onto its scale.
 
 A :class:`LabelScale` declares what a label may be and how to compare two labels:
 
@@ -19,13 +19,40 @@ positive means model_b (response B) is better, 0 is a tie**; the magnitude is th
 label: ``-1`` = A, ``0`` = tie, ``+1`` = B. Preference analyses run either on the full label
 (``granularity="label"``) or on the winner only (``granularity="winner"``). Two labels name
 *opposite winners* when their signs are -1 and +1; a tie is never opposite to anything.
+
+Reading raw labels (the only place it is done)
+----------------------------------------------
+A raw label is read once, per distinct raw value, by :meth:`LabelScale.codes`, which both engines
+use; what cannot be read is a schema failure naming its row, never a NaN.
+
+* **Numbers.** An interval or preference scale, and an ordinal scale whose values are numbers,
+  read every raw label as the number it writes (:func:`parse_number`): ``-0.0``, ``0`` and
+  ``0.0`` are one label, as are ``2.50`` and ``2.5``, ``1e0`` and ``1``, `` 1`` and ``1``
+  (surrounding whitespace is ignored). Text that writes no finite decimal number (``two``,
+  ``nan``, ``inf``, ``1_000``) is not a number. Whole numbers are integers: a scale read from
+  ``0.0`` and ``1.0`` has the values ``0, 1``.
+* **Text.** A nominal scale (and an ordinal scale declared with text values) compares labels as
+  text, exactly as written (:func:`label_text`): ``007`` and ``7`` are two labels, ``A`` and
+  `` A`` are two labels, and ``NA`` or ``nan`` is a label (missing only when a spec's
+  ``read.na_values`` says so). A *typed* number (a Parquet or JSON number, not text) is its
+  shortest text, ``7`` for ``7`` and ``7.0``, so a numeric column and the same column written as
+  text give the same labels; a JSON column mixing ``1`` and ``"a"`` is the text labels ``"1"``
+  and ``"a"``. Observed nominal labels that are all numbers written in that shortest form are
+  shown as numbers (values ``0, 1``, not ``"0", "1"``).
+* **Aliases.** A spec's ``label.map``, or a recognised preference vocabulary
+  (:mod:`audit.load.infer`), reads a raw label as a scale value before the scale is matched. A
+  key matches a raw label written the same way, or the same way but for surrounding whitespace;
+  a key written as a number (YAML ``1``, not ``"1"``) also matches any label naming that number.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -49,10 +76,140 @@ class Granularity(str, enum.Enum):
 
 WINNER_NAMES = ("A", "tie", "B")
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
+
+# -- one raw value ---------------------------------------------------------------------------------
+def is_missing(value) -> bool:
+    """True for a missing value (None, NaN, ``pd.NA``); text such as ``"NA"`` is not missing."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def _canonical(x: float):
+    """A finite float as an int when it is whole, else itself; None when not finite."""
+    if not math.isfinite(x):
+        return None
+    return int(x) if x.is_integer() else x
+
+
+def parse_number(value):
+    """The finite number ``value`` writes: an ``int`` when it is whole, else a ``float``.
+
+    Typed numbers are taken as they are; text is a decimal number with optional sign, fraction
+    and exponent, surrounding whitespace ignored (``" 2.50"`` -> 2.5, ``"-0.0"`` -> 0,
+    ``"1e0"`` -> 1). Anything else (``"nan"``, ``"inf"``, ``"1_000"``, ``"0x1"``, booleans,
+    missing values) is None.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if _INTEGER.fullmatch(text):
+            return int(text)
+        if _DECIMAL.fullmatch(text):
+            return _canonical(float(text))
+        return None
+    if not _is_number(value):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return _canonical(float(value))
+
+
+def label_text(value) -> str | None:
+    """A label's text: text as written; a typed number in its shortest form (``7.0`` -> ``"7"``,
+    ``2.5`` -> ``"2.5"``); None when missing."""
+    if isinstance(value, str):
+        return value
+    if is_missing(value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        return str(int(x)) if x.is_integer() else repr(x)
+    return str(value)
+
+
+def _is_canonical_number(text: str) -> bool:
+    """True for text a typed number prints as (``0``, ``-3``, ``2.5``; not ``007``, ``1.0``)."""
+    number = parse_number(text)
+    return number is not None and label_text(number) == text
+
+
+def _value(value):
+    """A declared scale value in plain Python form (numbers canonical, text as written)."""
+    if _is_number(value):
+        number = parse_number(value)
+        return value if number is None else number
+    return value
+
+
+# -- aliases ---------------------------------------------------------------------------------------
+class _Aliases:
+    """How raw labels are read through a mapping (a spec's ``label.map``): by exact text, by
+    text without surrounding whitespace, and, for keys written as numbers, by number."""
+
+    _NONE = object()
+
+    def __init__(self, pairs: Sequence[tuple]):
+        self.exact, self.stripped, self.numbers = {}, {}, {}
+        for key, value in pairs:
+            text = label_text(key)
+            self.exact.setdefault(text, value)
+            self.stripped.setdefault(text.strip(), value)
+            if _is_number(key):
+                self.numbers.setdefault(parse_number(key), value)
+
+    def get(self, raw):
+        """The value ``raw`` is read as, or :attr:`_NONE` when no key matches it."""
+        text = label_text(raw)
+        if text in self.exact:
+            return self.exact[text]
+        if text.strip() in self.stripped:
+            return self.stripped[text.strip()]
+        if self.numbers:
+            number = parse_number(raw)
+            if number is not None and number in self.numbers:
+                return self.numbers[number]
+        return self._NONE
+
+
+def _alias_pairs(aliases) -> tuple:
+    if aliases is None:
+        return ()
+    items = aliases.items() if isinstance(aliases, Mapping) else aliases
+    return tuple((k, v) for k, v in items)
+
+
+def _read(values: Iterable, *, numeric: bool, aliases: _Aliases | None) -> list:
+    """Each raw value as the key it is compared by: a number (numeric scales) or its text; None
+    when missing or, on a numeric scale, not a number."""
+    out = []
+    for raw in values:
+        if is_missing(raw):
+            out.append(None)
+            continue
+        if aliases is not None:
+            mapped = aliases.get(raw)
+            if mapped is not _Aliases._NONE:
+                raw = mapped
+        out.append(parse_number(raw) if numeric else label_text(raw))
+    return out
+
+
+# -- the scale -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LabelScale:
-    """The declared values of a label and how they compare.
+    """The declared values of a label, how they compare, and how raw labels are read onto them.
 
     Parameters
     ----------
@@ -61,33 +218,95 @@ class LabelScale:
     values
         Every legal value, in scale order for ordinal, interval and preference labels. For interval
         labels with an open range (any number) pass an empty tuple: the observed values are used.
+        Values of a numeric scale (see :attr:`reads_numbers`) are stored as numbers, whole ones as
+        ``int``.
     names
         Optional display names, one per value (e.g. ``"A-is-clearly-better"`` for ``-2``).
+    aliases
+        Raw labels read as scale values first (a mapping or ``(raw, value)`` pairs): a spec's
+        ``label.map`` or a recognised preference vocabulary. Stored as a tuple of pairs.
+
+    Raises
+    ------
+    InputError
+        Names and values differ in length, values repeat (as numbers on a numeric scale, as text
+        otherwise), an interval value is not a number, or a preference scale is not ``-k..k``.
     """
 
     kind: LabelKind
     values: tuple = ()
     names: tuple[str, ...] | None = None
+    aliases: tuple = ()
+
+    #: What :meth:`alias` returns for a raw label no alias matches.
+    NO_ALIAS = _Aliases._NONE
 
     def __post_init__(self):
-        object.__setattr__(self, "kind", LabelKind(self.kind))
-        object.__setattr__(self, "values", tuple(self.values))
+        kind = LabelKind(self.kind)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "aliases", _alias_pairs(self.aliases))
+        values = tuple(_value(v) for v in self.values)
         if self.names is not None:
             object.__setattr__(self, "names", tuple(str(n) for n in self.names))
-            if len(self.names) != len(self.values):
+            if len(self.names) != len(values):
                 raise InputError("label names and values differ in length", key="label_names")
-        if len(set(map(str, self.values))) != len(self.values):
-            raise InputError(f"label values repeat: {list(self.values)}", key="label_values")
-        if self.kind is LabelKind.PREFERENCE:
-            vals = [int(v) for v in self.values]
-            k = max(abs(v) for v in vals) if vals else 0
-            if sorted(vals) != list(range(-k, k + 1)) or k == 0:
+        numbers = [parse_number(v) for v in values]
+        numeric = kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE) or (
+            kind is LabelKind.ORDINAL and all(n is not None for n in numbers))
+        if numeric:
+            bad = [v for v, n in zip(values, numbers) if n is None]
+            if bad:
+                raise InputError(f"{kind.value} label values must be numbers; got "
+                                 f"{[*bad]!r}", key="label_values")
+            values = tuple(numbers)
+        keys = values if numeric else [label_text(v) for v in values]
+        if len(set(keys)) != len(keys):
+            raise InputError(f"label values repeat: {list(values)}", key="label_values")
+        if kind is LabelKind.PREFERENCE:
+            k = max((abs(v) for v in values), default=0)
+            ints = all(isinstance(v, int) for v in values)
+            if not ints or sorted(values) != list(range(-k, k + 1)) or k == 0:
                 raise InputError(
                     "a preference scale is the integers -k..k (negative = A better, "
                     f"positive = B better, 0 = tie); got {list(self.values)}",
                     key="label_values",
                 )
-            object.__setattr__(self, "values", tuple(vals))
+        object.__setattr__(self, "values", values)
+
+    # -- reading raw labels ---------------------------------------------------------------------
+    @property
+    def reads_numbers(self) -> bool:
+        """True when raw labels are read as numbers (interval, preference, numeric ordinal)."""
+        if self.kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE):
+            return True
+        return self.kind is LabelKind.ORDINAL and all(_is_number(v) for v in self.values)
+
+    @cached_property
+    def _index(self) -> dict:
+        if self.reads_numbers:
+            return {v: i for i, v in enumerate(self.values)}
+        return {label_text(v): i for i, v in enumerate(self.values)}
+
+    @cached_property
+    def _alias_reader(self) -> _Aliases | None:
+        return _Aliases(self.aliases) if self.aliases else None
+
+    def alias(self, raw):
+        """The value ``raw`` is read as through :attr:`aliases`, or :attr:`NO_ALIAS`."""
+        reader = self._alias_reader
+        return self.NO_ALIAS if reader is None or is_missing(raw) else reader.get(raw)
+
+    def read(self, raw: Iterable) -> list:
+        """Each raw label as the key the scale compares it by (a number on a numeric scale,
+        else its text), aliases applied; None when missing or not a number on a numeric scale."""
+        return _read(raw, numeric=self.reads_numbers, aliases=self._alias_reader)
+
+    def codes(self, raw: Iterable) -> np.ndarray:
+        """The position in :attr:`values` of each raw label; -1 when missing or off the scale."""
+        index = self._index
+        keys = self.read(raw)
+        return np.fromiter((-1 if k is None else index.get(k, -1) for k in keys),
+                           dtype=np.int64, count=len(keys))
 
     # -- how statistics should read the scale -------------------------------------------------
     @property
@@ -107,10 +326,9 @@ class LabelScale:
     @property
     def numeric_values(self) -> np.ndarray:
         """The values as floats (interval distances, ordinal ranks for non-numeric values)."""
-        try:
-            return np.asarray([float(v) for v in self.values])
-        except (TypeError, ValueError):
-            return np.arange(len(self.values), dtype=float)
+        if self.reads_numbers:
+            return np.asarray(self.values, dtype=float)
+        return np.arange(len(self.values), dtype=float)
 
     def display(self, value) -> str:
         if self.names is not None:
@@ -127,9 +345,12 @@ class LabelScale:
         return LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
 
     def to_dict(self) -> dict:
+        """``kind``, ``values`` (and ``names``, and ``aliases`` as ``{raw text: value}``)."""
         out = {"kind": self.kind.value, "values": [_jsonable(v) for v in self.values]}
         if self.names is not None:
             out["names"] = list(self.names)
+        if self.aliases:
+            out["aliases"] = {label_text(k): _jsonable(v) for k, v in self.aliases}
         return out
 
 
@@ -141,42 +362,78 @@ def _jsonable(v):
     return v
 
 
-def infer_scale(kind: str | LabelKind, observed: Sequence, order: Sequence | None = None,
-                names: Sequence[str] | None = None) -> LabelScale:
-    """Build a scale from a declared order, or from the observed labels when none is declared.
+def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | None = None,
+                names: Sequence[str] | None = None, *, aliases=None) -> LabelScale:
+    """Build a scale from a declared order, or from the observed raw labels when none is declared.
 
-    Observed values are sorted numerically when they all parse as numbers, else as strings.
+    Observed labels are read as :class:`LabelScale` reads them (aliases first):
+
+    * interval: the distinct numbers, sorted; a label that is no number fails the schema check;
+    * preference: ``-k..k`` for the largest magnitude ``k`` observed (a scale from ``-1, 1``
+      alone is ``-1, 0, 1``);
+    * ordinal: the distinct numbers, sorted; text labels beside them fail the schema check;
+      ordinal text needs a declared order (its order cannot be guessed);
+    * nominal: the distinct texts, sorted; shown as numbers, sorted numerically, when every text
+      is a number in its shortest form.
+
+    Raises
+    ------
+    InputError
+        Preference labels that are not integers, or no number at all on a preference scale or
+        an ordinal scale without ``order`` (key ``label``).
     """
     kind = LabelKind(kind)
+    pairs = _alias_pairs(aliases)
     if order is not None:
-        return LabelScale(kind, tuple(order), tuple(names) if names is not None else None)
-    uniq = pd.unique(pd.Series(list(observed)).dropna())
-    try:
-        nums = sorted({float(v) for v in uniq})
-        vals = tuple(int(v) if float(v).is_integer() else v for v in nums)
-    except (TypeError, ValueError):
-        vals = tuple(sorted(map(str, uniq)))
-    return LabelScale(kind, vals, None)
+        return LabelScale(kind, tuple(order), tuple(names) if names is not None else None, pairs)
+    distinct = list(pd.unique(pd.Series(list(observed), dtype=object)))
+    reader = _Aliases(pairs) if pairs else None
+    if kind is LabelKind.NOMINAL:
+        texts = sorted({t for t in _read(distinct, numeric=False, aliases=reader)
+                        if t is not None})
+        if texts and all(_is_canonical_number(t) for t in texts):
+            return LabelScale(kind, tuple(sorted(parse_number(t) for t in texts)), None, pairs)
+        return LabelScale(kind, tuple(texts), None, pairs)
+    numbers = sorted({n for n in _read(distinct, numeric=True, aliases=reader) if n is not None})
+    if kind is LabelKind.PREFERENCE:
+        fractions = [n for n in numbers if not isinstance(n, int)]
+        if not numbers or fractions:
+            what = f"non-integer labels {fractions[:5]}" if fractions else "no number"
+            raise InputError(f"preference labels are the integers -k..k (negative = model_a "
+                             f"better, 0 = tie, positive = model_b better); found {what}",
+                             key="label")
+        k = max(1, max(abs(n) for n in numbers))
+        return LabelScale(kind, tuple(range(-k, k + 1)), None, pairs)
+    if kind is LabelKind.ORDINAL and not numbers and distinct:
+        shown = sorted({label_text(v) for v in distinct if not is_missing(v)})
+        raise InputError(f"ordinal labels that are not numbers need their order declared "
+                         f"(label.order); labels: {shown[:20]}", key="label")
+    return LabelScale(kind, tuple(numbers), None, pairs)
 
 
 def encode(raw: pd.Series, scale: LabelScale) -> tuple[pd.Categorical, np.ndarray]:
-    """Map raw labels onto the scale.
+    """Map raw labels onto the scale (:meth:`LabelScale.codes`, once per distinct raw value).
 
     Returns the categorical labels and a boolean mask of rows whose raw value is *not* on the
-    scale (NaN counts as off-scale). Matching is by string form, so ``"1"`` matches ``1``.
+    scale (a missing value counts as off-scale).
     """
-    values = list(scale.values)
-    lookup = {}
-    for i, v in enumerate(values):
-        lookup[str(v)] = i
-        if isinstance(v, (int, np.integer)) or (isinstance(v, float) and float(v).is_integer()):
-            lookup[str(float(v))] = i
-            lookup[str(int(v))] = i
-    cats = pd.Categorical(raw.astype("object"))
-    code_of_cat = np.array([lookup.get(str(c).strip(), -1) for c in cats.categories], dtype=np.int64)
-    raw_codes = cats.codes.astype(np.int64)
-    codes = np.where(raw_codes >= 0, code_of_cat[raw_codes] if len(code_of_cat) else -1, -1)
+    raw_codes, distinct = factorize_labels(raw)
+    per_value = scale.codes(distinct)
+    codes = np.where(raw_codes >= 0, per_value[raw_codes] if len(per_value) else -1, -1)
     bad = codes < 0
-    out = pd.Categorical.from_codes(np.where(bad, -1, codes), categories=pd.Index(values),
+    out = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                     ordered=scale.kind is not LabelKind.NOMINAL)
     return out, bad
+
+
+def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
+    """``pd.factorize`` of a raw label column, keeping ``True`` apart from ``1`` (pandas hashes
+    them together in an object column): the codes and the distinct raw values."""
+    values = pd.Series(raw)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
+            "mixed", "mixed-integer", "mixed-integer-float"):
+        is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+        if is_bool.any():
+            values = values.where(~is_bool, values.map(label_text))
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(distinct)

@@ -52,7 +52,7 @@ with _without_pyspark_pandas():
 
 from . import columns as C
 from .errors import SchemaError
-from .labels import LabelKind, LabelScale, encode
+from .labels import LabelKind, LabelScale, factorize_labels, label_text, parse_number
 
 UNIQUE_CHECK = "one judgment per (item, annotator)"
 MODELS_CHECK = "model_a differs from model_b"
@@ -127,23 +127,29 @@ def _sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cats, remap.reshape(-1)
 
 
-def label_rule(scale: LabelScale, distinct: pd.Series) -> tuple[str, np.ndarray, np.ndarray]:
+def label_rule(scale: LabelScale, distinct) -> tuple[str, np.ndarray, np.ndarray]:
     """The label check's name, whether each distinct raw value passes it, and each one's code
     on the scale (-1 off the scale). Both engines decide the label check with this, once per
-    distinct raw value."""
-    per_value, off_scale = encode(distinct, scale)
-    if scale.kind is LabelKind.INTERVAL:
-        ok = pd.to_numeric(distinct, errors="coerce").notna().to_numpy()
+    distinct raw value, by :meth:`audit.labels.LabelScale.codes`: a value passes exactly when it
+    has a code, so a label that passes validation is never encoded as missing."""
+    distinct = list(distinct)
+    codes = scale.codes(distinct)
+    ok = codes >= 0
+    if scale.kind is LabelKind.INTERVAL and all(
+            parse_number(v) is None for v, good in zip(distinct, ok) if not good):
         name = "label is a number"
     else:
-        ok = ~off_scale
-        shown = list(scale.values)[:12]
+        shown = ", ".join(repr(v) if isinstance(v, str) else label_text(v)
+                          for v in list(scale.values)[:12])
         more = ", ..." if len(scale.values) > 12 else ""
-        name = f"label in declared set {shown}{more}".replace("[", "{").replace("]", "}")
-    return name, np.asarray(ok, dtype=bool), np.asarray(per_value.codes, dtype=np.int64)
+        name = f"label in declared set {{{shown}{more}}}"
+        if scale.aliases:
+            read = ", ".join(repr(label_text(k)) for k, _ in scale.aliases[:12])
+            name += f" (or read as one: {read}{', ...' if len(scale.aliases) > 12 else ''})"
+    return name, np.asarray(ok, dtype=bool), np.asarray(codes, dtype=np.int64)
 
 
-def _label_check(scale: LabelScale, distinct: pd.Series) -> tuple[pa.Check, np.ndarray]:
+def _label_check(scale: LabelScale, distinct: list) -> tuple[pa.Check, np.ndarray]:
     """The label check on factorised codes and the scale code of each distinct raw value."""
     name, ok, codes = label_rule(scale, distinct)
     ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
@@ -208,8 +214,8 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
         elif col == C.POOL:
             ids[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
                                                  categories=pd.Index([C.DEFAULT_POOL]))
-    label_codes, distinct = pd.factorize(raw[C.LABEL])
-    label_check, scale_code = _label_check(scale, pd.Series(distinct))
+    label_codes, distinct = factorize_labels(raw[C.LABEL])
+    label_check, scale_code = _label_check(scale, distinct)
     names = [*ids, C.LABEL]
     block = np.empty((len(names), n))  # one float block: no consolidation copy
     for row, values in zip(block, [cat.codes for cat in ids.values()] + [label_codes]):

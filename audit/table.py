@@ -3,6 +3,16 @@
 :func:`build_table` is the single entry every adapter goes through: it checks the columns,
 validates the raw judgments lazily with the pandera schema (:mod:`audit.schema`), reports every
 failure at once naming the source row, and encodes ids as categoricals and labels on the scale.
+
+Conservation (checked on every load, by both engines)
+-----------------------------------------------------
+An adapter counts the judgments it read from the source (``info["rows_read"]``: a long table's
+rows, a wide table's annotator cells, a record's annotations) and every judgment it left out by
+a documented rule (``info["dropped"]``, a list of ``{"rule", "n"}``; see
+:class:`audit.load._common.Ledger`). After encoding, the number of coded labels must equal
+``rows_read`` minus the dropped judgments; anything else is a bug in annotation-audit and raises
+:class:`audit.errors.InternalError` (exit 3), never a silent loss. ``results.json`` reports the
+three numbers in its ``dataset`` block (:meth:`AnnotationTable.summary`).
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import columns as C
-from .errors import DegenerateDataWarning, InputError, join_names
+from .errors import DegenerateDataWarning, InputError, InternalError, join_names
 from .labels import Granularity, LabelKind, LabelScale
 
 
@@ -37,6 +47,9 @@ class AnnotationTable:
     judge_pools
         Pools that are automatic judges (an LLM), not people; compared with the human pools
         rather than pooled with them.
+    info
+        What the adapter knows about the source: ``format``, and the conservation counts
+        ``rows_read`` and ``dropped`` (see the module docstring).
     """
 
     frame: pd.DataFrame
@@ -70,26 +83,37 @@ class AnnotationTable:
     def label_codes(self) -> np.ndarray:
         return self.frame[C.LABEL].cat.codes.to_numpy()
 
-    def subset(self, mask) -> AnnotationTable:
-        """A table of the rows where ``mask`` holds, unused categories dropped from the ids."""
-        f = self.frame.loc[np.asarray(mask)].copy()
+    def subset(self, mask, *, rule: str = "outside the subset") -> AnnotationTable:
+        """A table of the rows where ``mask`` holds, unused categories dropped from the ids.
+
+        The judgments left out are counted under ``rule`` in ``info["dropped"]``, so the
+        subset's :meth:`summary` still adds up (``rows_read`` minus dropped = judgments).
+        """
+        mask = np.asarray(mask)
+        f = self.frame.loc[mask].copy()
         for col in C.ID_COLUMNS:
             if col in f.columns:
                 f[col] = _drop_unused(f[col].array)
-        return replace(self, frame=f)
+        info = dict(self.info)
+        removed = len(self.frame) - len(f)
+        if removed:
+            info["rows_read"] = int(info.get("rows_read", len(self.frame)))
+            info["dropped"] = [*info.get("dropped", []), {"rule": rule, "n": removed}]
+        return replace(self, frame=f, info=info)
 
     def pool(self, name: str) -> AnnotationTable:
         if name not in self.pools:
             raise InputError(f"no pool {name!r}; pools are {join_names(self.pools)}", key="pool")
         col = self.frame[C.POOL].cat
         code = [str(c) for c in col.categories].index(name)
-        return self.subset(col.codes.to_numpy() == code)
+        return self.subset(col.codes.to_numpy() == code, rule=f"not in pool {name!r}")
 
     def humans(self) -> AnnotationTable:
         """The table without the judge pools."""
         if not self.judge_pools:
             return self
-        return self.subset(~self.frame[C.POOL].isin(self.judge_pools).to_numpy())
+        return self.subset(~self.frame[C.POOL].isin(self.judge_pools).to_numpy(),
+                           rule="judge pools")
 
     def at(self, granularity: Granularity | str) -> AnnotationTable:
         """The same table at a granularity: ``winner`` collapses a preference label to its sign."""
@@ -104,7 +128,11 @@ class AnnotationTable:
         return replace(self, frame=f, scale=scale)
 
     def summary(self) -> dict:
-        """The ``dataset`` block of results.json (counted on the category codes)."""
+        """The ``dataset`` block of results.json (counted on the category codes).
+
+        ``rows_read``, ``rows_dropped`` (``[{"rule", "n"}]``) and ``n_annotations`` account for
+        every judgment of the source: ``rows_read - sum(n) == n_annotations``.
+        """
         f = self.frame
         item, n_item_cats = _codes(f[C.ITEM])
         ann, n_ann_cats = _codes(f[C.ANNOTATOR])
@@ -123,6 +151,9 @@ class AnnotationTable:
             "name": self.name,
             "n_items": int(len(per_item)),
             "n_annotations": int(len(f)),
+            "rows_read": int(self.info.get("rows_read", len(f))),
+            "rows_dropped": [{"rule": str(d["rule"]), "n": int(d["n"])}
+                             for d in self.info.get("dropped", [])],
             "n_annotators": int(_used_codes(ann, n_ann_cats).sum()),
             "label_kind": self.scale.kind.value,
             "label_scale": self.scale.to_dict(),
@@ -175,6 +206,9 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
     scale
         The declared label scale. For an interval scale with no declared values, the observed
         numbers become the values.
+    info
+        Kept on the table. ``rows_read`` and ``dropped`` are the adapter's conservation counts
+        (see the module docstring); without them, ``raw`` is everything that was read.
 
     Raises
     ------
@@ -182,6 +216,8 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
         A required column is missing, or the table is empty.
     SchemaError
         Any schema check failed; every failure is listed.
+    InternalError
+        The coded labels do not add up to the judgments read minus those dropped by a rule.
     """
     from .schema import validate_raw
 
@@ -196,9 +232,13 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
         raise InputError("pairwise data needs both model_a and model_b", path=source,
                          column=C.PAIRWISE[has_pair.index(False)])
     if scale.kind is LabelKind.INTERVAL and not scale.values:
-        nums = pd.to_numeric(pd.Series(pd.unique(raw[C.LABEL])), errors="coerce")
-        scale = LabelScale(LabelKind.INTERVAL, tuple(np.unique(nums.dropna()).tolist()))
+        scale = replace(scale, values=observed_numbers(raw[C.LABEL], scale))
+    info = dict(info or {})
+    info.setdefault("rows_read", len(raw))
+    info.setdefault("dropped", [])
     coded = validate_raw(raw, scale, source=source)
+    check_conservation(info, n_rows=len(raw), n_coded=int((coded.label.codes >= 0).sum()),
+                       source=source)
 
     out = pd.DataFrame(index=raw.index)
     for col in C.ID_COLUMNS:
@@ -212,9 +252,32 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
                 vals = vals.astype(str).str.slice(0, C.EXCERPT_CHARS)
             out[col] = pd.Categorical(vals.astype(str))
     table = AnnotationTable(out, scale, name=name, source=source,
-                            judge_pools=tuple(judge_pools), info=dict(info or {}))
+                            judge_pools=tuple(judge_pools), info=info)
     _warn_degenerate(table)
     return table
+
+
+def observed_numbers(labels, scale: LabelScale) -> tuple:
+    """The distinct numbers among raw ``labels`` as ``scale`` reads them, sorted: the values of
+    an interval scale declared without any."""
+    from .labels import factorize_labels
+
+    _, distinct = factorize_labels(pd.Series(labels))
+    return tuple(sorted({n for n in scale.read(distinct) if n is not None}))
+
+
+def check_conservation(info: dict, *, n_rows: int, n_coded: int, source: str) -> None:
+    """Raise :class:`InternalError` unless ``n_coded`` labels (and the ``n_rows`` judgments
+    that reached encoding) equal ``info["rows_read"]`` minus every judgment in
+    ``info["dropped"]``."""
+    read = int(info["rows_read"])
+    dropped = sum(int(d["n"]) for d in info["dropped"])
+    if n_rows != read - dropped or n_coded != n_rows:
+        rules = "; ".join(f"{d['rule']}: {d['n']}" for d in info["dropped"]) or "none"
+        raise InternalError(
+            f"{source}: judgments were lost between reading and encoding: {read} read, "
+            f"{dropped} dropped by counted rules ({rules}), {n_rows} validated, {n_coded} "
+            "encoded. This is a bug in annotation-audit; please report it with this message")
 
 
 def _warn_degenerate(table: AnnotationTable) -> None:

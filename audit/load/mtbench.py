@@ -12,8 +12,9 @@ item whichever model a judge saw first. Winner ``model_a`` -> -1, ``model_b`` ->
 its variants (``tie (inconsistent)``, ...) -> 0, on the preference scale ``(-1, 0, 1)``.
 
 The published data has the same judge judging the same cell more than once. The canonical table
-holds one judgment per (item, annotator), so the last one in source order is kept, and a warning
-names how many were dropped.
+holds one judgment per (item, annotator), so the last one in source order is kept, a warning
+names how many were dropped, and ``results.json`` counts them (``dataset.rows_dropped``, rule
+:data:`audit.load._common.REPEATED_RULE`).
 
 Sources: a hub-download folder (``data/human-*.parquet``, ``data/gpt4_pair-*.parquet``), a
 ``save_to_disk`` DatasetDict folder, or the hub name (offline: an InputError saying so).
@@ -30,7 +31,7 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import WINNER_NAMES, LabelKind, LabelScale
 from ..table import AnnotationTable, build_table
-from ._common import default_name, drop_repeated_judgments, excerpt
+from ._common import Ledger, default_name, drop_repeated_judgments, excerpt
 from .readers import open_dataset
 
 SPLITS = ("human", "gpt4_pair")
@@ -65,11 +66,12 @@ def load_mtbench(source, *, split: str | None = None, name: str | None = None) -
                              f"{join_names(frame.columns, limit=20)}", path=src, column=missing[0])
         frames.append(_judgments(frame, split_name))
     raw = pd.concat(frames)
-    raw = drop_repeated_judgments(raw, source=src, what="judge")
+    ledger = Ledger(rows_read=len(raw))
+    raw = drop_repeated_judgments(raw, source=src, what="judge", ledger=ledger)
     judges = tuple(p for p in (GPT4_POOL,) if (raw[C.POOL] == p).any())
     return build_table(raw, SCALE, name=name or default_name(source, "mt-bench"), source=src,
                        judge_pools=judges,
-                       info={"format": "mt-bench", "splits": order})
+                       info={"format": "mt-bench", "splits": order, **ledger.info()})
 
 
 def _judgments(frame: pd.DataFrame, split: str) -> pd.DataFrame:

@@ -16,7 +16,10 @@ experts (``expert_worker_annotations``, pool ``expert``). Each annotation dict n
 
 Extra keys in an annotation dict are ignored. A dict without ``evaluator`` or without the chosen
 aspect still becomes a row, with the missing value empty, so the schema check lists it with its
-``comparison_id`` among every other failure.
+``comparison_id`` among every other failure. An entry of an annotation list that is not a dict
+(``null``) holds no judgment: it is dropped and counted in ``results.json``
+(``dataset.rows_dropped``) under :data:`NOT_A_RECORD_RULE`; a comparison with empty annotation
+lists holds no judgment at all.
 
 Sources: a hub name (``datasets.load_dataset(name, split="train")``; offline this is an InputError
 saying so), a ``save_to_disk`` folder, or a JSONL / JSON / Parquet file of hub-shaped rows.
@@ -30,7 +33,7 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind, LabelScale
 from ..table import AnnotationTable, build_table
-from ._common import default_name, excerpt, recode
+from ._common import Ledger, default_name, excerpt, recode
 from .readers import as_list, open_dataset
 
 POOL_COLUMNS = {"normal_worker_annotations": "crowd", "expert_worker_annotations": "expert"}
@@ -40,6 +43,8 @@ LABEL_NAMES = ("A-is-clearly-better", "A-is-slightly-better", "Tie", "B-is-sligh
 SCALE = LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2), LABEL_NAMES)
 EVALUATOR = "evaluator"
 ID = "comparison_id"
+#: The rule an annotation-list entry that is not a dict (``null``, text) is dropped under.
+NOT_A_RECORD_RULE = "annotation entry that is not a record (no evaluator, no label)"
 
 
 def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = None,
@@ -66,9 +71,14 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
                          f"present: {join_names(frame.columns, limit=20)}", path=src,
                          column=missing[0])
     parts = []
+    ledger = Ledger()
     for col in pool_cols:
-        dicts = frame[col].map(as_list).explode()
-        dicts = dicts[dicts.map(lambda d: isinstance(d, dict)).astype(bool)]
+        entries = frame[col].map(as_list)
+        sizes = entries.map(len)
+        ledger.rows_read += int(sizes.sum())
+        dicts = entries[sizes.to_numpy() > 0].explode()
+        not_dict = ~dicts.map(lambda d: isinstance(d, dict)).astype(bool).to_numpy()
+        dicts = ledger.drop(dicts, not_dict, rule=NOT_A_RECORD_RULE)
         parts.append(pd.DataFrame({C.ANNOTATOR: dicts.str.get(EVALUATOR),
                                    C.POOL: POOL_COLUMNS[col],
                                    C.LABEL: dicts.str.get(aspect)}, index=dicts.index))
@@ -89,4 +99,4 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
     raw.index = pd.Index(raw[C.ITEM].to_numpy(), name=ID)
     raw = raw[[c for c in C.ALL if c in raw.columns]]
     return build_table(raw, SCALE, name=name or default_name(source, "multipref"), source=src,
-                       info={"format": "multipref", "aspect": aspect})
+                       info={"format": "multipref", "aspect": aspect, **ledger.info()})

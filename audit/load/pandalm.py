@@ -21,7 +21,7 @@ from .. import columns as C
 from ..errors import InputError
 from ..labels import WINNER_NAMES, LabelKind, LabelScale
 from ..table import AnnotationTable, build_table
-from ._common import default_name, excerpt, recode
+from ._common import Ledger, default_name, excerpt, recode
 from .pools import assign_pools, resolve_pools
 from .readers import read_table
 
@@ -63,6 +63,7 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
         items[C.CATEGORY] = frame["motivation_app"]
     items[C.TEXT] = excerpt(pd.Series(text, index=frame.index))
     long = frame[ann_cols].melt(var_name=C.ANNOTATOR, value_name=C.LABEL, ignore_index=False)
+    ledger = Ledger(rows_read=len(long))  # one judgment per annotator field; none is dropped
     raw = items.join(long, how="inner").loc[:, lambda d: [c for c in C.ALL if c in d]]
     raw.index = pd.Index(raw[C.ITEM].to_numpy(), name="idx")
     raw[C.LABEL] = recode(raw[C.LABEL], RAW_TO_SIGN)
@@ -75,4 +76,4 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
     stem = default_name(source, "pandalm")
     name = name or (stem if "pandalm" in stem.lower() else f"pandalm-{stem}")
     return build_table(raw, SCALE, name=name, source=src,
-                       info={"format": "pandalm"})
+                       info={"format": "pandalm", **ledger.info()})

@@ -17,14 +17,20 @@ type, is an InputError naming the key and its line in the YAML file. The same ke
 dict (:func:`spec_from_dict`) go through the same checks.
 
 ``columns`` maps canonical names (:mod:`audit.columns`) to the source's column names; a canonical
-column the source already carries under its own name needs no entry. ``label.map`` rewrites raw
-values before they are checked against ``label.order``; without ``order`` the observed values
-become the scale (numbers sorted numerically, else as text).
+column the source already carries under its own name needs no entry. ``label.map`` reads raw
+labels as scale values before they are checked against ``label.order`` (a key matches a label
+written the same way, but for surrounding whitespace, or, for a key written as a number, naming
+the same number; unmapped labels are read as they are); without ``order`` the observed values
+become the scale. How labels are read (numbers as numbers, text exactly as written) is stated in
+:mod:`audit.labels`; without ``label.kind``, :mod:`audit.load.infer` decides the kind from the
+columns. In YAML, quote labels such as ``yes``, ``no``, ``on`` and ``off``: unquoted, YAML reads
+them as booleans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,15 +88,49 @@ class DatasetSpec:
         """The folder relative paths in the spec are read from."""
         return self.path.parent if self.path is not None else None
 
-    def scale(self, observed, *, default_kind: str = LabelKind.NOMINAL.value) -> LabelScale:
-        """The label scale: declared ``order`` (and ``names``), else the observed values."""
-        from ..labels import infer_scale
+    def scale(self, observed, *, columns: Sequence[str] | None = None, source: str | None = None,
+              default_kind: str = LabelKind.NOMINAL.value) -> LabelScale:
+        """The label scale, read from the declared ``label`` block and the observed raw labels.
 
-        kind = self.label_kind or default_kind
+        ``label.map`` becomes the scale's aliases (raw labels are read through it, once per
+        distinct value, by :meth:`audit.labels.LabelScale.codes`); ``label.order`` (and
+        ``names``) declares the values, else the observed labels do
+        (:func:`audit.labels.infer_scale`). Without ``label.kind``, the kind comes from
+        ``columns`` as :mod:`audit.load.infer` describes (preference for ``model_a`` /
+        ``model_b``, ordinal or interval ratings for ``model``, else nominal), or is
+        ``default_kind`` when no columns are given.
+
+        Raises
+        ------
+        InputError
+            The labels cannot make the scale (preference labels that are no recognised
+            vocabulary, ordinal text without an order); the message names the source and the
+            spec lines that would fix it.
+        """
+        from ..labels import infer_scale
+        from . import infer
+
+        where = source or str(self.path or "spec")
+        aliases = dict(self.label_map) or None
+        if self.label_kind is not None:
+            kind = LabelKind(self.label_kind)
+        elif columns is not None:
+            kind = infer.kind_from_columns(list(columns))
+        else:
+            kind = LabelKind(default_kind)
         try:
-            return infer_scale(kind, observed, order=self.label_order, names=self.label_names)
+            if kind is LabelKind.PREFERENCE and aliases is None:
+                return infer.preference_scale(observed, source=where,
+                                              declared=self.label_kind is not None,
+                                              order=self.label_order, names=self.label_names)
+            if kind is None and self.label_order is None:
+                return infer.rating_scale(observed, source=where, aliases=aliases)
+            return infer_scale(kind or LabelKind.ORDINAL, observed, order=self.label_order,
+                               names=self.label_names, aliases=aliases)
         except InputError as err:
-            raise InputError(err.message, path=str(self.path or "spec"), key="label") from None
+            if err.path is not None:
+                raise
+            raise InputError(err.message, path=where, column=C.LABEL) from None
 
 
 def read_spec(source) -> DatasetSpec:

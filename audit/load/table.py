@@ -1,13 +1,17 @@
 """Any long or wide table (CSV / TSV / JSONL / JSON / Parquet, or a frame) into the canonical table.
 
 A long table whose columns are already named ``item``, ``annotator``, ``label`` (optionally
-``pool``, ``model_a``, ``model_b``, ``model``, ``category``, ``turn``, ``text``) needs no spec; its
-labels are nominal on the observed values. Anything else is mapped with a YAML dataset spec
-(:mod:`audit.load.spec`).
+``pool``, ``model_a``, ``model_b``, ``model``, ``category``, ``turn``, ``text``) needs no spec: its
+labels are preference with ``model_a`` / ``model_b`` (a recognised vocabulary such as ``A`` /
+``B`` / ``tie``, or integers ``-k..k``), ordinal or interval ratings with ``model``, else nominal
+on the observed labels (:mod:`audit.load.infer`; each reading that is not nominal is stated in a
+notice). Anything else is mapped with a YAML dataset spec (:mod:`audit.load.spec`). Labels are
+read as :mod:`audit.labels` states: numbers as numbers, text exactly as written.
 
 Pools, first match wins: the ``pools=`` argument (file or mapping); the spec's ``pools``; the
 data's column named by ``pool_column``; the data's ``pool`` column; the single default pool.
-In a wide table an empty cell means the annotator did not judge that item.
+In a wide table an empty cell means the annotator did not judge that item: it is no judgment,
+and is counted in ``results.json`` (``dataset.rows_dropped``) under :data:`EMPTY_CELL_RULE`.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ import pandas as pd
 from .. import columns as C
 from ..errors import InputError, join_names
 from ..table import AnnotationTable, build_table
-from ._common import default_name, existing_path
+from ._common import Ledger, default_name, existing_path
 from .pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
 from .readers import read_table
 from .spec import DatasetSpec, read_spec
+
+#: The rule the wide layout's empty cells are counted under in ``results.json``.
+EMPTY_CELL_RULE = "empty cell in a wide table (the annotator did not judge the item)"
 
 
 def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
@@ -51,8 +58,9 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     """
     spec = spec or DatasetSpec()
     raw = _rename(frame, spec, source)
+    ledger = Ledger(rows_read=len(raw))
     if spec.layout == "wide":
-        raw = _melt(raw, spec, source)
+        raw = _melt(raw, spec, source, ledger)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
     if missing:
         hint = ("map them in the spec's columns" if spec.path is not None else
@@ -60,19 +68,14 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
                          f"{join_names(frame.columns, limit=20)}; {hint}", path=source,
                          column=missing[0])
-    if spec.label_map:
-        lookup = {str(k): v for k, v in spec.label_map.items()}
-        text = raw[C.LABEL].astype(str).str.strip()
-        hit = text.isin(lookup).to_numpy()
-        raw[C.LABEL] = raw[C.LABEL].astype(object)
-        raw.loc[hit, C.LABEL] = text[hit].map(lookup).to_numpy()
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.ALL if c in raw.columns]]
-    scale = spec.scale(raw[C.LABEL])
+    scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source)
     return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                        source=source, judge_pools=spec.judge_pools,
-                       info={"format": "table", "layout": spec.layout, **folded})
+                       info={"format": "table", "layout": spec.layout, **folded,
+                             **ledger.info()})
 
 
 def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
@@ -87,7 +90,9 @@ def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame
     return raw.rename(columns={src: canon for canon, src in spec.columns.items()})
 
 
-def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
+def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> pd.DataFrame:
+    """One row per (row, annotator column); an empty cell (the annotator did not judge the
+    item) is dropped and counted under :data:`EMPTY_CELL_RULE`."""
     cols = list(spec.annotator_columns)
     absent = [c for c in cols if c not in raw.columns]
     if absent:
@@ -101,7 +106,8 @@ def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
             and c not in cols]
     long = raw.melt(id_vars=keep, value_vars=cols, var_name=C.ANNOTATOR, value_name=C.LABEL,
                     ignore_index=False)
-    return long[long[C.LABEL].notna()]
+    ledger.rows_read = len(long)
+    return ledger.drop(long, long[C.LABEL].isna().to_numpy(), rule=EMPTY_CELL_RULE)
 
 
 def _pools(raw: pd.DataFrame, *, spec: DatasetSpec, source: str, pools,
