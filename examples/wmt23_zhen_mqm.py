@@ -9,6 +9,9 @@ and prints (or, with ``--run``, runs) the audit::
     annotation-audit run /tmp/wmt23/wmt23_zhen_mqm.csv --spec /tmp/wmt23/wmt23_zhen_mqm.yaml \\
         --out /tmp/wmt23/audit
 
+``data/wmt23_zhen_mqm/`` ships the first eight documents (2,400 judgments), written by
+``python examples/wmt23_zhen_mqm.py --docs 8 --out data/wmt23_zhen_mqm``.
+
 One judgment
     one rater's score of one system's translation of one segment: ``item`` = ``system|segment``
     (the thing judged; each is scored by three raters, which is what agreement is measured on),
@@ -262,18 +265,31 @@ def check_published(scores: pd.DataFrame, errors: pd.DataFrame, *, tol: float = 
     return len(ours)
 
 
-def write(out: str | Path, source: str | Path = SOURCE) -> tuple[Path, Path, Counts]:
-    """Write ``out/wmt23_zhen_mqm.csv`` (the long table) and ``out/wmt23_zhen_mqm.yaml`` (its
-    spec); return both paths and the counts. Each file is written beside its target and renamed
+def first_documents(long: pd.DataFrame, n_docs: int) -> pd.DataFrame:
+    """The judgments of the first ``n_docs`` documents, in segment order: a sample that keeps
+    every judgment of a document. Eight documents are one turn of the rater rotation (each of
+    the eight rater triples once), so both pools keep items with two or more judgments."""
+    docs = list(dict.fromkeys(long["doc"]))[:n_docs]
+    return long[long["doc"].isin(docs)].reset_index(drop=True)
+
+
+def write(out: str | Path, source: str | Path = SOURCE, *,
+          n_docs: int | None = None) -> tuple[Path, Path, Counts]:
+    """Write ``out/wmt23_zhen_mqm.csv`` (the long table; with ``n_docs``, only the first
+    documents: :func:`first_documents`) and ``out/wmt23_zhen_mqm.yaml`` (its spec); return both
+    paths and the counts of the whole table. Each file is written beside its target and renamed
     into place, so a reader never sees half a file."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     errors = read_errors(source)
     scores, counts = segment_scores(errors)
     check_published(scores, errors)
+    long = long_table(scores)
+    if n_docs is not None:
+        long = first_documents(long, n_docs)
     table, spec = out / CSV_NAME, out / SPEC.name
     tmp = out / f".{CSV_NAME}.tmp"
-    long_table(scores).to_csv(tmp, index=False)
+    long.to_csv(tmp, index=False, lineterminator="\n")
     os.replace(tmp, table)
     tmp = out / f".{SPEC.name}.tmp"
     shutil.copyfile(SPEC, tmp)
@@ -288,11 +304,17 @@ def main(argv=None) -> int:
     parser.add_argument("--run", action="store_true", help="also run the audit into OUT/audit")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--docs", type=int, default=None, metavar="N",
+                        help="write only the first N documents (8: the shipped sample)")
     args = parser.parse_args(argv)
-    table, spec, counts = write(args.out, args.source)
+    table, spec, counts = write(args.out, args.source, n_docs=args.docs)
     for key, value in asdict(counts).items():
         print(f"{key:>22}: {value:,}")
-    print(f"wrote {table} and {spec}; mean scores match the published segment MQM")
+    print("mean scores over raters match the published segment MQM")
+    if args.docs is not None:
+        kept = len(pd.read_csv(table, usecols=["item"]))
+        print(f"kept the first {args.docs} documents: {kept:,} judgments")
+    print(f"wrote {table} and {spec}")
     audit_out = Path(args.out) / "audit"
     command = ["annotation-audit", "run", str(table), "--spec", str(spec), "--out",
                str(audit_out), "--bootstrap", str(args.bootstrap), "--seed", str(args.seed)]

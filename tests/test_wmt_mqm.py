@@ -10,7 +10,8 @@ segment, rater). Checked here, each against something the recipe does not comput
   judgment counted, Krippendorff's interval alpha overall and per pool equal to the
   ``krippendorff`` package, and each pool's leaderboard equal to a pandas group-by mean.
 
-Skips, naming the path, where ``../shared/data/wmt23_sxs_mqm_zhen`` is absent.
+Skips, naming the path, where ``../shared/data/wmt23_sxs_mqm_zhen`` is absent; the shipped
+sample (``data/wmt23_zhen_mqm``, the recipe's first eight documents) is audited either way.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def _alpha(frame: pd.DataFrame) -> float:
                               level_of_measurement="interval")
 
 
-def test_alpha_matches_krippendorff(results, long):
+def assert_alpha_matches_krippendorff(results, long):
     rel = results["reliability"]
     assert rel["level"] == "interval"
     assert abs(rel["overall"]["krippendorff_alpha"]["value"] - _alpha(long)) < TOL
@@ -184,7 +185,7 @@ def test_alpha_matches_krippendorff(results, long):
         assert lo <= metrics["krippendorff_alpha"]["value"] <= hi
 
 
-def test_leaderboards_are_pandas_means(results, long):
+def assert_leaderboards_are_pandas_means(results, long):
     assert results["leaderboard_method"]["metric"] == "mean_score"
     boards = results["leaderboards"]
     assert set(boards) == {"raters 1-4", "raters 5-8", "all"}
@@ -197,3 +198,32 @@ def test_leaderboards_are_pandas_means(results, long):
             assert abs(row["score"] - means[row["model"]]) < TOL
             assert row["ci95"][0] <= row["score"] <= row["ci95"][1]
         assert [r["model"] for r in rows] == means.sort_values(ascending=False).index.tolist()
+
+
+def test_alpha_matches_krippendorff(results, long):
+    assert_alpha_matches_krippendorff(results, long)
+
+
+def test_leaderboards_are_pandas_means(results, long):
+    assert_leaderboards_are_pandas_means(results, long)
+
+
+# -- the shipped sample (data/wmt23_zhen_mqm): runs on a fresh clone too -----------------------
+SAMPLE = REPO / "data" / "wmt23_zhen_mqm"
+
+
+def test_shipped_sample_is_the_recipe_output(archive, tmp_path):
+    table, spec, _ = recipe.write(tmp_path, archive, n_docs=8)
+    assert table.read_bytes() == (SAMPLE / recipe.CSV_NAME).read_bytes()
+    assert spec.read_bytes() == (SAMPLE / recipe.SPEC.name).read_bytes()
+
+
+def test_shipped_sample_audit():
+    path, spec = SAMPLE / recipe.CSV_NAME, SAMPLE / recipe.SPEC.name
+    long = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert len(long) == 2_400 and long["doc"].nunique() == 8
+    assert long["label"].astype(float).nunique() > 32  # a continuous scale, not categories
+    results = audit.run(path, spec=spec, n_bootstrap=50, seed=0, report=False)
+    assert results["dataset"]["n_annotations"] == 2_400
+    assert_alpha_matches_krippendorff(results, long)
+    assert_leaderboards_are_pandas_means(results, long)
