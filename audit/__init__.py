@@ -4,7 +4,16 @@ The pipeline reads like the package: :mod:`audit.load` (adapters) -> :mod:`audit
 (validation) -> :mod:`audit.measure` (reliability, pool disagreement) -> :mod:`audit.rank`
 (leaderboards and their stability) -> :mod:`audit.report` (terminal, JSON, HTML, card).
 
-Public API: :func:`load`, :func:`run`. Imports are lazy so the CLI starts fast.
+Public API: :func:`load` (:func:`audit.load.load`) and :func:`run` (:func:`audit.pipeline.run`).
+Both take a path, a hub name, a pandas ``DataFrame`` or a ``datasets.Dataset`` /
+``DatasetDict``, and the CLI's options as keywords (``spec=`` a YAML path or a dict)::
+
+    import audit
+    table = audit.load(df, spec={"label": {"kind": "ordinal", "order": [1, 2, 3, 4, 5]}})
+    results = audit.run("ratings.csv", spec="spec.yaml", seed=0, out="reports/ratings")
+
+A misspelt keyword is a ``TypeError`` before anything is read. Imports are lazy so the CLI
+starts fast: ``audit.run`` is :func:`audit.pipeline.run` itself, imported on first use.
 """
 
 from __future__ import annotations
@@ -19,7 +28,9 @@ def load(source, **options):
     return _load(source, **options)
 
 
-def run(source, **options):
-    """Load, validate and measure ``source``; see :func:`audit.pipeline.run`."""
-    from .pipeline import run as _run
-    return _run(source, **options)
+def __getattr__(name: str):
+    if name == "run":
+        from .pipeline import run
+
+        return run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

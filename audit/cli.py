@@ -77,7 +77,14 @@ class AuditGroup(click.Group):
 
     def make_context(self, info_name, args, parent=None, **extra):
         argv = [str(a) for a in args]
-        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        try:
+            ctx = super().make_context(info_name, args, parent=parent, **extra)
+        except BrokenPipeError:  # --help or --version into a closed pipe
+            _silence_stdout()
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         ctx.meta[ARGV] = argv
         return ctx
 
@@ -99,6 +106,11 @@ class AuditGroup(click.Group):
         except BrokenPipeError:
             _silence_stdout()
             ctx.exit(EXIT_BROKEN_PIPE)
+        except SystemExit as done:  # rich's Console.on_broken_pipe exits 1, which is check's code
+            if isinstance(done.__context__, BrokenPipeError):
+                _silence_stdout()
+                ctx.exit(EXIT_BROKEN_PIPE)
+            raise
         except Exception as err:  # noqa: BLE001 - this is the one place every error ends up
             ctx.exit(_report(ctx, err))
 

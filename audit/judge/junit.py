@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from .outcomes import summary
 
 # Characters XML 1.0 cannot hold even escaped (C0 controls but tab, CR, LF; surrogates; U+FFFE/F).
+_MESSAGE_CHARS = 1000
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -78,8 +79,8 @@ def junit_error_xml(message: str, *, suite: str, name: str, error_type: str,
     Parameters
     ----------
     message
-        What went wrong (the CLI's error text); its first line is the error's ``message``
-        attribute, the whole text its body.
+        What went wrong (the CLI's error text): the error's body; its lines joined into one
+        (cut at 1,000 characters) are its ``message`` attribute, which CI systems show.
     suite
         The test suite's name (the expectation suite's, or its file name).
     name
@@ -99,8 +100,10 @@ def junit_error_xml(message: str, *, suite: str, name: str, error_type: str,
     if line is not None:
         attrs["line"] = str(line)
     case = ET.SubElement(node, "testcase", **attrs)
-    first = message.splitlines()[0] if message else error_type
-    ET.SubElement(case, "error", message=xml_safe(first), type=error_type).text = \
+    flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    if len(flat) > _MESSAGE_CHARS:
+        flat = flat[:_MESSAGE_CHARS - 3] + "..."
+    ET.SubElement(case, "error", message=xml_safe(flat or error_type), type=error_type).text = \
         xml_safe(message)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
