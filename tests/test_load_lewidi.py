@@ -175,3 +175,14 @@ def test_split_errors_name_the_split():
         load(folder, split="train")
     with pytest.raises(InputError, match="'validation'"):
         load(folder, format="lewidi", split="validation")
+
+
+def test_pool_column_alone_uses_the_datasets_metadata_file():
+    folder = shared_data("lewidi2025/CSC")
+    with pytest.warns(LoadWarning, match="'unknown'"):
+        alone = load(folder, pool_column="Gender")
+    with pytest.warns(LoadWarning, match="'unknown'"):
+        explicit = load(folder, pools=folder / "CSC_annotators_meta.json", pool_column="Gender")
+    assert table_per_pool(alone) == table_per_pool(explicit)
+    assert alone.info["pools_from"] == str(folder / "CSC_annotators_meta.json")
+    assert {"nan", "DATA_EXPIRED", "CONSENT_REVOKED"} <= set(alone.pools)   # as written: no folding
