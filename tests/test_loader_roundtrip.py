@@ -9,7 +9,8 @@ or fails with one :class:`audit.errors.SchemaError` (exit 2) naming every offend
 * interval and ordinal labels are numbers: every textual form of one number is one label
   (``1`` = ``1.0`` = ``1.00`` = ``1e0`` = ``+1`` = `` 1``; ``-0.0`` = ``0``), a JSON or Parquet
   number equals its text, and the scale holds each number once;
-* nominal labels are text kept exactly (``007``, ``7``, ``7.0`` and `` 7`` are four labels);
+* nominal labels (a nominal spec, or no spec at all) are text kept exactly (``007``, ``7``,
+  ``7.0`` and `` 7`` are four labels);
 * a missing id or label (empty cell, JSON ``null`` or absent key, Parquet null) is a schema
   failure naming its column and source row, never a dropped judgment; so is an interval label
   that is not a finite number, an ordinal label outside the declared order, and a second
@@ -80,6 +81,7 @@ class Example:
     failures: set       # {(column, source row)}; empty for a valid table
     parquet_numbers: bool
     ascii_json: bool
+    with_spec: bool = True
 
     def spec(self) -> str:
         kind = "ordinal" if self.kind.startswith("ordinal") else self.kind
@@ -162,7 +164,8 @@ def examples(draw, kind: str | None = None) -> Example:
                                         max_size=len(rows))),
                    expected=expected, failures=failures,
                    parquet_numbers=numeric_ok and draw(st.booleans()),
-                   ascii_json=draw(st.booleans()))
+                   ascii_json=draw(st.booleans()),
+                   with_spec=kind != "nominal" or draw(st.booleans()))
 
 
 def _finite(text: str) -> bool:
@@ -185,6 +188,7 @@ def write(ex: Example, fmt: str, folder) -> str:
     elif fmt == "jsonl":
         with open(path, "w", encoding="utf-8") as fh:
             for row, number, absent in zip(ex.rows, ex.native, ex.absent):
+                absent = absent and ex.with_spec  # no spec: the first record tells the format
                 rec = {c: row[c] for c in ex.columns if not (absent and row[c] is None)}
                 if number is not None:
                     rec[C.LABEL] = number
@@ -204,18 +208,19 @@ def write(ex: Example, fmt: str, folder) -> str:
 def check(ex: Example, folder) -> None:
     spec = folder / "spec.yaml"
     spec.write_text(ex.spec(), encoding="utf-8")
+    options = {"spec": str(spec)} if ex.with_spec else {}
     for fmt in FORMATS:
         path = write(ex, fmt, folder)
         if ex.failures:
             with pytest.raises(SchemaError) as caught:
-                audit.load(path, spec=str(spec))
+                audit.load(path, **options)
             err = caught.value
             assert isinstance(err, AuditError) and err.exit_code == 2
             got = {(str(c), int(i)) for c, i in zip(err.failures["column"],
                                                     err.failures["index"])}
             assert got == ex.failures, fmt
             continue
-        table = audit.load(path, spec=str(spec))
+        table = audit.load(path, **options)
         f = table.frame
         assert f.index.tolist() == list(range(len(ex.rows))), fmt
         for col in (C.ITEM, C.ANNOTATOR, C.POOL):

@@ -146,7 +146,8 @@ def test_creative_reinterpretation_weighs_nothing(raw, expected):
     creative = raw["category"] == "Accuracy/Creative Reinterpretation"
     assert creative.sum() == 58
     extra = np.where(raw["severity"] == "Major", 5.0, 1.0) * creative
-    as_errors = expected + raw.assign(w=extra).groupby(["system", "globalSegId", "rater"])["w"].sum()
+    units = ["system", "globalSegId", "rater"]
+    as_errors = expected + raw.assign(w=extra).groupby(units)["w"].sum()
     moved = (as_errors - expected).groupby(["system", "globalSegId"]).mean().abs() > TOL
     assert moved.sum() == raw.loc[creative, ["system", "globalSegId"]].drop_duplicates().shape[0]
 
