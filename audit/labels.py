@@ -47,6 +47,7 @@ use; what cannot be read is a schema failure naming its row, never a NaN.
 
 from __future__ import annotations
 
+import decimal
 import enum
 import math
 import re
@@ -89,8 +90,8 @@ def is_missing(value) -> bool:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
+    return isinstance(value, (int, float, np.integer, np.floating, decimal.Decimal)) and not \
+        isinstance(value, (bool, np.bool_))
 
 
 def _canonical(x: float):
@@ -133,8 +134,10 @@ def label_text(value) -> str | None:
         return str(bool(value))
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    if isinstance(value, (float, np.floating)):
+    if isinstance(value, (float, np.floating, decimal.Decimal)):
         x = float(value)
+        if math.isnan(x):
+            return None
         return str(int(x)) if x.is_integer() else repr(x)
     return str(value)
 
@@ -253,6 +256,15 @@ class LabelScale:
         numbers = [parse_number(v) for v in values]
         numeric = kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE) or (
             kind is LabelKind.ORDINAL and all(n is not None for n in numbers))
+        if kind is LabelKind.PREFERENCE:
+            ints = [n for n in numbers if isinstance(n, int)]
+            k = max((abs(n) for n in ints), default=0)
+            if len(ints) != len(values) or sorted(ints) != list(range(-k, k + 1)) or k == 0:
+                raise InputError(
+                    "a preference scale is the integers -k..k (negative = A better, "
+                    f"positive = B better, 0 = tie); got {list(self.values)}",
+                    key="label_values",
+                )
         if numeric:
             bad = [v for v, n in zip(values, numbers) if n is None]
             if bad:
@@ -262,15 +274,6 @@ class LabelScale:
         keys = values if numeric else [label_text(v) for v in values]
         if len(set(keys)) != len(keys):
             raise InputError(f"label values repeat: {list(values)}", key="label_values")
-        if kind is LabelKind.PREFERENCE:
-            k = max((abs(v) for v in values), default=0)
-            ints = all(isinstance(v, int) for v in values)
-            if not ints or sorted(values) != list(range(-k, k + 1)) or k == 0:
-                raise InputError(
-                    "a preference scale is the integers -k..k (negative = A better, "
-                    f"positive = B better, 0 = tie); got {list(self.values)}",
-                    key="label_values",
-                )
         object.__setattr__(self, "values", values)
 
     # -- reading raw labels ---------------------------------------------------------------------
@@ -386,7 +389,7 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
     pairs = _alias_pairs(aliases)
     if order is not None:
         return LabelScale(kind, tuple(order), tuple(names) if names is not None else None, pairs)
-    distinct = list(pd.unique(pd.Series(list(observed), dtype=object)))
+    distinct = distinct_labels(observed)
     reader = _Aliases(pairs) if pairs else None
     if kind is LabelKind.NOMINAL:
         texts = sorted({t for t in _read(distinct, numeric=False, aliases=reader)
@@ -424,6 +427,14 @@ def encode(raw: pd.Series, scale: LabelScale) -> tuple[pd.Categorical, np.ndarra
     out = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                     ordered=scale.kind is not LabelKind.NOMINAL)
     return out, bad
+
+
+def distinct_labels(observed: Iterable) -> list:
+    """The distinct raw labels among ``observed``, missing ones left out (``True`` kept apart
+    from ``1``, as :func:`factorize_labels` keeps them)."""
+    values = observed if isinstance(observed, pd.Series) else pd.Series(list(observed),
+                                                                         dtype=object)
+    return factorize_labels(values)[1]
 
 
 def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:

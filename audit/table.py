@@ -260,10 +260,9 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
 def observed_numbers(labels, scale: LabelScale) -> tuple:
     """The distinct numbers among raw ``labels`` as ``scale`` reads them, sorted: the values of
     an interval scale declared without any."""
-    from .labels import factorize_labels
+    from .labels import distinct_labels
 
-    _, distinct = factorize_labels(pd.Series(labels))
-    return tuple(sorted({n for n in scale.read(distinct) if n is not None}))
+    return tuple(sorted({n for n in scale.read(distinct_labels(labels)) if n is not None}))
 
 
 def check_conservation(info: dict, *, n_rows: int, n_coded: int, source: str) -> None:

@@ -38,11 +38,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
-import pandas as pd
-
 from .. import columns as C
 from ..errors import InputError
-from ..labels import LabelKind, LabelScale, infer_scale, is_missing, label_text, parse_number
+from ..labels import (LabelKind, LabelScale, distinct_labels, infer_scale, is_missing, label_text,
+                      parse_number)
 from ._common import warn
 
 #: vocabulary name -> {normalised label: preference value}
@@ -191,9 +190,7 @@ def _preference_error(distinct: list, aliases: dict, *, source: str, declared: b
 
 
 def _distinct(observed) -> list:
-    values = pd.Series(list(observed) if not isinstance(observed, pd.Series) else observed,
-                       dtype=object)
-    return [v for v in pd.unique(values) if not is_missing(v)]
+    return [v for v in distinct_labels(observed) if not is_missing(v)]
 
 
 def _shown(texts: list[str]) -> str:

@@ -65,7 +65,7 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind, LabelScale, infer_scale
 from ..table import AnnotationTable, build_table
-from ._common import drop_repeated_judgments, excerpt, existing_path, warn
+from ._common import Ledger, drop_repeated_judgments, excerpt, existing_path, warn
 from .pools import (UNKNOWN_POOL, assign_pools, check_min_pool_annotators, fold_pools, match_keys,
                     pool_name, resolve_pools)
 from .readers import read_json
@@ -124,7 +124,8 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
     tasks = sorted({t for t in file_tasks if t})
     task = tasks[0] if len(tasks) == 1 else DATASET_TASKS.get(dataset.lower())
     src = str(source)
-    raw = drop_repeated_judgments(raw, source=src, what="annotator")
+    ledger = Ledger(rows_read=len(raw))
+    raw = drop_repeated_judgments(raw, source=src, what="annotator", ledger=ledger)
     if pools is None and pool_column is not None:
         pools = _metadata_file(files, dataset)
     mapping = resolve_pools(pools, pool_column=pool_column)
@@ -154,7 +155,8 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
     info = {"format": "lewidi", "task": task, "splits": [s for s, _ in files]}
     if pools_from is not None:
         info["pools_from"] = pools_from
-    return build_table(raw, scale, name=name or dataset, source=src, info={**info, **folded})
+    return build_table(raw, scale, name=name or dataset, source=src,
+                       info={**info, **folded, **ledger.info()})
 
 
 def _metadata_file(files, dataset: str) -> Path:

@@ -28,7 +28,7 @@ import pandas as pd
 from .. import columns as C
 from ..labels import LabelKind, LabelScale
 from ..schema import _sorted_strings, sorted_index
-from ..table import AnnotationTable, _warn_degenerate
+from ..table import AnnotationTable, _warn_degenerate, check_conservation
 from .frame import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
@@ -104,7 +104,13 @@ def _source_order(position: np.ndarray | None, column: np.ndarray | None = None
 
 def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source: str,
                  judge_pools=(), info: dict | None = None) -> AnnotationTable:
-    """Dictionary-encode ``df`` (validated, canonical columns) and collect it as a table."""
+    """Dictionary-encode ``df`` (validated, canonical columns) and collect it as a table.
+
+    ``label_codes`` maps each distinct raw label to its code on ``scale``. ``info`` carries the
+    conservation counts of :func:`audit.spark.frame.count_judgments`; the collected rows, each
+    with a label code, must number ``rows_read`` minus the dropped judgments, else
+    :class:`audit.errors.InternalError` (:func:`audit.table.check_conservation`).
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -138,6 +144,12 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     arrow = {"table": coded.select(*selected).toArrow()}
     for _, table in dictionaries.values():
         table.unpersist()
+    info = dict(info or {})
+    n = arrow["table"].num_rows
+    info.setdefault("rows_read", n)
+    info.setdefault("dropped", [])
+    check_conservation(info, n_rows=n, n_coded=n - arrow["table"].column(C.LABEL).null_count,
+                       source=source)
     order = _source_order(_pop(arrow, ROW) if ordered else None,
                           _pop(arrow, COLUMN) if wide else None)
     out = {}
@@ -154,7 +166,7 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     frame = pd.DataFrame({**{c: out[c] for c in ids}, C.LABEL: label,
                           **{c: out[c] for c in extras}})
     table = AnnotationTable(frame, scale, name=name, source=source,
-                            judge_pools=tuple(judge_pools), info=dict(info or {}))
+                            judge_pools=tuple(judge_pools), info=info)
     _warn_degenerate(table)
     return table
 

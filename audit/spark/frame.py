@@ -4,7 +4,15 @@ The Spark twin of :func:`audit.load.table.from_frame`, for the two shapes the Sp
 reads: a long table whose columns are already canonical, and any table mapped by a YAML dataset
 spec (:mod:`audit.load.spec`: renamed columns, a wide layout, ``label.map``, pools from a file,
 a mapping or a column). Ids and labels are cast to text here, as the pandas engine compares them
-(``pd.Categorical(values.astype(str))``): the two engines see the same strings.
+(ids as ``pd.Categorical(values.astype(str))``, labels as :func:`audit.labels.label_text` writes a
+typed value: ``7.0`` as ``7``): the two engines see the same strings. A spec's ``label.map`` is
+not applied here: it is part of the scale (:meth:`audit.labels.LabelScale.codes`), which reads
+each distinct raw label once on the driver.
+
+Conservation: :func:`count_judgments` counts the judgments by label in one pass (the pass that
+finds the distinct labels anyway), and a wide table's empty cells, kept until then as rows with a
+missing label, are counted and dropped there; :func:`audit.spark.encode.encode_table` checks the
+collected codes against those counts.
 """
 
 from __future__ import annotations
@@ -194,16 +202,55 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     out = []
     for col in keep:
-        value = F.col(col).cast("string")
+        value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
         if nulls and col not in (C.TEXT,):
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
-        if col == C.LABEL and spec.label_map:
-            lookup = {str(k): str(v) for k, v in spec.label_map.items()}
-            mapping = F.create_map(*[F.lit(x) for kv in lookup.items() for x in kv])
-            trimmed = F.trim(value)
-            value = F.coalesce(mapping[trimmed], value)
         out.append(value.alias(col))
     return df.select(*out, *position)
+
+
+def label_text(df, column: str):
+    """Column ``column`` of ``df`` as label text, as :func:`audit.labels.label_text` writes a
+    typed value: text as it is, a whole number without a decimal point (``7.0`` -> ``7``,
+    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, NaN missing. (A fractional typed number
+    is Java's text of it, which can differ from Python's, ``1.0E-5`` for ``1e-05``: the same
+    number on a numeric scale, another label on a nominal one.)"""
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    value = F.col(column)
+    dtype = df.schema[column].dataType
+    if isinstance(dtype, T.BooleanType):
+        return F.when(value, F.lit("True")).when(~value, F.lit("False"))
+    if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+        x = value.cast("double")
+        whole = (x == F.floor(x)) & (F.abs(x) < F.lit(2.0 ** 63))
+        return (F.when(F.isnan(x), F.lit(None).cast("string"))
+                .when(whole, x.cast("long").cast("string"))
+                .otherwise(x.cast("string")))
+    return value.cast("string")
+
+
+def count_judgments(df, *, layout: str):
+    """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
+
+    Returns ``(df, distinct, info)``: the frame without a wide table's empty cells; the distinct
+    raw labels (None for a missing one, which the schema check reports); and the conservation
+    counts ``{"rows_read", "dropped"}`` (:mod:`audit.table`), a wide table's empty cells counted
+    under :data:`audit.load.table.EMPTY_CELL_RULE` as the pandas engine counts them.
+    """
+    from pyspark.sql import functions as F
+
+    from ..load.table import EMPTY_CELL_RULE
+
+    counts = {r[0]: int(r[1]) for r in df.groupBy(C.LABEL).count().collect()}
+    info = {"rows_read": sum(counts.values()), "dropped": []}
+    if layout == "wide":
+        empty = counts.pop(None, 0)
+        if empty:
+            info["dropped"].append({"rule": EMPTY_CELL_RULE, "n": empty})
+        df = df.where(F.col(C.LABEL).isNotNull())
+    return df, list(counts), info
 
 
 def _unpivot(df, spec: DatasetSpec, source: str):
@@ -220,12 +267,12 @@ def _unpivot(df, spec: DatasetSpec, source: str):
 
     keep = [c for c in C.ALL if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
             and c not in cols] + [c for c in POSITION if c in df.columns]
-    values = df.select(*keep, *[F.col(c).cast("string").alias(c) for c in cols])
+    values = df.select(*keep, *[label_text(df, c).alias(c) for c in cols])
     long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
-    # pandas melts column by column: every row of the first annotator column comes first
+    # pandas melts column by column: every row of the first annotator column comes first;
+    # empty cells stay (a missing label) until count_judgments counts and drops them
     rank = F.create_map(*[F.lit(x) for i, c in enumerate(cols) for x in (c, i)])
-    return (long.where(F.col(C.LABEL).isNotNull())
-            .withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int")))
+    return long.withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int"))
 
 
 def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):

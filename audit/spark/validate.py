@@ -4,8 +4,10 @@ The checks are the pandas engine's (:mod:`audit.schema`), decided on the cluster
 
 * pandera (``pandera.pyspark``) checks every canonical column for nulls and the label against
   the scale. The label rule is decided once per *distinct* raw label on the driver
-  (:func:`audit.schema.label_rule`, the function the pandas engine uses), so the cluster check
-  is an ``isin`` on the passing raw values;
+  (:func:`audit.schema.label_rule`, the function the pandas engine uses, which reads labels as
+  :mod:`audit.labels` states: numbers as numbers, text as written, a spec's ``label.map``
+  first), so the cluster check is an ``isin`` on the passing raw values. The distinct labels
+  come from :func:`audit.spark.frame.count_judgments`;
 * ``model_a`` differing from ``model_b`` is a row filter (pandera's pyspark backend has no
   frame-level checks);
 * one judgment per (item, annotator) is decided on the driver from the integer codes the
@@ -33,11 +35,6 @@ from .frame import FILE
 
 #: Offending judgments fetched per failed check, for the message.
 EXAMPLES = 20
-
-
-def label_values(df) -> list:
-    """The distinct raw labels (text, None for missing): a small collect."""
-    return [r[0] for r in df.select(C.LABEL).distinct().collect()]
 
 
 def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
