@@ -49,6 +49,7 @@ ON_ERROR = "annotation_audit.on_error"
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 _DETAIL_CHARS = 200
+_DEBUG_HELP = "On an error, print the full traceback (the exit code stays)."
 
 
 def _set_debug(ctx, param, value):
@@ -56,10 +57,9 @@ def _set_debug(ctx, param, value):
         ctx.meta[DEBUG] = True
 
 
-def _debug_option(**extra) -> click.Option:
+def _debug_option() -> click.Option:
     return click.Option(["--debug"], is_flag=True, expose_value=False, callback=_set_debug,
-                        help="On an error, print the full traceback (the exit code stays).",
-                        **extra)
+                        help=_DEBUG_HELP)
 
 
 class AuditCommand(click.Command):
@@ -253,8 +253,7 @@ def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="annotation-audit")
 @click.option("--debug", is_flag=True, expose_value=False, callback=_set_debug,
-              envvar="AUDIT_DEBUG", show_envvar=True,
-              help="On an error, print the full traceback (the exit code stays).")
+              envvar="AUDIT_DEBUG", show_envvar=True, help=_DEBUG_HELP)
 def cli():
     """Audit a human-annotation or preference dataset: who annotated, in which pools, how much
     they agree, and whether the pool changes who wins.
