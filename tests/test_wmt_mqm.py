@@ -27,9 +27,11 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 import audit
 from audit import columns as C
+from audit.cli import cli
 from conftest import REPO, shared_data
 
 ARCHIVE = "wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz"
@@ -228,3 +230,18 @@ def test_shipped_sample_audit():
     assert results["dataset"]["n_annotations"] == 2_400
     assert_alpha_matches_krippendorff(results, long)
     assert_leaderboards_are_pandas_means(results, long)
+
+
+def test_shipped_sample_runs_from_the_cli(tmp_path):
+    """What the recipe prints, as a user runs it: exit 0, the results, report and card written."""
+    out = tmp_path / "audit"
+    result = CliRunner().invoke(cli, ["run", str(SAMPLE / recipe.CSV_NAME), "--spec",
+                                      str(SAMPLE / recipe.SPEC.name), "--out", str(out),
+                                      "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    res = json.loads((out / "results.json").read_text())
+    assert res["dataset"]["n_annotations"] == 2_400
+    assert (out / "report.html").stat().st_size > 0
+    card = (out / "dataset_card.md").read_text()
+    assert "NaN item" not in card and "the NaN items" not in card  # no count is ever NaN
