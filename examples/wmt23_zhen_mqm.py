@@ -45,8 +45,8 @@ Two rater pools
     the design: each pool holds 12 of the 24 rater slots of the rotation (5,670 and 5,640
     judgments). The two pools are halves of one professional panel, so the pool comparison is a
     baseline: how far two disjoint sets of equally qualified raters move the leaderboard. With
-    three ratings per item no item has two judgments from each pool, so item-level pool
-    disagreement is undefined (NaN, with its reason); the pools meet in their leaderboards.
+    three ratings per item no item has two judgments from each pool, so an item-level pool
+    comparison rests on a single rating on one side; the pools meet in their leaderboards.
 """
 
 from __future__ import annotations
