@@ -98,6 +98,9 @@ def patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _KEY_LIMIT = 2 ** 62
 #: Largest key range counted with ``numpy.bincount`` (its table costs 12 bytes per key value).
 _BINCOUNT_MAX = 1 << 26
+#: Columns joined to the key per ``numpy.ravel_multi_index`` call: with the key, 31 index
+#: arrays, the most one call accepts (numpy 1.26: "too many dimensions" from 32 on).
+_RAVEL_COLUMNS = 30
 
 
 def _column_codes(rows: np.ndarray):
@@ -130,12 +133,16 @@ def _column_codes(rows: np.ndarray):
 
 def _row_keys(columns, spans) -> tuple[np.ndarray, int, bool]:
     """One int64 key per row, increasing in lexicographic row order; its range; and whether it is
-    the exact mixed-radix number of the codes (False once an overflow forced a re-ranking)."""
+    the exact mixed-radix number of the codes (False once an overflow forced a re-ranking).
+
+    Columns are joined at most :data:`_RAVEL_COLUMNS` at a time (``numpy.ravel_multi_index``
+    takes at most 31 index arrays), so rows may be as wide as a scale has categories."""
     key, size, exact = columns[0], spans[0], True
     start = 1
     while start < len(columns):
         stop, block = start, size
-        while stop < len(columns) and block * spans[stop] < _KEY_LIMIT:
+        while (stop < len(columns) and stop - start < _RAVEL_COLUMNS
+               and block * spans[stop] < _KEY_LIMIT):
             block *= spans[stop]
             stop += 1
         if stop == start:  # the next column would overflow: rank the key so far (and the column)
@@ -164,8 +171,16 @@ def multinomial_weights(counts: np.ndarray, n_resamples: int,
     return rng.multinomial(n, counts / n, size=n_resamples)
 
 
+#: How :func:`weight_blocks` draws a resample, by name.
+DRAWS = {
+    "multinomial": "the copies of each pattern from Multinomial(n, freq / n), one draw per resample",
+    "items": "n item indices drawn uniformly with replacement, counted per pattern",
+}
+
+
 def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
-                  block_rows: int) -> Iterator[np.ndarray]:
+                  block_rows: int, draw: str = "multinomial",
+                  dtype=np.int64) -> Iterator[np.ndarray]:
     """The (B, P) multinomial weights of ``bootstrap.n_resamples`` item resamples (as
     :func:`multinomial_weights`), yielded in blocks of at most ``block_rows`` rows, in order.
 
@@ -173,24 +188,44 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
     ``bootstrap.seed_sequence(stream)``. Large blocks are drawn on worker threads, one stream per
     task, and the next block is drawn while the caller works on the current one. Block size and
     thread count change memory and time, never the weights.
+
+    ``draw`` (a key of :data:`DRAWS`) chooses between two draws of the same distribution:
+    ``"multinomial"`` costs one binomial draw per pattern and suits few patterns of many items;
+    ``"items"`` costs one integer per item and suits patterns that are nearly all single items
+    (continuous data), where a binomial per pattern would cost several times more. The two give
+    different resamples for one seed, so an analysis names its draw and keeps it. ``dtype`` is
+    the blocks' type (float64 saves the caller a cast of every block).
     """
+    if draw not in DRAWS:
+        raise ValueError(f"draw must be one of {sorted(DRAWS)}, got {draw!r}")
     counts = np.asarray(counts, dtype=np.int64)
     total, n = bootstrap.n_resamples, int(counts.sum())
     block_rows = max(1, int(block_rows))
     seqs = bootstrap.seed_sequence(stream).spawn(-(-total // STREAM_ROWS))
     gens = [np.random.default_rng(s) for s in seqs]
     shares = counts / n if n else counts
+    owner = None
+    if draw == "items" and n and not (counts == 1).all():
+        owner = np.repeat(np.arange(len(counts)), counts)  # item -> its pattern
 
-    def draw(out, start, k, a, b):
+    def draw_multinomial(out, start, k, a, b):
         out[a - start:b - start] = gens[k].multinomial(n, shares, size=b - a)
+
+    def draw_items(out, start, k, a, b):
+        for row in range(a - start, b - start):
+            picked = gens[k].integers(0, n, size=n)
+            out[row] = np.bincount(picked if owner is None else owner[picked],
+                                   minlength=len(counts))
+
+    fill = draw_items if draw == "items" else draw_multinomial
 
     def block(start, run):
         """The block starting at resample ``start`` and the tasks ``run`` made to fill it."""
         stop = min(total, start + block_rows)
-        out = np.zeros((stop - start, len(counts)), dtype=np.int64)
+        out = np.zeros((stop - start, len(counts)), dtype=dtype)
         if n == 0 or len(counts) == 0:
             return out, []
-        return out, [run(draw, out, start, *part) for part in _stream_parts(start, stop)]
+        return out, [run(fill, out, start, *part) for part in _stream_parts(start, stop)]
 
     if min(block_rows, total) * len(counts) < THREADED_CELLS:
         for start in range(0, total, block_rows):
@@ -205,6 +240,47 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
             if start + block_rows < total:
                 pending = block(start + block_rows, pool.submit)
             yield out
+
+
+#: The stream of the item resamples shared by every statistic of a continuous table.
+ITEM_STREAM = "items"
+#: Method note for statistics resampled by :func:`item_resample_sums`.
+ITEM_METHOD = ("percentile bootstrap over items: item indices drawn uniformly with replacement "
+               "from the table's rated items, every statistic of the table re-weighted from the "
+               "same resamples (an item outside a statistic's scope adds nothing to it)")
+#: Largest (resamples x items) block of weights :func:`item_resample_sums` holds at once.
+ITEM_BLOCK_CELLS = 4_000_000
+
+
+def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
+                   stream: str = ITEM_STREAM) -> list[np.ndarray]:
+    """``statistic(W)`` over ``bootstrap.n_resamples`` resamples of ``n_items`` items, where
+    ``W[b, i]`` (float64) is the number of copies of item ``i`` in resample ``b``.
+
+    ``statistic`` maps a block of rows of ``W`` to a tuple of arrays with as many leading rows;
+    the blocks (at most :data:`ITEM_BLOCK_CELLS` weights each) are concatenated. The weights come
+    from :func:`weight_blocks` with ``draw="items"`` on stream ``stream``: two calls with the same
+    seed and number of items see the same resamples, whatever they compute — the reliability,
+    pool comparisons and leaderboards of one continuous table are computed on one set of
+    resamples (:data:`ITEM_METHOD`).
+    """
+    block = max(1, min(bootstrap.n_resamples, ITEM_BLOCK_CELLS // max(n_items, 1)))
+    parts = [statistic(w) for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap,
+                                                   stream, block_rows=block, draw="items",
+                                                   dtype=np.float64)]
+    if not parts:
+        parts.append(statistic(np.zeros((0, n_items))))
+    return [np.concatenate(cols) for cols in zip(*parts)]
+
+
+def item_resample_sums(columns: np.ndarray, bootstrap: Bootstrap, *,
+                       stream: str = ITEM_STREAM) -> np.ndarray:
+    """(B, D) sums ``W @ columns`` of the rows of (n_items, D) ``columns`` in each item resample
+    of :func:`item_resamples`; row ``i`` is item ``i``, a zero row an item the statistic does not
+    read (it is still drawn)."""
+    columns = np.asarray(columns, dtype=np.float64)
+    (out,) = item_resamples(len(columns), bootstrap, lambda w: (w @ columns,), stream=stream)
+    return out
 
 
 def _threads() -> int:

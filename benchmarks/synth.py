@@ -9,7 +9,9 @@ A judgment is a noisy reading of an item's latent value by an annotator from one
   preference scale ``-k..k`` (negative = model_a better, :mod:`audit.labels`): a tie inside
   ``|z| < tie``, else the sign of ``z`` with strength ``1 + floor((|z| - tie) / step)`` capped at k.
 * **rating** — item ``i`` is one output of ``model``; latent ``theta[model] + item_sd * eta_i``;
-  the label is the Likert bin ``1..levels`` of ``z = latent + bias_p + noise_p * eps``.
+  the label is the Likert bin ``1..levels`` of ``z = latent + bias_p + noise_p * eps``, or with
+  ``continuous=True`` the score ``50 + 15 z`` to four decimals (an interval scale with about as
+  many distinct values as judgments; same design and same ``z`` as the Likert labels).
 
 ``bias_p`` is the pool's systematic lean (towards response B / a higher rating), ``noise_p`` its
 within-pool noise, ``shift_p`` optional per-model private preferences (so pools can rank models
@@ -77,6 +79,12 @@ def scale(kind: str = "pairwise", *, strength: int = 2, levels: int = 5) -> Labe
     return LabelScale(LabelKind.ORDINAL, tuple(range(1, levels + 1)))
 
 
+def continuous_scale() -> LabelScale:
+    """The open interval scale of ``generate(kind="rating", continuous=True)``: the observed
+    numbers are the values."""
+    return LabelScale(LabelKind.INTERVAL, ())
+
+
 def model_strengths(n_models: int, *, model_sd: float = 1.0, seed: int = 0) -> np.ndarray:
     """The true strengths ``theta`` :func:`generate` uses for ``seed`` (for recovery checks)."""
     return _streams(seed)["models"].normal(0.0, model_sd, n_models)
@@ -86,7 +94,8 @@ def generate(n_judgments: int | None = None, *, n_items: int | None = None,
              kind: str = "pairwise", n_models: int = 50, n_annotators: int | None = None,
              pools: Sequence[PoolSpec] = DEFAULT_POOLS, per_item: tuple[int, int] = (3, 5),
              model_sd: float = 1.0, item_sd: float = 0.5, strength: int = 2, levels: int = 5,
-             tie: float = 0.3, step: float = 1.0, seed: int = 0) -> pd.DataFrame:
+             tie: float = 0.3, step: float = 1.0, continuous: bool = False,
+             seed: int = 0) -> pd.DataFrame:
     """A canonical raw frame of synthetic judgments (one row per judgment).
 
     Parameters
@@ -113,6 +122,8 @@ def generate(n_judgments: int | None = None, *, n_items: int | None = None,
         Pairwise scale ``-strength..strength``; rating scale ``1..levels``.
     tie, step
         Pairwise label thresholds on the latent ``z`` (see the module docstring).
+    continuous
+        Rating labels as continuous scores (:func:`continuous_scale`) instead of Likert bins.
     seed
         Seed of every random draw; the same arguments give the same frame.
 
@@ -184,7 +195,8 @@ def generate(n_judgments: int | None = None, *, n_items: int | None = None,
         mi = model[item]
         z = theta[mi] + eta[item] + shifts[pool, mi] + bias + noise * eps
         cuts = np.linspace(-1.5, 1.5, levels - 1) * max(model_sd, 1e-9)
-        frame[C.LABEL] = (1 + np.searchsorted(cuts, z)).astype(np.int8)
+        frame[C.LABEL] = (np.round(50.0 + 15.0 * z, 4) if continuous
+                          else (1 + np.searchsorted(cuts, z)).astype(np.int8))
         frame[C.MODEL] = _names("m", mi, n_models)
     return pd.DataFrame(frame)
 

@@ -8,7 +8,9 @@ lower-is-better. Every estimate comes with a 95% percentile-bootstrap interval o
 
 Modules, one idea each: :mod:`.counts` (sufficient statistics), :mod:`.alpha`, :mod:`.kappa`
 (Fleiss, Cohen), :mod:`.ac1` (Gwet's AC1, percent agreement), :mod:`.icc`, :mod:`.scope`
-(one scope, all metrics), :mod:`.disagreement` (pool vs pool), :mod:`.within_pool`.
+(one scope, all metrics), :mod:`.disagreement` (pool vs pool), :mod:`.within_pool`;
+:mod:`.moments` (which sufficient statistic for which scale; per-item moments) and
+:mod:`.continuous` (every block of a continuous interval scale, from moments).
 """
 
 from __future__ import annotations
@@ -61,11 +63,15 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
     "cohen_pairs": {"overall": {...}, "by_pool": {POOL: {...}}}}``. Judge pools appear in
     ``by_pool`` (their own internal agreement) but never in ``overall``.
     """
+    from .moments import is_continuous
     from .scope import scope_reliability
 
     if int(min_overlap) < 1:
         raise InputError(f"min_overlap must be at least 1, got {min_overlap!r}",
                          key="min_overlap")
+    if is_continuous(table.scale):
+        from . import continuous
+        return continuous.reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
     out = {"level": table.scale.level, "overall": {}, "by_pool": {},
            "cohen_pairs": {"overall": {}, "by_pool": {}}}
     humans = table.humans()
@@ -122,6 +128,19 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     if int(min_annotator_judgments) < 1:
         raise InputError("min_annotator_judgments must be at least 1, got "
                          f"{min_annotator_judgments!r}", key="min_annotator_judgments")
+    from .moments import is_continuous
+
+    if is_continuous(table.scale):
+        from . import continuous
+        from .disagreement import check_tie_break
+
+        check_tie_break(tie_break)
+        if int(min_overlap) < 1:
+            raise InputError(f"min_overlap must be at least 1, got {min_overlap!r}",
+                             key="min_overlap")
+        return jsonable(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
+                                           min_overlap=min_overlap,
+                                           min_annotator_judgments=min_annotator_judgments))
     rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
     with _ScopedWarnings("pool disagreement"):
         pools = pool_disagreement(table, bootstrap=bootstrap, min_per_pool=min_per_pool,

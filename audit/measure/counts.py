@@ -237,6 +237,15 @@ def _pair_positions(sorted_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(first), np.concatenate(second)
 
 
+def n_overlapping_pairs(c: Codes, *, min_overlap: int) -> int:
+    """How many annotator pairs share at least ``min_overlap`` items (the tables
+    :func:`pair_tables` would build)."""
+    it, an = c.item[c.order], c.annotator[c.order]
+    first, second = _pair_positions(it)
+    _, overlap = np.unique(an[first] * c.n_annotators + an[second], return_counts=True)
+    return int((overlap >= min_overlap).sum())
+
+
 def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
     """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items.
 

@@ -17,6 +17,9 @@ bootstrap re-weights its cells. Lower is better (more agreement between pools).
 
 The same rates over *all* shared items need one label per pool per item even where a pool is
 split; the rule (:data:`TIE_BREAKS`) is written into the output.
+
+On a continuous scale (:func:`audit.measure.moments.is_continuous`) no pool has a majority
+label; the pools are compared by their mean scores instead (:mod:`audit.measure.continuous`).
 """
 
 from __future__ import annotations
@@ -137,14 +140,101 @@ def pool_label_counts(table) -> tuple[np.ndarray, list[str], np.ndarray]:
     return flat.reshape(n_items, n_pools, q), names, n_annotators
 
 
-def _rate_block(cells: np.ndarray, signs, q: int, bootstrap, stream: str):
+class _PoolLabels:
+    """Per pool of one granularity's table: judgments, unanimous and consensus label per item
+    code. Dense count arrays on a short scale; sorted codes on a wide one
+    (:func:`audit.measure.wide.pool_item_labels`), which never builds items x categories."""
+
+    def __init__(self, table, *, ordered: bool, tie_break: str):
+        from .wide import is_wide
+
+        self.scale = table.scale
+        self.wide = is_wide(table.scale)
+        self.ordered, self.tie_break = ordered, tie_break
+        if self.wide:
+            from .. import columns as C
+            from ..resample import item_codes
+            f = table.frame
+            self.item, self.n_items = item_codes(f, C.ITEM)
+            pool, _ = item_codes(f, C.POOL)
+            ann, n_ann = item_codes(f, C.ANNOTATOR)
+            self.pool_code = pool
+            self.label = table.label_codes.astype(np.int64)
+            self.names = [str(p) for p in f[C.POOL].cat.categories]
+            pairs = np.unique(pool * n_ann + ann)
+            self._n_ann = np.bincount(pairs // max(n_ann, 1), minlength=len(self.names))
+            self._cache = {}
+        else:
+            self.counts, self.names, self._n_ann = pool_label_counts(table)
+
+    def n_annotators(self, pool: str) -> int:
+        return int(self._n_ann[self.names.index(pool)])
+
+    def _sparse(self, pool: str, need: int):
+        key = (pool, need)
+        if key not in self._cache:
+            from .wide import pool_item_labels
+            mask = self.pool_code == self.names.index(pool)
+            self._cache[key] = pool_item_labels(
+                self.item[mask], self.label[mask], self.n_items, len(self.scale.values),
+                min_judgments=need, ordered=self.ordered, tie_break=self.tie_break)
+        return self._cache[key]
+
+    def judged(self, pool: str) -> np.ndarray:
+        if self.wide:
+            return self._sparse(pool, 1)[2]
+        return self.counts[:, self.names.index(pool)].sum(axis=1)
+
+    def unanimous(self, pool: str, need: int) -> np.ndarray:
+        if self.wide:
+            return self._sparse(pool, need)[0]
+        return unanimous_labels(self.counts[:, self.names.index(pool)], min_judgments=need)
+
+    def consensus(self, pool: str) -> np.ndarray:
+        if self.wide:
+            return self._sparse(pool, 1)[1]
+        return consensus_labels(self.counts[:, self.names.index(pool)], ordered=self.ordered,
+                                tie_break=self.tie_break)
+
+
+def _cells(labels_a, labels_b, n_shared: int, q: int, signs, *, wide: bool):
+    """The confusion table (None on a wide scale), the bootstrap cells (counts, with the items
+    that do not qualify last) and each cell's (differs, reversed) indicators.
+
+    On a short scale the cells are the q * q confusion cells; on a wide scale only the
+    (label a, label b) pairs that occur, so nothing grows with q * q."""
+    if not wide:
+        conf = confusion(labels_a, labels_b, q)
+        return conf, np.append(conf.ravel(), n_shared - conf.sum()), cell_indicators(signs, q)
+    both = (labels_a >= 0) & (labels_b >= 0)
+    keys, counts = np.unique(labels_a[both] * q + labels_b[both], return_counts=True)
+    a, b = np.divmod(keys, q)
+    differs = (a != b).astype(np.float64)
+    reversed_ = (np.full(len(keys), np.nan) if signs is None
+                 else (np.asarray(signs)[a] * np.asarray(signs)[b] < 0).astype(np.float64))
+    return None, np.append(counts, n_shared - counts.sum()), (differs, reversed_)
+
+
+def _rate_block(cells: np.ndarray, kinds, preference: bool, bootstrap, stream: str):
+    """Rates of the cells (last cell: items that do not qualify) and their bootstrap CIs."""
     from ..resample import ci_dict, multinomial_weights
-    d, r = rates(cells[: q * q].reshape(q, q), signs)
+    differs, reversed_ = kinds
     w = multinomial_weights(cells, bootstrap.n_resamples, bootstrap.rng(stream))
-    bd, br = rates_batched(w, signs, q)
+    (d,), (r,) = _cell_rates(cells[None, :], differs, reversed_)
+    bd, br = _cell_rates(w, differs, reversed_)
     ci = {"majority_differs_rate": ci_dict(bd, bootstrap.level),
-          "winner_reversed_rate": ci_dict(br, bootstrap.level) if signs is not None else None}
-    return d, (r if signs is not None else None), ci
+          "winner_reversed_rate": ci_dict(br, bootstrap.level) if preference else None}
+    return float(d), (float(r) if preference else None), ci
+
+
+def _cell_rates(cell_weights: np.ndarray, differs: np.ndarray, reversed_: np.ndarray):
+    """(B,) differs and reversed rates of B weightings of the cells (last cell left out)."""
+    w = np.asarray(cell_weights, dtype=np.float64)[:, : len(differs)]
+    total = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.where(total > 0, (w @ differs) / total, np.nan)
+        r = np.where(total > 0, (w @ reversed_) / total, np.nan)
+    return d, r
 
 
 def _confusion_dict(conf: np.ndarray, scale) -> dict:
@@ -178,72 +268,69 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
     from itertools import combinations
 
     from ..labels import Granularity, LabelKind
+    from .moments import is_continuous
 
     check_tie_break(tie_break)
     if int(min_per_pool) < 1:
         raise InputError(f"min_per_pool must be at least 1, got {min_per_pool!r}",
                          key="min_per_pool")
+    if is_continuous(table.scale):
+        from . import continuous
+        return continuous.pool_disagreement(table, bootstrap=bootstrap, tie_break=tie_break)
     grans = [Granularity.LABEL, Granularity.WINNER] if table.scale.is_preference \
         else [Granularity.LABEL]
-    by_gran = {}
-    for g in grans:
-        t = table.at(g)
-        by_gran[g] = (t.scale, *pool_label_counts(t))
+    by_gran = {g: _PoolLabels(table.at(g), ordered=table.scale.kind is not LabelKind.NOMINAL,
+                              tie_break=tie_break) for g in grans}
     out = []
-    names = by_gran[grans[0]][2]
-    present = [p for p in table.pools]
-    for a, b in combinations(present, 2):
-        ia, ib = names.index(a), names.index(b)
+    for a, b in combinations(table.pools, 2):
         for g in grans:
-            scale, counts, _, n_ann = by_gran[g]
-            q = len(scale.values)
+            pl = by_gran[g]
+            scale, q = pl.scale, len(pl.scale.values)
             signs = np.sign(scale.numeric_values) if scale.is_preference else None
-            ordered = scale.kind is not LabelKind.NOMINAL
-            ca, cb = counts[:, ia], counts[:, ib]
-            shared = (ca.sum(axis=1) > 0) & (cb.sum(axis=1) > 0)
-            ca, cb = ca[shared], cb[shared]
-            need = {a: 1 if n_ann[ia] == 1 else int(min_per_pool),
-                    b: 1 if n_ann[ib] == 1 else int(min_per_pool)}
-            ua = unanimous_labels(ca, min_judgments=need[a])
-            ub = unanimous_labels(cb, min_judgments=need[b])
-            conf = confusion(ua, ub, q)
+            need = {a: 1 if pl.n_annotators(a) == 1 else int(min_per_pool),
+                    b: 1 if pl.n_annotators(b) == 1 else int(min_per_pool)}
+            shared = (pl.judged(a) > 0) & (pl.judged(b) > 0)
             n_shared = int(shared.sum())
-            cells = np.append(conf.ravel(), n_shared - conf.sum())
+            ua = pl.unanimous(a, need[a])[shared]
+            ub = pl.unanimous(b, need[b])[shared]
+            conf, cells, kinds = _cells(ua, ub, n_shared, q, signs, wide=pl.wide)
             stream = f"pool_disagreement:{a}|{b}:{g.value}"
-            d, r, ci = _rate_block(cells, signs, q, bootstrap, stream + ":unanimous")
-            if conf.sum() == 0:
+            d, r, ci = _rate_block(cells, kinds, signs is not None, bootstrap,
+                                   stream + ":unanimous")
+            n_both = int(cells[:-1].sum())
+            if n_both == 0:
                 warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): disagreement rates",
                                 "no shared item on which both pools are unanimous with enough "
                                 "judgments", stacklevel=3)
-            la = consensus_labels(ca, ordered=ordered, tie_break=tie_break)
-            lb = consensus_labels(cb, ordered=ordered, tie_break=tie_break)
-            conf_all = confusion(la, lb, q)
-            cells_all = np.append(conf_all.ravel(), n_shared - conf_all.sum())
-            if conf_all.sum() == 0:
+            la, lb = pl.consensus(a)[shared], pl.consensus(b)[shared]
+            conf_all, cells_all, kinds_all = _cells(la, lb, n_shared, q, signs, wide=pl.wide)
+            n_all = int(cells_all[:-1].sum())
+            if n_all == 0:
                 warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): all-shared-items rates",
                                 "no shared item with a consensus label from both pools",
                                 stacklevel=3)
-            d_all, r_all, ci_all = _rate_block(cells_all, signs, q, bootstrap,
-                                               stream + ":all_shared")
+            d_all, r_all, ci_all = _rate_block(cells_all, kinds_all, signs is not None,
+                                               bootstrap, stream + ":all_shared")
             out.append({
                 "pool_a": a, "pool_b": b,
                 "judge": a in table.judge_pools or b in table.judge_pools,
                 "granularity": g.value,
                 "min_per_pool": need,
                 "n_items_shared": n_shared,
-                "n_items_both_unanimous": int(conf.sum()),
+                "n_items_both_unanimous": n_both,
                 "majority_differs_rate": d,
                 "winner_reversed_rate": r,
                 "ci95": ci,
-                "confusion": _confusion_dict(conf, scale),
+                "confusion": _confusion_dict(conf, scale) if conf is not None else None,
                 "all_shared": {
-                    "n_items": int(conf_all.sum()),
-                    "n_items_dropped": int(n_shared - conf_all.sum()),
+                    "n_items": n_all,
+                    "n_items_dropped": int(n_shared - n_all),
                     "majority_differs_rate": d_all,
                     "winner_reversed_rate": r_all,
                     "ci95": ci_all,
                     "tie_break": {"rule": tie_break, "description": TIE_BREAKS[tie_break]},
-                    "confusion": _confusion_dict(conf_all, scale),
+                    "confusion": (_confusion_dict(conf_all, scale) if conf_all is not None
+                                  else None),
                 },
             })
     return out

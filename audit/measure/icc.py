@@ -41,12 +41,19 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     ratings : (n, k) label codes, one row per item, one column per chosen annotator.
     annotators : (k,) the chosen annotator codes, ascending.
     """
+    ratings, chosen, _ = crossed_block(c)
+    return ratings, chosen
+
+
+def crossed_block(c: Codes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`crossed_subset` and the (n,) item codes of its rows, ascending."""
     order = c.order
     it, an = c.item[order], c.annotator[order]
     per_item = np.bincount(it, minlength=c.n_items)
     width = int(per_item.max()) if len(per_item) else 0
     if width < 2:
-        return np.zeros((0, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros((0, 0), dtype=np.int64), empty, empty
     start = np.concatenate([[0], np.cumsum(per_item)[:-1]])
     sets = np.full((c.n_items, width), -1, dtype=np.int64)
     sets[it, np.arange(len(it)) - start[it]] = an
@@ -64,7 +71,7 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     keep = in_set & covered[c.item]
     ratings = np.full((int(covered.sum()), len(chosen)), -1, dtype=np.int64)
     ratings[rows[c.item[keep]], col[c.annotator[keep]]] = c.label[keep]
-    return ratings, chosen
+    return ratings, chosen, np.flatnonzero(covered)
 
 
 def _mean_squares(values: np.ndarray, weights: np.ndarray):

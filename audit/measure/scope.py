@@ -5,12 +5,13 @@ One item bootstrap per family of sufficient statistics, drawn as multinomial pat
 :class:`~audit.resample.Bootstrap`:
 
 ``counts``  the items x categories count patterns -> Krippendorff's alpha, Fleiss' kappa, Gwet's
-            AC1, percent agreement;
+            AC1, percent agreement (sparse patterns on a wide scale, :mod:`audit.measure.wide`);
 ``icc``     rating rows of the fully crossed subset -> ICC2, ICC2k;
 ``cohen``   per-item rows of annotator-pair table cells -> every pairwise Cohen's kappa and their
             mean and median.
 
 Scopes are reproducible alone: the same seed gives the same numbers whatever else is measured.
+A continuous interval scale takes another path (:mod:`audit.measure.continuous`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from .. import columns as C
 from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
 from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
 from .alpha import krippendorff_alpha, krippendorff_alpha_batched
-from .counts import codes, count_matrix, pair_tables, warn_degenerate
+from .counts import codes, count_matrix, n_overlapping_pairs, pair_tables, warn_degenerate
 from .icc import SUBSET_RULE, crossed_subset, icc2, icc2_batched, icc2k, icc2k_batched
 from .kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa, fleiss_kappa_batched,
                     summarise_pairs)
+from .wide import COHEN_CELLS, is_wide
 
 #: The reliability metrics, in output order (``icc``/``icc_k`` only for ordered labels).
 METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa",
@@ -81,6 +83,18 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     level = scale.level
     values = scale.numeric_values
     c = codes(table)
+    count_metrics = _wide_counts if is_wide(scale) else _counts
+    out = count_metrics(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
+    cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
+    out["cohen_kappa"] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
+                          "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
+    if level != "nominal":
+        out.update(_icc(c, values, bootstrap=bootstrap, scope=scope))
+    return out, cohen
+
+
+def _counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: str) -> dict:
+    """Alpha, Fleiss, AC1 and percent agreement from the dense items x categories counts."""
     counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
     counts = counts[counts.sum(axis=1) > 0]
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
@@ -90,7 +104,7 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
         lambda w: (krippendorff_alpha_batched(uniq, w, level=level, values=values),
                    fleiss_kappa_batched(uniq, w), gwet_ac1_batched(uniq, w),
                    percent_agreement_batched(uniq, w)))
-    out = {
+    return {
         "krippendorff_alpha": _metric(krippendorff_alpha(counts, level=level, values=values),
                                       alpha_b, bootstrap, n_items=n_pairable),
         "fleiss_kappa": _metric(fleiss_kappa(counts), fleiss_b, bootstrap, n_items=n_pairable),
@@ -98,12 +112,29 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
         "percent_agreement": _metric(percent_agreement(counts), pa_b, bootstrap,
                                      n_items=n_pairable),
     }
-    cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
-    out["cohen_kappa"] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
-                          "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
-    if level != "nominal":
-        out.update(_icc(c, values, bootstrap=bootstrap, scope=scope))
-    return out, cohen
+
+
+def _wide_counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: str
+                 ) -> dict:
+    """:func:`_counts` on a wide scale, from sparse patterns (:mod:`audit.measure.wide`)."""
+    from .wide import CountStatistics, sparse_patterns, undefined_reason
+
+    sp = sparse_patterns(c.item, c.label, c.n_items, c.n_categories)
+    n_pairable = int(sp.freq[sp.m >= 2].sum())
+    stats = CountStatistics(sp, level=level)
+    plain = stats(sp.freq[None, :].astype(np.float64))
+    boot = resampled(sp.freq, bootstrap, f"{scope}:counts", stats, width=stats.width)
+    out = {}
+    for k, (metric, name, within) in enumerate([
+            ("krippendorff_alpha", "Krippendorff's alpha", "pairable"),
+            ("fleiss_kappa", "Fleiss' kappa", "rated"), ("gwet_ac1", "Gwet's AC1", "rated"),
+            ("percent_agreement", "percent agreement", None)]):
+        reason = undefined_reason(sp, categories_in=within)
+        if reason:
+            warn_degenerate(name, reason, stacklevel=4)
+        value = float("nan") if reason else float(plain[k][0])
+        out[metric] = _metric(value, boot[k], bootstrap, n_items=n_pairable)
+    return out
 
 
 def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
@@ -127,20 +158,37 @@ def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
 def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> dict:
     scale = table.scale
     q = c.n_categories
+    if is_wide(scale):
+        n_pairs = n_overlapping_pairs(c, min_overlap=min_overlap)
+        if n_pairs * q * q > COHEN_CELLS:
+            reason = (f"{n_pairs} annotator pairs x {q} x {q} label tables exceed "
+                      f"{COHEN_CELLS:,} cells")
+            warn_degenerate("Cohen's kappa (mean over pairs)", reason, stacklevel=4)
+            return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
+                    "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": None,
+                    "median": None, "ci95": {"mean": [None, None], "median": [None, None]},
+                    "pairs": [], "not_defined": reason}
     agreement = cohen_weights(q, level=scale.level, values=scale.numeric_values)
     pt = pair_tables(c, min_overlap=min_overlap)
     k = len(pt.pairs)
     kappas = cohen_kappa_tables(pt.tables, agreement)
-    incidence_t = pt.incidence().T.tocsr() if k else None
+    if is_wide(scale) and k:  # margins and agreement sums, never (B, k, q, q) tables
+        from .wide import CohenStatistics
 
-    def kappas_of(w):
-        if not k:
-            return (np.zeros((len(w), 0)),)
-        tables = np.asarray((incidence_t @ w.T).T).reshape(len(w), k, q, q)
-        return (cohen_kappa_tables(tables, agreement),)
+        wide = CohenStatistics(pt, q, level=scale.level)
+        (boot,) = resampled(pt.pattern_freq, bootstrap, f"{scope}:cohen",
+                            lambda w: (wide(w),), width=wide.width)
+    else:
+        incidence_t = pt.incidence().T.tocsr() if k else None
 
-    (boot,) = resampled(pt.pattern_freq, bootstrap, f"{scope}:cohen", kappas_of,
-                        width=k * q * q)
+        def kappas_of(w):
+            if not k:
+                return (np.zeros((len(w), 0)),)
+            tables = np.asarray((incidence_t @ w.T).T).reshape(len(w), k, q, q)
+            return (cohen_kappa_tables(tables, agreement),)
+
+        (boot,) = resampled(pt.pattern_freq, bootstrap, f"{scope}:cohen", kappas_of,
+                            width=k * q * q)
     mean, median, n_def = summarise_pairs(kappas[None, :])
     if n_def[0] == 0:
         warn_degenerate("Cohen's kappa (mean over pairs)",

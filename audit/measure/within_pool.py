@@ -21,6 +21,10 @@ Annotator effect
 
     Caveat: in a sparse design different annotators see different items, so an "annotator effect"
     may partly be an item effect; in a fully crossed pool it is not.
+
+On a continuous scale (:func:`audit.measure.moments.is_continuous`) neither exists; the pool's
+spread is the within-item SD and the annotator effect a one-way ANOVA
+(:mod:`audit.measure.continuous`).
 """
 
 from __future__ import annotations
@@ -137,6 +141,33 @@ def annotator_effect(annotator: np.ndarray, label: np.ndarray, *, n_annotators: 
     return out
 
 
+def wide_annotator_effect(annotator: np.ndarray, label: np.ndarray, *, n_annotators: int,
+                          q: int, min_annotator_judgments: int, n_permutations: int,
+                          rng: np.random.Generator) -> dict:
+    """:func:`annotator_effect` on a wide scale: labels are renumbered over the ones in use, and
+    a kept annotators x labels table beyond :data:`audit.measure.wide.TABLE_CELLS` cells gives
+    NaN with the reason under ``not_defined``."""
+    from .wide import TABLE_CELLS
+
+    annotator = np.asarray(annotator, dtype=np.int64)
+    used, label = np.unique(np.asarray(label, dtype=np.int64), return_inverse=True)
+    label = label.reshape(-1)
+    per_ann = np.bincount(annotator, minlength=n_annotators)
+    kept = per_ann >= min_annotator_judgments
+    cells = int(kept.sum()) * len(used)
+    if cells > TABLE_CELLS:
+        return {"p_value": float("nan"), "effect_size": float("nan"), "chi2": float("nan"),
+                "dof": None, "test": "chi2", "n_judgments": int(kept[annotator].sum()),
+                "n_annotators": int(kept.sum()),
+                "n_annotators_excluded": int(((per_ann > 0) & ~kept).sum()),
+                "min_annotator_judgments": int(min_annotator_judgments),
+                "not_defined": (f"the annotator x label table ({int(kept.sum())} x {len(used)}) "
+                                f"exceeds {TABLE_CELLS:,} cells")}
+    return annotator_effect(annotator, label, n_annotators=n_annotators, q=len(used),
+                            min_annotator_judgments=min_annotator_judgments,
+                            n_permutations=n_permutations, rng=rng)
+
+
 def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[dict]:
     """Per pool (judge pools included and flagged): disagreement rate with its bootstrap CI and
     the annotator-effect test (module docstring). Streams ``"within_pool:<pool>:..."``.
@@ -146,13 +177,23 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[
     """
     from ..resample import ci_dict, multinomial_weights
     from .counts import codes, warn_degenerate
+    from .moments import is_continuous
+    from .wide import is_wide, item_disagrees
 
+    if is_continuous(table.scale):
+        from . import continuous
+        return continuous.within_pool(table, bootstrap=bootstrap,
+                                      min_annotator_judgments=min_annotator_judgments)
+    wide = is_wide(table.scale)
     out = []
     for pool in table.pools:
         sub = table.pool(pool)
         c = codes(sub)
-        counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
-        ind = disagreement_indicators(counts)
+        if wide:
+            ind = item_disagrees(c.item, c.label, c.n_items)
+        else:
+            counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
+            ind = disagreement_indicators(counts)
         n_ann = int((np.bincount(c.annotator, minlength=c.n_annotators) > 0).sum())
         stream = f"within_pool:{pool}"
         if n_ann < 2:
@@ -169,12 +210,15 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[
         w = multinomial_weights(cells, bootstrap.n_resamples, bootstrap.rng(stream + ":rate"))
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = w[:, 1] / w.sum(axis=1)
-        effect = annotator_effect(c.annotator, c.label, n_annotators=c.n_annotators,
-                                  q=c.n_categories,
-                                  min_annotator_judgments=min_annotator_judgments,
-                                  n_permutations=bootstrap.n_resamples,
-                                  rng=bootstrap.rng(stream + ":permutation"))
-        if n_ann >= 2 and np.isnan(effect["p_value"]):
+        effect_of = wide_annotator_effect if wide else annotator_effect
+        effect = effect_of(c.annotator, c.label, n_annotators=c.n_annotators,
+                           q=c.n_categories, min_annotator_judgments=min_annotator_judgments,
+                           n_permutations=bootstrap.n_resamples,
+                           rng=bootstrap.rng(stream + ":permutation"))
+        if effect.get("not_defined"):
+            warn_degenerate(f"pool {pool!r}: annotator-effect test", effect["not_defined"],
+                            stacklevel=3)
+        elif n_ann >= 2 and np.isnan(effect["p_value"]):
             warn_degenerate(f"pool {pool!r}: annotator-effect test",
                             f"fewer than two annotators with >= {min_annotator_judgments} "
                             "judgments, or a single label among them", stacklevel=3)
@@ -196,5 +240,6 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[
             "n_judgments_tested": effect["n_judgments"],
             "min_annotator_judgments": effect["min_annotator_judgments"],
             "permutation_rule": COCHRAN,
+            **({"not_defined": effect["not_defined"]} if effect.get("not_defined") else {}),
         })
     return out

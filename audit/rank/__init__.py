@@ -25,16 +25,18 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind
-from ..resample import Bootstrap
+from ..measure.moments import is_continuous
+from ..resample import ITEM_METHOD, Bootstrap
 from ..table import AnnotationTable
 from ..results import jsonable
 from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
 from .judge import alignment_from_votes, judge_alignment
-from .leaderboard import Board, pairwise_board, rating_board
+from .leaderboard import Board, pairwise_board, rating_board, rating_boards_over_items
 from .simulation import DEFAULT_SIZES, GAP_MODELS, MODEL, simulate
 from .stability import closest_pairs, displacement, pool_switches
 
@@ -92,13 +94,24 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     make = pairwise_board if pairwise else rating_board
     groups = _board_pools(table)
     boards = {}
+    continuous = _continuous_rating(table)
     for key, pools in groups.items():
         same = next((k for k in boards if groups[k] == pools), None)
         if same is not None:  # one human pool: "all" is that pool's board, drawn once
             boards[key] = replace(boards[same], pool=key)
+        elif continuous:  # every board in one pass of item resamples, below
+            boards[key] = None
         else:
             boards[key] = make(data, data.mask(pools), pool=key, unit=unit, bootstrap=bootstrap,
                                stream=f"rank/{unit}/{key}")
+    if continuous:
+        drawn = rating_boards_over_items(
+            data, {key: data.mask(groups[key]) for key, b in boards.items() if b is None},
+            n_items=len(table.frame[C.ITEM].cat.categories), unit=unit, bootstrap=bootstrap)
+        boards = {key: drawn.get(key) or replace(drawn[next(k for k in drawn
+                                                            if groups[k] == groups[key])],
+                                                 pool=key)
+                  for key in boards}
 
     pool_pairs = pool_switches([boards[p] for p in table.pools])
     moved = {key: displacement(b) for key, b in boards.items()}
@@ -198,7 +211,8 @@ def _method(table, boards, groups, unit, bootstrap) -> dict:
         "n": ("comparisons the model took part in" if pairwise else "scores of the model")
              + (" (judgments)" if unit == "judgment" else " (one per item)"),
         "ranking": "higher score is better; rank 1 is best; equal scores share the best rank",
-        "ci": {**bootstrap.to_dict(), "cluster": "item (all of an item's judgments together)"},
+        "ci": {**bootstrap.to_dict(), "cluster": "item (all of an item's judgments together)",
+               **({"method": ITEM_METHOD} if _continuous_rating(table) else {})},
         "pools": {key: pools for key, pools in groups.items()},
         "judge_pools": [p for p in table.judge_pools if p in table.pools],
         "n_items": {key: b.n_items for key, b in boards.items()},
@@ -207,9 +221,17 @@ def _method(table, boards, groups, unit, bootstrap) -> dict:
         out["bt"] = {"estimator": ESTIMATOR, "tie_rule": TIE_RULE,
                      "reference": "Bradley & Terry 1952; fitted by Newton-Raphson on the "
                                   "log-likelihood (Hunter 2004 gives the MM alternative)"}
+    elif _continuous_rating(table):  # the values are the observed numbers: their range
+        values = table.scale.numeric_values
+        out["score_scale"] = {"kind": table.scale.kind.value, "n_values": len(values),
+                              "min": float(values.min()), "max": float(values.max())}
     else:
         out["score_scale"] = table.scale.to_dict()
     return out
+
+
+def _continuous_rating(table: AnnotationTable) -> bool:
+    return not table.is_pairwise and is_continuous(table.scale)
 
 
 def _simulation(table, boards: dict[str, Board], pool_pairs, *, sizes, gap_model, perturbation,

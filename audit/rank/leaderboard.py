@@ -6,7 +6,10 @@ Pairwise preference data
     the share of comparisons the model won; 0.5 is an even record. The Bradley-Terry
     log-strength (Bradley & Terry 1952, fitted as in Hunter 2004) is reported beside it.
 Rating data (a score per item and annotator, and a ``model`` column)
-    score = the mean score of the model's items on the label scale.
+    score = the mean score of the model's items on the label scale. On a continuous scale
+    (:func:`audit.measure.moments.is_continuous`) every item is its own bootstrap pattern, and
+    all boards are re-weighted from one pass of item resamples
+    (:func:`rating_boards_over_items`).
 
 Higher is better; rank 1 is the highest score and equal scores share the best rank
 ("competition" ranking, 1 2 2 4). Each score has a percentile CI from the item-level (cluster)
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DegenerateDataWarning
-from ..resample import Bootstrap, patterns, percentile_ci, weight_blocks
+from ..resample import Bootstrap, item_resamples, patterns, percentile_ci, weight_blocks
 from .bradley_terry import bradley_terry, per_model
 from .counts import (ClusterPatterns, Scores, Votes, cluster_patterns, pair_units,
                      rating_units)
@@ -140,6 +143,61 @@ def rating_board(scores: Scores, mask: np.ndarray, *, pool: str, unit: str,
     (mean, n), (mean_b, _) = _with_resamples(cp, stats, bootstrap, stream)
     return Board(pool, tuple(scores.models[i] for i in present), mean[0], mean_b, n[0],
                  cp.n_items)
+
+
+def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *, n_items: int,
+                             unit: str, bootstrap: Bootstrap) -> dict[str, Board]:
+    """Mean score per model of each set of judgments in ``masks`` (key -> boolean mask), every
+    board from one pass of item resamples (:func:`audit.resample.item_resamples`).
+
+    For a continuous scale, where every item is its own pattern: the boards re-weight per-unit
+    (count, sum) columns with the same item resamples as the reliability and pool comparisons
+    of :mod:`audit.measure.continuous` (same stream, same rated items). Units (item, model) are
+    ordered by model, so a model's totals are one matrix product over its units' gathered item
+    weights. ``n_items`` is the number of item categories of ``scores``.
+    """
+    rated = np.bincount(scores.item, minlength=n_items) > 0
+    index = np.cumsum(rated) - 1
+    m = max(len(scores.models), 1)
+    keys = list(masks)
+    per_board = [rating_units(scores, masks[k], unit=unit) for k in keys]
+    unit_keys = [u.item * m + u.model for u in per_board]
+    union = np.unique(np.concatenate(unit_keys)) if keys else np.zeros(0, dtype=np.int64)
+    u_item, u_model = union // m, union % m
+    order = np.lexsort((u_item, u_model))  # by model, then item
+    union, u_item, u_model = union[order], u_item[order], u_model[order]
+    sorter = np.argsort(union)
+    values = np.zeros((len(union), 2 * len(keys)))
+    for j, (u, k) in enumerate(zip(per_board, unit_keys)):
+        pos = sorter[np.searchsorted(union, k, sorter=sorter)]
+        values[pos, 2 * j], values[pos, 2 * j + 1] = u.n, u.total
+    models, starts = np.unique(u_model, return_index=True)
+    bounds = list(zip(starts, np.append(starts[1:], len(union))))
+    columns = index[u_item]
+
+    def totals(w):
+        gathered = w[:, columns]
+        out = np.empty((len(w), len(models), values.shape[1]))
+        for s, (a, b) in enumerate(bounds):
+            out[:, s] = gathered[:, a:b] @ values[a:b]
+        return (out,)
+
+    full = np.stack([values[a:b].sum(axis=0) for a, b in bounds])[None] if bounds \
+        else np.zeros((1, 0, values.shape[1]))
+    (resampled,) = item_resamples(int(rated.sum()), bootstrap, totals)
+    boards = {}
+    for j, (key, u) in enumerate(zip(keys, per_board)):
+        present = full[0, :, 2 * j] > 0
+
+        def mean(t):
+            n, total = t[:, present, 2 * j], t[:, present, 2 * j + 1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(n > 0, total / n, np.nan), n
+
+        score, n = mean(full)
+        boards[key] = Board(key, tuple(scores.models[i] for i in models[present]), score[0],
+                            mean(resampled)[0], n[0], len(np.unique(u.item)))
+    return boards
 
 
 def _with_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str):

@@ -1,0 +1,403 @@
+"""Reliability, pool comparison and within-pool spread of a continuous scale, from moments.
+
+The continuous counterpart of :mod:`audit.measure.scope`, :mod:`audit.measure.disagreement`
+and :mod:`audit.measure.within_pool`, for the scales :func:`audit.measure.moments.is_continuous`
+selects. Output blocks keep the keys of the categorical ones (a statistic that needs categories
+is None, with its reason under ``not_defined``) and add:
+
+reliability
+    ``krippendorff_alpha`` (interval, from moments) and ``icc`` / ``icc_k`` on the fully
+    crossed subset; Fleiss' kappa, Gwet's AC1, percent agreement and Cohen's kappa are NaN.
+pool disagreement
+    ``mean_difference``: over the items both pools judged, the mean of (pool b's mean score
+    minus pool a's) — a systematic shift between the pools, 0 when they agree on average;
+    ``mean_abs_difference``: the mean of its absolute value — how far apart the pools' scores
+    of one item typically are, in label units (0 = identical; lower is better). The majority
+    and winner rates are NaN: there is no majority label on a continuous scale.
+within pool
+    ``within_item_sd``: the pooled SD of a pool's judgments about their item's pool mean,
+    ``sqrt(sum SSW_i / sum (m_i - 1))`` over items the pool judged twice or more (the
+    standard error of measurement of one judgment, in label units; lower is better); the
+    annotator effect is a one-way ANOVA (:func:`audit.measure.moments.annotator_anova`) instead
+    of the chi-square; ``disagreement_rate`` (unanimity) is NaN.
+
+Every interval is a percentile bootstrap over the table's items, all statistics re-weighted
+from one set of resamples (:func:`audit.resample.item_resample_sums`): with every item its own
+pattern, one draw of item indices per resample serves every scope, and the leaderboards of
+:mod:`audit.rank` read the same resamples.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from .. import columns as C
+from ..resample import ITEM_METHOD, Bootstrap, ci_dict, item_codes, item_resamples
+from .counts import Codes, warn_degenerate
+from .icc import SUBSET_RULE, crossed_block, icc2, icc2k
+from .moments import (alpha_columns, alpha_from_sums, annotator_anova, centre, icc_columns,
+                      icc_from_sums, interval_alpha_reason, item_moments,
+                      mean_difference_columns, mean_difference_from_sums, not_defined,
+                      within_sd_columns, within_sd_from_sums)
+from .scope import cohen_weights_name
+
+STATISTIC = "per-item moments (count, sum, sum of squares): a continuous interval scale"
+
+
+class _Columns:
+    """Per-item columns of every statistic, side by side, for one pass of item resamples.
+
+    A block that only a few items fill (an ICC crossed subset, a small pool) is kept with its
+    item rows and re-weighted by the gathered weights of those items; the others are one dense
+    (n_items, D) matrix and one matrix product per block of resamples.
+    """
+
+    def __init__(self, n_items: int):
+        self.n_items = n_items
+        self.dense: list[tuple[slice, np.ndarray]] = []
+        self.rowed: list[tuple[slice, np.ndarray, np.ndarray]] = []
+        self.width = 0
+
+    def add(self, block: np.ndarray, rows: np.ndarray | None = None) -> slice:
+        """Append an (n_items, d) block, or a (len(rows), d) block of the items ``rows``."""
+        block = np.asarray(block, dtype=np.float64)
+        where = slice(self.width, self.width + block.shape[1])
+        self.width += block.shape[1]
+        if rows is not None and 2 * len(rows) >= self.n_items:
+            full = np.zeros((self.n_items, block.shape[1]))
+            full[rows] = block
+            block, rows = full, None
+        if rows is None:
+            self.dense.append((where, block))
+        else:
+            self.rowed.append((where, np.asarray(rows, dtype=np.int64), block))
+        return where
+
+    def resample(self, bootstrap: Bootstrap) -> np.ndarray:
+        at = (np.concatenate([np.arange(w.start, w.stop) for w, _ in self.dense])
+              if self.dense else np.zeros(0, dtype=np.int64))
+        matrix = (np.hstack([b for _, b in self.dense]) if self.dense
+                  else np.zeros((self.n_items, 0)))
+
+        def sums(w):
+            out = np.zeros((len(w), self.width))
+            out[:, at] = w @ matrix
+            for where, rows, block in self.rowed:
+                out[:, where] = w[:, rows] @ block
+            return (out,)
+
+        return item_resamples(self.n_items, bootstrap, sums)[0]
+
+
+class _Data:
+    """The judgments of a continuous table as codes and numbers, items numbered over the
+    table's rated items (the rows of :func:`audit.resample.item_resample_sums`)."""
+
+    def __init__(self, table):
+        f = table.frame
+        item, n_cat = item_codes(f, C.ITEM)
+        rated = np.bincount(item, minlength=n_cat) > 0
+        self.item = (np.cumsum(rated) - 1)[item]
+        self.n_items = int(rated.sum())
+        self.annotator, self.n_annotators = item_codes(f, C.ANNOTATOR)
+        self.annotator_names = tuple(str(a) for a in f[C.ANNOTATOR].cat.categories)
+        self.pool, _ = item_codes(f, C.POOL)
+        self.pool_names = [str(p) for p in f[C.POOL].cat.categories]
+        self.label = table.label_codes.astype(np.int64)
+        self.values = table.scale.numeric_values
+        self.x = self.values[self.label]
+        self.centre = centre(self.x)
+
+    def mask(self, pools) -> np.ndarray:
+        return np.isin(self.pool, [self.pool_names.index(p) for p in pools])
+
+    def codes(self, mask) -> Codes:
+        return Codes(item=self.item[mask], annotator=self.annotator[mask],
+                     label=self.label[mask], n_items=self.n_items,
+                     n_annotators=self.n_annotators, n_categories=len(self.values),
+                     annotator_names=self.annotator_names)
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def _metric(value, samples, bootstrap: Bootstrap, **extra) -> dict:
+    return {"value": _num(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
+
+
+def _undefined_metric(n_items: int, reason: str) -> dict:
+    return {"value": None, "ci95": [None, None], "n_items": n_items, "not_defined": reason}
+
+
+# -- reliability ----------------------------------------------------------------------------------
+
+def _scope_columns(data: _Data, mask: np.ndarray, cols: _Columns, *, name: str,
+                   reason: str) -> dict:
+    """Register one scope's alpha and ICC columns; its plain values and metadata. Warns once
+    for each category statistic (``reason``)."""
+    for what in ("Fleiss' kappa", "Gwet's AC1", "percent agreement", "Cohen's kappa"):
+        warn_degenerate(what, reason, stacklevel=5)
+    item, x = data.item[mask], data.x[mask]
+    reason = interval_alpha_reason(item, x, data.n_items)
+    a_cols = alpha_columns(item, x, data.n_items)
+    if reason:
+        warn_degenerate("Krippendorff's alpha", reason, stacklevel=5)
+        alpha = float("nan")
+    else:
+        alpha = float(alpha_from_sums(a_cols.sum(axis=0))[0])
+    ratings, chosen, rows = crossed_block(data.codes(mask))
+    y = data.values[ratings]
+    pairable = np.flatnonzero(a_cols[:, 0])
+    return {"name": name, "alpha": alpha, "alpha_at": cols.add(a_cols[pairable], pairable),
+            "n_pairable": len(pairable),
+            "icc": icc2(y), "icc_k": icc2k(y),
+            "icc_at": cols.add(icc_columns(y), rows) if len(rows) else None,
+            "icc_info": {"n_items": int(len(ratings)),
+                         "annotators": [data.annotator_names[a] for a in chosen],
+                         "subset_rule": SUBSET_RULE}}
+
+
+def _scope_result(scope: dict, sums: np.ndarray, bootstrap: Bootstrap, reason: str
+                  ) -> tuple[dict, dict]:
+    n = scope["n_pairable"]
+    out = {"krippendorff_alpha": _metric(scope["alpha"], alpha_from_sums(sums[:, scope["alpha_at"]]),
+                                         bootstrap, n_items=n)}
+    for metric in ("fleiss_kappa", "gwet_ac1", "percent_agreement"):
+        out[metric] = _undefined_metric(n, reason)
+    out["cohen_kappa"] = {"value": None, "ci95": [None, None], "median": None, "n_pairs": 0,
+                          "not_defined": reason}
+    at = scope["icc_at"]
+    nan = np.full(bootstrap.n_resamples, np.nan)
+    icc_b = icc_from_sums(sums[:, at], average=False) if at is not None else nan
+    icc_k_b = icc_from_sums(sums[:, at], average=True) if at is not None else nan
+    out["icc"] = _metric(scope["icc"], icc_b, bootstrap,
+                         form="ICC2: two-way random effects, absolute agreement, single rater",
+                         **scope["icc_info"])
+    out["icc_k"] = _metric(scope["icc_k"], icc_k_b, bootstrap,
+                           form="ICC2k: two-way random effects, absolute agreement, mean of k "
+                                "raters", **scope["icc_info"])
+    cohen = {"weights": cohen_weights_name("interval"), "min_overlap": None, "n_pairs": 0,
+             "n_pairs_with_overlap": 0, "mean": None, "median": None,
+             "ci95": {"mean": [None, None], "median": [None, None]}, "pairs": [],
+             "not_defined": reason}
+    return out, cohen
+
+
+def _reliability_scopes(table, data: _Data, cols: _Columns) -> list[tuple[str | None, dict]]:
+    """(pool or None for the human pools together, scope) in output order, warnings grouped."""
+    from . import _ScopedWarnings
+
+    reason = not_defined(table.scale)
+    scopes = []
+    with _ScopedWarnings("reliability over the human pools"):
+        scopes.append((None, _scope_columns(data, data.mask(table.human_pools), cols,
+                                            name="overall", reason=reason)))
+    for pool in table.pools:
+        if pool in table.human_pools and len(table.human_pools) == 1:
+            continue
+        with _ScopedWarnings(f"reliability of pool {pool!r}"):
+            scopes.append((pool, _scope_columns(data, data.mask([pool]), cols, name=pool,
+                                                reason=reason)))
+    return scopes
+
+
+def _reliability_block(table, scopes, sums, bootstrap: Bootstrap, min_overlap: int) -> dict:
+    reason = not_defined(table.scale)
+    out = {"level": table.scale.level, "statistic": STATISTIC, "resampling": ITEM_METHOD,
+           "overall": {}, "by_pool": {}, "cohen_pairs": {"overall": {}, "by_pool": {}}}
+    for pool, scope in scopes:
+        metrics, cohen = _scope_result(scope, sums, bootstrap, reason)
+        cohen["min_overlap"] = int(min_overlap)
+        if pool is None:
+            out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
+        else:
+            out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
+    for pool in table.pools:
+        if pool not in out["by_pool"]:  # the only human pool is the overall scope
+            out["by_pool"][pool] = out["overall"]
+            out["cohen_pairs"]["by_pool"][pool] = out["cohen_pairs"]["overall"]
+    out["by_pool"] = {p: out["by_pool"][p] for p in table.pools}
+    out["cohen_pairs"]["by_pool"] = {p: out["cohen_pairs"]["by_pool"][p] for p in table.pools}
+    return out
+
+
+def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
+    """The ``reliability`` block of a continuous table (module docstring); the keys of
+    :func:`audit.measure.reliability`."""
+    data = _Data(table)
+    cols = _Columns(data.n_items)
+    scopes = _reliability_scopes(table, data, cols)
+    sums = cols.resample(bootstrap)
+    return _reliability_block(table, scopes, sums, bootstrap, min_overlap)
+
+
+# -- pool vs pool ---------------------------------------------------------------------------------
+
+def _pair_columns(table, data: _Data, cols: _Columns) -> list[dict]:
+    stats = {}
+    for pool in table.pools:
+        mask = data.mask([pool])
+        m, s1, _, _ = item_moments(data.item[mask], data.x[mask], data.n_items, data.centre)
+        stats[pool] = (m, s1)
+    pairs = []
+    for a, b in combinations(table.pools, 2):
+        block = mean_difference_columns(*stats[a], *stats[b])
+        n_shared = int(block[:, 0].sum())
+        if n_shared == 0:
+            warn_degenerate(f"pools {a!r} vs {b!r} (label): mean difference",
+                            "no item judged by both pools", stacklevel=4)
+        diff, absdiff = mean_difference_from_sums(block.sum(axis=0))
+        shared = np.flatnonzero(block[:, 0])
+        pairs.append({"pool_a": a, "pool_b": b, "n_shared": n_shared,
+                      "at": cols.add(block[shared], shared),
+                      "diff": float(diff[0]), "absdiff": float(absdiff[0])})
+    return pairs
+
+
+def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list[dict]:
+    from .disagreement import TIE_BREAKS
+
+    reason = not_defined(table.scale).replace("use krippendorff_alpha (interval) / icc",
+                                              "see mean_difference / mean_abs_difference")
+    out = []
+    for p in pairs:
+        a, b = p["pool_a"], p["pool_b"]
+        diff_b, abs_b = mean_difference_from_sums(sums[:, p["at"]])
+        ci = {"majority_differs_rate": [None, None], "winner_reversed_rate": None,
+              "mean_difference": ci_dict(diff_b, bootstrap.level),
+              "mean_abs_difference": ci_dict(abs_b, bootstrap.level)}
+        out.append({
+            "pool_a": a, "pool_b": b,
+            "judge": a in table.judge_pools or b in table.judge_pools,
+            "granularity": "label",
+            "min_per_pool": {a: 1, b: 1},
+            "n_items_shared": p["n_shared"],
+            "n_items_both_unanimous": None,
+            "majority_differs_rate": None,
+            "winner_reversed_rate": None,
+            "mean_difference": _num(p["diff"]),
+            "mean_abs_difference": _num(p["absdiff"]),
+            "difference": "pool b's mean score minus pool a's, per item both pools judged",
+            "ci95": ci,
+            "confusion": None,
+            "not_defined": reason,
+            "all_shared": {
+                "n_items": p["n_shared"], "n_items_dropped": 0,
+                "majority_differs_rate": None, "winner_reversed_rate": None,
+                "ci95": {"majority_differs_rate": [None, None], "winner_reversed_rate": None},
+                "tie_break": {"rule": tie_break, "description": TIE_BREAKS[tie_break]},
+                "confusion": None, "not_defined": reason},
+            "resampling": ITEM_METHOD,
+        })
+    return out
+
+
+# -- within a pool --------------------------------------------------------------------------------
+
+def _within_columns(table, data: _Data, cols: _Columns, min_annotator_judgments: int
+                    ) -> list[dict]:
+    out = []
+    for pool in table.pools:
+        mask = data.mask([pool])
+        m, _, _, ssw = item_moments(data.item[mask], data.x[mask], data.n_items, data.centre)
+        block = within_sd_columns(m, ssw)
+        n_ann = int((np.bincount(data.annotator[mask], minlength=data.n_annotators) > 0).sum())
+        n_multi = int((m >= 2).sum())
+        sd = float(within_sd_from_sums(block.sum(axis=0))[0])
+        if n_ann < 2:
+            warn_degenerate(f"pool {pool!r}: within-item SD", "the pool has a single annotator",
+                            stacklevel=4)
+            sd = float("nan")
+        elif n_multi == 0:
+            warn_degenerate(f"pool {pool!r}: within-item SD",
+                            "no item has two or more judgments from the pool", stacklevel=4)
+        effect = annotator_anova(data.annotator[mask], data.x[mask],
+                                 n_annotators=data.n_annotators,
+                                 min_annotator_judgments=min_annotator_judgments)
+        if n_ann >= 2 and np.isnan(effect["p_value"]):
+            warn_degenerate(f"pool {pool!r}: annotator-effect test",
+                            f"fewer than two annotators with >= {min_annotator_judgments} "
+                            "judgments, or no spread in their scores", stacklevel=4)
+        multi = np.flatnonzero(m >= 2)
+        out.append({"pool": pool, "sd": sd, "at": cols.add(block[multi], multi),
+                    "n_items": n_multi,
+                    "n_annotators": n_ann, "effect": effect})
+    return out
+
+
+def _within_rows(table, pools, sums, bootstrap: Bootstrap) -> list[dict]:
+    reason = not_defined(table.scale).replace("use krippendorff_alpha (interval) / icc",
+                                              "see within_item_sd")
+    out = []
+    for p in pools:
+        effect = p["effect"]
+        sd_b = within_sd_from_sums(sums[:, p["at"]])
+        out.append({
+            "pool": p["pool"],
+            "judge": p["pool"] in table.judge_pools,
+            "disagreement_rate": None,
+            "ci95": [None, None],
+            "within_item_sd": _num(p["sd"]),
+            "within_item_sd_ci95": ci_dict(sd_b, bootstrap.level),
+            "annotator_effect_p": effect["p_value"],
+            "effect_size": effect["effect_size"],
+            "effect_size_name": "eta_squared",
+            "test": "anova",
+            "chi2": None,
+            "f": effect["f"],
+            "dof": None,
+            "df": effect["df"],
+            "n_items": p["n_items"],
+            "n_annotators": p["n_annotators"],
+            "n_annotators_tested": effect["n_annotators"],
+            "n_annotators_excluded": effect["n_annotators_excluded"],
+            "n_judgments_tested": effect["n_judgments"],
+            "min_annotator_judgments": effect["min_annotator_judgments"],
+            "permutation_rule": None,
+            "not_defined": reason,
+            "resampling": ITEM_METHOD,
+        })
+    return out
+
+
+def pool_disagreement(table, *, bootstrap: Bootstrap, tie_break: str = "median") -> list[dict]:
+    """The ``pool_disagreement`` rows of a continuous table (module docstring)."""
+    data = _Data(table)
+    cols = _Columns(data.n_items)
+    pairs = _pair_columns(table, data, cols)
+    return _pair_rows(table, pairs, cols.resample(bootstrap), bootstrap, tie_break)
+
+
+def within_pool(table, *, bootstrap: Bootstrap, min_annotator_judgments: int = 10
+                ) -> list[dict]:
+    """The ``within_pool`` rows of a continuous table (module docstring)."""
+    data = _Data(table)
+    cols = _Columns(data.n_items)
+    within = _within_columns(table, data, cols, min_annotator_judgments)
+    return _within_rows(table, within, cols.resample(bootstrap), bootstrap)
+
+
+# -- everything in one pass -----------------------------------------------------------------------
+
+def measure(table, *, bootstrap: Bootstrap, tie_break: str = "median", min_overlap: int = 10,
+            min_annotator_judgments: int = 10) -> dict:
+    """``{"reliability", "pool_disagreement", "within_pool"}`` of a continuous table, every
+    interval from one pass of item resamples (module docstring)."""
+    from . import _ScopedWarnings
+
+    data = _Data(table)
+    cols = _Columns(data.n_items)
+    scopes = _reliability_scopes(table, data, cols)
+    with _ScopedWarnings("pool disagreement"):
+        pairs = _pair_columns(table, data, cols)
+    with _ScopedWarnings("within-pool variability"):
+        within = _within_columns(table, data, cols, min_annotator_judgments)
+    sums = cols.resample(bootstrap)
+    rel = _reliability_block(table, scopes, sums, bootstrap, min_overlap)
+    return {"reliability": rel,
+            "pool_disagreement": _pair_rows(table, pairs, sums, bootstrap, tie_break),
+            "within_pool": _within_rows(table, within, sums, bootstrap)}
