@@ -311,6 +311,76 @@ def test_a_failed_spark_job_is_one_message_with_what_to_set(spark, monkeypatch, 
     assert "--spark-conf spark.driver.maxResultSize=4g" in res.output
 
 
+# -- labels as written, conservation, preference recognised: as with pandas ---------------------
+def _tables_agree(pandas_table, spark_table):
+    assert spark_table.scale == pandas_table.scale
+    for col in (C.ITEM, C.ANNOTATOR, C.LABEL):
+        assert spark_table.frame[col].astype(str).tolist() == \
+            pandas_table.frame[col].astype(str).tolist()
+    for key in ("rows_read", "rows_dropped", "n_annotations"):
+        assert spark_table.summary()[key] == pandas_table.summary()[key]
+
+
+def test_labels_are_read_as_written_on_both_engines(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("item,annotator,label\na,x,1.0\na,y,1\nb,x,-0.0\nb,y,0\nc,x,2.50\n"
+                   "c,y, 2.5\nd,x,1e0\nd,y,+1\n")
+    spec = tmp_path / "s.yaml"
+    spec.write_text("label: {kind: interval}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = load(str(csv), spec=spec)
+        got = load(str(csv), spec=spec, engine="spark")
+    assert [expected.scale.values[c] for c in got.label_codes] == [1, 1, 0, 0, 2.5, 2.5, 1, 1]
+    _tables_agree(expected, got)
+    typed = tmp_path / "typed.parquet"  # typed numbers are their shortest text, as in pandas
+    pq.write_table(pa.table({C.ITEM: ["a", "a", "b", "b"], C.ANNOTATOR: ["x", "y", "x", "y"],
+                             C.LABEL: [7.0, -0.0, 7.0, 2.5]}), typed)
+    nominal = tmp_path / "nominal.csv"
+    nominal.write_text("item,annotator,label\n007,x,007\n7,x,7\n007,y,nan\n7,y,NA\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in (typed, nominal):
+            _tables_agree(load(str(source)), load(str(source), engine="spark"))
+        assert load(str(typed), engine="spark").scale.values == (0, 2.5, 7)
+
+
+def test_preference_is_recognised_on_both_engines(spark, tmp_path):
+    src = tmp_path / "pairs.csv"
+    src.write_text("item,annotator,model_a,model_b,label\n1,x,m1,m2,A\n1,y,m1,m2,tie (bothbad)\n"
+                   "2,x,m2,m3,B\n2,y,m2,m3,a\n")
+    with pytest.warns(UserWarning, match=r"'A' -> -1"):
+        got = load(str(src), engine="spark")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _tables_agree(load(str(src)), got)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item,annotator,model_a,model_b,label\n1,x,m1,m2,better\n1,y,m1,m2,worse\n")
+    res = CliRunner().invoke(cli, ["validate", str(bad), "--engine", "spark"])
+    assert res.exit_code == 2 and "kind: preference" in res.output, res.output
+
+
+def test_a_judgment_lost_on_spark_is_an_internal_error(spark, monkeypatch, tmp_path):
+    from audit.errors import InternalError
+    from audit.spark import frame
+
+    data, spec, _ = _synthetic_dataset(tmp_path, n_items=60)
+    count = frame.count_judgments
+
+    def overcount(df, **options):
+        df, distinct, info = count(df, **options)
+        return df, distinct, {**info, "rows_read": info["rows_read"] + 1}
+
+    monkeypatch.setattr(frame, "count_judgments", overcount)
+    with pytest.raises(InternalError, match="bug in annotation-audit"):
+        load(str(data), spec=spec, engine="spark")
+    res = CliRunner().invoke(cli, ["validate", str(data), "--spec", str(spec), "--engine", "spark"])
+    assert res.exit_code == 3 and "Traceback" not in res.output
+
+
 # -- without pyspark or Java: one clear message --------------------------------------------------
 def test_missing_pyspark_is_one_clear_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark", None)

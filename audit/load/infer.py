@@ -69,8 +69,11 @@ def recognise_preference(labels: Iterable) -> tuple[dict, str | None, list]:
     Returns ``(aliases, vocabulary, unrecognised)``: ``{raw label: value}`` for every text label
     recognised (numbers are left to be read as numbers), the name of the vocabulary of its two
     sides (None when only ties were recognised), and the text labels not recognised. Nothing is
-    recognised (empty aliases) when the labels mix two vocabularies' sides.
+    recognised (empty aliases) when the labels mix two vocabularies' sides. Both collections are
+    sorted (aliases by value, then text), whatever order the labels came in: Spark's distinct
+    labels come in no fixed order, and results must not depend on it.
     """
+    labels = list(labels)
     aliases, families, unrecognised = {}, set(), []
     for raw in labels:
         if is_missing(raw) or parse_number(raw) is not None:
@@ -87,8 +90,11 @@ def recognise_preference(labels: Iterable) -> tuple[dict, str | None, list]:
         else:
             unrecognised.append(raw)
     if len(families) > 1:
-        return {}, None, [r for r in labels if not is_missing(r) and parse_number(r) is None]
-    return aliases, (families.pop() if families else None), unrecognised
+        aliases = {}
+        unrecognised = [r for r in labels if not is_missing(r) and parse_number(r) is None]
+    ordered = dict(sorted(aliases.items(), key=lambda kv: (kv[1], label_text(kv[0]))))
+    return (ordered, (families.pop() if len(families) == 1 else None),
+            sorted(unrecognised, key=label_text))
 
 
 def kind_from_columns(columns: Sequence[str]) -> LabelKind | None:
