@@ -286,7 +286,8 @@ def judgments(draw):
     return numbers, texts
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=judgments(), fmt=st.sampled_from(["csv", "tsv", "jsonl", "parquet"]),
        kind=st.sampled_from(["interval", "ordinal"]))
 def test_random_textual_forms_load_to_the_same_numbers(tmp_path_factory, data, fmt, kind):

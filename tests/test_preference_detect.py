@@ -142,7 +142,8 @@ def rating_csv(tmp_path, labels):
 
 
 def test_whole_number_ratings_are_ordinal_with_a_notice(tmp_path):
-    with pytest.warns(LoadWarning, match=r"ratings read as ordinal \(5 distinct value\(s\), 1..5\)"):
+    notice = r"ratings read as ordinal \(5 distinct value\(s\), 1..5\)"
+    with pytest.warns(LoadWarning, match=notice):
         table = load(rating_csv(tmp_path, ["1", "2", "3.0", "4", "5", "5"]))
     assert table.scale.kind is LabelKind.ORDINAL and table.is_rating
     assert table.scale.values == (1, 2, 3, 4, 5)
@@ -156,7 +157,8 @@ def test_fractional_ratings_are_interval_with_a_notice(tmp_path):
 
 
 def test_text_ratings_are_exit_2_with_the_order_lines(tmp_path):
-    result = CliRunner().invoke(cli, ["validate", str(rating_csv(tmp_path, ["good", "bad", "ok"]))])
+    src = rating_csv(tmp_path, ["good", "bad", "ok"])
+    result = CliRunner().invoke(cli, ["validate", str(src)])
     assert result.exit_code == 2, result.output
     assert "kind: ordinal" in result.output
     assert 'order: ["bad", "good", "ok"]' in result.output

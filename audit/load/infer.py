@@ -1,22 +1,17 @@
 """What a table's labels are when no spec declares their kind: read from its columns and labels.
 
-=======================================  ===============================================================
-the table has                            its labels are read as
-=======================================  ===============================================================
-``model_a`` and ``model_b``              **preference** (negative = model_a better, :mod:`audit.labels`):
-                                         integers ``-k..k`` as they are; a recognised vocabulary
-                                         (below) through a one-line notice of how each label was
-                                         read; anything else is an InputError (exit 2) showing the
-                                         distinct labels and the ``label: {kind: preference, map:
-                                         {...}}`` lines that would read them
-``model`` (ratings), labels numbers      **ordinal** when every number is whole (a Likert item, a
-                                         0-100 slider), **interval** when some are fractions (averaged
-                                         or continuous scores, MQM); one notice says which
-``model``, labels not all numbers        an InputError showing the labels and the ``label: {kind:
-                                         ordinal, order: [...]}`` lines: a rating's order cannot be
-                                         guessed
-neither                                  **nominal** on the observed labels
-=======================================  ===============================================================
+* **model_a and model_b columns: preference** (negative = model_a better, :mod:`audit.labels`).
+  Integers ``-k..k`` are read as they are; a recognised vocabulary (below) is read through a
+  one-line notice of how each label was read; anything else is an InputError (exit 2) showing
+  the distinct labels and the ``label: {kind: preference, map: {...}}`` lines that would read
+  them. Positive integers without a negative one (``1`` / ``2``, ``0`` / ``1`` / ``2``: PandaLM's
+  raw coding) are anything else: which side they favour cannot be told.
+* **a model column (ratings) whose labels are numbers: ordinal** when every number is whole (a
+  Likert item, a 0-100 slider), **interval** when some are fractions (averaged or continuous
+  scores, MQM); a notice says which and how to declare the other. Rating labels that are not
+  all numbers are an InputError showing the ``label: {kind: ordinal, order: [...]}`` lines: a
+  rating's order cannot be guessed.
+* **neither: nominal** on the observed labels, without a notice.
 
 Recognised preference vocabularies (case and surrounding whitespace ignored; ``-``, ``_`` and
 spaces inside a label are one separator): ``A`` / ``B``; ``model_a`` / ``model_b``;
@@ -27,9 +22,10 @@ spaces inside a label are one separator): ``A`` / ``B``; ``model_a`` / ``model_b
 recognised); labels that are numbers are read as numbers beside it (``A``, ``0``, ``B``).
 
 The same reading applies when a spec declares ``kind: preference`` without ``label.map``: the
-vocabulary is read with the same notice. Where some labels are recognised and a few are not
-(``A``, ``B``, ``tie`` and one stray ``C``), the recognised ones are read and the strays fail the
-schema check, each named with its source row.
+vocabulary is read with the same notice. Where fewer labels are not recognised than are
+(``A``, ``B``, ``tie`` and one stray ``C``; ``-1``, ``0``, ``1`` and ``C``), the recognised ones
+are read and the strays fail the schema check, each named with its source row; otherwise the
+whole vocabulary is unknown and the InputError above shows how to declare it.
 """
 
 from __future__ import annotations
