@@ -265,7 +265,9 @@ def cli():
 
 @cli.command()
 @load_options
-@click.option("--out", type=click.Path(file_okay=False), help="Write results.json (and reports) here.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Write results.json (and reports) here, with manifest.json, replacing the "
+                   "folder's files as one set.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Number of item resamples for the CIs.")
@@ -314,20 +316,26 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
     """Write SOURCE's canonical table to OUT/judgments/ (Parquet, one folder per pool) and
     OUT/spec.yaml, which reads it back exactly, with either engine:
     annotation-audit run OUT/judgments --spec OUT/spec.yaml --engine spark"""
-    from .export import export_table
+    from .export import DATA_DIR, SPEC_FILE, export_table
     from .load import load
+    from .outputs import MANIFEST, find_inputs, guard_folder, verify_inputs
 
+    inputs = find_inputs(source, spec=spec, pools=pools, format=fmt)
+    guard_folder(out_dir, inputs, replace=False, names=(DATA_DIR, SPEC_FILE, MANIFEST))
+    verify_inputs(inputs)
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                         spark_master, spark_conf))
-    paths = export_table(table, out_dir, partition_by_pool=not no_partition)
+    paths = export_table(table, out_dir, partition_by_pool=not no_partition, inputs=inputs)
     click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}")
 
 
 @cli.command()
 @load_options
-@click.option("--out", type=click.Path(file_okay=False), help="Write OUT/dataset_card.md.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Write OUT/dataset_card.md (and OUT/manifest.json), replacing OUT's files.")
 @click.option("--card", "card_path", type=click.Path(dir_okay=False),
-              help="Write, or update in place between its markers, this card file.")
+              help="Write, or update in place between its markers, this Markdown card "
+                   "(*.md or *.markdown).")
 @click.option("--default-creator", default="expert-generated", show_default=True,
               type=click.Choice(["found", "crowdsourced", "expert-generated", "machine-generated",
                                  "no-annotation", "other"]),
@@ -340,19 +348,28 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
 def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
          out, card_path, default_creator, creators, seed, n_bootstrap):
     """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
-    from pathlib import Path
-
+    from .outputs import find_inputs, guard_file, guard_folder, write_card_set
     from .pipeline import run as run_audit
-    from .report.card import parse_creators, write_card
+    from .report import write_card_file
+    from .report.card import parse_creators
 
     if (out is None) == (card_path is None):
         raise click.UsageError("give exactly one of --out DIR or --card PATH")
     overrides = parse_creators(creators)
+    inputs = find_inputs(source, spec=spec, pools=pools, format=fmt)
+    if out is not None:
+        guard_folder(out, inputs)
+    else:
+        real_card = guard_file(card_path, inputs, option="--card", card=True)
     results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
                         **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                        spark_master, spark_conf))
-    path = write_card(results, Path(card_path) if card_path else Path(out) / "dataset_card.md",
-                      creators=overrides, default_creator=default_creator)
+    options = {"creators": overrides, "default_creator": default_creator}
+    if out is not None:
+        path = write_card_set(results, out, inputs=inputs, **options)
+    else:
+        write_card_file(results, real_card, card_shown=card_path, **options)
+        path = card_path
     click.echo(f"card: {path}")
 
 
@@ -387,12 +404,24 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from .judge.junit import junit_xml
     from .judge.outcomes import text_lines
     from .judge.suite import load_suite
+    from .outputs import find_inputs, guard_file, guard_folder, write_text
     from .report.summary import progress_steps
     from .results import dumps
 
-    state = {"suite": Path(suite_path).stem}
+    state = {"suite": Path(suite_path).stem, "junit": None}
     ctx.meta[ON_ERROR] = lambda err, code, message: _check_error(
-        err, code, message, suite=state["suite"], junit_path=junit_path, github=github)
+        err, code, message, suite=state["suite"], junit_path=state["junit"], github=github)
+    inputs = find_inputs(source, spec=spec, pools=pools, suite=suite_path, baseline=baseline,
+                         format=fmt)
+    out_folders = [out] if out else []
+    if junit_path:  # first: a run refused below is still recorded there
+        state["junit"] = guard_file(junit_path, inputs, option="--junit", out_folders=out_folders)
+    if out:
+        guard_folder(out, inputs)
+    json_real = guard_file(json_path, inputs, option="--json", out_folders=out_folders) \
+        if json_path else None
+    if json_real is not None and json_real == state["junit"]:
+        raise click.UsageError(f"--junit and --json are the same file {json_path}")
     suite = load_suite(suite_path)
     state["suite"] = suite.name
     with progress_steps() as step:
@@ -403,10 +432,9 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     if "baseline" in outcome.results:
         click.echo("\n".join(baseline_lines(outcome.results["baseline"])))
     click.echo("\n".join(text_lines(outcome.results["expectations"])))
-    for path, text in ((junit_path, junit_xml), (json_path, dumps)):
+    for path, text in ((state["junit"], junit_xml), (json_real, dumps)):
         if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text(outcome.validation_json), encoding="utf-8")
+            write_text(path, text(outcome.validation_json))
     for line in gh.annotations(outcome.validation_json) if github else []:
         click.echo(line)
     ctx.exit(0 if outcome.success else 1)
@@ -420,6 +448,7 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
     from .judge import github as gh
     from .judge.junit import junit_error_xml
     from .judge.suite import SuiteFileError
+    from .outputs import write_text
 
     text = message.removeprefix("error: ")
     file = line = None
@@ -430,12 +459,11 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
         title = "bad input"
     else:
         title = f"internal error (a bug in {PROG})"
-    if junit_path:
-        Path(junit_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(junit_path).write_text(
-            junit_error_xml(message.removeprefix("error: "), suite=suite,
-                            name=f"{PROG} check: {title}", error_type=type(err).__name__,
-                            file=file, line=line), encoding="utf-8")
+    if junit_path:  # resolved and checked against the inputs: never written over one
+        write_text(junit_path,
+                   junit_error_xml(message.removeprefix("error: "), suite=suite,
+                                   name=f"{PROG} check: {title}", error_type=type(err).__name__,
+                                   file=file, line=line))
     if github:
         click.echo(gh.command("error", text, file=file, line=line, title=title))
 

@@ -6,6 +6,12 @@ MultiPref, MT-Bench, a mapped CSV) into ``OUT/judgments/`` (Parquet, one Hive pa
 names, judge pools). Auditing ``OUT/judgments --spec OUT/spec.yaml`` with either engine gives
 the results of auditing SOURCE: it is how a dataset leaves a laptop for a data lake, and how the
 Spark engine reads formats it has no adapter for.
+
+The export is written into a staging folder beside OUT and moved in with ``OUT/manifest.json``
+(every file's SHA-256) last (:func:`audit.outputs.staged`); auditing ``OUT/judgments`` checks the
+files against it (:func:`audit.outputs.verify_inputs`). Nothing in OUT is overwritten: other
+files there are kept, and an OUT that already holds ``judgments``, ``spec.yaml`` or
+``manifest.json``, holds an input, or lies inside an input folder is refused before any work.
 """
 
 from __future__ import annotations
@@ -13,7 +19,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import columns as C
-from .errors import InputError
 from .table import AnnotationTable
 
 DATA_DIR = "judgments"
@@ -21,26 +26,37 @@ SPEC_FILE = "spec.yaml"
 
 
 def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
-                 rows_per_file: int | None = None) -> dict[str, Path]:
-    """Write ``table`` to ``out/judgments/`` and ``out/spec.yaml``; return both paths.
+                 rows_per_file: int | None = None, inputs=None) -> dict[str, Path]:
+    """Write ``table`` to ``out/judgments/`` and ``out/spec.yaml`` (with ``out/manifest.json``);
+    return both paths.
 
     Ids and labels are written as text (labels as their scale value's text, which the spec's
     ``label.order`` matches), optional columns as they are in the table.
 
+    Parameters
+    ----------
+    inputs
+        What the export read (:func:`audit.outputs.find_inputs`; the CLI finds them before
+        loading); default the table's source.
+
     Raises
     ------
     InputError
-        ``out/judgments`` already exists (nothing is overwritten).
+        ``out/judgments``, ``out/spec.yaml`` or ``out/manifest.json`` already exists (nothing
+        is overwritten), or ``out`` holds an input or lies inside an input folder.
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
     import yaml
 
+    from .outputs import MANIFEST, find_inputs, guard_folder, staged
+
     out = Path(out)
+    inputs = inputs if inputs is not None else find_inputs(table.source)
+    names = (DATA_DIR, SPEC_FILE, MANIFEST)
+    target = guard_folder(out, inputs, replace=False, names=names)
     data = out / DATA_DIR
-    if data.exists():
-        raise InputError("already exists; remove it or choose another OUT", path=str(data))
-    out.mkdir(parents=True, exist_ok=True)
+    spec_path = out / SPEC_FILE
     f = table.frame
     columns = {}
     for col in f.columns:
@@ -55,21 +71,22 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     arrow = pa.table(columns)
     options = {"max_rows_per_file": rows_per_file, "max_rows_per_group": rows_per_file} \
         if rows_per_file else {}
-    ds.write_dataset(arrow, data, format="parquet",
-                     partitioning=[C.POOL] if partition_by_pool else None,
-                     partitioning_flavor="hive" if partition_by_pool else None,
-                     basename_template="part-{i}.parquet", **options)
     label = {"kind": table.scale.kind.value, "order": [_plain(v) for v in table.scale.values]}
     if table.scale.names is not None:
         label["names"] = list(table.scale.names)
     spec = {"name": table.name, "label": label}
     if table.judge_pools:
         spec["judge_pools"] = list(table.judge_pools)
-    spec_path = out / SPEC_FILE
     header = (f"# Written by annotation-audit export from {table.source}.\n"
               f"# Audit with: annotation-audit run {data} --spec {spec_path}\n")
-    spec_path.write_text(header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True),
-                         encoding="utf-8")
+    with staged(target, command="export", replace=False,
+                recheck=lambda: guard_folder(out, inputs, replace=False, names=names)) as stage:
+        ds.write_dataset(arrow, stage.path / DATA_DIR, format="parquet",
+                         partitioning=[C.POOL] if partition_by_pool else None,
+                         partitioning_flavor="hive" if partition_by_pool else None,
+                         basename_template="part-{i}.parquet", **options)
+        (stage.path / SPEC_FILE).write_text(
+            header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return {"data": data, "spec": spec_path}
 
 

@@ -84,7 +84,12 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
         (:mod:`audit.spark`); everything after them is the same code.
     out
-        Output folder; created if missing. The input is never written to.
+        Output folder, written as one set (:func:`audit.outputs.write_run`): the files and a
+        ``manifest.json`` are staged beside it and swapped in together, so a reader never sees
+        a mix of two runs; ``meta.run_id`` is set. It is resolved before anything is read: a
+        folder that holds an input, lies in an input folder, or holds files annotation-audit
+        did not write is an :class:`audit.errors.InputError` (:mod:`audit.outputs`). The input
+        is never written to.
     seed, n_bootstrap
         The bootstrap's seed and number of item resamples; written into ``meta``.
     min_per_pool, unit
@@ -108,7 +113,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         The result object (see :mod:`audit.results`).
     """
     from .load import DEFAULT_ASPECT, load
-    from .results import write
+    from .outputs import find_inputs, guard_folder, verify_inputs
 
     options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,
                "min_pool_annotators": min_pool_annotators,
@@ -123,15 +128,18 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     rank_options = {k: v for k, v in (("sizes", sizes), ("gap_model", gap_model),
                                       ("perturbation", perturbation), ("n_sims", n_sims),
                                       ("max_flipped", max_flipped)) if v is not None}
+    inputs = find_inputs(source, spec=options["spec"], pools=options["pools"],
+                         format=options["format"])
+    if out is not None:
+        guard_folder(out, inputs)
+    verify_inputs(inputs)
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
     results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
                           unit=unit, step=step, **rank_options)
     if out is not None:
-        write(results, Path(out) / "results.json")
-        if report:
-            from .report import write_reports
+        from .outputs import write_run
 
-            with step("writing the report and dataset card"):
-                write_reports(results, out)
+        with step("writing the report and dataset card" if report else "writing the results"):
+            write_run(results, out, inputs=inputs, report=report)
     return results

@@ -4,12 +4,17 @@ Every renderer (terminal summary, HTML report, dataset card, JUnit file) is a pu
 Keys, top level: ``meta``, ``dataset``, then one block per analysis (``reliability``,
 ``pool_disagreement``, ``within_pool``, ``leaderboards``, ``stability``, ``judge_alignment``, ...).
 The same inputs and seed give the same bytes: nothing time- or host-dependent is written.
+
+A written ``results.json`` is one file of a set (:mod:`audit.outputs`): its ``meta.run_id`` is a
+digest of its own content and is the run id of the folder's ``manifest.json``; :func:`read`
+checks both before returning the dict.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -34,15 +39,35 @@ def jsonable(obj):
 
 
 def dumps(results: dict) -> str:
+    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null)."""
     return json.dumps(jsonable(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write(results: dict, path: str | Path) -> Path:
+    """Write ``results`` to the single file ``path``, atomically (no manifest, no run id: for
+    an output folder use :func:`audit.outputs.write_run`)."""
+    from .outputs import write_text
+
+    return write_text(path, dumps(results))
+
+
+def read(path: str | Path, *, verify: bool = True) -> dict:
+    """Read a ``results.json`` back.
+
+    With ``verify`` (default), a file written as part of an output folder (its ``meta`` has a
+    ``run_id``, or a ``manifest.json`` sits beside it) is checked against the manifest
+    (:func:`audit.outputs.verify_outputs`): a torn or mixed folder raises
+    :class:`audit.outputs.OutputsError` naming the file that does not match.
+    """
+    from .outputs import MANIFEST, OutputsError, read_verified
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(results), encoding="utf-8")
-    return path
-
-
-def read(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    ours = verify and os.path.lexists(path.parent / MANIFEST)
+    data = read_verified(path) if ours else path.read_bytes()
+    results = json.loads(data.decode("utf-8"))
+    if verify and not ours and "run_id" in ((results.get("meta") if isinstance(results, dict)
+                                            else None) or {}):
+        raise OutputsError(f"has a run id but no {MANIFEST} beside it: its folder is not a "
+                           "complete annotation-audit output (interrupted, or copied in part)",
+                           path=path)
+    return results

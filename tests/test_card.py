@@ -263,7 +263,7 @@ def test_cli_card_writes_only_the_card(tmp_path):
     out = tmp_path / "out"
     result = invoke("card", MULTIPREF, "--out", out, "--bootstrap", 30)
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["dataset_card.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["dataset_card.md", "manifest.json"]
     card = assert_valid((out / "dataset_card.md").read_text())
     assert card.data.to_dict()["annotations_creators"] == ["crowdsourced", "expert-generated"]
 

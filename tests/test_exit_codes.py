@@ -46,7 +46,7 @@ COMMANDS = {
     "validate": (lambda d: ["validate", d / "t.csv"], "audit.report.summary:print_dataset"),
     "export": (lambda d: ["export", d / "t.csv", d / "x"], "audit.export:export_table"),
     "card": (lambda d: ["card", d / "t.csv", "--out", d / "c", "--bootstrap", 5],
-             "audit.report.card:write_card"),
+             "audit.report.card:render_card"),
     "check": (lambda d: ["check", d / "t.csv", "--suite", d / "s.yaml", "--bootstrap", 5],
               "audit.judge.check:fit_table"),
     "simulate": (lambda d: ["simulate", "--perturbation-sd", 1, "--score-range", 1, "--sims", 20],

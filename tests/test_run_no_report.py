@@ -23,7 +23,8 @@ def test_no_report_writes_the_same_results_and_nothing_else(tmp_path):
     bare = invoke("run", DEMO, "--out", tmp_path / "bare", "--bootstrap", 30, "--no-report")
     assert full.exit_code == 0 and bare.exit_code == 0, bare.output
     assert all((tmp_path / "full" / f).exists() for f in REPORT_FILES)
-    assert sorted(p.name for p in (tmp_path / "bare").iterdir()) == ["results.json"]
+    assert sorted(p.name for p in (tmp_path / "bare").iterdir()) == ["manifest.json",
+                                                                    "results.json"]
     assert ((tmp_path / "bare/results.json").read_bytes()
             == (tmp_path / "full/results.json").read_bytes())
     assert "results.json" in bare.output and "report.html" not in bare.output
@@ -32,4 +33,4 @@ def test_no_report_writes_the_same_results_and_nothing_else(tmp_path):
 def test_pipeline_run_report_false(tmp_path):
     res = run(DEMO, out=tmp_path, n_bootstrap=20, report=False)
     assert res["dataset"]["n_items"] == 999
-    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "results.json"]

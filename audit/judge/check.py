@@ -77,7 +77,9 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     load_options
         Passed to :func:`audit.load.load` for both versions.
     out
-        Folder to write ``results.json`` (with the ``expectations`` block) into.
+        Folder to write ``results.json`` (with the ``expectations`` block) into, as one set
+        with a ``manifest.json`` (:func:`audit.outputs.write_run`); resolved before anything is
+        read, and refused when it would touch an input (:mod:`audit.outputs`).
 
     Raises
     ------
@@ -94,7 +96,16 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     from .measurements import measurements
     from .outcomes import summary
 
+    from ..outputs import find_inputs, guard_folder, verify_inputs
+
+    load_options = load_options or {}
+    inputs = find_inputs(source, spec=load_options.get("spec"), pools=load_options.get("pools"),
+                         suite=suite, baseline=baseline,
+                         format=load_options.get("format", "auto"))
+    if out is not None:
+        guard_folder(out, inputs)
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
+    verify_inputs(inputs)
     with step("loading and validating"):
         table = load(source, **(load_options or {}))
         old = load(baseline, **(load_options or {})) if baseline is not None else None
@@ -124,9 +135,9 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     outcome = CheckResult(suite, results, validation)
     results["expectations"] = summary(outcome.validation_json)
     if out is not None:
-        from ..results import write
+        from ..outputs import write_run
 
-        write(results, Path(out) / "results.json")
+        write_run(results, out, inputs=inputs, report=False, command="check")
     return outcome
 
 

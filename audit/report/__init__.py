@@ -2,21 +2,70 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 
-def write_reports(results: dict, out_dir, **card_options) -> dict[str, Path]:
+def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None,
+                  **card_options) -> dict[str, Path]:
     """Write every file renderer's output into ``out_dir``; return ``{name: path}``.
 
     ``report`` is ``report.html`` (:mod:`audit.report.html`), ``card`` is ``dataset_card.md``
-    (:mod:`audit.report.card`) and ``croissant_rai`` is ``croissant_rai.json``. An existing
-    ``dataset_card.md`` is updated in place between its markers. ``card_options`` go to
-    :func:`audit.report.card.write_card` (``creators``, ``default_creator``).
+    (:mod:`audit.report.card`) and ``croissant_rai`` is ``croissant_rai.json``. Each file is
+    written atomically (:func:`audit.outputs.write_text`); the three as one set, with
+    ``results.json`` and a manifest, are written by :func:`audit.outputs.write_run`
+    (``annotation-audit run --out``), which calls this on its staging folder.
+
+    Parameters
+    ----------
+    card_from
+        The card whose hand-written text and YAML are kept (updated between its markers);
+        default ``out_dir/dataset_card.md``. :func:`audit.outputs.write_run` passes the
+        published folder's card while it writes the new set elsewhere. It must be a Markdown
+        card (:func:`audit.outputs.read_card`).
+    card_shown
+        The card's path as the user knows it, for warnings (default its real path).
+    card_options
+        Go to :func:`audit.report.card.render_card` (``creators``, ``default_creator``).
     """
-    from .card import write_card, write_croissant_rai
-    from .html import write_html
+    from ..outputs import write_text
+    from ..results import dumps
+    from .card import croissant_rai
+    from .html import render_html
 
     out = Path(out_dir)
-    return {"report": write_html(results, out / "report.html"),
-            "card": write_card(results, out / "dataset_card.md", **card_options),
-            "croissant_rai": write_croissant_rai(results, out / "croissant_rai.json")}
+    return {"report": write_text(out / "report.html", render_html(results)),
+            "card": write_card_file(results, out / "dataset_card.md", card_from=card_from,
+                                    card_shown=card_shown, **card_options),
+            "croissant_rai": write_text(out / "croissant_rai.json",
+                                        dumps(croissant_rai(results)))}
+
+
+def write_card_file(results: dict, path, *, card_from=None, card_shown=None,
+                    **card_options) -> Path:
+    """Write the dataset card to ``path`` atomically, updating the card at ``card_from``
+    (default ``path``) in place between its markers; return ``path``.
+
+    Warns (:class:`audit.errors.AuditWarning`) when the card has metadata the Hub would reject
+    (a hand-written tag outside the vocabularies), naming ``card_shown``.
+
+    Raises
+    ------
+    InputError
+        The existing card is not a Markdown card (:func:`audit.outputs.read_card`), or its
+        markers or YAML are broken (:func:`audit.report.card.render_card`).
+    """
+    import os
+
+    from ..errors import AuditWarning
+    from ..outputs import read_card, write_text
+    from .card import check_card, render_card
+
+    path = Path(path)
+    source = Path(card_from) if card_from is not None else path
+    shown = Path(card_shown) if card_shown is not None else source
+    existing = read_card(source, shown=shown) if os.path.lexists(source) else None
+    text = render_card(results, existing=existing, path=shown, **card_options)
+    for problem in check_card(text):
+        warnings.warn(f"{shown}: {problem}", AuditWarning, stacklevel=2)
+    return write_text(path, text)
