@@ -87,7 +87,7 @@ def patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         inverse = inverse.reshape(-1)
         if not exact:
             return rows[first], counts.astype(np.int64), inverse.astype(np.int64)
-    digits = np.unravel_index(used, spans) if len(spans) > 1 else (used,)
+    digits = _unravel(used, spans)
     uniq = np.empty((len(used), rows.shape[1]), dtype=rows.dtype)
     for j, (d, v) in enumerate(zip(digits, values)):
         uniq[:, j] = v[d] if isinstance(v, np.ndarray) else d + v
@@ -154,6 +154,21 @@ def _row_keys(columns, spans) -> tuple[np.ndarray, int, bool]:
         key = np.ravel_multi_index((key, *columns[start:stop]), [size, *spans[start:stop]])
         size, start = block, stop
     return key, size, exact
+
+
+def _unravel(keys: np.ndarray, spans) -> tuple[np.ndarray, ...]:
+    """The mixed-radix digits of exact row keys (``numpy.unravel_index``, which takes at most
+    32 dimensions; wider rows are taken apart by repeated division)."""
+    if len(spans) == 1:
+        return (keys,)
+    if len(spans) <= 32:
+        return np.unravel_index(keys, spans)
+    digits = []
+    rest = np.asarray(keys, dtype=np.int64)
+    for span in reversed(spans):
+        rest, d = np.divmod(rest, span)
+        digits.append(d)
+    return tuple(reversed(digits))
 
 
 def _ranks(values: np.ndarray) -> tuple[np.ndarray, int]:

@@ -93,19 +93,22 @@ class _Columns:
 
 class _Data:
     """The judgments of a continuous table as codes and numbers, items numbered over the
-    table's rated items (the rows of :func:`audit.resample.item_resample_sums`)."""
+    table's rated items (the rows of :func:`audit.resample.item_resamples`), in one canonical
+    order (item, annotator, label): floating-point sums then do not depend on the row order."""
 
     def __init__(self, table):
         f = table.frame
         item, n_cat = item_codes(f, C.ITEM)
         rated = np.bincount(item, minlength=n_cat) > 0
-        self.item = (np.cumsum(rated) - 1)[item]
+        item = (np.cumsum(rated) - 1)[item]
         self.n_items = int(rated.sum())
-        self.annotator, self.n_annotators = item_codes(f, C.ANNOTATOR)
+        annotator, self.n_annotators = item_codes(f, C.ANNOTATOR)
+        label = table.label_codes.astype(np.int64)
+        order = np.lexsort((label, annotator, item))
+        self.item, self.annotator, self.label = item[order], annotator[order], label[order]
         self.annotator_names = tuple(str(a) for a in f[C.ANNOTATOR].cat.categories)
-        self.pool, _ = item_codes(f, C.POOL)
+        self.pool = item_codes(f, C.POOL)[0][order]
         self.pool_names = [str(p) for p in f[C.POOL].cat.categories]
-        self.label = table.label_codes.astype(np.int64)
         self.values = table.scale.numeric_values
         self.x = self.values[self.label]
         self.centre = centre(self.x)

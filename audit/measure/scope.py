@@ -168,17 +168,18 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
                     "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": None,
                     "median": None, "ci95": {"mean": [None, None], "median": [None, None]},
                     "pairs": [], "not_defined": reason}
-    agreement = cohen_weights(q, level=scale.level, values=scale.numeric_values)
     pt = pair_tables(c, min_overlap=min_overlap)
     k = len(pt.pairs)
-    kappas = cohen_kappa_tables(pt.tables, agreement)
-    if is_wide(scale) and k:  # margins and agreement sums, never (B, k, q, q) tables
+    if is_wide(scale):  # margins and agreement sums, never q x q weights or (B, k, q, q) tables
         from .wide import CohenStatistics
 
         wide = CohenStatistics(pt, q, level=scale.level)
+        kappas = wide(pt.pattern_freq[None, :].astype(np.float64))[0] if k else np.zeros(0)
         (boot,) = resampled(pt.pattern_freq, bootstrap, f"{scope}:cohen",
                             lambda w: (wide(w),), width=wide.width)
     else:
+        agreement = cohen_weights(q, level=scale.level, values=scale.numeric_values)
+        kappas = cohen_kappa_tables(pt.tables, agreement)
         incidence_t = pt.incidence().T.tocsr() if k else None
 
         def kappas_of(w):

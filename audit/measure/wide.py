@@ -287,6 +287,8 @@ class CohenStatistics:
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+        if self.k == 0:
+            return np.zeros((len(w), 0))
         wt = np.ascontiguousarray(w.T)
         n = (self.count_t @ wt).T
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -93,25 +93,19 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     data = pairwise_votes(table) if pairwise else rating_scores(table)
     make = pairwise_board if pairwise else rating_board
     groups = _board_pools(table)
-    boards = {}
-    continuous = _continuous_rating(table)
+    first = {}  # one human pool: "all" is that pool's board, drawn once
     for key, pools in groups.items():
-        same = next((k for k in boards if groups[k] == pools), None)
-        if same is not None:  # one human pool: "all" is that pool's board, drawn once
-            boards[key] = replace(boards[same], pool=key)
-        elif continuous:  # every board in one pass of item resamples, below
-            boards[key] = None
-        else:
-            boards[key] = make(data, data.mask(pools), pool=key, unit=unit, bootstrap=bootstrap,
-                               stream=f"rank/{unit}/{key}")
-    if continuous:
+        first.setdefault(tuple(pools), key)
+    if _continuous_rating(table):  # every board from one pass of item resamples
         drawn = rating_boards_over_items(
-            data, {key: data.mask(groups[key]) for key, b in boards.items() if b is None},
+            data, {key: data.mask(list(pools)) for pools, key in first.items()},
             n_items=len(table.frame[C.ITEM].cat.categories), unit=unit, bootstrap=bootstrap)
-        boards = {key: drawn.get(key) or replace(drawn[next(k for k in drawn
-                                                            if groups[k] == groups[key])],
-                                                 pool=key)
-                  for key in boards}
+    else:
+        drawn = {key: make(data, data.mask(list(pools)), pool=key, unit=unit,
+                           bootstrap=bootstrap, stream=f"rank/{unit}/{key}")
+                 for pools, key in first.items()}
+    boards = {key: drawn[key] if key in drawn else replace(drawn[first[tuple(pools)]], pool=key)
+              for key, pools in groups.items()}
 
     pool_pairs = pool_switches([boards[p] for p in table.pools])
     moved = {key: displacement(b) for key, b in boards.items()}

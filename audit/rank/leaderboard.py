@@ -156,10 +156,17 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *, n_
     ordered by model, so a model's totals are one matrix product over its units' gathered item
     weights. ``n_items`` is the number of item categories of ``scores``.
     """
+    from dataclasses import replace
+
     rated = np.bincount(scores.item, minlength=n_items) > 0
     index = np.cumsum(rated) - 1
     m = max(len(scores.models), 1)
     keys = list(masks)
+    # one canonical order, so the floating-point sums do not depend on the row order
+    order = np.lexsort((scores.score, scores.model, scores.item))
+    scores = replace(scores, item=scores.item[order], pool=scores.pool[order],
+                     model=scores.model[order], score=scores.score[order])
+    masks = {k: np.asarray(v)[order] for k, v in masks.items()}
     per_board = [rating_units(scores, masks[k], unit=unit) for k in keys]
     unit_keys = [u.item * m + u.model for u in per_board]
     union = np.unique(np.concatenate(unit_keys)) if keys else np.zeros(0, dtype=np.int64)
