@@ -136,7 +136,9 @@ def _report(ctx, err: Exception) -> int:
             reporter(err, code, message)
         except Exception as extra:  # noqa: BLE001 - never hide the error being reported
             click.echo(f"warning: could not record the error ({_detail(extra)})", err=True)
-    click.echo(message, err=True)
+    from .escape.terminal import lines
+
+    click.echo(lines(message), err=True)  # messages quote data: shown inert, line by line
     return code
 
 
@@ -182,12 +184,15 @@ def _silence_stdout() -> None:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """One ``warning:`` line; its text (which quotes pool names, ids, paths) made inert by
+    :func:`audit.escape.terminal.text`: control characters shown, nothing a CI runner obeys."""
     from .errors import AuditWarning
+    from .escape.terminal import text
 
     if issubclass(category, AuditWarning):
-        click.echo(f"warning: {message}", err=True)
+        click.echo(f"warning: {text(message)}", err=True)
     elif not issubclass(category, (DeprecationWarning, FutureWarning, PendingDeprecationWarning)):
-        click.echo(f"warning: {category.__name__}: {message}", err=True)
+        click.echo(f"warning: {category.__name__}: {text(message)}", err=True)
 
 
 def load_options(f):

@@ -7,6 +7,13 @@ names, judge pools). Auditing ``OUT/judgments --spec OUT/spec.yaml`` with either
 the results of auditing SOURCE: it is how a dataset leaves a laptop for a data lake, and how the
 Spark engine reads formats it has no adapter for.
 
+Strings are written exactly as the source holds them, including ones that a spreadsheet would
+read as a formula (a cell starting with ``=``, ``+``, ``-`` or ``@``, the "CSV injection" of
+OWASP). That is deliberate: the export is data for programs (Parquet readers, Spark, this
+toolkit), which never evaluate cells, and the usual defence, prefixing such cells with ``'``,
+would change ids and labels (``-1`` is a label), so the re-read audit would no longer equal the
+original. Open exported text in a spreadsheet only with formulas disabled, or import it as text.
+
 The export is written into a staging folder beside OUT and moved in with ``OUT/manifest.json``
 (every file's SHA-256) last (:func:`audit.outputs.staged`); auditing ``OUT/judgments`` checks the
 files against it (:func:`audit.outputs.verify_inputs`). Nothing in OUT is overwritten: other

@@ -203,12 +203,19 @@ def compare(old: AnnotationTable, new: AnnotationTable, *, old_results: dict | N
 
 
 def text_lines(block: dict) -> list[str]:
-    """The terminal report of a ``baseline`` block."""
+    """The terminal report of a ``baseline`` block.
+
+    Item and annotator ids, labels, pool and model names go through
+    :func:`audit.escape.terminal.text` (one line each, control characters shown,
+    workflow-command syntax defused): the new version is a pull request's data.
+    """
+    from ..escape.terminal import text as t
+
     def pct(x):
         return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
 
     ni, nj = block["n_items"], block["n_judgments"]
-    out = [f"baseline {block['source']}: {ni['old']:,} -> {ni['new']:,} items, "
+    out = [f"baseline {t(block['source'])}: {ni['old']:,} -> {ni['new']:,} items, "
            f"{nj['old']:,} -> {nj['new']:,} judgments",
            f"  items added {block['items_added']['count']:,}, removed "
            f"{block['items_removed']['count']:,}, with a relabelled judgment "
@@ -217,23 +224,23 @@ def text_lines(block: dict) -> list[str]:
            f"{block['judgments_removed']:,}, relabelled {block['relabelled']['count']:,} "
            f"({pct(block['changed_label_share'])} of the {nj['shared']:,} in both)"]
     for ch in block["relabelled"]["changes"][:10]:
-        out.append(f"    item {ch[C.ITEM]}, annotator {ch[C.ANNOTATOR]}: "
-                   f"{ch['old_label']} -> {ch['new_label']}")
+        out.append(f"    item {t(ch[C.ITEM])}, annotator {t(ch[C.ANNOTATOR])}: "
+                   f"{t(ch['old_label'])} -> {t(ch['new_label'])}")
     if block["relabelled"]["count"] > 10:
         out.append(f"    ... and {block['relabelled']['count'] - 10:,} more")
     rel = block.get("reliability") or {}
     alpha = "krippendorff_alpha"
     scopes = [("all humans", (rel.get("overall") or {}).get(alpha))] + \
-        [(f"pool {p}", m.get(alpha)) for p, m in (rel.get("by_pool") or {}).items()]
+        [(f"pool {t(p)}", m.get(alpha)) for p, m in (rel.get("by_pool") or {}).items()]
     for name, entry in scopes:
         if entry:
             f = lambda x: "NaN" if x is None else f"{x:.3f}"  # noqa: E731
             out.append(f"  {alpha} {name}: {f(entry['old'])} -> {f(entry['new'])}")
     for pool, lb in (block.get("leaderboards") or {}).items():
-        moved = [f"{m} {v['old_rank']}->{v['new_rank']}" for m, v in lb["models"].items()
+        moved = [f"{t(m)} {v['old_rank']}->{v['new_rank']}" for m, v in lb["models"].items()
                  if v["old_rank"] != v["new_rank"]]
         tau = lb["kendall_tau"]
-        out.append(f"  leaderboard {pool}: Kendall tau old vs new "
+        out.append(f"  leaderboard {t(pool)}: Kendall tau old vs new "
                    f"{'NaN' if tau is None or math.isnan(tau) else f'{tau:.3f}'}"
                    + (f"; moved: {', '.join(moved)}" if moved else "; no rank changed"))
     return out

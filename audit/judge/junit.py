@@ -10,26 +10,22 @@ skipped for want of ``--baseline`` is ``<skipped>``.
 When the check could not run at all (bad input, exit 2; an internal error, exit 3),
 :func:`junit_error_xml` writes one test case with an ``<error>`` (never a ``<failure>``), so a CI
 system shows a run that did not happen as an error, not as a broken claim.
+
+Every string (the suite's titles and path, and the messages, which quote dataset values such as
+pool and model names) goes through :mod:`audit.escape.xml`: a character XML 1.0 cannot hold is
+shown as an escape (``\\x1b``), so any dataset still gives a well-formed file, and ElementTree
+(a serializer) writes the markup.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
+from ..escape.xml import attribute, document, text
 from .outcomes import summary
 
-# Characters XML 1.0 cannot hold even escaped (C0 controls but tab, CR, LF; surrogates; U+FFFE/F).
 _MESSAGE_CHARS = 1000
-_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_safe(text) -> str:
-    """``text`` with every character XML 1.0 cannot represent shown as ``\\xNN`` / ``\\uNNNN``,
-    so a label holding a control character still gives a well-formed JUnit file."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", str(text))
 
 
 def junit_xml(validation: Mapping) -> str:
@@ -44,32 +40,31 @@ def junit_xml(validation: Mapping) -> str:
     total = str(len(rows) + len(skipped))
     root = ET.Element("testsuites", name="annotation-audit", tests=total,
                       failures=str(failures), errors=str(errors), skipped=str(len(skipped)))
-    suite = ET.SubElement(root, "testsuite", name=name, tests=total, failures=str(failures),
-                          errors=str(errors), skipped=str(len(skipped)))
+    suite = ET.SubElement(root, "testsuite", name=attribute(name), tests=total,
+                          failures=str(failures), errors=str(errors), skipped=str(len(skipped)))
     for r in rows:
-        attrs = {"name": xml_safe(r["expectation"]), "classname": xml_safe(name)}
-        if path:
-            attrs["file"] = str(path)
-        if r.get("line") is not None:
-            attrs["line"] = str(r["line"])
-        case = ET.SubElement(suite, "testcase", **attrs)
+        case = ET.SubElement(suite, "testcase", **_case(r, name, path))
         if not r["passed"]:
             tag = "error" if r["error"] else "failure"
-            node = ET.SubElement(case, tag, message=xml_safe(r["message"]), type=r["expect"])
-            node.text = xml_safe(_details(r, path))
+            node = ET.SubElement(case, tag, message=attribute(r["message"]),
+                                 type=attribute(r["expect"]))
+            node.text = text(_details(r, path))
         elif r.get("message"):
-            ET.SubElement(case, "system-out").text = xml_safe(r["message"])
+            ET.SubElement(case, "system-out").text = text(r["message"])
     for r in skipped:
-        attrs = {"name": xml_safe(r["expectation"]), "classname": xml_safe(name)}
-        if path:
-            attrs["file"] = str(path)
-        if r.get("line") is not None:
-            attrs["line"] = str(r["line"])
-        ET.SubElement(ET.SubElement(suite, "testcase", **attrs), "skipped",
-                      message=r["reason"])
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
-        + "\n"
+        ET.SubElement(ET.SubElement(suite, "testcase", **_case(r, name, path)), "skipped",
+                      message=attribute(r["reason"]))
+    return document(root)
+
+
+def _case(r: Mapping, suite: str, path) -> dict:
+    """A test case's attributes: its expectation, the suite, and where the suite says it."""
+    attrs = {"name": attribute(r["expectation"]), "classname": attribute(suite)}
+    if path:
+        attrs["file"] = attribute(path)
+    if r.get("line") is not None:
+        attrs["line"] = str(r["line"])
+    return attrs
 
 
 def junit_error_xml(message: str, *, suite: str, name: str, error_type: str,
@@ -92,22 +87,20 @@ def junit_error_xml(message: str, *, suite: str, name: str, error_type: str,
     """
     root = ET.Element("testsuites", name="annotation-audit", tests="1", failures="0",
                       errors="1", skipped="0")
-    node = ET.SubElement(root, "testsuite", name=xml_safe(suite), tests="1", failures="0",
+    node = ET.SubElement(root, "testsuite", name=attribute(suite), tests="1", failures="0",
                          errors="1", skipped="0")
-    attrs = {"name": xml_safe(name), "classname": xml_safe(suite)}
+    attrs = {"name": attribute(name), "classname": attribute(suite)}
     if file is not None:
-        attrs["file"] = xml_safe(file)
+        attrs["file"] = attribute(file)
     if line is not None:
         attrs["line"] = str(line)
     case = ET.SubElement(node, "testcase", **attrs)
     flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
     if len(flat) > _MESSAGE_CHARS:
         flat = flat[:_MESSAGE_CHARS - 3] + "..."
-    ET.SubElement(case, "error", message=xml_safe(flat or error_type), type=error_type).text = \
-        xml_safe(message)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
-        + "\n"
+    ET.SubElement(case, "error", message=attribute(flat or error_type),
+                  type=attribute(error_type)).text = text(message)
+    return document(root)
 
 
 def _details(r: Mapping, path) -> str:

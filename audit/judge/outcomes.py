@@ -153,22 +153,29 @@ def summary(validation: Mapping) -> dict:
 
 def text_lines(block: Mapping) -> list[str]:
     """The terminal report of an ``expectations`` block: every failure with its observed value
-    and threshold, one line per pass, and the count."""
-    path = block.get("path") or block.get("suite") or "suite"
+    and threshold, one line per pass, and the count.
+
+    Every string from the suite or the data goes through :func:`audit.escape.terminal.text`:
+    one line each, control characters shown, workflow-command syntax defused, so the lines are
+    safe on a terminal and in a CI log whatever the dataset holds.
+    """
+    from ..escape.terminal import text as t
+
+    path = t(block.get("path") or block.get("suite") or "suite")
     out = []
     for r in block.get("results") or []:
         where = f"{path}:{r['line']}" if r.get("line") else path
         if r["passed"]:
-            out.append(f"pass  {r['expectation']}  ({where})")
+            out.append(f"pass  {t(r['expectation'])}  ({where})")
             continue
-        out.append(f"FAIL  {r['expectation']}  ({where})")
-        out.append(f"      {r['message']}")
-        out.append(f"      expected: {r['description']}")
+        out.append(f"FAIL  {t(r['expectation'])}  ({where})")
+        out.append(f"      {t(r['message'])}")
+        out.append(f"      expected: {t(r['description'])}")
         if r.get("claim"):
-            out.append(f"      claim: {r['claim']}")
+            out.append(f"      claim: {t(r['claim'])}")
     for r in block.get("skipped") or []:
         where = f"{path}:{r['line']}" if r.get("line") else path
-        out.append(f"skip  {r['expectation']}  ({where}): {r['reason']}")
+        out.append(f"skip  {t(r['expectation'])}  ({where}): {t(r['reason'])}")
     n_skipped = len(block.get("skipped") or [])
     out.append(f"{block.get('n_passed', 0) + block.get('n_failed', 0)} expectations: "
                f"{block.get('n_passed', 0)} passed, {block.get('n_failed', 0)} failed"

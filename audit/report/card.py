@@ -1,12 +1,15 @@
 """The Hugging Face dataset card and the Croissant RAI annotation fields: pure functions of results.
 
-:func:`render_card` writes a card (YAML metadata + Markdown) with :class:`huggingface_hub.DatasetCard`
-and :class:`~huggingface_hub.DatasetCardData`. Its generated part sits between
+:func:`render_card` writes a card (YAML metadata from :class:`~huggingface_hub.DatasetCardData`,
+then Markdown) that :class:`huggingface_hub.DatasetCard` reads. Its generated part sits between
 :data:`START` and :data:`END` markers, so an existing card is updated in place: the hand-written
 text outside the markers and every YAML key the user wrote are kept as written (keys the audit
 computes, ``annotations_creators``, ``size_categories`` and ``pretty_name``, are added only when
-missing). Dataset strings are Markdown-escaped (``<`` as ``&lt;``, so a name cannot forge a marker
-or inject HTML).
+missing). Dataset strings in the body are escaped by :func:`audit.escape.markdown.inline` (one
+line, ``<`` as ``&lt;`` so a name cannot forge a marker or inject HTML, Markdown punctuation and
+block starts backslash-escaped, control characters shown); the YAML metadata is written by a YAML
+serializer (:func:`audit.escape.markdown.front_matter`, for a new card and for keys added to an
+existing one), never by pasting strings, so every value parses back as written.
 
 ``annotations_creators`` comes from the pools: judge pools are ``machine-generated``; a pool whose
 name says crowd (crowd, normal, worker, mturk, prolific, ...) is ``crowdsourced``; one that says
@@ -29,6 +32,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import AuditWarning, InputError, join_names
+from ..escape.markdown import front_matter, inline
 
 START = "<!-- annotation-audit:start -->"
 END = "<!-- annotation-audit:end -->"
@@ -61,15 +65,11 @@ TABLE_METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agre
 METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ",
                 "gwet_ac1": "Gwet's AC1", "percent_agreement": "percent agreement", "icc": "ICC"}
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|~#$!])")
+#: A dataset string as inert inline Markdown (:func:`audit.escape.markdown.inline`).
+md_escape = inline
 
 
-# -- escaping and formatting ------------------------------------------------------------------------
-def md_escape(text) -> str:
-    """A dataset string as inert Markdown: one line, HTML-escaped, Markdown punctuation escaped."""
-    text = " ".join(str(text).split())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+# -- formatting -------------------------------------------------------------------------------------
 
 
 def _num(x, digits: int = 3) -> str:
@@ -459,14 +459,14 @@ def render_card(results: dict, *, existing: str | None = None, creators: dict | 
     InputError
         ``existing`` has a start marker without an end marker, or YAML that is not a mapping.
     """
-    from huggingface_hub import DatasetCard
+    from jinja2 import Template
 
     data = card_data(results, creators=creators, default_creator=default_creator)
     block = annotations_block(results, creators=creators, default_creator=default_creator)
     if existing is None:
         name = (results.get("dataset") or {}).get("name") or "this dataset"
-        return str(DatasetCard.from_template(data, template_str=_SKELETON, title=md_escape(name),
-                                             block=block))
+        return Template(_SKELETON).render(card_data=front_matter(data.to_dict()),
+                                          title=md_escape(name), block=block)
     return _update(existing, data.to_dict(), block, path=path)
 
 
@@ -488,7 +488,7 @@ def _update(existing: str, computed: dict, block: str, *, path=None) -> str:
         yaml_text, body, user = "", existing, {}
     added = {k: v for k, v in computed.items() if k not in user}
     if added:
-        extra = yaml.safe_dump(added, sort_keys=False, allow_unicode=True).rstrip("\n")
+        extra = front_matter(added)
         yaml_text = f"{yaml_text.rstrip()}\n{extra}" if yaml_text.strip() else extra
     start = body.find(START)
     if start >= 0:
@@ -524,7 +524,8 @@ def check_card(text: str) -> list[str]:
         if bad:
             problems.append(f"{key}: {join_names(map(str, bad))} not one of "
                             f"{join_names(allowed)}")
-    if text.count(START) != 1 or text.count(END) != 1 or text.find(START) > text.find(END):
+    body = card.text  # the markers belong to the body (a YAML value may quote them)
+    if body.count(START) != 1 or body.count(END) != 1 or body.find(START) > body.find(END):
         problems.append(f"expected one {START} ... {END} block")
     return problems
 

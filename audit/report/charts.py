@@ -83,8 +83,11 @@ def _clean(el: ET.Element) -> None:
 
 
 def short(text, limit: int = MAX_LABEL) -> str:
-    """A label cut to ``limit`` characters with an ellipsis."""
-    text = " ".join(str(text).split())
+    """A label cut to ``limit`` characters with an ellipsis, on one line, with characters XML
+    cannot hold shown as escapes (:func:`audit.escape.xml.text`): the SVG must parse."""
+    from ..escape.xml import text as xml_text
+
+    text = xml_text(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

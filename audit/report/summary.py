@@ -1,4 +1,13 @@
-"""The terminal summary: a pure function of the result dict, rendered with rich."""
+"""The terminal summary: a pure function of the result dict, rendered with rich.
+
+Dataset strings (the dataset's name, pool and model names, paths) are shown, never obeyed: every
+line and table cell is a rich :class:`~rich.text.Text` (never parsed as markup, so ``[/x]`` in a
+name prints as ``[/x]``) made inert by :func:`audit.escape.terminal.text` (an ESC byte prints as
+``\\x1b``, a line break as ``\\n``, workflow-command syntax is defused). The consoles print
+without wrapping lines or reading emoji codes (``soft_wrap``, ``emoji=False``): a word wrapped
+onto a new line could begin a line that a CI runner reads as a workflow command, and ``:smile:``
+in a name is text.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +15,33 @@ import contextlib
 import time
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as _RichTable
+from rich.text import Text
+
+from ..escape import terminal
 
 METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
+
+
+def _text(value, style: str = "") -> Text:
+    """``value`` as inert rich text (module docstring)."""
+    return Text(terminal.text(value), style=style)
+
+
+class Table(_RichTable):
+    """A rich table whose headers and cells are inert text (:func:`_text`), never markup."""
+
+    def __init__(self, *headers, **kwargs):
+        super().__init__(**kwargs)
+        for header in headers:
+            self.add_column(_text(header))
+
+    def add_row(self, *cells, **kwargs):
+        super().add_row(*(_text(c) if isinstance(c, str) else c for c in cells), **kwargs)
 
 
 def fmt(x, digits: int = 3) -> str:
@@ -51,29 +80,29 @@ def progress_steps(enabled: bool = True):
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False, soft_wrap=True)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         @contextlib.contextmanager
         def step(name: str):
-            task = progress.add_task(name, total=None)
+            task = progress.add_task(terminal.markup(name), total=None)
             t0 = time.perf_counter()
             try:
                 yield
             finally:
                 progress.remove_task(task)
                 if console.is_terminal and time.perf_counter() - t0 > 2:
-                    console.print(f"[dim]{name}: {time.perf_counter() - t0:.1f} s[/dim]")
+                    console.print(_text(f"{name}: {time.perf_counter() - t0:.1f} s", "dim"))
         yield step
 
 
 def print_dataset(ds: dict, *, source: str | None = None, console: Console | None = None) -> None:
     console = console or _console()
-    console.print(f"[bold]{ds['name']}[/bold]  ({source or ''})")
+    console.print(Text.assemble(_text(ds["name"], "bold"), "  (", _text(source or ""), ")"))
     jpi = ds.get("judgments_per_item", {})
-    console.print(f"{ds['n_items']:,} items · {ds['n_annotations']:,} judgments · "
-                  f"{ds['n_annotators']:,} annotators · label: {ds['label_kind']} · "
-                  f"judgments per item {jpi.get('min')}–{jpi.get('max')}")
+    console.print(_text(f"{ds['n_items']:,} items · {ds['n_annotations']:,} judgments · "
+                        f"{ds['n_annotators']:,} annotators · label: {ds['label_kind']} · "
+                        f"judgments per item {jpi.get('min')}–{jpi.get('max')}"))
     t = Table("pool", "annotators", "judgments", "items", title="pools", title_justify="left")
     for name, p in ds["pools"].items():
         t.add_row(name + (" (judge)" if p.get("judge") else ""), f"{p['n_annotators']:,}",
@@ -94,13 +123,13 @@ def print_summary(results: dict, *, out=None, report: bool = True,
     _judges(results.get("judge_alignment"), console)
     _expectations(results.get("expectations"), console)
     m = results["meta"]
-    console.print(f"[dim]seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
-                  f"annotation-audit {m['version']}[/dim]")
+    console.print(_text(f"seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
+                        f"annotation-audit {m['version']}", "dim"))
     if out and report:
-        console.print(f"results: {out}/results.json · report: {out}/report.html · "
-                      f"card: {out}/dataset_card.md")
+        console.print(_text(f"results: {out}/results.json · report: {out}/report.html · "
+                            f"card: {out}/dataset_card.md"))
     elif out:
-        console.print(f"results: {out}/results.json")
+        console.print(_text(f"results: {out}/results.json"))
 
 
 def _reliability(rel, console):
@@ -175,32 +204,33 @@ def _leaderboards(results, console):
     console.print(t)
     st = results.get("stability") or {}
     for pp in st.get("pool_pairs", []):
-        console.print(f"pool switch {pp['pool_a']} -> {pp['pool_b']}: Kendall tau "
-                      f"{fmt(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) displaced, "
-                      f"score shift SD {fmt(pp.get('score_shift_sd'), 4)}")
+        console.print(_text(f"pool switch {pp['pool_a']} -> {pp['pool_b']}: Kendall tau "
+                            f"{fmt(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) "
+                            f"displaced, score shift SD {fmt(pp.get('score_shift_sd'), 4)}"))
     bdp = st.get("bootstrap_displacement_probability") or {}
     if bdp:
-        console.print("bootstrap displacement probability: " +
-                      ", ".join(f"{p} {fmt(v)}" for p, v in bdp.items()))
+        console.print(_text("bootstrap displacement probability: " +
+                            ", ".join(f"{p} {fmt(v)}" for p, v in bdp.items())))
     sim = st.get("simulation") or []
     if sim:
-        console.print("P(at least one model displaced) by leaderboard size: " +
-                      ", ".join(f"{r['n_models']}: {fmt(r['displacement_probability'], 2)}"
-                                for r in sim))
+        console.print(_text("P(at least one model displaced) by leaderboard size: " +
+                            ", ".join(f"{r['n_models']}: {fmt(r['displacement_probability'], 2)}"
+                                      for r in sim)))
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:
-        console.print(f"items whose winner flips between pools: {fl['count']:,}")
+        console.print(_text(f"items whose winner flips between pools: {fl['count']:,}"))
 
 
 def _judges(rows, console):
     for r in rows or []:
-        console.print(f"judge {r.get('judge')}: {r.get('verdict', '')}")
+        console.print(_text(f"judge {r.get('judge')}: {r.get('verdict', '')}"))
 
 
 def _expectations(exp, console):
     if not exp:
         return
-    console.print(f"expectations: {exp.get('n_passed', 0)} passed, {exp.get('n_failed', 0)} failed")
+    console.print(_text(f"expectations: {exp.get('n_passed', 0)} passed, "
+                        f"{exp.get('n_failed', 0)} failed"))
 
 
 def print_simulation(rows: list[dict], console: Console | None = None) -> None:

@@ -1,0 +1,62 @@
+"""Escaping at the boundary: one small module per output channel.
+
+Every string a dataset carries (item and annotator ids, pool and model names, labels, item texts)
+and every string of a suite or spec is written by whoever wrote the file, which for a dataset pull
+request checked in CI is anyone. Each output channel has its own syntax, so each has its own
+escaper, applied where a renderer puts a string into its output and nowhere earlier:
+``results.json`` and the exports keep every string exactly as written.
+
+====================  =================  ===========================================================
+channel               module             guarantee
+====================  =================  ===========================================================
+GitHub Actions log    :mod:`.github`     a workflow command's message and properties escaped by
+                                         GitHub's rules (unescaping gives the string back); no
+                                         string can start a line as ``::command`` or hold a legacy
+                                         ``##[command]``, so data cannot add, mask or silence a
+                                         workflow command
+terminal and logs     :mod:`.terminal`   control, line-separator and bidi characters shown as
+                                         ``\\x1b``-style escapes, never sent raw; rich markup
+                                         escaped (``[/x]`` shows as text); workflow-command syntax
+                                         defused (every terminal line may be a CI log line)
+JUnit XML             :mod:`.xml`        characters XML 1.0 cannot hold shown as escapes; the file
+                                         built by :mod:`xml.etree` (a serializer)
+dataset card          :mod:`.markdown`   Markdown and HTML-active characters escaped in the body;
+                                         YAML front matter written by a YAML serializer
+HTML report           (Jinja2)           autoescape in :mod:`audit.report.html`; chart labels made
+                                         XML-safe by :mod:`.xml`
+CSV / Parquet export  (none)             cells written as data, formula-looking ones included
+                                         (:mod:`audit.export` says why)
+====================  =================  ===========================================================
+
+:func:`visible` is the shared primitive: it shows chosen characters the way Python's ``repr`` does
+(``\\n``, ``\\x1b``, ``\\u202e``), so a reader sees that the string holds them.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters no terminal or log line should receive raw: C0 and C1 controls and DEL (ESC starts
+#: terminal escape sequences; CR, LF, VT, FF and NEL end lines), lone surrogates (not encodable),
+#: the line and paragraph separators, and the bidirectional controls (Unicode Technical Report 36,
+#: "Trojan Source", Boucher & Anderson 2021), which reorder what a reader sees.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _show(match: re.Match) -> str:
+    ch = match.group()
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text, pattern: re.Pattern = CONTROL) -> str:
+    """``text`` (made a string) with every character ``pattern`` matches shown as its escape:
+    ``\\t``, ``\\n``, ``\\r``, ``\\xNN`` below U+0100, else ``\\uNNNN`` / ``\\UNNNNNNNN``."""
+    return pattern.sub(_show, str(text))

@@ -1,0 +1,74 @@
+"""The dataset card: dataset strings as inert Markdown, and its YAML front matter.
+
+The card is read by the Hugging Face Hub, which renders its Markdown (CommonMark with GitHub's
+extensions, raw HTML allowed but sanitised) and parses its YAML header. A pool or model name must
+show as the text it is, wherever it lands: in a table cell, a list item, a heading, the start of
+a paragraph. :func:`inline` therefore
+
+* folds whitespace to single spaces (a name is one line: a line break could end a table row
+  or start a block);
+* shows the remaining control characters as escapes (:func:`audit.escape.visible`);
+* writes ``&``, ``<`` and ``>`` as entities (no HTML tag, comment or card marker can form);
+* backslash-escapes every Markdown punctuation character that can start or end inline markup
+  (emphasis, code, links and images, tables, strikethrough, math): ``\\ ` * _ { } [ ] | ~ # $ !``;
+* backslash-escapes a ``-``, ``+`` or ``=`` that starts the string and the ``.`` or ``)`` after a
+  leading number, which would otherwise start a list, a setext heading or a thematic break when
+  the name begins a line.
+
+:func:`front_matter` writes the metadata block with PyYAML's safe serializer, so any value,
+whatever it holds, parses back with :func:`yaml.safe_load` to the value written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from . import CONTROL, visible
+
+_PUNCTUATION = re.compile(r"([\\`*_{}\[\]|~#$!])")
+_BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")
+
+
+def inline(value) -> str:
+    """``value`` as inert inline Markdown on one line (module docstring)."""
+    out = visible(" ".join(str(value).split()), CONTROL)
+    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _PUNCTUATION.sub(r"\\\1", out)
+    return _BLOCK_START.sub(lambda m: f"\\{m.group(1)}" if m.group(1)
+                            else f"{m.group(2)}\\{m.group(3)}", out)
+
+
+def front_matter(data: Mapping) -> str:
+    """``data`` as the YAML of a card's metadata block (without the ``---`` lines).
+
+    Written by :func:`yaml.dump` with the safe representer, so any value, whatever it holds, is
+    read back by :func:`yaml.safe_load` as written. Two things are added to PyYAML's defaults: a
+    string holding a character outside printable Unicode (controls, NEL, the line and paragraph
+    separators, a byte-order mark, a lone surrogate) is written double-quoted, where YAML escapes
+    it (``\\x1b``, ``\\N``, ``\\L``), because PyYAML writes NEL raw in its other styles and
+    reads it back as a space; and strings are never folded across lines, so no line of the block
+    can begin with ``---`` and end it early in a reader that does not parse YAML.
+    """
+    import yaml
+
+    return yaml.dump(dict(data), Dumper=_dumper(), sort_keys=False, allow_unicode=True,
+                     width=2 ** 31 - 1).rstrip("\n")
+
+
+_UNSAFE_IN_YAML = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                             "\U00010000-\U0010ffff]")
+
+
+def _dumper():
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        """The safe dumper, writing a string with unsafe characters double-quoted."""
+
+    def represent_str(dumper, value):
+        style = '"' if _UNSAFE_IN_YAML.search(value) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, represent_str)
+    return Dumper

@@ -1,0 +1,62 @@
+"""The terminal (and every log that records it): dataset strings shown, never obeyed.
+
+Three things can go wrong when a string reaches a terminal as written: control characters act
+(ESC starts a sequence that recolours, clears or retitles the terminal; CR and backspace
+overwrite what was printed; bidi controls reorder it), rich reads ``[...]`` as markup (``[/x]``
+raises :class:`rich.errors.MarkupError`, ``[link=...]`` makes a link), and in a CI job the line is
+read by the Actions runner as a workflow command. So:
+
+* :func:`text` shows every :data:`audit.escape.CONTROL` character as its escape (``\\x1b``,
+  ``\\n``, ``\\u202e``) and defuses workflow-command syntax
+  (:func:`audit.escape.github.defuse`), for text printed as is (``click.echo``, or a rich
+  :class:`~rich.text.Text`, which is never parsed as markup);
+* :func:`markup` is :func:`text` escaped for rich console markup, for a string put into a markup
+  template (``f"[bold]{markup(name)}[/bold]"``);
+* :func:`lines` makes a multi-line message (an error report) safe line by line, keeping its own
+  line breaks.
+
+The escapes are for reading, not for reversing: a backslash already in the string is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import CONTROL, visible
+from .github import defuse
+
+#: rich's tag syntax (``rich.markup.RE_TAGS``) after an opening bracket.
+_TAG_BODY = re.compile(r"[a-z#/@][^[]*?]")
+_BRACKET = re.compile(r"(\\*)\[")
+_TRAILING_BACKSLASHES = re.compile(r"(\\+)$")
+
+
+def text(value) -> str:
+    """``value`` as one inert line of plain terminal text (module docstring)."""
+    return defuse(visible(value, CONTROL))
+
+
+def markup(value) -> str:
+    """``value`` as one inert line inside rich console markup: it renders as :func:`text`.
+
+    :func:`rich.markup.escape` escapes only brackets that look like tags, while rich's renderer
+    also turns any other ``\\[`` into ``[``, so ``a\\[b`` would lose its backslash. Here each
+    ``[`` and the backslashes before it are escaped by the rule rich's parser applies to it (a
+    tag-like bracket: each backslash doubled and one added; any other: one added), and a trailing
+    run of backslashes is doubled so that it cannot escape a tag that follows (followed by plain
+    text instead, it shows doubled).
+    """
+    out = text(value)
+
+    def bracket(match: re.Match) -> str:
+        slashes = match.group(1)
+        tag = _TAG_BODY.match(out, match.end())
+        return (slashes * 2 if tag else slashes) + "\\["
+
+    return _TRAILING_BACKSLASHES.sub(r"\1\1", _BRACKET.sub(bracket, out))
+
+
+def lines(message) -> str:
+    """A multi-line ``message`` with each line made inert by :func:`text` (``\\n`` kept as the
+    line break, every other control character shown)."""
+    return "\n".join(text(line) for line in str(message).split("\n"))
