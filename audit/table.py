@@ -131,7 +131,8 @@ class AnnotationTable:
         """The ``dataset`` block of results.json (counted on the category codes).
 
         ``rows_read``, ``rows_dropped`` (``[{"rule", "n"}]``) and ``n_annotations`` account for
-        every judgment of the source: ``rows_read - sum(n) == n_annotations``.
+        every judgment of the source: ``rows_read - sum(n) == n_annotations``. With
+        ``min_pool_annotators``, ``pools_folded`` records the pools folded into ``other``.
         """
         f = self.frame
         item, n_item_cats = _codes(f[C.ITEM])
@@ -161,6 +162,8 @@ class AnnotationTable:
                                    "max": int(per_item.max())},
             "pools": pools,
         }
+        if "pools_folded" in self.info:  # --min-pool-annotators: what was folded, and into what
+            out["pools_folded"] = self.info["pools_folded"]
         model_cols = C.PAIRWISE if self.is_pairwise else (C.MODEL,) if self.is_rating else ()
         if model_cols:
             used = set()

@@ -315,6 +315,11 @@ def test_min_pool_annotators_folds_tiny_and_placeholder_pools(tmp_path):
         "Gpt": ("fewer than 2 annotators", 1, 3), "nan": ("placeholder", 1, 3)}
     assert (report["n_annotators"], report["n_judgments"]) == (4, 12)
 
+    summary = table.summary()
+    assert summary["pools_folded"] == report
+    assert summary["pools"][OTHER_POOL]["n_annotations"] == report["n_judgments"]
+    assert summary["rows_read"] == summary["n_annotations"] == 30
+
 
 def test_no_folding_by_default_and_placeholders_only_at_one(tmp_path):
     raw = judgments_with_pools(POOL_OF)
