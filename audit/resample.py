@@ -259,16 +259,19 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
 
 #: The stream of the item resamples shared by every statistic of a continuous table.
 ITEM_STREAM = "items"
-#: Method note for statistics resampled by :func:`item_resample_sums`.
+#: Method note for statistics resampled by :func:`item_resamples`.
 ITEM_METHOD = ("percentile bootstrap over items: item indices drawn uniformly with replacement "
                "from the table's rated items, every statistic of the table re-weighted from the "
                "same resamples (an item outside a statistic's scope adds nothing to it)")
-#: Largest (resamples x items) block of weights :func:`item_resample_sums` holds at once.
-ITEM_BLOCK_CELLS = 4_000_000
+#: Largest (resamples x items) block of weights :func:`item_resamples` holds at once.
+ITEM_BLOCK_CELLS = 8_000_000
+#: Most bytes of item resamples kept for reuse, one byte per (resample, item).
+ITEM_CACHE_BYTES = 512 << 20
+_ITEM_CACHE: dict[tuple, np.ndarray] = {}
 
 
 def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
-                   stream: str = ITEM_STREAM) -> list[np.ndarray]:
+                   stream: str = ITEM_STREAM, owner=None) -> list[np.ndarray]:
     """``statistic(W)`` over ``bootstrap.n_resamples`` resamples of ``n_items`` items, where
     ``W[b, i]`` (float64) is the number of copies of item ``i`` in resample ``b``.
 
@@ -278,24 +281,41 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
     seed and number of items see the same resamples, whatever they compute — the reliability,
     pool comparisons and leaderboards of one continuous table are computed on one set of
     resamples (:data:`ITEM_METHOD`).
+
+    Drawing costs more than re-weighting (an integer and a count per item and resample), so with
+    an ``owner`` (the table) the counts are kept as bytes while the owner lives, up to
+    :data:`ITEM_CACHE_BYTES` in all, and a later call for the same owner, seed, resamples,
+    stream and items reads them instead of drawing again. The numbers are the same either way.
     """
-    block = max(1, min(bootstrap.n_resamples, ITEM_BLOCK_CELLS // max(n_items, 1)))
-    parts = [statistic(w) for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap,
-                                                   stream, block_rows=block, draw="items",
-                                                   dtype=np.float64)]
+    total = bootstrap.n_resamples
+    block = max(1, min(total, ITEM_BLOCK_CELLS // max(n_items, 1)))
+    key = (id(owner), bootstrap.seed, total, stream, n_items)
+    cached = _ITEM_CACHE.get(key) if owner is not None else None
+    if cached is not None:
+        parts = [statistic(cached[a:a + block].astype(np.float64))
+                 for a in range(0, total, block)]
+    else:
+        used = sum(v.nbytes for v in _ITEM_CACHE.values())
+        keep = owner is not None and used + total * n_items <= ITEM_CACHE_BYTES
+        store = np.empty((total, n_items), dtype=np.uint8) if keep else None
+        parts, start = [], 0
+        for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
+                               block_rows=block, draw="items", dtype=np.float64):
+            if store is not None:
+                if w.size and w.max() > 255:  # not one byte: draw again next time
+                    store = None
+                else:
+                    store[start:start + len(w)] = w
+            parts.append(statistic(w))
+            start += len(w)
+        if store is not None:
+            import weakref
+
+            _ITEM_CACHE[key] = store
+            weakref.finalize(owner, _ITEM_CACHE.pop, key, None)
     if not parts:
         parts.append(statistic(np.zeros((0, n_items))))
     return [np.concatenate(cols) for cols in zip(*parts)]
-
-
-def item_resample_sums(columns: np.ndarray, bootstrap: Bootstrap, *,
-                       stream: str = ITEM_STREAM) -> np.ndarray:
-    """(B, D) sums ``W @ columns`` of the rows of (n_items, D) ``columns`` in each item resample
-    of :func:`item_resamples`; row ``i`` is item ``i``, a zero row an item the statistic does not
-    read (it is still drawn)."""
-    columns = np.asarray(columns, dtype=np.float64)
-    (out,) = item_resamples(len(columns), bootstrap, lambda w: (w @ columns,), stream=stream)
-    return out
 
 
 def _threads() -> int:

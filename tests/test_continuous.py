@@ -407,6 +407,47 @@ def test_item_resamples_are_shared_by_every_statistic():
     assert not np.array_equal(a, c)
 
 
+def test_item_resamples_kept_with_their_owner_give_the_same_numbers():
+    import gc
+
+    import audit.resample as resample
+
+    class Owner:
+        pass
+
+    boot = Bootstrap(70, 2)
+    owner = Owner()
+    (fresh,) = item_resamples(50, boot, lambda w: (w.copy(),))
+    (first,) = item_resamples(50, boot, lambda w: (w.copy(),), owner=owner)
+    key = (id(owner), 2, 70, "items", 50)
+    assert key in resample._ITEM_CACHE
+    (again,) = item_resamples(50, boot, lambda w: (w.copy(),), owner=owner)
+    np.testing.assert_array_equal(fresh, first)
+    np.testing.assert_array_equal(fresh, again)
+    del owner
+    gc.collect()
+    assert key not in resample._ITEM_CACHE  # kept only while the owner lives
+
+
+def test_continuous_leaderboards_with_several_models_per_item_and_majority_units():
+    from audit.rank import rank
+
+    both = continuous_raw(150, 500, seed=12)
+    # pool p2 scored a second model's output under the same item id: items with two models
+    p2 = both[C.POOL] == "p2"
+    both.loc[p2, C.MODEL] = both.loc[p2, C.MODEL].map(lambda m: f"m{(int(m[1]) + 2) % 5}")
+    table = table_of(both)
+    res = quiet(rank, table, bootstrap=Bootstrap(80, 0))
+    expected = both.groupby(C.MODEL)[C.LABEL].mean()
+    for r in res["leaderboards"]["all"]:
+        assert r["score"] == pytest.approx(expected[r["model"]], abs=1e-12)
+        assert r["ci95"][0] <= r["score"] <= r["ci95"][1]
+    major = quiet(rank, table, bootstrap=Bootstrap(80, 0), unit="majority")
+    medians = both.groupby([C.ITEM, C.MODEL])[C.LABEL].median().groupby(C.MODEL).mean()
+    for r in major["leaderboards"]["all"]:
+        assert r["score"] == pytest.approx(medians[r["model"]], abs=1e-12)
+
+
 # -- batched from sums == plain on an explicit resample ---------------------------------------
 
 @st.composite

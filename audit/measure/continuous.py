@@ -22,7 +22,7 @@ within pool
     of the chi-square; ``disagreement_rate`` (unanimity) is NaN.
 
 Every interval is a percentile bootstrap over the table's items, all statistics re-weighted
-from one set of resamples (:func:`audit.resample.item_resample_sums`): with every item its own
+from one set of resamples (:func:`audit.resample.item_resamples`): with every item its own
 pattern, one draw of item indices per resample serves every scope, and the leaderboards of
 :mod:`audit.rank` read the same resamples.
 """
@@ -75,7 +75,7 @@ class _Columns:
             self.rowed.append((where, np.asarray(rows, dtype=np.int64), block))
         return where
 
-    def resample(self, bootstrap: Bootstrap) -> np.ndarray:
+    def resample(self, bootstrap: Bootstrap, owner) -> np.ndarray:
         at = (np.concatenate([np.arange(w.start, w.stop) for w, _ in self.dense])
               if self.dense else np.zeros(0, dtype=np.int64))
         matrix = (np.hstack([b for _, b in self.dense]) if self.dense
@@ -88,23 +88,58 @@ class _Columns:
                 out[:, where] = w[:, rows] @ block
             return (out,)
 
-        return item_resamples(self.n_items, bootstrap, sums)[0]
+        return item_resamples(self.n_items, bootstrap, sums, owner=owner)[0]
+
+
+def item_index(table) -> tuple[np.ndarray, int]:
+    """The row of each item category in the item resamples of a continuous table (-1 for an
+    item without judgments) and the number of rows.
+
+    Rated items in one canonical order, shared by :mod:`audit.measure.continuous` and the
+    leaderboards of :mod:`audit.rank`: for rating data by the lowest model code among the
+    item's judgments, then item code — a model's items are then one contiguous range of
+    resample columns, which a leaderboard reads without gathering weights — otherwise by item
+    code. Row order does not change it.
+    """
+    f = table.frame
+    item, n_cat = item_codes(f, C.ITEM)
+    rated = np.bincount(item, minlength=n_cat) > 0
+    order = np.arange(n_cat)
+    if C.MODEL in f.columns and not table.is_pairwise:
+        model, n_models = item_codes(f, C.MODEL)
+        first = np.full(n_cat, n_models, dtype=np.int64)
+        np.minimum.at(first, item, model)
+        order = np.lexsort((order, first))
+    order = order[rated[order]]
+    index = np.full(n_cat, -1, dtype=np.int64)
+    index[order] = np.arange(len(order))
+    return index, len(order)
+
+
+def canonical_order(item, annotator, label, n_items: int, n_annotators: int, q: int
+                    ) -> np.ndarray:
+    """``np.lexsort((label, annotator, item))``, by one stable argsort of a combined key when
+    it fits int64."""
+    if n_items * max(n_annotators, 1) * max(q, 1) < 2 ** 62:
+        key = (np.asarray(item, dtype=np.int64) * max(n_annotators, 1) + annotator) * max(q, 1)
+        return np.argsort(key + label, kind="stable")
+    return np.lexsort((label, annotator, item))
 
 
 class _Data:
-    """The judgments of a continuous table as codes and numbers, items numbered over the
-    table's rated items (the rows of :func:`audit.resample.item_resamples`), in one canonical
-    order (item, annotator, label): floating-point sums then do not depend on the row order."""
+    """The judgments of a continuous table as codes and numbers, items numbered by
+    :func:`item_index` (the rows of :func:`audit.resample.item_resamples`), judgments in one
+    canonical order (item, annotator, label): floating-point sums then do not depend on the row
+    order."""
 
     def __init__(self, table):
         f = table.frame
-        item, n_cat = item_codes(f, C.ITEM)
-        rated = np.bincount(item, minlength=n_cat) > 0
-        item = (np.cumsum(rated) - 1)[item]
-        self.n_items = int(rated.sum())
+        index, self.n_items = item_index(table)
+        item = index[item_codes(f, C.ITEM)[0]]
         annotator, self.n_annotators = item_codes(f, C.ANNOTATOR)
         label = table.label_codes.astype(np.int64)
-        order = np.lexsort((label, annotator, item))
+        order = canonical_order(item, annotator, label, self.n_items, self.n_annotators,
+                                len(table.scale.values))
         self.item, self.annotator, self.label = item[order], annotator[order], label[order]
         self.annotator_names = tuple(str(a) for a in f[C.ANNOTATOR].cat.categories)
         self.pool = item_codes(f, C.POOL)[0][order]
@@ -234,7 +269,7 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
     data = _Data(table)
     cols = _Columns(data.n_items)
     scopes = _reliability_scopes(table, data, cols)
-    sums = cols.resample(bootstrap)
+    sums = cols.resample(bootstrap, table)
     return _reliability_block(table, scopes, sums, bootstrap, min_overlap)
 
 
@@ -372,7 +407,7 @@ def pool_disagreement(table, *, bootstrap: Bootstrap, tie_break: str = "median")
     data = _Data(table)
     cols = _Columns(data.n_items)
     pairs = _pair_columns(table, data, cols)
-    return _pair_rows(table, pairs, cols.resample(bootstrap), bootstrap, tie_break)
+    return _pair_rows(table, pairs, cols.resample(bootstrap, table), bootstrap, tie_break)
 
 
 def within_pool(table, *, bootstrap: Bootstrap, min_annotator_judgments: int = 10
@@ -381,7 +416,7 @@ def within_pool(table, *, bootstrap: Bootstrap, min_annotator_judgments: int = 1
     data = _Data(table)
     cols = _Columns(data.n_items)
     within = _within_columns(table, data, cols, min_annotator_judgments)
-    return _within_rows(table, within, cols.resample(bootstrap), bootstrap)
+    return _within_rows(table, within, cols.resample(bootstrap, table), bootstrap)
 
 
 # -- everything in one pass -----------------------------------------------------------------------
@@ -399,7 +434,7 @@ def measure(table, *, bootstrap: Bootstrap, tie_break: str = "median", min_overl
         pairs = _pair_columns(table, data, cols)
     with _ScopedWarnings("within-pool variability"):
         within = _within_columns(table, data, cols, min_annotator_judgments)
-    sums = cols.resample(bootstrap)
+    sums = cols.resample(bootstrap, table)
     rel = _reliability_block(table, scopes, sums, bootstrap, min_overlap)
     return {"reliability": rel,
             "pool_disagreement": _pair_rows(table, pairs, sums, bootstrap, tie_break),

@@ -38,7 +38,7 @@ differences ``n T2 - T1^2`` well conditioned.
 
 Continuous data are resampled as items (:data:`audit.resample.ITEM_METHOD`): each statistic is
 a ratio of sums of per-item columns, and one matrix product per block of item resamples
-re-weights all of them at once (:func:`audit.resample.item_resample_sums`).
+re-weights all of them at once (:func:`audit.resample.item_resamples`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind
 from ..measure.moments import is_continuous
@@ -97,9 +96,11 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     for key, pools in groups.items():
         first.setdefault(tuple(pools), key)
     if _continuous_rating(table):  # every board from one pass of item resamples
+        from ..measure.continuous import item_index
+
         drawn = rating_boards_over_items(
             data, {key: data.mask(list(pools)) for pools, key in first.items()},
-            n_items=len(table.frame[C.ITEM].cat.categories), unit=unit, bootstrap=bootstrap)
+            index=item_index(table)[0], unit=unit, bootstrap=bootstrap, owner=table)
     else:
         drawn = {key: make(data, data.mask(list(pools)), pool=key, unit=unit,
                            bootstrap=bootstrap, stream=f"rank/{unit}/{key}")

@@ -145,56 +145,77 @@ def rating_board(scores: Scores, mask: np.ndarray, *, pool: str, unit: str,
                  cp.n_items)
 
 
-def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *, n_items: int,
-                             unit: str, bootstrap: Bootstrap) -> dict[str, Board]:
+def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *,
+                             index: np.ndarray, unit: str, bootstrap: Bootstrap, owner=None
+                             ) -> dict[str, Board]:
     """Mean score per model of each set of judgments in ``masks`` (key -> boolean mask), every
     board from one pass of item resamples (:func:`audit.resample.item_resamples`).
 
-    For a continuous scale, where every item is its own pattern: the boards re-weight per-unit
+    For a continuous scale, where every item is its own pattern: the boards re-weight per-item
     (count, sum) columns with the same item resamples as the reliability and pool comparisons
-    of :mod:`audit.measure.continuous` (same stream, same rated items). Units (item, model) are
-    ordered by model, so a model's totals are one matrix product over its units' gathered item
-    weights. ``n_items`` is the number of item categories of ``scores``.
+    of :mod:`audit.measure.continuous` (``owner``: the table, whose resamples are drawn once,
+    :func:`audit.resample.item_resamples`). ``index`` is
+    :func:`audit.measure.continuous.item_index` of the table: each item sits in the range of
+    its lowest model code, so a model's totals are one matrix product over a contiguous range
+    of weights; the rare units of an item's other models gather their items' weights.
     """
     from dataclasses import replace
 
-    rated = np.bincount(scores.item, minlength=n_items) > 0
-    index = np.cumsum(rated) - 1
-    m = max(len(scores.models), 1)
+    n_rows = int(index.max()) + 1 if len(index) else 0
+    n_models = len(scores.models)
     keys = list(masks)
     # one canonical order, so the floating-point sums do not depend on the row order
     order = np.lexsort((scores.score, scores.model, scores.item))
     scores = replace(scores, item=scores.item[order], pool=scores.pool[order],
                      model=scores.model[order], score=scores.score[order])
     masks = {k: np.asarray(v)[order] for k, v in masks.items()}
-    per_board = [rating_units(scores, masks[k], unit=unit) for k in keys]
-    unit_keys = [u.item * m + u.model for u in per_board]
-    union = np.unique(np.concatenate(unit_keys)) if keys else np.zeros(0, dtype=np.int64)
-    u_item, u_model = union // m, union % m
-    order = np.lexsort((u_item, u_model))  # by model, then item
-    union, u_item, u_model = union[order], u_item[order], u_model[order]
-    sorter = np.argsort(union)
-    values = np.zeros((len(union), 2 * len(keys)))
-    for j, (u, k) in enumerate(zip(per_board, unit_keys)):
-        pos = sorter[np.searchsorted(union, k, sorter=sorter)]
-        values[pos, 2 * j], values[pos, 2 * j + 1] = u.n, u.total
-    models, starts = np.unique(u_model, return_index=True)
-    bounds = list(zip(starts, np.append(starts[1:], len(union))))
-    columns = index[u_item]
+    row_of = index[scores.item]
+    primary = np.full(n_rows, n_models, dtype=np.int64)
+    np.minimum.at(primary, row_of, scores.model)
+    bounds = np.searchsorted(primary, np.arange(n_models + 1))
+    width = 2 * len(keys)
+    main = np.zeros((n_rows, width))
+    extra_rows, extra_model, extra_vals = [], [], []
+    per_board = []
+    for j, key in enumerate(keys):
+        u = rating_units(scores, masks[key], unit=unit)
+        per_board.append(u)
+        rows = index[u.item]
+        own = primary[rows] == u.model
+        main[rows[own], 2 * j] = u.n[own]
+        main[rows[own], 2 * j + 1] = u.total[own]
+        vals = np.zeros((int((~own).sum()), width))
+        vals[:, 2 * j], vals[:, 2 * j + 1] = u.n[~own], u.total[~own]
+        extra_rows.append(rows[~own])
+        extra_model.append(u.model[~own])
+        extra_vals.append(vals)
+    extra_rows = np.concatenate(extra_rows) if keys else np.zeros(0, dtype=np.int64)
+    extra_model = np.concatenate(extra_model) if keys else np.zeros(0, dtype=np.int64)
+    extra_vals = np.concatenate(extra_vals) if keys else np.zeros((0, width))
+    by_model = np.argsort(extra_model, kind="stable")
+    extra_rows, extra_model, extra_vals = (extra_rows[by_model], extra_model[by_model],
+                                           extra_vals[by_model])
+    extra_bounds = np.searchsorted(extra_model, np.arange(n_models + 1))
 
     def totals(w):
-        gathered = w[:, columns]
-        out = np.empty((len(w), len(models), values.shape[1]))
-        for s, (a, b) in enumerate(bounds):
-            out[:, s] = gathered[:, a:b] @ values[a:b]
+        out = np.zeros((len(w), n_models, width))
+        for m in range(n_models):
+            a, b = bounds[m], bounds[m + 1]
+            if b > a:
+                out[:, m] = w[:, a:b] @ main[a:b]
+        if len(extra_rows):
+            gathered = w[:, extra_rows]
+            for m in range(n_models):
+                a, b = extra_bounds[m], extra_bounds[m + 1]
+                if b > a:
+                    out[:, m] += gathered[:, a:b] @ extra_vals[a:b]
         return (out,)
 
-    full = np.stack([values[a:b].sum(axis=0) for a, b in bounds])[None] if bounds \
-        else np.zeros((1, 0, values.shape[1]))
-    (resampled,) = item_resamples(int(rated.sum()), bootstrap, totals)
+    (full,) = totals(np.ones((1, n_rows)))
+    (resampled,) = item_resamples(n_rows, bootstrap, totals, owner=owner)
     boards = {}
     for j, (key, u) in enumerate(zip(keys, per_board)):
-        present = full[0, :, 2 * j] > 0
+        present = np.flatnonzero(full[0, :, 2 * j] > 0)
 
         def mean(t):
             n, total = t[:, present, 2 * j], t[:, present, 2 * j + 1]
@@ -202,7 +223,7 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *, n_
                 return np.where(n > 0, total / n, np.nan), n
 
         score, n = mean(full)
-        boards[key] = Board(key, tuple(scores.models[i] for i in models[present]), score[0],
+        boards[key] = Board(key, tuple(scores.models[i] for i in present), score[0],
                             mean(resampled)[0], n[0], len(np.unique(u.item)))
     return boards
 
