@@ -594,11 +594,26 @@ def main(argv=None) -> dict:
     results["elapsed_s"] = time.perf_counter() - started
     results["load_average_end"] = machine.load_average()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results, args))
+    text = render(results, args)
+    kept = _kept_sections(args.out)
+    args.out.write_text(text + ("\n" + kept + "\n" if kept else ""))
     log(f"wrote {args.out}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
     return results
+
+
+def _kept_sections(path: Path) -> str:
+    """Sections other scripts own in ``path`` (between their ``<!-- NAME: begin -->`` and
+    ``<!-- NAME: end -->`` markers, e.g. :mod:`benchmarks.continuous_bench`), kept on rewrite."""
+    import re
+
+    if not path.exists():
+        return ""
+    found = re.findall(r"<!-- (\w+): begin -->.*?<!-- \1: end -->", path.read_text(), re.S)
+    text = path.read_text()
+    return "\n\n".join(re.search(rf"<!-- {name}: begin -->.*?<!-- {name}: end -->", text,
+                                   re.S).group(0) for name in dict.fromkeys(found))
 
 
 if __name__ == "__main__":
