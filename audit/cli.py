@@ -448,8 +448,6 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
 def _check_error(err, code, message, *, suite, junit_path, github) -> None:
     """``check``'s record of a run that could not finish (exit 2 or 3): a JUnit file with one
     ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite)."""
-    from pathlib import Path
-
     from .judge import github as gh
     from .judge.junit import junit_error_xml
     from .judge.suite import SuiteFileError

@@ -1,0 +1,183 @@
+"""File-system steps of writing outputs: atomic single files, flushing, the swap, the lock.
+
+A set is swapped in with ``renameat2(RENAME_EXCHANGE)`` (Linux >= 3.15, glibc >= 2.28, on
+ext4, xfs, btrfs, tmpfs and most local file systems): one system call, after which the name
+holds the new folder and the old one is at the staging name. Where it is missing, two
+``rename`` calls do the same with a moment in which the name is absent (never a mix).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import stat
+from pathlib import Path
+
+#: Staging folders and temporary files: ``.<name>.tmp-<pid>-<8 hex digits>`` beside the target.
+STAGE = ".tmp-"
+STAGE_NAME = re.compile(r"\.(?P<name>.+)\.tmp-(?P<pid>\d+)-[0-9a-f]{8}")
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
+_AT_FDCWD = -100
+
+
+def real_path(path) -> Path:
+    """``path`` with every symbolic link resolved (what is really read or written)."""
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def stage_name(target: Path) -> Path:
+    """A fresh staging path beside ``target`` (pid and random digits: never two alike)."""
+    return target.parent / f".{target.name}{STAGE}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file beside it, flushed to
+    disk, renamed over it. The file keeps its permissions; a symbolic link is written through
+    to its target. Returns ``path``."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path, data: bytes) -> Path:
+    """:func:`write_text` for bytes."""
+    final = real_path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(final.parent, final.name)
+    try:
+        mode = stat.S_IMODE(os.stat(final).st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = stage_name(final)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(final.parent)
+    return Path(path)
+
+
+def sha256_file(path) -> str:
+    """The SHA-256 of a file, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fsync_dir(folder) -> None:
+    """Flush a folder's entries (a rename in it) to disk, where the file system can."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems cannot sync a folder
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(folder: Path) -> None:
+    """Flush every file and folder under ``folder`` to disk (before it is swapped in)."""
+    for root, dirs, names in os.walk(folder):
+        for name in names:
+            fd = os.open(Path(root) / name, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fsync_dir(root)
+
+
+@contextlib.contextmanager
+def locked(folder: Path):
+    """An exclusive ``flock`` on ``folder`` (POSIX; elsewhere no lock)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(parent: Path, name: str) -> None:
+    """Delete staging folders and temporary files of ``name`` left by processes that no longer
+    run (a ``kill -9`` mid-write). A process id reused since is taken as alive: the leftover
+    stays until the next write after that process ends."""
+    for entry in os.listdir(parent):
+        m = STAGE_NAME.fullmatch(entry)
+        if m and m.group("name") == name and not _alive(int(m.group("pid"))):
+            path = parent / entry
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
+def _renameat2(src: Path, dst: Path, flags: int) -> bool:
+    """``renameat2(2)``; False when this system or file system does not have it."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                     ctypes.c_uint]
+    if call(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(src), None, str(dst))
+
+
+def exchange(new: Path, target: Path) -> None:
+    """Swap two folders atomically; after it ``new`` holds the old content."""
+    if _renameat2(new, target, _RENAME_EXCHANGE):
+        return
+    old = stage_name(target)
+    os.rename(target, old)
+    os.rename(new, target)
+    os.rename(old, new)
+
+
+def rename_noreplace(src: Path, dst: Path) -> None:
+    """Rename ``src`` to ``dst``; :class:`FileExistsError` when ``dst`` exists."""
+    if _renameat2(src, dst, _RENAME_NOREPLACE):
+        return
+    if os.path.lexists(dst):
+        raise FileExistsError(errno.EEXIST, "already exists", str(dst))
+    os.rename(src, dst)

@@ -1,0 +1,132 @@
+"""Writing a set of output files as one: staged beside the target, swapped in with a manifest.
+
+See :mod:`audit.outputs` for the protocol and its guarantees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from . import fs
+from .guard import Inputs, guard_folder
+from .layout import CARD_FILE, MANIFEST, RESULTS, run_id, write_manifest
+
+
+@dataclass
+class Stage:
+    """A set being written: write its files into :attr:`path`; set :attr:`run_id`."""
+
+    path: Path
+    target: Path
+    command: str
+    replace: bool
+    run_id: str | None = None
+
+
+@contextlib.contextmanager
+def staged(target, *, command: str, replace: bool = True,
+           recheck: Callable[[], object] | None = None) -> Iterator[Stage]:
+    """Write a set of files into a staging folder beside ``target``, then move it into place.
+
+    On leaving the block without an exception the manifest is written, everything is flushed
+    to disk and the set is swapped in (``replace``) or added (``replace=False``, ``export``)
+    while holding the parent folder's lock; ``recheck`` (the guard) runs again under the lock,
+    so a file that appeared meanwhile is still refused. On an exception the staging folder is
+    removed and ``target`` is untouched.
+
+    Parameters
+    ----------
+    target
+        The output folder's real path (:func:`guard_folder`).
+    command
+        Written into the manifest (``run``, ``check``, ``card``, ``export``).
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Stage(fs.stage_name(target), target, command, replace)
+    os.mkdir(stage.path)
+    try:
+        yield stage
+        _commit(stage, recheck)
+    finally:
+        if os.path.lexists(stage.path):
+            shutil.rmtree(stage.path, ignore_errors=True)
+
+
+def _commit(stage: Stage, recheck) -> None:
+    files = write_manifest(stage.path, command=stage.command, run_id=stage.run_id)
+    fs.fsync_tree(stage.path)
+    parent, target = stage.target.parent, stage.target
+    with fs.locked(parent):
+        fs.remove_stale(parent, target.name)
+        if recheck is not None:
+            recheck()
+        if stage.replace:
+            if os.path.lexists(target):
+                with contextlib.suppress(OSError):
+                    os.chmod(stage.path, stat.S_IMODE(os.stat(target).st_mode))
+                fs.exchange(stage.path, target)  # stage.path now holds the old set
+            else:
+                fs.rename_noreplace(stage.path, target)
+        else:
+            tops = sorted({name.split("/", 1)[0] for name in files} - {MANIFEST})
+            for name in tops + [MANIFEST]:
+                if os.path.lexists(target / name):
+                    raise InputError("already exists; remove it or choose another OUT",
+                                     path=target / name)
+            if not os.path.lexists(target):
+                fs.rename_noreplace(stage.path, target)
+            else:
+                for name in tops + [MANIFEST]:  # the manifest last: a reader sees all or none
+                    fs.rename_noreplace(stage.path / name, target / name)
+        fs.fsync_dir(parent)
+
+
+def write_run(results: dict, out, *, inputs: Inputs | None = None, report: bool = True,
+              command: str = "run", **card_options) -> Path:
+    """Write one run's set into ``out`` atomically: ``results.json`` (with ``meta.run_id``),
+    with ``report`` the files of :func:`audit.report.write_reports`, and the manifest.
+
+    ``results["meta"]["run_id"]`` is set in place. ``out`` is guarded (:func:`guard_folder`)
+    against ``inputs`` before anything is written and again under the swap's lock.
+    """
+    from ..results import dumps
+
+    inputs = inputs if inputs is not None else Inputs()
+    shown = Path(out)
+    target = guard_folder(shown, inputs)
+    results.setdefault("meta", {})["run_id"] = run_id(results)
+    with staged(target, command=command,
+                recheck=lambda: guard_folder(shown, inputs)) as stage:
+        stage.run_id = results["meta"]["run_id"]
+        fs.write_text(stage.path / RESULTS, dumps(results))
+        if report:
+            from ..report import write_reports
+
+            write_reports(results, stage.path, card_from=target / CARD_FILE,
+                          card_shown=shown / CARD_FILE, **card_options)
+    return shown
+
+
+def write_card_set(results: dict, out, *, inputs: Inputs | None = None,
+                   **card_options) -> Path:
+    """``card --out``: ``out/dataset_card.md`` (updated from the card there) and the manifest,
+    as one set replacing ``out``; returns the card's path."""
+    from ..report import write_card_file
+
+    inputs = inputs if inputs is not None else Inputs()
+    shown = Path(out)
+    target = guard_folder(shown, inputs)
+    results.setdefault("meta", {})["run_id"] = run_id(results)
+    with staged(target, command="card", recheck=lambda: guard_folder(shown, inputs)) as stage:
+        stage.run_id = results["meta"]["run_id"]
+        write_card_file(results, stage.path / CARD_FILE, card_from=target / CARD_FILE,
+                        card_shown=shown / CARD_FILE, **card_options)
+    return shown / CARD_FILE
