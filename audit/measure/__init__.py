@@ -105,6 +105,9 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
         Seed, number of resamples and CI level; the same seed gives identical output.
     min_per_pool
         Judgments a pool needs on an item to count as unanimous there (1 for one-annotator pools).
+        A continuous scale (:func:`audit.measure.moments.is_continuous`) has no unanimity: its
+        pools are compared by their mean scores on every item both judged
+        (:mod:`audit.measure.continuous`).
     tie_break
         Consensus rule for non-unanimous pools in the all-shared-items rates; a key of
         :data:`audit.measure.disagreement.TIE_BREAKS` (``"median"`` or ``"drop"``).
@@ -130,14 +133,14 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
                          f"{min_annotator_judgments!r}", key="min_annotator_judgments")
     from .moments import is_continuous
 
-    if is_continuous(table.scale):
+    if is_continuous(table.scale):  # per-item moments, one pass of item resamples
         from . import continuous
         from .disagreement import check_tie_break
 
         check_tie_break(tie_break)
-        if int(min_overlap) < 1:
-            raise InputError(f"min_overlap must be at least 1, got {min_overlap!r}",
-                             key="min_overlap")
+        for key, value in (("min_overlap", min_overlap), ("min_per_pool", min_per_pool)):
+            if int(value) < 1:
+                raise InputError(f"{key} must be at least 1, got {value!r}", key=key)
         return jsonable(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
                                            min_overlap=min_overlap,
                                            min_annotator_judgments=min_annotator_judgments))
