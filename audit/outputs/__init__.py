@@ -11,7 +11,11 @@ output that is an input — by path, through a symbolic link, or as a hard link 
 (``(st_dev, st_ino)``) — is an :class:`audit.errors.InputError` (exit 2) naming both paths; so is
 an output folder that holds an input or lies inside an input folder, a folder that is the
 current directory or a mount point (outputs replace the folder as a whole), and a ``--junit`` /
-``--json`` file inside an input folder or inside the ``--out`` folder.
+``--json`` file inside an input folder or inside the ``--out`` folder. ``card --card PATH``
+writes only a Markdown card: a path named ``*.md`` / ``*.markdown`` that, when it exists, is a
+regular UTF-8 text file without NUL or other control characters (:func:`read_card`); the one
+file of a source folder it may update is such a card (a Hub dataset's ``README.md``, which
+``card`` edits only between its markers and by adding missing YAML keys).
 
 **One set, all or nothing** (write, then rename, as SQLite and git do). An output folder (``run
 --out``, ``check --out``, ``card --out``) is written into a staging folder beside it,
