@@ -153,30 +153,38 @@ class Suite:
 def load_suite(path) -> Suite:
     """Read a suite file and validate every entry.
 
+    The file is read as plain data (:mod:`audit.load.yamlsafe`): a suite may come with a pull
+    request, so tags, alias bombs, non-scalar keys, deep nesting and files over
+    :data:`audit.load.yamlsafe.MAX_BYTES` are refused, naming the line.
+
     Raises
     ------
     SuiteFileError
         The file is missing or not YAML, or an entry is bad; the message names the line.
     """
+    from ..load.yamlsafe import YamlProblem, read_yaml_text
+
     path = Path(path)
     if not path.is_file():
-        raise SuiteFileError("suite file not found", path=path)
+        raise SuiteFileError("suite file not found" if not path.exists() else
+                             "is not a file, expected a YAML suite file", path=path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SuiteFileError(f"not UTF-8 text ({err.reason})", path=path) from None
+        text = read_yaml_text(path, what="suite")
+    except YamlProblem as err:
+        raise SuiteFileError(err.message, path=path, line=err.line) from None
     return parse_suite(text, path=str(path), default_name=path.stem)
 
 
 def parse_suite(text: str, *, path: str | None = None, default_name: str = "suite") -> Suite:
-    """Parse and validate suite YAML ``text`` (``path`` only names it in messages)."""
+    """Parse and validate suite YAML ``text`` (``path`` only names it in messages), read as
+    plain data by :func:`audit.load.yamlsafe.compose`."""
+    from ..load.yamlsafe import YamlProblem, compose
+
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        problem = getattr(err, "problem", None) or str(err)
-        raise SuiteFileError(f"not valid YAML: {problem}", path=path,
-                             line=mark.line + 1 if mark else None) from None
+        root = compose(text)
+    except YamlProblem as err:
+        message = f"not valid YAML: {err.message}" if err.syntax else err.message
+        raise SuiteFileError(message, path=path, line=err.line) from None
     if root is None:
         raise SuiteFileError("the suite is empty; it needs an 'expectations' list", path=path)
     top = _mapping(root, path, "the suite")
@@ -201,7 +209,9 @@ def _line(node) -> int:
 
 
 def _construct(node):
-    return yaml.SafeLoader("").construct_document(node)
+    from ..load.yamlsafe import construct
+
+    return construct(node)
 
 
 def _mapping(node, path, what) -> dict:

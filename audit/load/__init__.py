@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import InputError, join_names
@@ -53,7 +54,8 @@ _ADAPTERS = {
 def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
          min_pool_annotators: int | None = None, aspect: str = DEFAULT_ASPECT,
          split: str | None = None, name: str | None = None, engine: str = "pandas",
-         spark_master: str | None = None, spark_conf: dict | None = None) -> AnnotationTable:
+         spark_master: str | None = None, spark_conf: dict | None = None,
+         allow_outside: bool = False) -> AnnotationTable:
     """Load ``source`` into a validated canonical :class:`audit.table.AnnotationTable`.
 
     Parameters
@@ -95,6 +97,10 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     spark_conf
         ``--engine spark``: settings for the session it starts (``{"spark.driver.memory":
         "8g"}``); an already running session is used as it is.
+    allow_outside
+        Let a spec file name a file outside its own folder (``pools.file``); by default that
+        is an InputError naming the key, so a spec from a pull request cannot make the audit
+        read other files on the machine (:func:`audit.load.spec.read_spec`).
 
     Raises
     ------
@@ -117,6 +123,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
                              key="engine")
         from ..spark import load_spark
 
+        spec = _read_spec_path(spec, allow_outside)
         return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
                           pool_column=pool_column, name=name, split=split,
                           min_pool_annotators=min_pool_annotators,
@@ -145,11 +152,22 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
             raise InputError(f"--{option.replace('_', '-')} does not apply to the {format} "
                              f"format", key=option)
     kwargs = {k: v for k, v in given.items() if k in accepted}
+    if "spec" in kwargs:
+        kwargs["spec"] = _read_spec_path(kwargs["spec"], allow_outside)
     if isinstance(source, InMemory) and format == "table":
         from .memory import load_frame as adapter
     else:
         adapter = getattr(importlib.import_module(f".{module}", __name__), function)
     return adapter(source, name=name, **kwargs)
+
+
+def _read_spec_path(spec, allow_outside: bool):
+    """A spec given as a path, read once here with ``allow_outside``; anything else as is."""
+    from .spec import DatasetSpec, read_spec
+
+    if spec is None or isinstance(spec, (Mapping, DatasetSpec)):
+        return spec
+    return read_spec(spec, allow_outside=bool(allow_outside))
 
 
 def detect_format(source) -> str:

@@ -7,7 +7,7 @@
     columns: {item: tweet_id, annotator: worker, label: score, pool: worker_type, model: system}
     annotator_columns: [r1, r2, r3]   # wide layout only
     label: {kind: ordinal, order: [1, 2, 3, 4, 5], map: {"bad": 1}, names: [...]}
-    pools: {file: pools.csv, column: group}   # annotator -> pool file, relative to the spec
+    pools: {file: pools.csv, column: group}   # annotator -> pool file, in the spec's folder
     judge_pools: [gpt-4]
     read: {sep: "\\t"}
     split: train            # datasets sources: which split
@@ -15,6 +15,10 @@
 Every key is optional. Validation is strict: an unknown key at any level, or a value of the wrong
 type, is an InputError naming the key and its line in the YAML file. The same keys as a Python
 dict (:func:`spec_from_dict`) go through the same checks.
+
+A spec may come with a pull request, so it is read as plain data (:mod:`audit.load.yamlsafe`:
+no tags, aliases and depth bounded, keys single values), and the file it names (``pools.file``)
+must lie inside the spec's own folder, links resolved, unless ``--allow-outside`` is given.
 
 ``columns`` maps canonical names (:mod:`audit.columns`) to the source's column names; a canonical
 column the source already carries under its own name needs no entry. ``label.map`` reads raw
@@ -38,7 +42,6 @@ from .. import columns as C
 from ..errors import InputError, join_names
 from ..labels import LabelKind, LabelScale
 from ._common import existing_path
-from .readers import read_text
 
 LAYOUTS = ("long", "wide")
 _SCALAR = (str, int, float, bool)
@@ -133,39 +136,59 @@ class DatasetSpec:
             raise InputError(err.message, path=where, column=C.LABEL) from None
 
 
-def read_spec(source) -> DatasetSpec:
+def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
     """Read and strictly validate a YAML dataset spec (a path), or a dict of the same keys
     (:func:`spec_from_dict`); a :class:`DatasetSpec` is returned as it is.
+
+    The YAML is read as plain data by :mod:`audit.load.yamlsafe` (no tags, bounded aliases,
+    depth and size). A file the spec names (``pools.file``) must lie inside the spec's folder,
+    symbolic links resolved first, unless ``allow_outside`` (the CLI's ``--allow-outside``): a
+    spec that comes with a pull request cannot make the audit read, and quote into a public CI
+    log, a file elsewhere on the machine (``pools: {file: ../../../etc/hostname}``).
 
     Raises
     ------
     InputError
-        The file is missing or not YAML, or a key is unknown or has the wrong type; the message
-        names the key and its line.
+        The file is missing, larger than :data:`audit.load.yamlsafe.MAX_BYTES`, not UTF-8 or
+        not YAML, uses a tag, an alias bomb or a non-scalar key, a key is unknown or has the
+        wrong type, or a named file lies outside the spec's folder; the message names the key
+        (where there is one) and the line.
     """
-    import yaml
+    from . import yamlsafe
 
     if isinstance(source, DatasetSpec):
         return source
     if isinstance(source, Mapping):
         return spec_from_dict(source)
     path = existing_path(source, what="spec file")
-    text = read_text(path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a YAML spec file", path=str(path))
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or str(err)
-        ctx, ctx_mark = getattr(err, "context", None), getattr(err, "context_mark", None)
-        if ctx and ctx_mark is not None:
-            problem += f" ({ctx} at line {ctx_mark.line + 1})"
-        raise InputError(f"invalid YAML{where}: {problem}", path=str(path)) from None
+        root = yamlsafe.compose(yamlsafe.read_yaml_text(path, what="spec"))
+    except yamlsafe.YamlProblem as err:
+        raise InputError(_yaml_message(err), path=str(path)) from None
     if root is None:
         return DatasetSpec(path=path)
-    loader = yaml.SafeLoader("")
-    data = _check(root, _SHAPE, "", path, loader)
-    return _build(data, root, path)
+    data = _check(root, _SHAPE, "", path, yamlsafe.constructor())
+    return _build(data, root, path, allow_outside=allow_outside)
+
+
+def _yaml_message(err) -> str:
+    if err.syntax:
+        where = (f" at line {err.line}" + (f", column {err.column}" if err.column else "")
+                 if err.line else "")
+        return f"invalid YAML{where}: {err.message}"
+    return f"line {err.line}: {err.message}" if err.line else err.message
+
+
+def inside_folder(folder: Path, name: str) -> Path | None:
+    """``folder / name`` with symbolic links resolved, or None when that lies outside
+    ``folder`` (itself resolved): an absolute ``name``, ``..`` steps or a link leading out."""
+    import os
+
+    root = Path(os.path.realpath(folder))
+    real = Path(os.path.realpath(root / name))
+    return real if real == root or root in real.parents else None
 
 
 def spec_from_dict(data: Mapping) -> DatasetSpec:
@@ -281,7 +304,7 @@ def _check(node, shape, key, path, loader):
     return value
 
 
-def _build(data: dict, root, path: Path) -> DatasetSpec:
+def _build(data: dict, root, path: Path | None, *, allow_outside: bool = False) -> DatasetSpec:
     def val(d, k, default=None):
         return d[k][0] if k in d else default
 
@@ -319,6 +342,15 @@ def _build(data: dict, root, path: Path) -> DatasetSpec:
         _fail(path, "pools", node(data, "pools"), "give pools.file or pools.map, not both")
     if "column" in pools and "file" not in pools:
         _fail(path, "pools.column", node(data, "pools"), "pools.column needs pools.file")
+    if "file" in pools and path is not None and not allow_outside:
+        if inside_folder(path.parent, pools["file"]) is None:
+            import os
+
+            _fail(path, "pools.file", val(data, "pools")["file"][1],
+                  f"{pools['file']!r} resolves to {os.path.realpath(path.parent / pools['file'])}"
+                  f", outside the spec's folder {os.path.realpath(path.parent)}; a spec names "
+                  "files in its own folder only (pass --allow-outside, or allow_outside=True, "
+                  "to read it)")
     read = {k: v for k, (v, _) in val(data, "read", {}).items()}
     return DatasetSpec(
         name=val(data, "name"), layout=layout, columns=columns, annotator_columns=ann_cols,
