@@ -446,5 +446,22 @@ def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
         is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
         if is_bool.any():
             values = values.where(~is_bool, values.map(label_text))
-    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    try:
+        codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable values: lists, arrays, mappings (Parquet list / struct)
+        raise _not_single(values) from None
     return np.asarray(codes, dtype=np.int64), list(distinct)
+
+
+def _not_single(values: pd.Series) -> InputError:
+    """The InputError for a label column holding lists or mappings, naming the first row."""
+    import reprlib
+
+    for row, value in values.items():
+        if isinstance(value, (list, tuple, dict, set, np.ndarray)):
+            kind = "mapping (a struct)" if isinstance(value, dict) else "list"
+            return InputError(f"labels must be single values (text, a number or a boolean); "
+                              f"source row {row} holds a {kind} of type "
+                              f"{type(value).__name__}: {reprlib.repr(value)}", column="label")
+    return InputError("labels must be single values (text, a number or a boolean)",
+                      column="label")

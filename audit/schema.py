@@ -51,7 +51,7 @@ with _without_pyspark_pandas():
     from pandera.errors import SchemaErrors
 
 from . import columns as C
-from .errors import SchemaError
+from .errors import InputError, SchemaError
 from .labels import LabelKind, LabelScale, factorize_labels, label_text, parse_number
 
 UNIQUE_CHECK = "one judgment per (item, annotator)"
@@ -214,7 +214,10 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
         elif col == C.POOL:
             ids[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
                                                  categories=pd.Index([C.DEFAULT_POOL]))
-    label_codes, distinct = factorize_labels(raw[C.LABEL])
+    try:
+        label_codes, distinct = factorize_labels(raw[C.LABEL])
+    except InputError as err:  # lists or mappings as labels
+        raise InputError(err.message, path=source, column=C.LABEL) from None
     label_check, scale_code = _label_check(scale, distinct)
     names = [*ids, C.LABEL]
     block = np.empty((len(names), n))  # one float block: no consolidation copy

@@ -1,7 +1,11 @@
 """Safe readers shared by the adapters: every failure becomes an InputError that names the place.
 
 * JSON: invalid or truncated text names the file, line and column; trailing commas before ``}`` or
-  ``]`` (LeWiDi 2025's annotator-metadata files) are tolerated.
+  ``]`` (LeWiDi 2025's annotator-metadata files) are tolerated. Nesting deeper than Python's
+  JSON decoder follows (:func:`json_depth_limit`, about 1,000 levels: the interpreter's
+  recursion limit) is an InputError naming the file and the limit, not a ``RecursionError``.
+* JSON Lines: read line by line; a line longer than :data:`MAX_JSONL_LINE_BYTES` (64 MiB) is an
+  InputError naming the file, the line and the limit, found before the line is decoded.
 * Bytes that are not UTF-8 name the file, the byte offset and its line.
 * CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``); only empty
   cells are missing, so ``NA`` stays a label. pyarrow reads them when no pandas-only option is
@@ -36,6 +40,9 @@ DATA_EXTENSIONS = CSV_EXTENSIONS + JSONL_EXTENSIONS + (".json",) + PARQUET_EXTEN
 SAVE_TO_DISK_MARKERS = ("dataset_dict.json", "state.json", "dataset_info.json")
 
 _CHUNK = 1 << 20
+#: Longest line of a JSON Lines file (bytes, without its newline). One record of annotation data
+#: is a few kilobytes; a MultiPref row with four long responses is under 100 KB.
+MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024
 # A JSON string literal, or a comma whose next non-blank character closes an object or array.
 _STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\]|\\.)*"|,(?=\s*[}\]])', re.DOTALL)
 _SPLIT_FILE = re.compile(r"^(?P<split>.+?)-\d{5}-of-\d{5}")
@@ -75,15 +82,41 @@ def read_text(path) -> str:
 
 
 # -- JSON ------------------------------------------------------------------------------------------
+def json_depth_limit() -> int:
+    """The nesting depth beyond which :func:`json.loads` raises ``RecursionError``: about the
+    interpreter's recursion limit (:func:`sys.getrecursionlimit`, 1,000 by default), less the
+    frames already in use."""
+    import sys
+
+    return sys.getrecursionlimit()
+
+
+def too_deep(path, where: str = "") -> InputError:
+    """The InputError for JSON nested deeper than :func:`json_depth_limit`."""
+    return InputError(f"JSON nested too deeply{where}: Python's JSON decoder follows at most "
+                      f"about {json_depth_limit():,} levels of nested arrays and objects (the "
+                      "interpreter's recursion limit); annotation data nests a few levels",
+                      path=str(path))
+
+
+def loads(text: str, *, path, where: str = ""):
+    """:func:`json.loads`, with nesting too deep for the decoder an InputError (:func:`too_deep`);
+    a :class:`json.JSONDecodeError` is left to the caller."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise too_deep(path, where) from None
+
+
 def parse_json(text: str, *, path) -> object:
     """Parse JSON text; tolerate trailing commas; errors name the file, line and column."""
     try:
-        return json.loads(text)
+        return loads(text, path=path)
     except json.JSONDecodeError as err:
         first = err
     if text[:first.pos].rstrip().endswith(","):      # a trailing comma: LeWiDi 2025 metadata
         try:
-            return json.loads(_strip_trailing_commas(text))
+            return loads(_strip_trailing_commas(text), path=path)
         except json.JSONDecodeError:
             pass
     stripped = text.rstrip()
@@ -106,21 +139,37 @@ def read_jsonl(path) -> pd.DataFrame:
     """A JSON Lines file as a frame, one row per line (blank lines skipped); nested values kept.
 
     Lines end at ``\\n`` only (the JSON Lines rule): U+2028, U+0085 and the other breaks that
-    :meth:`str.splitlines` splits on are legal inside a JSON string written unescaped."""
-    text = read_text(path)
+    :meth:`str.splitlines` splits on are legal inside a JSON string written unescaped. The file
+    is read one line at a time; a line over :data:`MAX_JSONL_LINE_BYTES` is refused before it
+    is decoded."""
+    path = existing_path(path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a file", path=str(path))
     records = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"invalid JSON at line {lineno}, column {err.colno}: {err.msg}",
-                             path=str(path)) from None
-        if not isinstance(rec, dict):
-            raise InputError(f"line {lineno} is not a JSON object (one record per line expected)",
-                             path=str(path))
-        records.append(rec)
+    with open(path, "rb") as fh:
+        lineno = 0
+        while raw := fh.readline(MAX_JSONL_LINE_BYTES + 1):
+            lineno += 1
+            body = raw[:-1] if raw.endswith(b"\n") else raw
+            if len(body) > MAX_JSONL_LINE_BYTES:
+                raise InputError(f"line {lineno} is longer than {MAX_JSONL_LINE_BYTES:,} bytes "
+                                 f"({MAX_JSONL_LINE_BYTES // 2 ** 20} MiB), the most one JSON "
+                                 "Lines record may hold", path=str(path))
+            try:
+                line = body.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise utf8_error(path) from None
+            if not line.strip():
+                continue
+            try:
+                rec = loads(line, path=path, where=f" at line {lineno}")
+            except json.JSONDecodeError as err:
+                raise InputError(f"invalid JSON at line {lineno}, column {err.colno}: {err.msg}",
+                                 path=str(path)) from None
+            if not isinstance(rec, dict):
+                raise InputError(f"line {lineno} is not a JSON object (one record per line "
+                                 "expected)", path=str(path))
+            records.append(rec)
     return pd.DataFrame.from_records(records)
 
 
@@ -261,7 +310,7 @@ def table_columns(path: Path) -> list[str]:
         first = first_line(path)
         try:
             rec = json.loads(first) if first else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return []
         return list(rec) if isinstance(rec, dict) else []
     if ext == ".json":
@@ -298,7 +347,7 @@ def first_json_record(path: Path) -> tuple[str, object] | None:
             if isinstance(key, str) and head[j] == ":":
                 value, _ = dec.raw_decode(head, _skip_ws(head, j + 1))
                 return "object", value
-    except (json.JSONDecodeError, IndexError):
+    except (json.JSONDecodeError, IndexError, RecursionError):
         pass
     return None
 
