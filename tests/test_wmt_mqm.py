@@ -248,3 +248,14 @@ def test_shipped_sample_runs_from_the_cli(tmp_path):
     assert (out / "report.html").stat().st_size > 0
     card = (out / "dataset_card.md").read_text()
     assert "NaN item" not in card and "the NaN items" not in card  # no count is ever NaN
+    # a continuous scale's pool comparison is a score difference, stated with its numbers
+    row = res["pool_disagreement"][0]
+    assert row["majority_differs_rate"] is None and row["mean_difference"] is not None
+    assert (f"On the {row['n_items_shared']:,} items both raters 1-4 and raters 5-8 rated, "
+            f"raters 5-8's mean score minus raters 1-4's is {row['mean_difference']:.3f}") in card
+    for w in res["within_pool"]:
+        assert f"{w['pool']}: scores of one item differ between its annotators with a " \
+               f"standard deviation of {w['within_item_sd']:.3f}" in card
+    html = (out / "report.html").read_text()
+    assert "mean |difference|" in html and "within-item SD of scores" in html
+    assert "rating data has no winner to flip" in html and "NaN item(s)" not in html

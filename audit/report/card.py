@@ -189,6 +189,9 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         first = rows[0]
         cis = first.get("ci95") or {}
+        if first.get("majority_differs_rate") is None and first.get("mean_difference") is not None:
+            out.append(_score_difference_sentence(first, a, b, esc))
+            continue
         rate = {"value": first.get("majority_differs_rate"),
                 "ci95": cis.get("majority_differs_rate")}
         s = (f"On the {_num(first.get('n_items_both_unanimous'))} items where both {esc(a)} and "
@@ -209,9 +212,29 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     return out
 
 
+def _score_difference_sentence(row: dict, a: str, b: str, esc=str) -> str:
+    """Pool disagreement on a continuous scale, where unanimity is not defined: the per-item
+    difference of the pools' mean scores, signed and absolute, with their CIs."""
+    cis = row.get("ci95") or {}
+    diff = {"value": row.get("mean_difference"), "ci95": cis.get("mean_difference")}
+    absdiff = {"value": row.get("mean_abs_difference"), "ci95": cis.get("mean_abs_difference")}
+    return (f"On the {_num(row.get('n_items_shared'))} items both {esc(a)} and {esc(b)} rated, "
+            f"{esc(b)}'s mean score minus {esc(a)}'s is {_ci(diff, paren=True)} on average, and "
+            f"{_ci(absdiff, paren=True)} in absolute value.")
+
+
 def within_sentences(results: dict, esc=str) -> list[str]:
     out, undefined = [], []
     for w in results.get("within_pool") or []:
+        effect = (f"annotator effect p = {_num(w.get('annotator_effect_p'), 4)}, effect size "
+                  f"{_num(w.get('effect_size'))}"
+                  + (f" ({w['effect_size_name'].replace('_', ' ')})"
+                     if w.get("effect_size_name") else ""))
+        if w.get("disagreement_rate") is None and w.get("within_item_sd") is not None:
+            sd = {"value": w["within_item_sd"], "ci95": w.get("within_item_sd_ci95")}
+            out.append(f"{esc(w['pool'])}: scores of one item differ between its annotators "
+                       f"with a standard deviation of {_ci(sd, paren=True)}; {effect}.")
+            continue
         if w.get("disagreement_rate") is None:
             undefined.append(esc(w["pool"]))
             continue
@@ -250,7 +273,7 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
                    f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) swap in "
                    f"{_pct(r.get('swap_probability'))} of bootstrap resamples.")
     fl = st.get("flipped_items") or {}
-    if fl:
+    if fl.get("count") is not None:  # rating data: no winner to flip (``skipped`` says so)
         out.append(f"{_num(fl.get('count', 0))} item(s) have opposite majority winners in "
                    f"different pools.")
     return out

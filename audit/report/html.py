@@ -220,8 +220,19 @@ def confusion_matrix(row: dict, dataset: dict):
 
 def _disagreement(rows, within, ds, chart, ch) -> dict:
     out = {"rows": [], "heatmaps": [], "within": []}
+    # a continuous scale has no unanimity: its rows carry the pools' mean score difference
+    out["continuous"] = any(r.get("majority_differs_rate") is None
+                            and r.get("mean_difference") is not None for r in rows or [])
     for i, r in enumerate(rows or []):
         cis = r.get("ci95") or {}
+        if out["continuous"]:
+            out["rows"].append({
+                "pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
+                "granularity": r.get("granularity"), "n": num(r.get("n_items_shared")),
+                "differs": _interval(r.get("mean_difference"), cis.get("mean_difference")),
+                "reversed": _interval(r.get("mean_abs_difference"),
+                                      cis.get("mean_abs_difference"))})
+            continue
         out["rows"].append({
             "pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
             "granularity": r.get("granularity"), "n": num(r.get("n_items_both_unanimous")),
@@ -235,14 +246,27 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
             if svg:
                 out["heatmaps"].append({"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
                                         "granularity": r.get("granularity"), "svg": svg})
+    out["within_sd"] = any(w.get("disagreement_rate") is None
+                           and w.get("within_item_sd") is not None for w in within or [])
     for w in within or []:
-        out["within"].append({"pool": w.get("pool"), "rate": num(w.get("disagreement_rate")),
+        rate = (_interval(w.get("within_item_sd"), w.get("within_item_sd_ci95"))
+                if out["within_sd"] else num(w.get("disagreement_rate")))
+        out["within"].append({"pool": w.get("pool"), "rate": rate,
                               "p": num(w.get("annotator_effect_p"), 4),
                               "effect": num(w.get("effect_size"))})
     if not out["rows"]:
         out["na"] = ("needs two pools whose annotators judged the same items"
                      if len(ds.get("pools") or {}) < 2 else "no pool pair to compare")
     return out
+
+
+def _interval(value, interval, digits: int = 3) -> str:
+    """``v [lo, hi]`` of a score-scale estimate (not a rate)."""
+    if value is None:
+        return "NaN"
+    if interval and None not in interval[:2]:
+        return f"{num(value, digits)} [{num(interval[0], digits)}, {num(interval[1], digits)}]"
+    return num(value, digits)
 
 
 def _rate(value, interval) -> str:
@@ -342,6 +366,8 @@ def generic_table(rows) -> dict:
 def _flipped(fl, max_items: int) -> dict:
     if not fl:
         return {"na": "needs a pairwise dataset with at least two pools"}
+    if fl.get("count") is None and fl.get("skipped"):
+        return {"na": str(fl["skipped"])}
     items = fl.get("items") or []
     shown = []
     for it in items[:max_items]:
