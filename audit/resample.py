@@ -301,11 +301,8 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
         parts, start = [], 0
         for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
                                block_rows=block, draw="items", dtype=np.float64):
-            if store is not None:
-                if w.size and w.max() > 255:  # not one byte: draw again next time
-                    store = None
-                else:
-                    store[start:start + len(w)] = w
+            if store is not None:  # a count fits a byte: below 256 items it is at most
+                store[start:start + len(w)] = w  # n_items, above P(>= 256) < 1 / 256! ~ 1e-507
             parts.append(statistic(w))
             start += len(w)
         if store is not None:
