@@ -188,7 +188,8 @@ def multinomial_weights(counts: np.ndarray, n_resamples: int,
 
 #: How :func:`weight_blocks` draws a resample, by name.
 DRAWS = {
-    "multinomial": "the copies of each pattern from Multinomial(n, freq / n), one draw per resample",
+    "multinomial": ("the copies of each pattern from Multinomial(n, freq / n), one draw per "
+                    "resample"),
     "items": "n item indices drawn uniformly with replacement, counted per pattern",
 }
 

@@ -202,8 +202,8 @@ def _scope_columns(data: _Data, mask: np.ndarray, cols: _Columns, *, name: str,
 def _scope_result(scope: dict, sums: np.ndarray, bootstrap: Bootstrap, reason: str
                   ) -> tuple[dict, dict]:
     n = scope["n_pairable"]
-    out = {"krippendorff_alpha": _metric(scope["alpha"], alpha_from_sums(sums[:, scope["alpha_at"]]),
-                                         bootstrap, n_items=n)}
+    alpha_b = alpha_from_sums(sums[:, scope["alpha_at"]])
+    out = {"krippendorff_alpha": _metric(scope["alpha"], alpha_b, bootstrap, n_items=n)}
     for metric in ("fleiss_kappa", "gwet_ac1", "percent_agreement"):
         out[metric] = _undefined_metric(n, reason)
     out["cohen_kappa"] = {"value": None, "ci95": [None, None], "median": None, "n_pairs": 0,

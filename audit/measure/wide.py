@@ -25,8 +25,9 @@ Cohen's kappa (:class:`CohenStatistics`) re-weights each pair's agreement sum an
 column margins, and takes chance agreement in O(q): unweighted, ``sum_a p_a r_a``; with linear
 rank weights ``1 - |a - b| / (q - 1)``, ``1 - E|A - B| / (q - 1)`` for independent draws from
 the margins, from cumulative sums. The full-sample q x q tables are kept while they fit
-:data:`COHEN_CELLS` cells; beyond, Cohen's kappa is NaN with the reason. Pool majorities and unanimity are found by sorting (item, label) codes instead of an
-items x pools x categories count array.
+:data:`COHEN_CELLS` cells; beyond, Cohen's kappa is NaN with the reason. Pool majorities and
+unanimity are found by sorting (item, label) codes instead of an items x pools x categories
+count array.
 """
 
 from __future__ import annotations
