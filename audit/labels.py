@@ -23,7 +23,9 @@ label: ``-1`` = A, ``0`` = tie, ``+1`` = B. Preference analyses run either on th
 Reading raw labels (the only place it is done)
 ----------------------------------------------
 A raw label is read once, per distinct raw value, by :meth:`LabelScale.codes`, which both engines
-use; what cannot be read is a schema failure naming its row, never a NaN.
+use; what cannot be read is a schema failure naming its row, never a NaN. Numbers are read for
+all distinct values at once (:func:`parse_numbers`, the same rules as :func:`parse_number`), so
+a scale of half a million observed numbers costs a few array passes, not a Python call each.
 
 * **Numbers.** An interval or preference scale, and an ordinal scale whose values are numbers,
   read every raw label as the number it writes (:func:`parse_number`): ``-0.0``, ``0`` and
@@ -79,6 +81,12 @@ WINNER_NAMES = ("A", "tie", "B")
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+#: Interval scales with more distinct values than this are *continuous*: per-item moments, not
+#: category counts, are their sufficient statistic (:mod:`audit.measure.moments`), and outputs
+#: show their range instead of every value (:meth:`LabelScale.summary`). Up to 31 values a scale
+#: is a list of points on which exact agreement is a meaningful event.
+CATEGORY_LIMIT = 31
 
 
 # -- one raw value ---------------------------------------------------------------------------------
@@ -148,12 +156,170 @@ def _is_canonical_number(text: str) -> bool:
     return number is not None and label_text(number) == text
 
 
-def _value(value):
-    """A declared scale value in plain Python form (numbers canonical, text as written)."""
-    if _is_number(value):
-        number = parse_number(value)
-        return value if number is None else number
-    return value
+# -- many raw values at once ---------------------------------------------------------------------
+#: Whitespace ``str.strip`` and numpy's float parser both skip around a number (``str.strip``
+#: also strips ``\x1c``-``\x1f`` and non-ASCII spaces; text holding those is read one by one).
+_SPACE = " \t\n\r\x0b\x0c"
+#: Character classes of the number automaton; ``_END`` is the NUL that pads a short string.
+_DIGIT, _SIGN, _DOT, _EXP, _WS, _END, _OTHER = range(7)
+_CLASS = np.full(128, _OTHER, dtype=np.int8)
+_CLASS[np.frombuffer(b"0123456789", dtype=np.uint8)] = _DIGIT
+_CLASS[np.frombuffer(b"+-", dtype=np.uint8)] = _SIGN
+_CLASS[ord(".")] = _DOT
+_CLASS[np.frombuffer(b"eE", dtype=np.uint8)] = _EXP
+_CLASS[np.frombuffer(_SPACE.encode(), dtype=np.uint8)] = _WS
+_CLASS[0] = _END
+
+
+def _automaton() -> tuple[np.ndarray, tuple, tuple]:
+    """The transition table of ``\\s*`` :data:`_DECIMAL` ``\\s*`` (states x classes, flattened),
+    and its accepting states for integers (:data:`_INTEGER`) and for other decimals."""
+    edges = {  # state: {class: next state}; 0 = start, 11 = dead
+        0: {_WS: 0, _SIGN: 1, _DIGIT: 2, _DOT: 4},
+        1: {_DIGIT: 2, _DOT: 4},                      # sign
+        2: {_DIGIT: 2, _DOT: 3, _EXP: 6, _WS: 9},     # integer digits
+        3: {_DIGIT: 5, _EXP: 6, _WS: 10},             # "1."
+        4: {_DIGIT: 5},                               # "." without digits before it
+        5: {_DIGIT: 5, _EXP: 6, _WS: 10},             # fraction digits
+        6: {_SIGN: 7, _DIGIT: 8},                     # "e"
+        7: {_DIGIT: 8},                               # exponent sign
+        8: {_DIGIT: 8, _WS: 10},                      # exponent digits
+        9: {_WS: 9},                                  # space after an integer
+        10: {_WS: 10},                                # space after a decimal
+    }
+    table = np.full((12, 7), 11, dtype=np.int8)
+    for state, out in edges.items():
+        table[state, _END] = state
+        for cls, to in out.items():
+            table[state, cls] = to
+    return table.ravel(), (2, 9), (3, 5, 8, 10)
+
+
+_TRANSITIONS, _INTEGER_STATES, _DECIMAL_STATES = _automaton()
+#: Longest text read by the automaton, and strings per pass (bounds its memory to ~8 MiB).
+_FAST_WIDTH, _FAST_CHUNK = 32, 1 << 16
+#: Whole numbers up to this magnitude are exact in float64.
+_EXACT_INT = 2.0 ** 53
+
+
+def parse_numbers(values: Sequence) -> list:
+    """``[parse_number(v) for v in values]``, computed for all values at once.
+
+    Text is classified by a vectorised automaton of the :func:`parse_number` grammar (sign,
+    digits, fraction, exponent, surrounding ASCII whitespace) and what it accepts is converted
+    by ``float``; typed numbers are converted as arrays. Values the arrays cannot carry exactly
+    — integers beyond 2**53, text with other whitespace, ``Decimal`` — are read one by one by
+    :func:`parse_number`, so the result is the same list either way.
+    """
+    x, exact = _number_floats(values)
+    out = _canonical_objects(x)
+    for i, number in exact.items():
+        out[i] = number
+    return out.tolist()
+
+
+def _canonical_objects(x: np.ndarray) -> np.ndarray:
+    """An object array of the canonical Python numbers of float64 ``x``: an ``int`` when whole,
+    else a ``float``; None where ``x`` is not finite."""
+    out = np.empty(len(x), dtype=object)
+    finite = np.isfinite(x)
+    whole = finite & (x == np.floor(x))
+    frac = finite & ~whole
+    out[frac] = x[frac]
+    small = whole & (np.abs(x) < 2.0 ** 63)
+    out[small] = x[small].astype(np.int64)
+    for i in np.flatnonzero(whole & ~small):
+        out[i] = int(x[i])
+    return out
+
+
+def _number_floats(values: Sequence) -> tuple[np.ndarray, dict]:
+    """The number each value writes as float64 (NaN when none) and, by position, the numbers
+    float64 does not carry exactly (read by :func:`parse_number`; their float is NaN)."""
+    values = values if isinstance(values, list) else list(values)
+    n = len(values)
+    x = np.full(n, np.nan)
+    exact: dict = {}
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        _text_floats(values, np.arange(n), x, exact)
+    elif kinds <= {float, np.float64, np.float32, np.float16}:
+        x = np.array(values, dtype=np.float64).reshape(n)
+    else:
+        _mixed_floats(values, x, exact)
+    x[~np.isfinite(x)] = np.nan  # "1e999", inf: no finite number
+    return x, exact
+
+
+def _mixed_floats(values: list, x: np.ndarray, exact: dict) -> None:
+    """:func:`_number_floats` of values of several types, one group of types at a time."""
+    groups: dict[str, list] = {"text": [], "int": [], "float": [], "other": []}
+    for i, v in enumerate(values):
+        if isinstance(v, str):
+            groups["text"].append(i)
+        elif isinstance(v, (bool, np.bool_)):
+            continue
+        elif isinstance(v, (int, np.integer)):
+            groups["int"].append(i)
+        elif isinstance(v, (float, np.floating)):
+            groups["float"].append(i)
+        else:
+            groups["other"].append(i)
+    if groups["text"]:
+        at = np.asarray(groups["text"], dtype=np.int64)
+        _text_floats([values[i] for i in at], at, x, exact)
+    if groups["float"]:
+        x[groups["float"]] = np.array([values[i] for i in groups["float"]], dtype=np.float64)
+    for i in groups["int"]:
+        v = int(values[i])
+        if abs(v) < _EXACT_INT:
+            x[i] = v
+        else:
+            exact[i] = v
+    for i in groups["other"]:
+        _read_one(values[i], i, x, exact)
+
+
+def _text_floats(texts: list, at: np.ndarray, x: np.ndarray, exact: dict) -> None:
+    """Fill ``x[at]`` (and ``exact``) with the numbers ``texts`` write (:func:`_number_floats`)."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    short = lengths <= _FAST_WIDTH
+    if "\0" in "".join(texts):  # a NUL would read as the padding that ends a string
+        short &= np.fromiter(("\0" not in t for t in texts), dtype=bool, count=len(texts))
+    fast = np.flatnonzero(short)
+    contiguous = len(fast) == len(texts)
+    for a in range(0, len(fast), _FAST_CHUNK):
+        part = fast[a:a + _FAST_CHUNK]
+        chunk = texts[a:a + len(part)] if contiguous else [texts[i] for i in part]
+        width = max(1, int(lengths[part].max()))
+        points = np.array(chunk, dtype=f"<U{width}").view(np.uint32).reshape(len(part), -1)
+        classes = np.where(points < 128, _CLASS[np.minimum(points, 127)], _OTHER)
+        state = np.zeros(len(part), dtype=np.int64)
+        for column in classes.T:
+            state = _TRANSITIONS[state * 7 + column]
+        integer = np.isin(state, _INTEGER_STATES)
+        number = np.flatnonzero(integer | np.isin(state, _DECIMAL_STATES))
+        read = chunk if len(number) == len(chunk) else [chunk[i] for i in number]
+        y = np.fromiter(map(float, read), dtype=np.float64, count=len(number))  # what the
+        # automaton accepts, float() reads: as Python does, correctly rounded
+        big = integer[number] & ~(np.abs(y) < _EXACT_INT)  # integers beyond float64
+        y[big] = np.nan
+        x[at[part[number]]] = y
+        for i in number[big]:
+            exact[int(at[part[i]])] = int(chunk[i])
+        for i in np.flatnonzero(state == 11):  # other whitespace around it: str.strip's rules
+            text = chunk[i]
+            if text[:1].isspace() or text[-1:].isspace():
+                _read_one(text, int(at[part[i]]), x, exact)
+    for i in np.flatnonzero(~short):
+        _read_one(texts[i], int(at[i]), x, exact)
+
+
+def _read_one(value, i: int, x: np.ndarray, exact: dict) -> None:
+    number = parse_number(value)
+    if number is not None:
+        x[i] = np.nan
+        exact[i] = number
 
 
 # -- aliases ---------------------------------------------------------------------------------------
@@ -196,6 +362,8 @@ def _alias_pairs(aliases) -> tuple:
 def _read(values: Iterable, *, numeric: bool, aliases: _Aliases | None) -> list:
     """Each raw value as the key it is compared by: a number (numeric scales) or its text; None
     when missing or, on a numeric scale, not a number."""
+    if numeric and aliases is None:
+        return parse_numbers(values)
     out = []
     for raw in values:
         if is_missing(raw):
@@ -207,6 +375,37 @@ def _read(values: Iterable, *, numeric: bool, aliases: _Aliases | None) -> list:
                 raw = mapped
         out.append(parse_number(raw) if numeric else label_text(raw))
     return out
+
+
+def distinct_numbers(raw: Iterable, aliases=None) -> tuple:
+    """The distinct numbers among raw labels, read as :func:`parse_number` reads them (through
+    ``aliases``, a mapping or pairs, first), sorted; text that writes no number is left out."""
+    pairs = _alias_pairs(aliases)
+    raw = raw if isinstance(raw, list) else list(raw)
+    if not pairs:
+        x, exact = _number_floats(raw)
+        if not exact:  # every number is its float: sort and compare as floats
+            return tuple(_canonical_objects(np.unique(x[~np.isnan(x)])).tolist())
+    reader = _Aliases(pairs) if pairs else None
+    return tuple(sorted({n for n in _read(raw, numeric=True, aliases=reader) if n is not None}))
+
+
+def _plain_values(values: tuple) -> tuple:
+    """:func:`_value` of every declared value: typed numbers canonical, text as written."""
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        return values
+    numbers = parse_numbers(values)
+    if not kinds & {str, decimal.Decimal} and None not in numbers:
+        return tuple(numbers)
+    return tuple(n if n is not None and _is_number(v) else v for v, n in zip(values, numbers))
+
+
+def is_continuous(scale: LabelScale) -> bool:
+    """True for an interval scale with more than :data:`CATEGORY_LIMIT` values: per-item
+    moments, not category counts, are its sufficient statistic (:mod:`audit.measure.moments`),
+    and outputs show its range, not its values (:meth:`LabelScale.summary`)."""
+    return scale.kind is LabelKind.INTERVAL and len(scale.values) > CATEGORY_LIMIT
 
 
 # -- the scale -------------------------------------------------------------------------------------
@@ -248,14 +447,14 @@ class LabelScale:
         kind = LabelKind(self.kind)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "aliases", _alias_pairs(self.aliases))
-        values = tuple(_value(v) for v in self.values)
+        values = _plain_values(tuple(self.values))
         if self.names is not None:
             object.__setattr__(self, "names", tuple(str(n) for n in self.names))
             if len(self.names) != len(values):
                 raise InputError("label names and values differ in length", key="label_names")
-        numbers = [parse_number(v) for v in values]
+        numbers = parse_numbers(values)
         numeric = kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE) or (
-            kind is LabelKind.ORDINAL and all(n is not None for n in numbers))
+            kind is LabelKind.ORDINAL and None not in numbers)
         if kind is LabelKind.PREFERENCE:
             ints = [n for n in numbers if isinstance(n, int)]
             k = max((abs(n) for n in ints), default=0)
@@ -271,24 +470,38 @@ class LabelScale:
                 raise InputError(f"{kind.value} label values must be numbers; got "
                                  f"{[*bad]!r}", key="label_values")
             values = tuple(numbers)
-        keys = values if numeric else [label_text(v) for v in values]
+        keys = values if numeric or set(map(type, values)) <= {str} else \
+            [label_text(v) for v in values]
         if len(set(keys)) != len(keys):
-            raise InputError(f"label values repeat: {list(values)}", key="label_values")
+            raise InputError(f"label values repeat: {_shown(values)}", key="label_values")
         object.__setattr__(self, "values", values)
+        object.__setattr__(self, "_numeric", numeric)
 
     # -- reading raw labels ---------------------------------------------------------------------
     @property
     def reads_numbers(self) -> bool:
         """True when raw labels are read as numbers (interval, preference, numeric ordinal)."""
-        if self.kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE):
-            return True
-        return self.kind is LabelKind.ORDINAL and all(_is_number(v) for v in self.values)
+        return self._numeric
 
     @cached_property
     def _index(self) -> dict:
         if self.reads_numbers:
             return {v: i for i, v in enumerate(self.values)}
         return {label_text(v): i for i, v in enumerate(self.values)}
+
+    @cached_property
+    def _float_index(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The values as sorted float64 and their positions, when float64 holds every value
+        exactly (no integer beyond 2**53): numbers are then looked up as floats."""
+        x = self.numeric_values
+        if not self.reads_numbers or (np.abs(x) >= _EXACT_INT).any():
+            return None
+        order = np.argsort(x, kind="stable")
+        return x[order], order
+
+    @cached_property
+    def _text_index(self) -> pd.Index:
+        return pd.Index([label_text(v) for v in self.values], dtype=object)
 
     @cached_property
     def _alias_reader(self) -> _Aliases | None:
@@ -305,7 +518,25 @@ class LabelScale:
         return _read(raw, numeric=self.reads_numbers, aliases=self._alias_reader)
 
     def codes(self, raw: Iterable) -> np.ndarray:
-        """The position in :attr:`values` of each raw label; -1 when missing or off the scale."""
+        """The position in :attr:`values` of each raw label; -1 when missing or off the scale.
+
+        Without aliases the raw labels are read all at once: numbers by :func:`parse_numbers`
+        and a search of the sorted values, text by a hash lookup of the values' texts; the
+        codes are those of reading each label by :meth:`read`.
+        """
+        raw = raw if isinstance(raw, list) else list(raw)
+        if self._alias_reader is None and self._float_index is not None:
+            x, exact = _number_floats(raw)
+            ordered, order = self._float_index
+            at = np.minimum(np.searchsorted(ordered, x), max(len(ordered) - 1, 0))
+            found = ordered[at] == x if len(ordered) else np.zeros(len(x), dtype=bool)
+            out = np.where(found, order[at] if len(order) else -1, -1).astype(np.int64)
+            for i, number in exact.items():
+                out[i] = self._index.get(number, -1)
+            return out
+        if self._alias_reader is None and not self.reads_numbers and \
+                set(map(type, raw)) <= {str}:
+            return np.asarray(self._text_index.get_indexer(raw), dtype=np.int64)
         index = self._index
         keys = self.read(raw)
         return np.fromiter((-1 if k is None else index.get(k, -1) for k in keys),
@@ -326,12 +557,16 @@ class LabelScale:
         """True for a preference scale with more than one strength (e.g. slightly / clearly)."""
         return self.is_preference and len(self.values) > 3
 
-    @property
+    @cached_property
     def numeric_values(self) -> np.ndarray:
-        """The values as floats (interval distances, ordinal ranks for non-numeric values)."""
+        """The values as floats (interval distances, ordinal ranks for non-numeric values);
+        read-only."""
         if self.reads_numbers:
-            return np.asarray(self.values, dtype=float)
-        return np.arange(len(self.values), dtype=float)
+            x = np.array(self.values, dtype=float).reshape(len(self.values))
+        else:
+            x = np.arange(len(self.values), dtype=float)
+        x.flags.writeable = False
+        return x
 
     def display(self, value) -> str:
         if self.names is not None:
@@ -355,6 +590,31 @@ class LabelScale:
         if self.aliases:
             out["aliases"] = {label_text(k): _jsonable(v) for k, v in self.aliases}
         return out
+
+    def summary(self) -> dict:
+        """The scale as outputs show it (``results.json``'s ``dataset.label_scale``).
+
+        A scale of categories is :meth:`to_dict`, every value listed. A continuous scale
+        (:func:`is_continuous`: the observed numbers of an interval label, often one value per
+        judgment) is its range instead — ``kind``, ``n_values``, ``min``, ``max`` (numbers as
+        the labels write them: whole ones are integers), and ``aliases`` when there are any —
+        as a list of half a million numbers says nothing a reader can use and costs more to
+        write than the audit's statistics.
+        """
+        if not is_continuous(self):
+            return self.to_dict()
+        x = self.numeric_values
+        out = {"kind": self.kind.value, "n_values": len(self.values),
+               "min": _jsonable(self.values[int(np.argmin(x))]),
+               "max": _jsonable(self.values[int(np.argmax(x))])}
+        if self.aliases:
+            out["aliases"] = {label_text(k): _jsonable(v) for k, v in self.aliases}
+        return out
+
+
+def _shown(values: tuple, limit: int = 20) -> list:
+    """The first ``limit`` values for a message (and ``...`` when there are more)."""
+    return [*values[:limit], "..."] if len(values) > limit else list(values)
 
 
 def _jsonable(v):
@@ -394,10 +654,11 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
     if kind is LabelKind.NOMINAL:
         texts = sorted({t for t in _read(distinct, numeric=False, aliases=reader)
                         if t is not None})
-        if texts and all(_is_canonical_number(t) for t in texts):
-            return LabelScale(kind, tuple(sorted(parse_number(t) for t in texts)), None, pairs)
+        numbers = parse_numbers(texts) if texts and _is_canonical_number(texts[0]) else [None]
+        if all(n is not None and label_text(n) == t for n, t in zip(numbers, texts)):
+            return LabelScale(kind, tuple(sorted(numbers)), None, pairs)
         return LabelScale(kind, tuple(texts), None, pairs)
-    numbers = sorted({n for n in _read(distinct, numeric=True, aliases=reader) if n is not None})
+    numbers = distinct_numbers(distinct, pairs)
     if kind is LabelKind.PREFERENCE:
         fractions = [n for n in numbers if not isinstance(n, int)]
         if not numbers or fractions:

@@ -136,11 +136,11 @@ def label_rule(scale: LabelScale, distinct) -> tuple[str, np.ndarray, np.ndarray
     codes = scale.codes(distinct)
     ok = codes >= 0
     if scale.kind is LabelKind.INTERVAL and all(
-            parse_number(v) is None for v, good in zip(distinct, ok) if not good):
+            parse_number(distinct[i]) is None for i in np.flatnonzero(~ok)):
         name = "label is a number"
     else:
         shown = ", ".join(repr(v) if isinstance(v, str) else label_text(v)
-                          for v in list(scale.values)[:12])
+                          for v in scale.values[:12])
         more = ", ..." if len(scale.values) > 12 else ""
         name = f"label in declared set {{{shown}{more}}}"
         if scale.aliases:

@@ -157,7 +157,7 @@ class AnnotationTable:
                              for d in self.info.get("dropped", [])],
             "n_annotators": int(_used_codes(ann, n_ann_cats).sum()),
             "label_kind": self.scale.kind.value,
-            "label_scale": self.scale.to_dict(),
+            "label_scale": self.scale.summary(),
             "judgments_per_item": {"min": int(per_item.min()), "median": float(np.median(per_item)),
                                    "max": int(per_item.max())},
             "pools": pools,
@@ -263,9 +263,9 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
 def observed_numbers(labels, scale: LabelScale) -> tuple:
     """The distinct numbers among raw ``labels`` as ``scale`` reads them, sorted: the values of
     an interval scale declared without any."""
-    from .labels import distinct_labels
+    from .labels import distinct_labels, distinct_numbers
 
-    return tuple(sorted({n for n in scale.read(distinct_labels(labels)) if n is not None}))
+    return distinct_numbers(distinct_labels(labels), scale.aliases)
 
 
 def check_conservation(info: dict, *, n_rows: int, n_coded: int, source: str) -> None:

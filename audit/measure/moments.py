@@ -3,12 +3,12 @@
 Which sufficient statistic, per scale
 -------------------------------------
 Every coefficient is a function of a per-item summary, and the summary is chosen by the scale
-(:func:`is_continuous`):
+(:func:`audit.labels.is_continuous`, imported here):
 
 * **category counts** ``n[i, c]`` (:mod:`audit.measure.counts`) for nominal, ordinal and
-  preference scales, and for interval scales of at most :data:`CATEGORY_LIMIT` values (a 1-5
-  rating, a 0-10 score). Items with equal counts are interchangeable, so a bootstrap draws a
-  few hundred patterns, not the items.
+  preference scales, and for interval scales of at most :data:`~audit.labels.CATEGORY_LIMIT`
+  values (a 1-5 rating, a 0-10 score). Items with equal counts are interchangeable, so a
+  bootstrap draws a few hundred patterns, not the items.
 * **moments** — per item the number of judgments ``m``, their sum ``S1`` and sum of squares
   ``S2`` — for an interval scale with more values (MQM scores, 0-100 sliders, averaged Likert
   items): *continuous* data. Counts are the wrong summary there: an items x values table has as
@@ -45,22 +45,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..labels import LabelKind
+from ..labels import CATEGORY_LIMIT, is_continuous  # noqa: F401 - the scale's, kept there
 
-#: Interval scales with more distinct values than this are continuous (per-item moments).
-#: Up to 31 values a scale is a list of points on which exact agreement is a meaningful event,
-#: and the category-count statistics run as on any other scale.
-CATEGORY_LIMIT = 31
 #: Relative size below which a difference of sums of squares is rounding, not variance.
 _ROUNDING = 1e-12
 
 CATEGORY_STATISTICS = ("fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa")
-
-
-def is_continuous(scale) -> bool:
-    """True for an interval scale with more than :data:`CATEGORY_LIMIT` values (module
-    docstring): per-item moments, not category counts, are its sufficient statistic."""
-    return scale.kind is LabelKind.INTERVAL and len(scale.values) > CATEGORY_LIMIT
 
 
 def not_defined(scale) -> str:

@@ -26,8 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError, join_names
-from ..labels import LabelKind
-from ..measure.moments import is_continuous
+from ..labels import LabelKind, is_continuous
 from ..resample import ITEM_METHOD, Bootstrap
 from ..table import AnnotationTable
 from ..results import jsonable
@@ -216,12 +215,8 @@ def _method(table, boards, groups, unit, bootstrap) -> dict:
         out["bt"] = {"estimator": ESTIMATOR, "tie_rule": TIE_RULE,
                      "reference": "Bradley & Terry 1952; fitted by Newton-Raphson on the "
                                   "log-likelihood (Hunter 2004 gives the MM alternative)"}
-    elif _continuous_rating(table):  # the values are the observed numbers: their range
-        values = table.scale.numeric_values
-        out["score_scale"] = {"kind": table.scale.kind.value, "n_values": len(values),
-                              "min": float(values.min()), "max": float(values.max())}
-    else:
-        out["score_scale"] = table.scale.to_dict()
+    else:  # a continuous scale's values are the observed numbers: its range
+        out["score_scale"] = table.scale.summary()
     return out
 
 

@@ -5,8 +5,9 @@ filled or carrying a "not applicable" reason) and renders ``audit/templates/repo
 Jinja2 autoescaping on, so every dataset-supplied string (item, annotator, pool and model names,
 item texts) is escaped. Charts are inline SVG from :mod:`audit.report.charts`, sanitised there.
 The page loads nothing: no scripts, no fonts, no images from elsewhere, and a Content-Security-
-Policy that forbids them. Its size depends on the aggregates (pools, models, label values) and on
-``max_items`` listed items, never on the number of judgments.
+Policy that forbids them. Its size depends on the aggregates (pools, models, the label values of
+a scale of categories; a continuous scale is shown by its range) and on ``max_items`` listed
+items, never on the number of judgments.
 """
 
 from __future__ import annotations
@@ -139,6 +140,9 @@ def _overview(ds: dict, meta: dict) -> dict:
     values = scale.get("values") or []
     names = scale.get("names") or []
     labels = [f"{v} ({n})" if names else str(v) for v, n in zip(values, names or values)]
+    if "values" not in scale and scale.get("n_values") is not None:  # a continuous scale
+        labels = [f"{num(scale['n_values'])} distinct values from {scale.get('min')} to "
+                  f"{scale.get('max')}"]
     models = ds.get("models") or []
     return {
         "name": ds.get("name"), "source": meta.get("source"),
