@@ -37,6 +37,7 @@ import warnings
 import click
 
 from . import __version__
+from .budget import MAX_BOARD_SIZE, MAX_RESAMPLES, MAX_SEED, MAX_SIMS
 from .errors import AuditError
 
 FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "table", "hf"]
@@ -224,6 +225,15 @@ def load_options(f):
         click.option("--spark-conf", metavar="KEY=VALUE", multiple=True, callback=_spark_conf,
                      help="--engine spark: a Spark setting for the session it starts "
                           "(spark.driver.memory=8g); repeatable."),
+        click.option("--allow-outside", is_flag=True, expose_value=False, callback=_keep_in_meta,
+                     help="Let the --spec file name files outside its own folder (pools.file); "
+                          "refused by default, so a spec from a pull request reads nothing "
+                          "else on the machine."),
+        click.option("--max-memory", type=MemorySize(), metavar="SIZE|N%", expose_value=False,
+                     callback=_set_max_memory,
+                     help="Memory the audit may use, estimated from the data's shape before it "
+                          "runs (8G, 512MiB, 75%); over it is exit 2. Default: 50% of the "
+                          "memory available."),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -246,13 +256,54 @@ def _keep_in_meta(ctx, param, value):
     ctx.meta[param.name] = value
 
 
+class MemorySize(click.ParamType):
+    """``--max-memory``: a size or a share of the available memory, checked at parse time
+    (:func:`audit.budget.parse_max_memory`)."""
+
+    name = "size"
+
+    def convert(self, value, param, ctx):
+        from .budget import parse_max_memory
+
+        try:
+            return parse_max_memory(value)
+        except AuditError as err:
+            self.fail(getattr(err, "message", str(err)), param, ctx)
+
+
+def _set_max_memory(ctx, param, value):
+    """The memory budget of this command's audits (:func:`audit.budget.set_limit`)."""
+    from .budget import set_limit
+
+    set_limit(value)
+
+
+class _Finite(click.FloatRange):
+    """A float in range that is a number: ``nan`` and ``inf`` are refused at parse time."""
+
+    def convert(self, value, param, ctx):
+        import math
+
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+SEED = click.IntRange(0, MAX_SEED)
+RESAMPLES = click.IntRange(1, MAX_RESAMPLES)
+_SEED_HELP = "Seed of every random step (0 to 2**63 - 1)."
+_RESAMPLES_HELP = f"Number of item resamples for the CIs (1 to {MAX_RESAMPLES:,})."
+
+
 def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
                  spark_master=None, spark_conf=None) -> dict:
     ctx = click.get_current_context(silent=True)
     return {"format": fmt, "spec": spec, "pools": pools, "pool_column": pool_column,
             "aspect": aspect, "split": split, "engine": engine, "spark_master": spark_master,
             "spark_conf": spark_conf,
-            "min_pool_annotators": ctx.meta.get("min_pool_annotators") if ctx else None}
+            "min_pool_annotators": ctx.meta.get("min_pool_annotators") if ctx else None,
+            "allow_outside": bool(ctx.meta.get("allow_outside")) if ctx else False}
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -273,9 +324,9 @@ def cli():
 @click.option("--out", type=click.Path(file_okay=False),
               help="Write results.json (and reports) here, with manifest.json, replacing the "
                    "folder's files as one set.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
-              show_default=True, help="Number of item resamples for the CIs.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
+@click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
+              show_default=True, help=_RESAMPLES_HELP)
 @click.option("--min-per-pool", type=click.IntRange(min=1), default=2, show_default=True,
               help="Judgments a pool needs on an item to count in pool disagreement.")
 @click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
@@ -347,9 +398,9 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
               help="annotations_creators kind of a pool whose name does not say crowd or expert.")
 @click.option("--creator", "creators", multiple=True, metavar="POOL=KIND",
               help="annotations_creators kind of one pool (repeatable).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
-              show_default=True, help="Number of item resamples for the CIs.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
+@click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
+              show_default=True, help=_RESAMPLES_HELP)
 def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
          out, card_path, default_creator, creators, seed, n_bootstrap):
     """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
@@ -392,9 +443,9 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
               help="Print GitHub Actions ::error annotations pointing at the suite's lines.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Write OUT/results.json, with the expectations block.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=1), default=1000,
-              show_default=True, help="Number of item resamples for the CIs.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
+@click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
+              show_default=True, help=_RESAMPLES_HELP)
 @click.pass_context
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
           spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
@@ -471,38 +522,67 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
         click.echo(gh.command("error", text, file=file, line=line, title=title))
 
 
-def _floats(text: str | None, name: str) -> list[float] | None:
+def _numbers(ctx, param, text: str | None) -> list[float] | None:
+    """A comma-separated list of finite numbers >= 0 (``--gaps``), checked at parse time."""
+    import math
+
     if text is None:
         return None
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated numbers, got {text!r}",
-                                 param_hint=name) from None
+                                 ctx=ctx, param=param) from None
+    bad = [v for v in values if not math.isfinite(v) or v < 0]
+    if bad:
+        raise click.BadParameter(f"every value must be a finite number >= 0; got {bad[0]!r}",
+                                 ctx=ctx, param=param)
+    return values
+
+
+def _sizes(ctx, param, text: str) -> list[int]:
+    """``--sizes``: comma-separated whole numbers in 2..MAX_BOARD_SIZE, checked at parse time."""
+    sizes = []
+    for part in (x.strip() for x in text.split(",")):
+        if not part:
+            continue
+        if not part.isdigit() or not 2 <= int(part) <= MAX_BOARD_SIZE:
+            raise click.BadParameter(f"every size must be a whole number from 2 to "
+                                     f"{MAX_BOARD_SIZE:,}; got {part!r}", ctx=ctx, param=param)
+        sizes.append(int(part))
+    if not sizes:
+        raise click.BadParameter("give at least one size", ctx=ctx, param=param)
+    return sizes
 
 
 @cli.command()
-@click.option("--sizes", default="6,10,20,50,100", show_default=True,
-              help="Leaderboard sizes to simulate, comma-separated.")
-@click.option("--perturbation-sd", type=click.FloatRange(min=0), required=True,
+@click.option("--sizes", default="6,10,20,50,100", show_default=True, callback=_sizes,
+              help=f"Leaderboard sizes to simulate, comma-separated (2 to {MAX_BOARD_SIZE:,}).")
+@click.option("--perturbation-sd", type=_Finite(min=0), required=True,
               help="SD of the per-model score perturbation (e.g. a pool switch's shift SD).")
-@click.option("--gaps", help="Measured gaps between neighbours, comma-separated (resampled).")
-@click.option("--score-range", type=click.FloatRange(min=0),
+@click.option("--gaps", callback=_numbers,
+              help="Measured gaps between neighbours, comma-separated (resampled).")
+@click.option("--score-range", type=_Finite(min=0),
               help="Measured score range; gaps are spread evenly over it instead.")
-@click.option("--sims", "n_sims", type=click.IntRange(min=1), default=20000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--sims", "n_sims", type=click.IntRange(1, MAX_SIMS), default=20000,
+              show_default=True, help=f"Simulated leaderboards per size (1 to {MAX_SIMS:,}).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
+@click.option("--max-memory", type=MemorySize(), metavar="SIZE|N%", expose_value=False,
+              callback=_set_max_memory,
+              help="Memory the simulation may use (8G, 75%); default 50% of the memory "
+                   "available.")
 def simulate(sizes, perturbation_sd, gaps, score_range, n_sims, seed):
     """Probability that a leaderboard of each size is reshuffled by a perturbation."""
+    from .budget import check_simulation
     from .rank import simulate as run_simulation
     from .report.summary import print_simulation
 
-    size_list = [int(s) for s in _floats(sizes, "--sizes")]
-    gap_list = _floats(gaps, "--gaps")
-    if (gap_list is None) == (score_range is None):
+    if (gaps is None) == (score_range is None):
         raise click.UsageError("give exactly one of --gaps (resampled) or --score-range (even)")
-    rows = run_simulation(sizes=size_list, perturbation_sd=perturbation_sd, gaps=gap_list,
+    check_simulation(sizes, n_sims)
+    rows = run_simulation(sizes=sizes, perturbation_sd=perturbation_sd, gaps=gaps,
                           score_range=score_range,
-                          gap_model="resample" if gap_list is not None else "even",
+                          gap_model="resample" if gaps is not None else "even",
                           n_sims=n_sims, seed=seed)
     print_simulation(rows)
 

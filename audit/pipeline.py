@@ -43,10 +43,17 @@ def meta(table: AnnotationTable, bootstrap: Bootstrap, **extra) -> dict:
 
 def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: int = 2,
                 unit: str = "judgment", step: Step = _quiet_step, **rank_options) -> dict:
-    """Every analysis on an already loaded table."""
+    """Every analysis on an already loaded table, after its memory estimate is checked against
+    the budget in force (:func:`audit.budget.check_table`; exit 2 before anything is
+    allocated when it is over)."""
+    from .budget import check_table
     from .measure import measure
     from .rank import rank
 
+    sizes = rank_options.get("sizes")
+    check_table(table, n_resamples=bootstrap.n_resamples,
+                n_sims=int(rank_options.get("n_sims") or 20_000),
+                max_size=max((int(x) for x in sizes), default=0) if sizes else 100)
     results = {"meta": meta(table, bootstrap), "dataset": table.summary()}
     with step("reliability and pool disagreement"):
         results.update(measure(table, bootstrap=bootstrap, min_per_pool=min_per_pool))
@@ -64,7 +71,8 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         sizes: Sequence[int] | None = None, gap_model: str | None = None,
         perturbation: str | None = None, n_sims: int | None = None,
         max_flipped: int | None = None, step: Step = _quiet_step,
-        load_options: dict | None = None) -> dict:
+        load_options: dict | None = None, allow_outside: bool = False,
+        max_memory=None) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report and dataset card.
 
@@ -103,6 +111,13 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         Leaderboard-stability options of :func:`audit.rank.rank`; None keeps its default.
     step
         Progress hook: ``step(name)`` is a context manager around each stage.
+    allow_outside
+        Let a spec file name a file outside its folder (:func:`audit.load.load`).
+    max_memory
+        The memory budget (:mod:`audit.budget`): bytes, a size (``"8G"``) or a share of the
+        available memory (``"75%"``); None keeps the budget in force (default: half the
+        available memory). An audit estimated to need more is an
+        :class:`audit.budget.MemoryBudgetError` before anything is allocated.
     load_options
         The loading options as one dict (kept for callers written before they were keywords of
         their own); a key there overrides the keyword, an unknown key is a ``TypeError``.
@@ -112,14 +127,18 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     dict
         The result object (see :mod:`audit.results`).
     """
+    from .budget import check_resampling, limit, parse_max_memory
     from .load import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
+
+    check_resampling(n_bootstrap, seed)
+    max_memory = parse_max_memory(max_memory) if max_memory is not None else None
 
     options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,
                "min_pool_annotators": min_pool_annotators,
                "aspect": DEFAULT_ASPECT if aspect is None else aspect, "split": split,
                "name": name, "engine": engine, "spark_master": spark_master,
-               "spark_conf": spark_conf}
+               "spark_conf": spark_conf, "allow_outside": allow_outside}
     unknown = sorted(set(load_options or {}) - set(options))
     if unknown:
         raise TypeError(f"run() got unknown load option(s) {', '.join(map(repr, unknown))} in "
@@ -135,8 +154,9 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     verify_inputs(inputs)
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
-    results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
-                          unit=unit, step=step, **rank_options)
+    with limit(max_memory):
+        results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
+                              min_per_pool=min_per_pool, unit=unit, step=step, **rank_options)
     if out is not None:
         from .outputs import write_run
 

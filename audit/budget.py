@@ -1,0 +1,448 @@
+"""The memory budget: what an audit will hold, estimated from the table's shape before it runs.
+
+A dataset from a pull request can be shaped to exhaust the machine that audits it: 100,000
+pools, a thousand models in a pairwise leaderboard, an item judged by every one of 20,000
+annotators. :func:`check_table` estimates, from counts that cost one pass over the codes of
+the loaded table (judgments, items, annotators, pools, label values, models, judgments per
+item), the largest arrays each stage of the audit will allocate, and refuses the run with an
+:class:`MemoryBudgetError` (exit 2) naming the estimate, its largest parts and the budget,
+before any of them is allocated. :func:`check_simulation` does the same for
+``annotation-audit simulate``.
+
+The budget
+----------
+``--max-memory`` (``max_memory=`` in :func:`audit.pipeline.run`, or :func:`limit` around any
+call): a size (``8G``, ``512MiB``, ``2000000000``; K, M, G and T are powers of 1024, ``KB`` =
+``KiB``) or a share of the memory available when the audit starts (``75%``). The default is
+:data:`DEFAULT_SHARE` (50%) of the available memory: ``MemAvailable`` of ``/proc/meminfo``
+(else ``os.sysconf``'s available or total physical pages), lowered to what a cgroup memory
+limit (a container's ``--memory``) leaves free. Half, because the estimate counts the large
+numpy arrays of the audit, not Python's own objects, pandas' copies and the report; and a CI
+runner runs other jobs. When the available memory cannot be read there is no default budget.
+
+What is estimated (bytes, from :class:`Shape`; ``B`` resamples)
+-----------------------------------------------------------------
+* category scales (nominal, ordinal, preference, short interval): the items x values count
+  matrix (dense up to :data:`audit.measure.moments.CATEGORY_LIMIT` values, sparse patterns
+  beyond: :mod:`audit.measure.wide`); the items x pools x values counts of pool disagreement
+  (per-pool label arrays on a wide scale), per granularity; the within-item judgment pairs and
+  annotator-pair tables of Cohen's kappa with their ``B`` x pairs bootstrap; the within-pool
+  permutation tables;
+* continuous interval scales (:mod:`audit.measure.moments`): per-item moments;
+* every scale: the resample weight blocks (capped by the blocks the code draws,
+  :data:`audit.measure.scope.BLOCK_CELLS`, :data:`audit.resample.ITEM_BLOCK_CELLS`);
+* leaderboards: Bradley-Terry's models x models matrices per block of resamples
+  (:mod:`audit.rank.bradley_terry`) or the rating boards' models x boards totals, and the
+  ``B`` x models resamples kept per board;
+* the result object's per-pair and per-model entries (Cohen pairs, pool pairs, leaderboard
+  rows) at a measured ~1 KB each.
+
+Stages run one after the other, so the estimate is the largest stage plus the results kept. It
+is an upper bound in intent, not an exact count: a refusal says "about".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from .errors import InputError
+
+#: Share of the available memory a run may use when ``--max-memory`` is not given.
+DEFAULT_SHARE = 0.5
+#: Result entries (a Cohen pair, a pool pair, a leaderboard row) as Python objects, then JSON.
+ENTRY_BYTES = 1200
+#: A pool pair's confusion table, per cell, as nested Python dicts (two of them per pair).
+CELL_BYTES = 150
+#: Arrays of one block's size alive at once while a block of resamples is evaluated (the integer
+#: draw, its float copy and the statistic's intermediates), measured on wide and Cohen blocks.
+BLOCK_TEMPORARIES = 5
+
+#: Most bootstrap resamples (``--bootstrap``). The Monte-Carlo error of a 95% percentile bound's
+#: tail share at B resamples is ``sqrt(0.025 * 0.975 / B)``: 0.0005 at 100,000, far below any
+#: data set's own sampling error, while time and the ``B`` x pairs / models resamples kept grow
+#: with B (1,000 is the default; Efron & Tibshirani 1993 ask 1,000-2,000 for percentile CIs).
+MAX_RESAMPLES = 100_000
+#: Largest seed: a signed 64-bit integer, as ``results.json`` readers (pandas, Spark) read it.
+MAX_SEED = 2 ** 63 - 1
+#: Most simulated leaderboards per size (``simulate --sims``): the Monte-Carlo SE of a
+#: probability is at most 0.0005 at 1,000,000.
+MAX_SIMS = 1_000_000
+#: Largest leaderboard size ``simulate --sizes`` takes.
+MAX_BOARD_SIZE = 10_000
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[kmgt]?)(?:i?b)?\s*$", re.I)
+_SHARE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*%\s*$")
+
+
+class MemoryBudgetError(InputError):
+    """The audit would need more memory than its budget; the message gives both numbers."""
+
+
+def check_resampling(n_resamples, seed) -> None:
+    """``n_resamples`` a whole number in 1..:data:`MAX_RESAMPLES` and ``seed`` one in
+    0..:data:`MAX_SEED` (numpy's ``SeedSequence`` refuses negative seeds); an InputError naming
+    the option otherwise."""
+    for key, value, low, high in (("n_bootstrap", n_resamples, 1, MAX_RESAMPLES),
+                                  ("seed", seed, 0, MAX_SEED)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InputError(f"{key} must be a whole number in {low:,}..{high:,}; got {value!r}",
+                             key=key)
+        if not low <= int(value) <= high:
+            raise InputError(f"{key} must be in {low:,}..{high:,}; got {int(value):,}", key=key)
+
+
+# -- the budget ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MemoryLimit:
+    """A budget as given: a number of bytes, or a share of the available memory."""
+
+    bytes: int | None = None
+    share: float | None = None
+
+    def resolve(self) -> tuple[int | None, str]:
+        """The budget in bytes now (None: no budget) and how it was set, in words."""
+        if self.bytes is not None:
+            return self.bytes, f"--max-memory {fmt_bytes(self.bytes)}"
+        share = DEFAULT_SHARE if self.share is None else self.share
+        avail = available_memory()
+        given = "--max-memory" if self.share is not None else "default"
+        if avail is None:
+            return None, "no budget (the available memory cannot be read)"
+        return int(avail * share), (f"{given} {share:.0%} of the {fmt_bytes(avail)} of memory "
+                                    "available")
+
+
+def parse_max_memory(value) -> MemoryLimit:
+    """``--max-memory``'s value: bytes (an int), a size such as ``8G`` / ``512MiB``, a share
+    such as ``75%``, or None (the default share). Raises InputError naming the option."""
+    if value is None:
+        return MemoryLimit()
+    if isinstance(value, MemoryLimit):
+        return value
+    if isinstance(value, bool):
+        raise _bad_limit(value)
+    if isinstance(value, int):
+        if value <= 0:
+            raise _bad_limit(value)
+        return MemoryLimit(bytes=value)
+    text = str(value)
+    m = _SHARE.match(text)
+    if m:
+        share = float(m.group("num")) / 100
+        if not 0 < share <= 1:
+            raise _bad_limit(value)
+        return MemoryLimit(share=share)
+    m = _SIZE.match(text)
+    if not m:
+        raise _bad_limit(value)
+    n = int(float(m.group("num")) * _UNITS[m.group("unit").lower()])
+    if n <= 0:
+        raise _bad_limit(value)
+    return MemoryLimit(bytes=n)
+
+
+def _bad_limit(value) -> InputError:
+    return InputError(f"--max-memory must be a size such as 8G, 512MiB or 2000000000 bytes, or a "
+                      f"share of the available memory such as 75% (above 0, at most 100%); got "
+                      f"{value!r}", key="max_memory")
+
+
+_LIMIT: ContextVar[MemoryLimit] = ContextVar("annotation_audit_max_memory",
+                                             default=MemoryLimit())
+
+
+def set_limit(value) -> None:
+    """Set the budget for the rest of this context (the CLI sets it once per command)."""
+    _LIMIT.set(parse_max_memory(value))
+
+
+@contextlib.contextmanager
+def limit(value):
+    """The budget ``value`` (as :func:`parse_max_memory` reads it) inside a ``with`` block;
+    None keeps the budget already in force."""
+    if value is None:
+        yield
+        return
+    token = _LIMIT.set(parse_max_memory(value))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def current_limit() -> MemoryLimit:
+    return _LIMIT.get()
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to this process now (see the module docstring), or None."""
+    avail = _meminfo_available()
+    if avail is None:
+        avail = _sysconf("SC_AVPHYS_PAGES") or _sysconf("SC_PHYS_PAGES")
+    free_in_cgroup = _cgroup_free()
+    if free_in_cgroup is not None:
+        avail = free_in_cgroup if avail is None else min(avail, free_in_cgroup)
+    return avail
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _sysconf(name: str) -> int | None:
+    try:
+        pages, size = os.sysconf(name), os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return pages * size if pages > 0 and size > 0 else None
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _cgroup_free() -> int | None:
+    """A cgroup (v2, else v1) memory limit less its usage; None without a limit."""
+    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        cap = _read_int(limit_file)
+        if cap is not None and cap < 1 << 60:  # v1 writes a huge number for "no limit"
+            return max(cap - (_read_int(usage_file) or 0), 0)
+    return None
+
+
+def fmt_bytes(n: float) -> str:
+    """``1536`` -> ``1.5 KiB``; binary units, one decimal."""
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"
+
+
+# -- the table's shape --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shape:
+    """The counts the estimate reads, each from one pass over the table's codes.
+
+    ``within_pairs`` is the number of pairs of judgments of the same item (sum over items of
+    ``m (m - 1) / 2``); ``max_per_item`` the most judgments of one item; ``n_models`` the
+    models that appear (0 without models); ``scale`` ``"category"``, ``"wide"`` (a category
+    scale with more than :data:`~audit.measure.moments.CATEGORY_LIMIT` values) or
+    ``"continuous"``.
+    """
+
+    n_judgments: int
+    n_items: int
+    n_annotators: int
+    n_pools: int
+    n_values: int
+    scale: str
+    preference: bool
+    ordered: bool
+    max_per_item: int
+    within_pairs: int
+    n_models: int
+    pairwise: bool
+
+    @classmethod
+    def of(cls, table) -> Shape:
+        import numpy as np
+
+        from . import columns as C
+        from .labels import LabelKind
+        from .measure.moments import is_continuous
+        from .measure.wide import is_wide
+
+        f = table.frame
+
+        def used(col) -> np.ndarray:
+            codes = f[col].cat.codes.to_numpy()
+            return np.bincount(codes[codes >= 0].astype(np.int64),
+                               minlength=len(f[col].cat.categories))
+
+        per_item = used(C.ITEM)
+        per_item = per_item[per_item > 0].astype(np.float64)
+        models = 0
+        if table.is_pairwise:
+            names = [f[col].cat.categories[used(col) > 0] for col in C.PAIRWISE]
+            models = len(names[0].union(names[1]))
+        elif table.is_rating:
+            models = int((used(C.MODEL) > 0).sum())
+        scale = table.scale
+        kind = "continuous" if is_continuous(scale) else "wide" if is_wide(scale) else "category"
+        return cls(n_judgments=len(f), n_items=len(per_item),
+                   n_annotators=int((used(C.ANNOTATOR) > 0).sum()),
+                   n_pools=int((used(C.POOL) > 0).sum()), n_values=len(scale.values),
+                   scale=kind, preference=scale.is_preference,
+                   ordered=scale.kind is not LabelKind.NOMINAL,
+                   max_per_item=int(per_item.max()) if len(per_item) else 0,
+                   within_pairs=int((per_item * (per_item - 1) / 2).sum()),
+                   n_models=models, pairwise=table.is_pairwise)
+
+    def describe(self) -> str:
+        models = f", {self.n_models:,} models" if self.n_models else ""
+        return (f"{self.n_judgments:,} judgments, {self.n_items:,} items, "
+                f"{self.n_annotators:,} annotators, {self.n_pools:,} pools, "
+                f"{self.n_values:,} label values{models}")
+
+
+# -- the estimate -------------------------------------------------------------------------------
+def estimate(shape: Shape, *, n_resamples: int, min_overlap: int = 10,
+             n_sims: int = 20_000, max_size: int = 100) -> dict[str, dict[str, float]]:
+    """Bytes each stage of an audit of ``shape`` will hold at its peak, by part.
+
+    Returns ``{stage: {part: bytes}}`` for the stages ``reliability``,
+    ``pool disagreement``, ``within-pool``, ``leaderboards`` and ``results`` (the module
+    docstring lists the parts). ``n_sims`` and ``max_size`` are the leaderboard stability
+    simulation's (:func:`audit.rank.rank`'s defaults).
+    """
+    from .measure.scope import BLOCK_CELLS
+    from .measure.wide import COHEN_CELLS, TABLE_CELLS
+    from .rank.leaderboard import CHUNK_CELLS
+    from .resample import ITEM_BLOCK_CELLS
+
+    s, b, w = shape, int(n_resamples), 8
+    n, i, a, p, q, m = (s.n_judgments, s.n_items, s.n_annotators, max(s.n_pools, 1),
+                        s.n_values, s.n_models)
+    grans = 2 if s.preference else 1
+    rel: dict[str, float] = {}
+    dis: dict[str, float] = {}
+    within: dict[str, float] = {}
+    ranks: dict[str, float] = {}
+    results: dict[str, float] = {}
+    pool_pairs = p * (p - 1) / 2
+    if s.scale == "continuous":
+        rel["per-item moments"] = 12 * n * w + 16 * i * w
+        rel["item resample blocks"] = BLOCK_TEMPORARIES * min(ITEM_BLOCK_CELLS, b * i) * w
+        dis["pool comparisons"] = 8 * i * w + BLOCK_TEMPORARIES * min(ITEM_BLOCK_CELLS, b * i) * w
+        within["per-annotator moments"] = 8 * n * w
+        results["pool pairs"] = pool_pairs * ENTRY_BYTES
+    else:
+        wide = s.scale == "wide"
+        if wide:
+            rel["sparse item patterns"] = 8 * n * w
+            dis["per-pool item labels"] = grans * p * i * 6 * w
+        else:
+            rel["items x values counts"] = 3 * i * q * w
+            rel["coincidences per resample"] = 2 * min(b, BLOCK_CELLS) * q * q * w
+            dis["items x pools x values counts"] = grans * i * p * q * w + 4 * i * q * w
+        pairs = min(a * (a - 1) / 2, s.within_pairs / max(min_overlap, 1))
+        cohen = not (wide and pairs * q * q > COHEN_CELLS)
+        width = max(i, q if wide else 0, pairs * q * q if cohen else 0, 1)
+        rel["resample weight blocks"] = BLOCK_TEMPORARIES * min(BLOCK_CELLS, b * width) * w
+        rel["within-item judgment pairs"] = 10 * s.within_pairs * w
+        if cohen:
+            width = min(s.max_per_item * (s.max_per_item - 1) / 2, pairs)
+            rel["annotator-pair tables (Cohen's kappa)"] = pairs * q * q * w \
+                + 2 * i * width * w + 12 * s.within_pairs
+            rel["pairwise kappa resamples"] = 3 * b * pairs * w
+            results["Cohen's kappa pairs"] = 2 * pairs * ENTRY_BYTES
+        if s.ordered and not wide:
+            rel["ICC rating rows"] = 4 * n * w
+        cells = a * min(q, n)
+        if wide:
+            cells = min(cells, TABLE_CELLS)
+        blocks = min(b, max(1, 4_000_000 // max(n, 1)))
+        within["permutation tables"] = 2 * blocks * cells * w + 3 * min(b * n, 4_000_000) * w
+        confusion = 0 if wide else 2 * q * q * CELL_BYTES
+        results["pool pairs"] = grans * pool_pairs * 2 * (ENTRY_BYTES + confusion)
+    if m:
+        boards = p + 1
+        if s.pairwise:
+            model_pairs = min(m * (m - 1) / 2, n)
+            chunk = min(b, max(1, CHUNK_CELLS // max(2 * model_pairs, 1)))
+            ranks["Bradley-Terry model x model matrices"] = chunk * m * m * (4 + 8) \
+                + 3 * m * m * w + 6 * chunk * model_pairs * w
+        else:
+            cols = 2 * boards
+            block = min(b, max(1, ITEM_BLOCK_CELLS // max(i, 1)))
+            ranks["rating board totals"] = i * cols * w + block * m * cols * w \
+                + b * m * cols * w
+        ranks["leaderboard resamples"] = boards * 3 * b * m * w
+        ranks["stability simulation"] = 3 * n_sims * max_size * w
+        results["leaderboard rows"] = boards * m * ENTRY_BYTES
+    return {"reliability": rel, "pool disagreement": dis, "within-pool": within,
+            "leaderboards": ranks, "results": results}
+
+
+def total(parts: dict[str, dict[str, float]]) -> float:
+    """The peak of an :func:`estimate`: the largest stage plus the results kept."""
+    stages = [sum(v.values()) for k, v in parts.items() if k != "results"]
+    return max(stages, default=0.0) + sum(parts.get("results", {}).values())
+
+
+def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the audit",
+                **options) -> float:
+    """Refuse an audit of ``table`` whose estimated memory exceeds the budget.
+
+    ``max_memory`` as :func:`parse_max_memory` reads it; None uses the budget in force
+    (:func:`limit`, ``--max-memory``, else the default share). ``options`` go to
+    :func:`estimate` (``n_sims``, ``max_size``). Returns the estimate (bytes).
+
+    Raises
+    ------
+    MemoryBudgetError
+        The estimate exceeds the budget: the message gives both, the table's shape and the
+        largest parts of the estimate.
+    """
+    shape = Shape.of(table)
+    parts = estimate(shape, n_resamples=n_resamples, **options)
+    need = total(parts)
+    _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",
+                 shape=f"{shape.describe()}, {n_resamples:,} resamples",
+                 advice="lower --bootstrap, fold small pools with --min-pool-annotators, or "
+                        "audit on a machine with more memory")
+    return need
+
+
+def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
+    """Refuse a leaderboard simulation (:func:`audit.rank.simulate`) over the budget: it holds
+    a few ``n_sims`` x size arrays of float64 for its largest size."""
+    largest = max((int(x) for x in sizes), default=0)
+    need = 4.0 * n_sims * largest * 8
+    parts = {"simulation": {f"{n_sims:,} simulated boards x {largest:,} models": need}}
+    _refuse_over(need, parts, max_memory, what="the simulation", shape=None,
+                 advice="lower --sims or the largest of --sizes")
+    return need
+
+
+def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None,
+                 advice: str) -> None:
+    budget, how = (parse_max_memory(max_memory) if max_memory is not None
+                   else current_limit()).resolve()
+    if budget is None or need <= budget:
+        return
+    flat = sorted(((v, k) for stage in parts.values() for k, v in stage.items()), reverse=True)
+    largest = "; ".join(f"{k} {fmt_bytes(v)}" for v, k in flat[:3] if v > 0)
+    on = f" ({shape})" if shape else ""
+    raise MemoryBudgetError(
+        f"{what} needs about {fmt_bytes(need)} of memory{on}, over the budget of "
+        f"{fmt_bytes(budget)} ({how}); largest parts: {largest}. Nothing was allocated; "
+        f"{advice}, or raise --max-memory", key="max_memory")
+
+
+__all__ = ["DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED", "MAX_SIMS",
+           "MemoryBudgetError", "MemoryLimit", "Shape", "available_memory",
+           "check_simulation", "check_table", "estimate", "limit", "parse_max_memory",
+           "set_limit", "total"]
