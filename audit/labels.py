@@ -243,12 +243,34 @@ def _number_floats(values: Sequence) -> tuple[np.ndarray, dict]:
     kinds = set(map(type, values))
     if kinds <= {str}:
         _text_floats(values, np.arange(n), x, exact)
-    elif kinds <= {float, np.float64, np.float32, np.float16}:
-        x = np.array(values, dtype=np.float64).reshape(n)
+    elif kinds <= _FLOAT_TYPES | _INT_TYPES and kinds & _FLOAT_TYPES:
+        x = _typed_floats(values, kinds, exact)
     else:
         _mixed_floats(values, x, exact)
     x[~np.isfinite(x)] = np.nan  # "1e999", inf: no finite number
     return x, exact
+
+
+_FLOAT_TYPES = frozenset({float, np.float64, np.float32, np.float16})
+_INT_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32,
+                        np.uint16, np.uint8})
+
+
+def _typed_floats(values: list, kinds: set, exact: dict) -> np.ndarray:
+    """:func:`_number_floats` of typed numbers (floats, maybe with integers): one array
+    conversion; integers beyond 2**53 are kept exactly in ``exact``."""
+    try:
+        x = np.array(values, dtype=np.float64).reshape(len(values))
+    except OverflowError:  # an integer beyond float64's range
+        x = np.full(len(values), np.nan)
+        _mixed_floats(values, x, exact)
+        return x
+    if kinds & _INT_TYPES:
+        for i in np.flatnonzero(np.abs(x) >= _EXACT_INT):
+            if type(values[i]) in _INT_TYPES:
+                x[i] = np.nan
+                exact[int(i)] = int(values[i])
+    return x
 
 
 def _mixed_floats(values: list, x: np.ndarray, exact: dict) -> None:
@@ -390,13 +412,13 @@ def distinct_numbers(raw: Iterable, aliases=None) -> tuple:
     return tuple(sorted({n for n in _read(raw, numeric=True, aliases=reader) if n is not None}))
 
 
-def _plain_values(values: tuple) -> tuple:
-    """:func:`_value` of every declared value: typed numbers canonical, text as written."""
+def _plain_values(values: tuple, numbers: list) -> tuple:
+    """Declared values in plain Python form: typed numbers canonical (``numbers``, their
+    :func:`parse_numbers`), text as written."""
     kinds = set(map(type, values))
     if kinds <= {str}:
         return values
-    numbers = parse_numbers(values)
-    if not kinds & {str, decimal.Decimal} and None not in numbers:
+    if kinds <= _FLOAT_TYPES | _INT_TYPES and None not in numbers:
         return tuple(numbers)
     return tuple(n if n is not None and _is_number(v) else v for v, n in zip(values, numbers))
 
@@ -447,14 +469,15 @@ class LabelScale:
         kind = LabelKind(self.kind)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "aliases", _alias_pairs(self.aliases))
-        values = _plain_values(tuple(self.values))
+        numbers = parse_numbers(self.values)  # those of the plain values too
+        values = _plain_values(tuple(self.values), numbers)
         if self.names is not None:
             object.__setattr__(self, "names", tuple(str(n) for n in self.names))
             if len(self.names) != len(values):
                 raise InputError("label names and values differ in length", key="label_names")
-        numbers = parse_numbers(values)
+        all_numbers = None not in numbers
         numeric = kind in (LabelKind.INTERVAL, LabelKind.PREFERENCE) or (
-            kind is LabelKind.ORDINAL and None not in numbers)
+            kind is LabelKind.ORDINAL and all_numbers)
         if kind is LabelKind.PREFERENCE:
             ints = [n for n in numbers if isinstance(n, int)]
             k = max((abs(n) for n in ints), default=0)
@@ -464,11 +487,11 @@ class LabelScale:
                     f"positive = B better, 0 = tie); got {list(self.values)}",
                     key="label_values",
                 )
-        if numeric:
+        if numeric and not all_numbers:
             bad = [v for v, n in zip(values, numbers) if n is None]
-            if bad:
-                raise InputError(f"{kind.value} label values must be numbers; got "
-                                 f"{[*bad]!r}", key="label_values")
+            raise InputError(f"{kind.value} label values must be numbers; got {[*bad]!r}",
+                             key="label_values")
+        if numeric:
             values = tuple(numbers)
         keys = values if numeric or set(map(type, values)) <= {str} else \
             [label_text(v) for v in values]
@@ -712,6 +735,24 @@ def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
     except TypeError:  # unhashable values: lists, arrays, mappings (Parquet list / struct)
         raise _not_single(values) from None
     return np.asarray(codes, dtype=np.int64), list(distinct)
+
+
+def first_nul(values: pd.Series):
+    """The index of the first text value holding a NUL character (U+0000), or None.
+
+    pandas hashes text as C strings, which end at the first NUL, so ``"x\\x00y"`` and ``"x"``
+    factorize (and become categories) as one value; such text cannot be kept as written.
+    """
+    values = pd.Series(values)
+    if values.dtype != object and not pd.api.types.is_string_dtype(values):
+        return None
+    try:
+        if "\x00" not in "".join(values.dropna()):  # one C-level pass in the common case
+            return None
+    except TypeError:  # not all text: look value by value
+        pass
+    hit = values.map(lambda v: isinstance(v, str) and "\x00" in v).to_numpy(dtype=bool)
+    return values.index[hit.argmax()] if hit.any() else None
 
 
 def _not_single(values: pd.Series) -> InputError:
