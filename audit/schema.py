@@ -52,7 +52,8 @@ with _without_pyspark_pandas():
 
 from . import columns as C
 from .errors import InputError, SchemaError
-from .labels import LabelKind, LabelScale, factorize_labels, label_text, parse_number
+from .labels import (LabelKind, LabelScale, factorize_labels, first_nul, label_text,
+                     parse_number)
 
 UNIQUE_CHECK = "one judgment per (item, annotator)"
 MODELS_CHECK = "model_a differs from model_b"
@@ -207,6 +208,12 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     A missing ``pool`` column is the single pool :data:`audit.columns.DEFAULT_POOL`.
     """
     n = len(raw)
+    for col in (*C.ID_COLUMNS, C.LABEL):
+        nul = first_nul(raw[col]) if col in raw.columns else None
+        if nul is not None:
+            raise InputError("contains a NUL character (U+0000): pandas compares text only up to "
+                             "it, so this value could not be kept apart from others; remove it",
+                             path=source, column=col, row=nul)
     ids = {}
     for col in C.ID_COLUMNS:
         if col in raw.columns:

@@ -69,6 +69,19 @@ def utf8_error(path: Path) -> InputError:
                       f"(byte offset {consumed - len(decoder.getstate()[0])})", path=str(path))
 
 
+def is_utf8(path: Path) -> bool:
+    """Whether the whole file decodes as UTF-8 (read in chunks)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def read_text(path) -> str:
     """The whole file as text; non-UTF-8 bytes -> InputError naming the byte offset."""
     path = existing_path(path)
@@ -225,6 +238,8 @@ def read_csv(path: Path, *, sep: str = ",", na_values=None, **pandas_options) ->
     except pd.errors.EmptyDataError:
         raise InputError("the file is empty (no header row)", path=str(path)) from None
     except (pd.errors.ParserError, ValueError, TypeError) as err:
+        if not is_utf8(path):  # binary or mis-encoded bytes: the more useful message
+            raise utf8_error(path) from None
         raise InputError(f"cannot read as delimited text: {err}", path=str(path)) from None
     return frame
 
