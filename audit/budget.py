@@ -44,6 +44,7 @@ is an upper bound in intent, not an exact count: a refusal says "about".
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import os
 import re
@@ -241,15 +242,27 @@ def fmt_bytes(n: float) -> str:
 
 
 # -- the table's shape --------------------------------------------------------------------------
+#: Within-item judgment pairs up to which the annotator pairs Cohen's kappa tabulates are counted
+#: exactly (arrays of this many int64 values); beyond, they are bounded (``pairs / min_overlap``).
+EXACT_PAIRS_LIMIT = 5_000_000
+#: Shared items an annotator pair needs for a Cohen's kappa (:func:`audit.measure.reliability`).
+MIN_OVERLAP = 10
+
+
 @dataclass(frozen=True)
 class Shape:
-    """The counts the estimate reads, each from one pass over the table's codes.
+    """The counts the estimate reads, from a few passes over the table's codes.
 
     ``within_pairs`` is the number of pairs of judgments of the same item (sum over items of
-    ``m (m - 1) / 2``); ``max_per_item`` the most judgments of one item; ``n_models`` the
-    models that appear (0 without models); ``scale`` ``"category"``, ``"wide"`` (a category
-    scale with more than :data:`~audit.measure.moments.CATEGORY_LIMIT` values) or
-    ``"continuous"``.
+    ``m (m - 1) / 2``); ``max_per_item`` the most judgments of one item; ``annotator_pairs``
+    the annotator pairs sharing at least :data:`MIN_OVERLAP` items and ``kept_pairs`` the
+    within-item pairs of those annotator pairs (both exact up to :data:`EXACT_PAIRS_LIMIT`
+    within-item pairs, else the bounds ``within_pairs / MIN_OVERLAP`` and ``within_pairs``);
+    ``count_patterns`` a bound on the distinct items x values count rows (for
+    each item size ``m`` present, the ``C(m + q - 1, q - 1)`` multisets, at most the items);
+    ``n_models`` the models that appear (0 without models); ``scale`` ``"category"``,
+    ``"wide"`` (a category scale with more than
+    :data:`~audit.measure.moments.CATEGORY_LIMIT` values) or ``"continuous"``.
     """
 
     n_judgments: int
@@ -262,6 +275,9 @@ class Shape:
     ordered: bool
     max_per_item: int
     within_pairs: int
+    annotator_pairs: int
+    kept_pairs: int
+    count_patterns: int
     n_models: int
     pairwise: bool
 
@@ -282,7 +298,28 @@ class Shape:
                                minlength=len(f[col].cat.categories))
 
         per_item = used(C.ITEM)
-        per_item = per_item[per_item > 0].astype(np.float64)
+        per_item = per_item[per_item > 0].astype(np.int64)
+        n_items = len(per_item)
+        n_ann = int((used(C.ANNOTATOR) > 0).sum())
+        within = int((per_item * (per_item - 1) // 2).sum())
+        ann_pairs, kept_pairs = 0, 0
+        if 0 < within <= EXACT_PAIRS_LIMIT:
+            from .measure.counts import codes, within_item_pairs
+
+            c = codes(table)
+            _, lo, hi, _, _ = within_item_pairs(c.item, c.annotator, c.label, order=c.order)
+            _, overlap = np.unique(lo * max(c.n_annotators, 1) + hi, return_counts=True)
+            kept = overlap >= MIN_OVERLAP
+            ann_pairs, kept_pairs = int(kept.sum()), int(overlap[kept].sum())
+        elif within:
+            ann_pairs = int(min(n_ann * (n_ann - 1) // 2, within // MIN_OVERLAP))
+            kept_pairs = within
+        q = len(table.scale.values)
+        patterns = 0
+        for m in np.unique(per_item):
+            patterns += math.comb(int(m) + q - 1, q - 1) if q <= 64 else n_items
+            if patterns >= n_items:
+                break
         models = 0
         if table.is_pairwise:
             names = [f[col].cat.categories[used(col) > 0] for col in C.PAIRWISE]
@@ -291,13 +328,12 @@ class Shape:
             models = int((used(C.MODEL) > 0).sum())
         scale = table.scale
         kind = "continuous" if is_continuous(scale) else "wide" if is_wide(scale) else "category"
-        return cls(n_judgments=len(f), n_items=len(per_item),
-                   n_annotators=int((used(C.ANNOTATOR) > 0).sum()),
-                   n_pools=int((used(C.POOL) > 0).sum()), n_values=len(scale.values),
-                   scale=kind, preference=scale.is_preference,
-                   ordered=scale.kind is not LabelKind.NOMINAL,
-                   max_per_item=int(per_item.max()) if len(per_item) else 0,
-                   within_pairs=int((per_item * (per_item - 1) / 2).sum()),
+        return cls(n_judgments=len(f), n_items=n_items, n_annotators=n_ann,
+                   n_pools=int((used(C.POOL) > 0).sum()), n_values=q, scale=kind,
+                   preference=scale.is_preference, ordered=scale.kind is not LabelKind.NOMINAL,
+                   max_per_item=int(per_item.max()) if n_items else 0, within_pairs=within,
+                   annotator_pairs=ann_pairs, kept_pairs=kept_pairs,
+                   count_patterns=min(patterns, n_items),
                    n_models=models, pairwise=table.is_pairwise)
 
     def describe(self) -> str:
@@ -308,14 +344,14 @@ class Shape:
 
 
 # -- the estimate -------------------------------------------------------------------------------
-def estimate(shape: Shape, *, n_resamples: int, min_overlap: int = 10,
-             n_sims: int = 20_000, max_size: int = 100) -> dict[str, dict[str, float]]:
+def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
+             max_size: int = 100) -> dict[str, dict[str, float]]:
     """Bytes each stage of an audit of ``shape`` will hold at its peak, by part.
 
-    Returns ``{stage: {part: bytes}}`` for the stages ``reliability``,
-    ``pool disagreement``, ``within-pool``, ``leaderboards`` and ``results`` (the module
-    docstring lists the parts). ``n_sims`` and ``max_size`` are the leaderboard stability
-    simulation's (:func:`audit.rank.rank`'s defaults).
+    Returns ``{stage: {part: bytes}}``; the stages run one after another, and ``results`` is
+    what the result object keeps (the module docstring lists the parts). ``n_sims`` and
+    ``max_size`` are the leaderboard stability simulation's (:func:`audit.rank.rank`'s
+    defaults).
     """
     from .measure.scope import BLOCK_CELLS
     from .measure.wide import COHEN_CELLS, TABLE_CELLS
@@ -326,45 +362,50 @@ def estimate(shape: Shape, *, n_resamples: int, min_overlap: int = 10,
     n, i, a, p, q, m = (s.n_judgments, s.n_items, s.n_annotators, max(s.n_pools, 1),
                         s.n_values, s.n_models)
     grans = 2 if s.preference else 1
-    rel: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    cohen: dict[str, float] = {}
     dis: dict[str, float] = {}
     within: dict[str, float] = {}
     ranks: dict[str, float] = {}
     results: dict[str, float] = {}
     pool_pairs = p * (p - 1) / 2
+
+    def block(width: float, cap: int) -> float:  # arrays of one block of resamples
+        return BLOCK_TEMPORARIES * min(b * max(width, 1), cap) * w
+
     if s.scale == "continuous":
-        rel["per-item moments"] = 12 * n * w + 16 * i * w
-        rel["item resample blocks"] = BLOCK_TEMPORARIES * min(ITEM_BLOCK_CELLS, b * i) * w
-        dis["pool comparisons"] = 8 * i * w + BLOCK_TEMPORARIES * min(ITEM_BLOCK_CELLS, b * i) * w
+        counts["per-item moments"] = 12 * n * w + 16 * i * w
+        counts["item resample blocks"] = block(i, ITEM_BLOCK_CELLS)
+        dis["pool comparisons"] = 8 * i * w + block(i, ITEM_BLOCK_CELLS)
         within["per-annotator moments"] = 8 * n * w
         results["pool pairs"] = pool_pairs * ENTRY_BYTES
     else:
         wide = s.scale == "wide"
         if wide:
-            rel["sparse item patterns"] = 8 * n * w
+            counts["sparse item patterns"] = 8 * n * w
+            counts["resample weight blocks"] = block(max(s.count_patterns, q), BLOCK_CELLS)
             dis["per-pool item labels"] = grans * p * i * 6 * w
         else:
-            rel["items x values counts"] = 3 * i * q * w
-            rel["coincidences per resample"] = 2 * min(b, BLOCK_CELLS) * q * q * w
+            counts["items x values counts"] = 3 * i * q * w
+            counts["resample weight blocks"] = block(max(s.count_patterns, q * q), BLOCK_CELLS)
             dis["items x pools x values counts"] = grans * i * p * q * w + 4 * i * q * w
-        pairs = min(a * (a - 1) / 2, s.within_pairs / max(min_overlap, 1))
-        cohen = not (wide and pairs * q * q > COHEN_CELLS)
-        width = max(i, q if wide else 0, pairs * q * q if cohen else 0, 1)
-        rel["resample weight blocks"] = BLOCK_TEMPORARIES * min(BLOCK_CELLS, b * width) * w
-        rel["within-item judgment pairs"] = 10 * s.within_pairs * w
-        if cohen:
+        pairs = s.annotator_pairs
+        cohen["within-item judgment pairs"] = 10 * s.within_pairs * w
+        if pairs and not (wide and pairs * q * q > COHEN_CELLS):
             width = min(s.max_per_item * (s.max_per_item - 1) / 2, pairs)
-            rel["annotator-pair tables (Cohen's kappa)"] = pairs * q * q * w \
-                + 2 * i * width * w + 12 * s.within_pairs
-            rel["pairwise kappa resamples"] = 3 * b * pairs * w
+            cohen["annotator-pair tables"] = pairs * q * q * w + 2 * i * width * w \
+                + 12 * s.within_pairs
+            rows = min(i, s.kept_pairs + 1)  # distinct per-item rows of kept-pair cells
+            cohen["pair table resample blocks"] = block(max(rows, pairs * q * q), BLOCK_CELLS)
+            cohen["pairwise kappa resamples"] = 3 * b * pairs * w
             results["Cohen's kappa pairs"] = 2 * pairs * ENTRY_BYTES
         if s.ordered and not wide:
-            rel["ICC rating rows"] = 4 * n * w
+            counts["ICC rating rows"] = 4 * n * w
         cells = a * min(q, n)
         if wide:
             cells = min(cells, TABLE_CELLS)
-        blocks = min(b, max(1, 4_000_000 // max(n, 1)))
-        within["permutation tables"] = 2 * blocks * cells * w + 3 * min(b * n, 4_000_000) * w
+        perm = min(b, max(1, 4_000_000 // max(n, 1)))
+        within["permutation tables"] = 2 * perm * cells * w + 3 * min(b * n, 4_000_000) * w
         confusion = 0 if wide else 2 * q * q * CELL_BYTES
         results["pool pairs"] = grans * pool_pairs * 2 * (ENTRY_BYTES + confusion)
     if m:
@@ -374,16 +415,22 @@ def estimate(shape: Shape, *, n_resamples: int, min_overlap: int = 10,
             chunk = min(b, max(1, CHUNK_CELLS // max(2 * model_pairs, 1)))
             ranks["Bradley-Terry model x model matrices"] = chunk * m * m * (4 + 8) \
                 + 3 * m * m * w + 6 * chunk * model_pairs * w
-        else:
+            ranks["leaderboard resample blocks"] = block(max(i, 2 * model_pairs),
+                                                         CHUNK_CELLS) * 4 / BLOCK_TEMPORARIES
+        elif s.scale == "continuous":  # every board from one pass of item resamples
             cols = 2 * boards
-            block = min(b, max(1, ITEM_BLOCK_CELLS // max(i, 1)))
-            ranks["rating board totals"] = i * cols * w + block * m * cols * w \
-                + b * m * cols * w
+            rows = min(b, max(1, ITEM_BLOCK_CELLS // max(i, 1)))
+            ranks["rating board totals"] = i * cols * w + rows * m * cols * w \
+                + b * m * cols * w + block(i, ITEM_BLOCK_CELLS)
+        else:  # one board at a time, on (item, model) cluster patterns
+            ranks["leaderboard resample blocks"] = block(max(i, 2 * m),
+                                                         CHUNK_CELLS) * 4 / BLOCK_TEMPORARIES
         ranks["leaderboard resamples"] = boards * 3 * b * m * w
         ranks["stability simulation"] = 3 * n_sims * max_size * w
         results["leaderboard rows"] = boards * m * ENTRY_BYTES
-    return {"reliability": rel, "pool disagreement": dis, "within-pool": within,
-            "leaderboards": ranks, "results": results}
+    return {"reliability (category counts)": counts, "reliability (Cohen's kappa)": cohen,
+            "pool disagreement": dis, "within-pool": within, "leaderboards": ranks,
+            "results": results}
 
 
 def total(parts: dict[str, dict[str, float]]) -> float:
@@ -411,8 +458,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     need = total(parts)
     _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",
                  shape=f"{shape.describe()}, {n_resamples:,} resamples",
-                 advice="lower --bootstrap, fold small pools with --min-pool-annotators, or "
-                        "audit on a machine with more memory")
+                 advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
+                        "--max-memory, or audit on a machine with more memory")
     return need
 
 
@@ -423,7 +470,7 @@ def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
     need = 4.0 * n_sims * largest * 8
     parts = {"simulation": {f"{n_sims:,} simulated boards x {largest:,} models": need}}
     _refuse_over(need, parts, max_memory, what="the simulation", shape=None,
-                 advice="lower --sims or the largest of --sizes")
+                 advice="lower --sims or the largest of --sizes, or raise --max-memory")
     return need
 
 
@@ -439,7 +486,7 @@ def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None
     raise MemoryBudgetError(
         f"{what} needs about {fmt_bytes(need)} of memory{on}, over the budget of "
         f"{fmt_bytes(budget)} ({how}); largest parts: {largest}. Nothing was allocated; "
-        f"{advice}, or raise --max-memory", key="max_memory")
+        f"{advice}", key="max_memory")
 
 
 __all__ = ["DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED", "MAX_SIMS",

@@ -1,0 +1,262 @@
+"""Size limits that fail clearly (issue 13, item 5): the memory an audit needs is estimated from
+the table's shape before anything is allocated (:mod:`audit.budget`), and a run over the budget
+is exit 2 with both numbers; option values are bounded at parse time.
+
+The estimate is checked against what an audit really holds: peak resident memory of a child
+process running it, on shapes that exercise each large part (dense counts with Cohen's pair
+tables, a wide nominal scale, a pairwise leaderboard).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import audit
+from audit import budget
+from audit.budget import (MAX_RESAMPLES, MemoryBudgetError, MemoryLimit, Shape, estimate, limit,
+                          parse_max_memory, total)
+from audit.cli import cli
+from audit.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+GiB = 1 << 30
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def assert_refused(result, *words):
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    for w in words:
+        assert w in result.output, result.output
+
+
+# -- the budget as given ---------------------------------------------------------------------------
+@pytest.mark.parametrize("text, n", [("8G", 8 * GiB), ("8GiB", 8 * GiB), ("8gb", 8 * GiB),
+                                     ("512M", 512 << 20), ("1.5K", 1536), ("2000000000", 2 * 10**9),
+                                     (123, 123), (" 4 T ", 4 << 40)])
+def test_sizes(text, n):
+    assert parse_max_memory(text) == MemoryLimit(bytes=n)
+
+
+def test_shares_resolve_against_available_memory(monkeypatch):
+    monkeypatch.setattr(budget, "available_memory", lambda: 1000)
+    assert parse_max_memory("75%").resolve()[0] == 750
+    assert MemoryLimit().resolve()[0] == 500  # the default: half
+    assert "default 50%" in MemoryLimit().resolve()[1]
+    monkeypatch.setattr(budget, "available_memory", lambda: None)
+    assert MemoryLimit().resolve()[0] is None  # unknown: no budget, said so
+
+
+@pytest.mark.parametrize("bad", ["0", "-1G", "lots", "150%", "0%", "1e9", "", True, 0, -5,
+                                 "8 gigabytes"])
+def test_bad_sizes_name_the_option(bad):
+    with pytest.raises(InputError, match="--max-memory") as err:
+        parse_max_memory(bad)
+    assert err.value.key == "max_memory"
+
+
+def test_available_memory_reads_the_machine_and_a_cgroup_limit(monkeypatch):
+    assert budget.available_memory() > 0
+    files = {"/sys/fs/cgroup/memory.max": 3 * GiB, "/sys/fs/cgroup/memory.current": GiB}
+    monkeypatch.setattr(budget, "_read_int", files.get)
+    monkeypatch.setattr(budget, "_meminfo_available", lambda: 64 * GiB)
+    assert budget.available_memory() == 2 * GiB  # the container's limit less its usage
+    files["/sys/fs/cgroup/memory.max"] = None  # "max": no limit
+    assert budget.available_memory() == 64 * GiB
+
+
+def test_limit_context_nests_and_restores():
+    assert budget.current_limit() == MemoryLimit()
+    with limit("1G"):
+        assert budget.current_limit().bytes == GiB
+        with limit(None):
+            assert budget.current_limit().bytes == GiB
+        with limit("10%"):
+            assert budget.current_limit().share == pytest.approx(0.1)
+        assert budget.current_limit().bytes == GiB
+    assert budget.current_limit() == MemoryLimit()
+
+
+# -- 100,000 distinct nominal labels ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def unique_labels(tmp_path_factory) -> Path:
+    """100,000 items x 2 annotators, every label distinct (the case that asked numpy for
+    37 GiB when the counts were a dense items x labels matrix)."""
+    n = 100_000
+    path = tmp_path_factory.mktemp("wide") / "unique.csv"
+    pd.DataFrame({"item": np.repeat(np.arange(n), 2), "annotator": np.tile(["a", "b"], n),
+                  "label": [f"L{k}" for k in range(2 * n)]}).to_csv(path, index=False)
+    return path
+
+
+def test_unique_nominal_labels_take_the_sparse_path(unique_labels):
+    table = audit.load(unique_labels)
+    shape = Shape.of(table)
+    assert (shape.scale, shape.n_values, shape.n_items) == ("wide", 200_000, 100_000)
+    parts = estimate(shape, n_resamples=1000)
+    dense = 100_000 * 200_000 * 8  # what an items x labels int64 matrix would take: 149 GiB
+    assert total(parts) < 2 * GiB < dense
+    assert "items x values counts" not in parts["reliability (category counts)"]
+
+
+def test_over_the_budget_is_exit_2_with_both_numbers(unique_labels, tmp_path):
+    out = tmp_path / "out"
+    result = invoke("run", unique_labels, "--max-memory", "64M", "--out", out, "--quiet")
+    assert_refused(result, "unique.csv", "needs about", "MiB of memory",
+                   "over the budget of 64.0 MiB",
+                   "--max-memory 64.0 MiB", "200,000 judgments, 100,000 items", "1,000 resamples",
+                   "largest parts", "resample weight blocks", "Nothing was allocated")
+    assert not out.exists()
+
+
+def test_within_the_budget_runs(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n3,a,y\n3,b,y\n")
+    assert invoke("run", path, "--max-memory", "2G", "--bootstrap", 20, "--quiet").exit_code == 0
+    assert invoke("run", path, "--max-memory", "90%", "--bootstrap", 20,
+                  "--quiet").exit_code == 0
+
+
+def test_budget_covers_check_and_card(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n3,a,y\n3,b,y\n")
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nexpectations:\n  - expect: min_reliability\n    min: 0\n")
+    assert_refused(invoke("check", path, "--suite", suite, "--max-memory", "1K"),
+                   "over the budget of 1.0 KiB")
+    assert_refused(invoke("card", path, "--out", tmp_path / "c", "--max-memory", "1K"),
+                   "over the budget of 1.0 KiB")
+    assert not (tmp_path / "c").exists()
+
+
+# -- shapes a pull request can choose --------------------------------------------------------------
+def test_many_pools_are_refused_by_their_counts(tmp_path):
+    """5,000 pools (one per annotator pair) over 20,000 items: pool disagreement's items x pools
+    x values counts alone are 3.7 GiB, and 12.5 million pool pairs of results."""
+    n = 20_000
+    ann = np.arange(2 * n) % 10_000
+    path = tmp_path / "pools.csv"
+    pd.DataFrame({"item": np.repeat(np.arange(n), 2), "annotator": ann,
+                  "pool": ann // 2, "label": np.arange(2 * n) % 5}).to_csv(path, index=False)
+    result = invoke("run", path, "--max-memory", "2G", "--quiet")
+    assert_refused(result, "pools.csv", "5,000 pools", "items x pools x values counts",
+                   "over the budget of 2.0 GiB")
+
+
+def test_many_models_are_refused_by_bradley_terry(tmp_path):
+    """3,000 models in a pairwise table: each block of resamples fits Bradley-Terry with
+    models x models matrices."""
+    n, m = 30_000, 3000
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, m, n)
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"item": np.arange(n), "annotator": rng.integers(0, 50, n),
+                  "model_a": a, "model_b": (a + 1 + rng.integers(0, m - 1, n)) % m,
+                  "label": rng.choice(["A", "B", "tie"], n)}).to_csv(path, index=False)
+    result = invoke("run", path, "--max-memory", "1G", "--quiet")
+    assert_refused(result, "pairs.csv", "3,000 models", "Bradley-Terry")
+
+
+def test_estimate_grows_with_resamples_pools_and_models():
+    base = dict(n_judgments=100_000, n_items=20_000, n_annotators=500, n_pools=4, n_values=5,
+                scale="category", preference=False, ordered=False, max_per_item=5,
+                within_pairs=200_000, annotator_pairs=5_000, kept_pairs=100_000,
+                count_patterns=126, n_models=0, pairwise=False)
+    one = total(estimate(Shape(**base), n_resamples=100))
+    assert total(estimate(Shape(**base), n_resamples=10_000)) > one
+    assert total(estimate(Shape(**{**base, "n_pools": 400}), n_resamples=100)) > one
+    assert total(estimate(Shape(**{**base, "n_models": 50, "pairwise": True}),
+                          n_resamples=100)) > one
+
+
+def test_simulation_over_the_budget():
+    result = invoke("simulate", "--perturbation-sd", 1, "--gaps", 1, "--sizes", 10_000,
+                    "--sims", 1_000_000)
+    assert_refused(result, "the simulation needs about 298.0 GiB", "1,000,000 simulated boards")
+    result = invoke("simulate", "--perturbation-sd", 1, "--gaps", 1, "--sizes", 5, "--sims",
+                    100, "--max-memory", "1K")
+    assert_refused(result, "over the budget of 1.0 KiB")
+
+
+# -- the estimate against what an audit holds ------------------------------------------------------
+_MEASURE = r"""
+import json, resource, sys, warnings
+import numpy as np, pandas as pd
+warnings.simplefilter("ignore")
+import audit, audit.measure, audit.rank
+from audit import budget
+from audit.pipeline import audit_table
+from audit.resample import Bootstrap
+rng = np.random.default_rng(0)
+case = sys.argv[1]
+if case == "dense":       # 400 items x 60 annotators: Cohen's kappa over 1,770 pairs
+    f = pd.DataFrame({"item": np.repeat(np.arange(400), 60),
+                      "annotator": np.tile(np.arange(60), 400),
+                      "label": rng.integers(0, 5, 24_000)})
+elif case == "wide":      # 40,000 items x 2, every label distinct
+    f = pd.DataFrame({"item": np.repeat(np.arange(40_000), 2), "annotator": np.tile([0, 1], 40_000),
+                      "label": [f"L{k}" for k in range(80_000)]})
+else:                     # 30,000 comparisons of 150 models
+    a = rng.integers(0, 150, 30_000)
+    f = pd.DataFrame({"item": np.arange(30_000), "annotator": rng.integers(0, 200, 30_000),
+                      "model_a": a, "model_b": (a + 1 + rng.integers(0, 149, 30_000)) % 150,
+                      "label": rng.choice(["A", "B", "tie"], 30_000)})
+table = audit.load(f.astype(str))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+need = budget.total(budget.estimate(budget.Shape.of(table), n_resamples=1000))
+audit_table(table, bootstrap=Bootstrap(1000, 0))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"estimate": need, "measured": peak - base}))
+"""
+
+
+@pytest.mark.parametrize("case", ["dense", "wide", "pairwise"])
+def test_estimate_is_the_order_of_the_measured_peak(case):
+    """The estimate is neither far below the memory the audit really takes (it would let a
+    machine run out) nor far above it (it would refuse data that fits): within a factor of
+    three of the growth in peak resident memory, measured in a child process."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, case], capture_output=True, text=True,
+                         cwd=REPO, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    slack = 64 << 20  # allocator and import noise on a small run
+    assert got["estimate"] + slack >= got["measured"] / 3, got
+    assert got["estimate"] <= 3 * got["measured"] + slack, got
+
+
+# -- resampling options ----------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, key", [({"seed": -1}, "seed"), ({"seed": 2 ** 63}, "seed"),
+                                         ({"n_bootstrap": 0}, "n_bootstrap"),
+                                         ({"n_bootstrap": MAX_RESAMPLES + 1}, "n_bootstrap"),
+                                         ({"n_bootstrap": 10.5}, "n_bootstrap")])
+def test_api_refuses_resampling_out_of_range(tmp_path, kwargs, key):
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,y\n")
+    with pytest.raises(InputError) as err:
+        audit.run(path, **kwargs)
+    assert err.value.key == key
+
+
+def test_api_budget(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,y\n")
+    with pytest.raises(MemoryBudgetError, match="over the budget of 100 B"):
+        audit.run(path, n_bootstrap=10, max_memory=100)
+    with limit(100), pytest.raises(MemoryBudgetError):
+        audit.run(path, n_bootstrap=10)
+    assert audit.run(path, n_bootstrap=10, max_memory="1G")["meta"]["n_bootstrap"] == 10
+
+
+def test_bootstrap_maximum_is_stated_in_help():
+    out = invoke("run", "--help").output
+    assert f"{MAX_RESAMPLES:,}" in out and "--max-memory" in out and "--allow-outside" in out
