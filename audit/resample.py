@@ -196,7 +196,7 @@ DRAWS = {
 
 def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
                   block_rows: int, draw: str = "multinomial",
-                  dtype=np.int64) -> Iterator[np.ndarray]:
+                  dtype=np.int64, out: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """The (B, P) multinomial weights of ``bootstrap.n_resamples`` item resamples (as
     :func:`multinomial_weights`), yielded in blocks of at most ``block_rows`` rows, in order.
 
@@ -211,6 +211,10 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
     (continuous data), where a binomial per pattern would cost several times more. The two give
     different resamples for one seed, so an analysis names its draw and keeps it. ``dtype`` is
     the blocks' type (float64 saves the caller a cast of every block).
+
+    With ``out`` (a ``(n_resamples, P)`` array of ``dtype``) the weights are drawn into it and
+    the blocks are views of its rows: the worker threads, not the caller, then write (and
+    page in) a table of weights that is kept.
     """
     if draw not in DRAWS:
         raise ValueError(f"draw must be one of {sorted(DRAWS)}, got {draw!r}")
@@ -224,24 +228,29 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
     if draw == "items" and n and not (counts == 1).all():
         owner = np.repeat(np.arange(len(counts)), counts)  # item -> its pattern
 
-    def draw_multinomial(out, start, k, a, b):
-        out[a - start:b - start] = gens[k].multinomial(n, shares, size=b - a)
+    def draw_multinomial(rows, start, k, a, b):
+        rows[a - start:b - start] = gens[k].multinomial(n, shares, size=b - a)
 
-    def draw_items(out, start, k, a, b):
+    def draw_items(rows, start, k, a, b):
         for row in range(a - start, b - start):
             picked = gens[k].integers(0, n, size=n)
-            out[row] = np.bincount(picked if owner is None else owner[picked],
-                                   minlength=len(counts))
+            rows[row] = np.bincount(picked if owner is None else owner[picked],
+                                    minlength=len(counts))
 
     fill = draw_items if draw == "items" else draw_multinomial
 
     def block(start, run):
         """The block starting at resample ``start`` and the tasks ``run`` made to fill it."""
         stop = min(total, start + block_rows)
-        out = np.zeros((stop - start, len(counts)), dtype=dtype)
+        if out is None:
+            rows = np.zeros((stop - start, len(counts)), dtype=dtype)
+        else:  # every row is drawn in full unless there is nothing to draw
+            rows = out[start:stop]
+            if n == 0 or len(counts) == 0:
+                rows[:] = 0
         if n == 0 or len(counts) == 0:
-            return out, []
-        return out, [run(fill, out, start, *part) for part in _stream_parts(start, stop)]
+            return rows, []
+        return rows, [run(fill, rows, start, *part) for part in _stream_parts(start, stop)]
 
     if min(block_rows, total) * len(counts) < THREADED_CELLS:
         for start in range(0, total, block_rows):
@@ -250,12 +259,12 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
     with ThreadPoolExecutor(max_workers=_threads()) as pool:
         pending = block(0, pool.submit)
         for start in range(0, total, block_rows):
-            out, tasks = pending
+            rows, tasks = pending
             for task in tasks:
                 task.result()
             if start + block_rows < total:
                 pending = block(start + block_rows, pool.submit)
-            yield out
+            yield rows
 
 
 #: The stream of the item resamples shared by every statistic of a continuous table.
@@ -276,36 +285,46 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
     """``statistic(W)`` over ``bootstrap.n_resamples`` resamples of ``n_items`` items, where
     ``W[b, i]`` (float64) is the number of copies of item ``i`` in resample ``b``.
 
-    ``statistic`` maps a block of rows of ``W`` to a tuple of arrays with as many leading rows;
-    the blocks (at most :data:`ITEM_BLOCK_CELLS` weights each) are concatenated. The weights come
-    from :func:`weight_blocks` with ``draw="items"`` on stream ``stream``: two calls with the same
-    seed and number of items see the same resamples, whatever they compute — the reliability,
-    pool comparisons and leaderboards of one continuous table are computed on one set of
-    resamples (:data:`ITEM_METHOD`).
+    ``statistic`` maps a block of rows of ``W`` to a tuple of new arrays with as many leading
+    rows; the blocks (at most :data:`ITEM_BLOCK_CELLS` weights each) are concatenated. A block
+    lives in a buffer that the next block overwrites: ``statistic`` must not keep it. The
+    weights come from :func:`weight_blocks` with ``draw="items"`` on stream ``stream``: two
+    calls with the same seed and number of items see the same resamples, whatever they compute
+    — the reliability, pool comparisons and leaderboards of one continuous table are computed
+    on one set of resamples (:data:`ITEM_METHOD`).
 
     Drawing costs more than re-weighting (an integer and a count per item and resample), so with
     an ``owner`` (the table) the counts are kept as bytes while the owner lives, up to
     :data:`ITEM_CACHE_BYTES` in all, and a later call for the same owner, seed, resamples,
     stream and items reads them instead of drawing again. The numbers are the same either way.
+    The counts are drawn as bytes by worker threads (into the kept table) and copied into one
+    float64 buffer for ``statistic``: no block of weights is allocated afresh.
     """
     total = bootstrap.n_resamples
     block = max(1, min(total, ITEM_BLOCK_CELLS // max(n_items, 1)))
     key = (id(owner), bootstrap.seed, total, stream, n_items)
+    weights = np.empty((min(block, total), n_items))  # one float buffer for every block
+    parts = []
+
+    def reweigh(counts: np.ndarray) -> None:
+        w = weights[:len(counts)]
+        np.copyto(w, counts)
+        parts.append(statistic(w))
+
     cached = _ITEM_CACHE.get(key) if owner is not None else None
     if cached is not None:
-        parts = [statistic(cached[a:a + block].astype(np.float64))
-                 for a in range(0, total, block)]
+        for a in range(0, total, block):
+            reweigh(cached[a:a + block])
     else:
         used = sum(v.nbytes for v in _ITEM_CACHE.values())
         keep = owner is not None and used + total * n_items <= ITEM_CACHE_BYTES
+        # a count fits a byte: below 256 items it is at most n_items, above P(>= 256) <
+        # 1 / 256! ~ 1e-507
         store = np.empty((total, n_items), dtype=np.uint8) if keep else None
-        parts, start = [], 0
-        for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
-                               block_rows=block, draw="items", dtype=np.float64):
-            if store is not None:  # a count fits a byte: below 256 items it is at most
-                store[start:start + len(w)] = w  # n_items, above P(>= 256) < 1 / 256! ~ 1e-507
-            parts.append(statistic(w))
-            start += len(w)
+        for counts in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
+                                    block_rows=block, draw="items", dtype=np.uint8,
+                                    out=store):
+            reweigh(counts)
         if store is not None:
             import weakref
 
