@@ -737,22 +737,35 @@ def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
     return np.asarray(codes, dtype=np.int64), list(distinct)
 
 
-def first_nul(values: pd.Series):
-    """The index of the first text value holding a NUL character (U+0000), or None.
+#: Characters text cannot carry through the toolkit: NUL (pandas hashes text as C strings, which
+#: end at the first NUL, so ``"x\\x00y"`` and ``"x"`` would become one value) and lone UTF-16
+#: surrogates (JSON's ``"\\ud800"``: not Unicode, so no file, hash or report can hold them).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
-    pandas hashes text as C strings, which end at the first NUL, so ``"x\\x00y"`` and ``"x"``
-    factorize (and become categories) as one value; such text cannot be kept as written.
-    """
+
+def first_unstorable(values: pd.Series):
+    """``(index, what)`` of the first text value holding a NUL character or a lone surrogate
+    (:data:`_UNSTORABLE`), or None: such text cannot be kept as written."""
     values = pd.Series(values)
     if values.dtype != object and not pd.api.types.is_string_dtype(values):
         return None
     try:
-        if "\x00" not in "".join(values.dropna()):  # one C-level pass in the common case
+        if not _UNSTORABLE.search("".join(values.dropna())):  # one pass in the common case
             return None
     except TypeError:  # not all text: look value by value
         pass
-    hit = values.map(lambda v: isinstance(v, str) and "\x00" in v).to_numpy(dtype=bool)
-    return values.index[hit.argmax()] if hit.any() else None
+    hit = values.map(lambda v: isinstance(v, str) and bool(_UNSTORABLE.search(v)))
+    hit = hit.to_numpy(dtype=bool)
+    if not hit.any():
+        return None
+    row = values.index[hit.argmax()]
+    char = _UNSTORABLE.search(values.loc[row] if values.index.is_unique
+                              else values.iloc[hit.argmax()]).group(0)
+    what = ("a NUL character (U+0000): pandas compares text only up to it, so this value could "
+            "not be kept apart from others" if char == "\x00" else
+            f"a lone surrogate (U+{ord(char):04X}): not Unicode text, so it cannot be written to "
+            "any output")
+    return row, what
 
 
 def _not_single(values: pd.Series) -> InputError:

@@ -52,7 +52,7 @@ with _without_pyspark_pandas():
 
 from . import columns as C
 from .errors import InputError, SchemaError
-from .labels import (LabelKind, LabelScale, factorize_labels, first_nul, label_text,
+from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
                      parse_number)
 
 UNIQUE_CHECK = "one judgment per (item, annotator)"
@@ -209,11 +209,10 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     """
     n = len(raw)
     for col in (*C.ID_COLUMNS, C.LABEL):
-        nul = first_nul(raw[col]) if col in raw.columns else None
-        if nul is not None:
-            raise InputError("contains a NUL character (U+0000): pandas compares text only up to "
-                             "it, so this value could not be kept apart from others; remove it",
-                             path=source, column=col, row=nul)
+        bad = first_unstorable(raw[col]) if col in raw.columns else None
+        if bad is not None:
+            raise InputError(f"contains {bad[1]}; remove it", path=source, column=col,
+                             row=bad[0])
     ids = {}
     for col in C.ID_COLUMNS:
         if col in raw.columns:

@@ -373,6 +373,20 @@ def test_nul_in_a_cell_is_refused(d, column):
                          "row 2", "NUL")
 
 
+
+@pytest.mark.parametrize("column", ["item", "annotator", "label"])
+def test_lone_surrogate_in_a_json_string_is_refused(d, column):
+    """JSON may escape a lone surrogate (``"\\ud800"``); it is not Unicode, so no output (results,
+    hashes, JUnit) could hold it: bad input naming the column and row, not an internal error."""
+    records = [{"item": "1", "annotator": "a", "label": "x"},
+               {"item": "1", "annotator": "b", "label": "y"},
+               {"item": "2", "annotator": "a", "label": "x"}]
+    text = "\n".join(json.dumps(r) for r in records).split("\n")
+    text[2] = text[2].replace(f'"{column}": "', f'"{column}": "\\ud800', 1)
+    (d / "sur.jsonl").write_text("\n".join(text) + "\n")
+    assert_bad_input(invoke(["validate", d / "sur.jsonl"], d), "sur.jsonl", f"column {column!r}",
+                     "row 2", "U+D800")
+
 # -- labels exactly as written (issue 13, item 6) ------------------------------------------------
 def labels_of(d, tmp_path, name: str, data: str, *args) -> list:
     (d / name).write_text(data)
