@@ -159,6 +159,17 @@ def test_out_over_the_pools_file_named_in_the_spec(d):
                 "--bootstrap", 5, "--quiet"], d / "p", "pools.csv")
 
 
+
+def test_out_over_a_pools_file_outside_the_spec_folder_with_allow_outside(d):
+    """--allow-outside lets the loader read a pools file beside, not inside, the spec's folder;
+    that file is still an input, never an output."""
+    (d / "specs").mkdir()
+    (d / "p").mkdir()
+    (d / "p" / "pools.csv").write_text("annotator,pool\na,crowd\nb,crowd\nc,expert\n")
+    (d / "specs" / "spec.yaml").write_text(SPEC + "pools: {file: ../p/pools.csv}\n")
+    refused(d, ["run", d / "t.csv", "--spec", d / "specs" / "spec.yaml", "--allow-outside",
+                "--out", d / "p", "--bootstrap", 5, "--quiet"], d / "p", "pools.csv")
+
 def test_json_over_the_pools_file(d):
     (d / "pools.csv").write_text("annotator,pool\na,crowd\nb,crowd\nc,expert\n")
     refused(d, ["check", d / "t.csv", "--pools", d / "pools.csv", "--suite", d / "s.yaml",

@@ -165,7 +165,9 @@ def _spec_pools_file(spec) -> Path | None:
     try:
         from ..load.spec import read_spec
 
-        parsed = read_spec(spec)
+        # every file the spec names is an input, wherever it lies: with --allow-outside the
+        # loader reads one outside the spec's folder, which must be protected all the same
+        parsed = read_spec(spec, allow_outside=True)
     except (AuditError, OSError):
         return None
     name = getattr(parsed, "pools_file", None)
