@@ -167,8 +167,9 @@ def test_out_over_a_pools_file_outside_the_spec_folder_with_allow_outside(d):
     (d / "p").mkdir()
     (d / "p" / "pools.csv").write_text("annotator,pool\na,crowd\nb,crowd\nc,expert\n")
     (d / "specs" / "spec.yaml").write_text(SPEC + "pools: {file: ../p/pools.csv}\n")
-    refused(d, ["run", d / "t.csv", "--spec", d / "specs" / "spec.yaml", "--allow-outside",
-                "--out", d / "p", "--bootstrap", 5, "--quiet"], d / "p", "pools.csv")
+    refused(d, ["check", d / "t.csv", "--spec", d / "specs" / "spec.yaml", "--allow-outside",
+                "--suite", d / "s.yaml", "--json", d / "p" / "pools.csv"],
+            d / "p" / "pools.csv", "pools")
 
 def test_json_over_the_pools_file(d):
     (d / "pools.csv").write_text("annotator,pool\na,crowd\nb,crowd\nc,expert\n")
