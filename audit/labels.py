@@ -52,6 +52,7 @@ from __future__ import annotations
 import decimal
 import enum
 import math
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -402,14 +403,24 @@ def _read(values: Iterable, *, numeric: bool, aliases: _Aliases | None) -> list:
 def distinct_numbers(raw: Iterable, aliases=None) -> tuple:
     """The distinct numbers among raw labels, read as :func:`parse_number` reads them (through
     ``aliases``, a mapping or pairs, first), sorted; text that writes no number is left out."""
+    return _numbers_and_codes(raw if isinstance(raw, list) else list(raw), aliases)[0]
+
+
+def _numbers_and_codes(raw: list, aliases=None) -> tuple[tuple, np.ndarray | None]:
+    """:func:`distinct_numbers` and, when float64 holds every number exactly and there are no
+    aliases, the position of each raw label's number among them (-1 for no number)."""
     pairs = _alias_pairs(aliases)
-    raw = raw if isinstance(raw, list) else list(raw)
     if not pairs:
         x, exact = _number_floats(raw)
         if not exact:  # every number is its float: sort and compare as floats
-            return tuple(_canonical_objects(np.unique(x[~np.isnan(x)])).tolist())
+            ok = ~np.isnan(x)
+            ordered, inverse = np.unique(x[ok], return_inverse=True)
+            codes = np.full(len(x), -1, dtype=np.int64)
+            codes[ok] = inverse.reshape(-1)
+            return tuple(_canonical_objects(ordered).tolist()), codes
     reader = _Aliases(pairs) if pairs else None
-    return tuple(sorted({n for n in _read(raw, numeric=True, aliases=reader) if n is not None}))
+    numbers = sorted({n for n in _read(raw, numeric=True, aliases=reader) if n is not None})
+    return tuple(numbers), None
 
 
 def _plain_values(values: tuple, numbers: list) -> tuple:
@@ -548,6 +559,10 @@ class LabelScale:
         codes are those of reading each label by :meth:`read`.
         """
         raw = raw if isinstance(raw, list) else list(raw)
+        observed = self.__dict__.get("_observed")  # the labels infer_scale read the scale from
+        if observed is not None and len(raw) == len(observed[0]) and \
+                all(map(operator.is_, raw, observed[0])):
+            return observed[1].copy()
         if self._alias_reader is None and self._float_index is not None:
             x, exact = _number_floats(raw)
             ordered, order = self._float_index
@@ -681,7 +696,7 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
         if all(n is not None and label_text(n) == t for n, t in zip(numbers, texts)):
             return LabelScale(kind, tuple(sorted(numbers)), None, pairs)
         return LabelScale(kind, tuple(texts), None, pairs)
-    numbers = distinct_numbers(distinct, pairs)
+    numbers, codes = _numbers_and_codes(distinct, pairs)
     if kind is LabelKind.PREFERENCE:
         fractions = [n for n in numbers if not isinstance(n, int)]
         if not numbers or fractions:
@@ -695,7 +710,10 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
         shown = sorted({label_text(v) for v in distinct if not is_missing(v)})
         raise InputError(f"ordinal labels that are not numbers need their order declared "
                          f"(label.order); labels: {shown[:20]}", key="label")
-    return LabelScale(kind, tuple(numbers), None, pairs)
+    scale = LabelScale(kind, numbers, None, pairs)
+    if codes is not None:  # validation reads the same labels again: their codes are known
+        object.__setattr__(scale, "_observed", (distinct, codes))
+    return scale
 
 
 def encode(raw: pd.Series, scale: LabelScale) -> tuple[pd.Categorical, np.ndarray]:

@@ -141,3 +141,16 @@ def test_results_and_report_show_a_continuous_scale_by_its_range():
                      "max": numbers[-1]}
     page = render_html({"meta": {}, "dataset": table.summary()})
     assert f"{len(numbers):,} distinct values from {numbers[0]} to {numbers[-1]}" in page
+
+
+def test_a_scale_inferred_from_labels_codes_them_as_reading_each_does():
+    raw = ["2.50", "1", "-0.0", "x", " 1e0", "7", "2.5"]
+    scale = infer_scale(LabelKind.INTERVAL, raw)
+    assert scale.values == (0, 1, 2.5, 7)
+    from audit.labels import distinct_labels
+    distinct = distinct_labels(raw)  # the list validation reads the scale's codes of
+    index = {v: i for i, v in enumerate(scale.values)}
+    assert scale.codes(distinct).tolist() == [index.get(parse_number(v), -1) for v in distinct]
+    typed = infer_scale(LabelKind.INTERVAL, [1, 2.5, 3])
+    assert typed.codes([True, 2.5, 3]).tolist() == [-1, 1, 2]  # a list equal to the observed
+    assert typed.codes([1, 2.5, 3]).tolist() == [0, 1, 2]  # one (True == 1), not the same
