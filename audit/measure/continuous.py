@@ -147,15 +147,22 @@ class _Data:
         self.values = table.scale.numeric_values
         self.x = self.values[self.label]
         self.centre = centre(self.x)
+        self._masks: dict[tuple, np.ndarray] = {}
 
     def mask(self, pools) -> np.ndarray:
-        return np.isin(self.pool, [self.pool_names.index(p) for p in pools])
+        key = tuple(sorted(self.pool_names.index(p) for p in pools))
+        if key not in self._masks:
+            self._masks[key] = (self.pool == key[0]) if len(key) == 1 else \
+                np.isin(self.pool, key)
+        return self._masks[key]
 
     def codes(self, mask) -> Codes:
-        return Codes(item=self.item[mask], annotator=self.annotator[mask],
-                     label=self.label[mask], n_items=self.n_items,
-                     n_annotators=self.n_annotators, n_categories=len(self.values),
-                     annotator_names=self.annotator_names)
+        c = Codes(item=self.item[mask], annotator=self.annotator[mask],
+                  label=self.label[mask], n_items=self.n_items,
+                  n_annotators=self.n_annotators, n_categories=len(self.values),
+                  annotator_names=self.annotator_names)
+        c.__dict__["order"] = np.arange(len(c.item))  # already in (item, annotator) order
+        return c
 
 
 def _num(x) -> float | None:

@@ -165,7 +165,7 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *,
     n_models = len(scores.models)
     keys = list(masks)
     # one canonical order, so the floating-point sums do not depend on the row order
-    order = np.lexsort((scores.score, scores.model, scores.item))
+    order = _canonical_order(scores)
     scores = replace(scores, item=scores.item[order], pool=scores.pool[order],
                      model=scores.model[order], score=scores.score[order])
     masks = {k: np.asarray(v)[order] for k, v in masks.items()}
@@ -226,6 +226,17 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *,
         boards[key] = Board(key, tuple(scores.models[i] for i in present), score[0],
                             mean(resampled)[0], n[0], len(np.unique(u.item)))
     return boards
+
+
+def _canonical_order(scores: Scores) -> np.ndarray:
+    """``np.lexsort((score, model, item))`` by one stable argsort of a combined key (the
+    scores' ranks) when it fits int64."""
+    from ..measure.continuous import canonical_order
+
+    values, rank = np.unique(scores.score, return_inverse=True)
+    n_items = int(scores.item.max()) + 1 if len(scores.item) else 0
+    return canonical_order(scores.item, scores.model, rank.reshape(-1), n_items,
+                           len(scores.models), len(values))
 
 
 def _with_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str):
