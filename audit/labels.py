@@ -504,12 +504,14 @@ class LabelScale:
                              key="label_values")
         if numeric:
             values = tuple(numbers)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "_numeric", numeric)
+        if numeric and _increasing(self.numeric_values):  # sorted floats: distinct at a glance
+            return
         keys = values if numeric or set(map(type, values)) <= {str} else \
             [label_text(v) for v in values]
         if len(set(keys)) != len(keys):
             raise InputError(f"label values repeat: {_shown(values)}", key="label_values")
-        object.__setattr__(self, "values", values)
-        object.__setattr__(self, "_numeric", numeric)
 
     # -- reading raw labels ---------------------------------------------------------------------
     @property
@@ -648,6 +650,12 @@ class LabelScale:
         if self.aliases:
             out["aliases"] = {label_text(k): _jsonable(v) for k, v in self.aliases}
         return out
+
+
+def _increasing(x: np.ndarray) -> bool:
+    """True when ``x`` is strictly increasing and float64 holds it exactly (no whole number
+    beyond 2**53, where two integers can share a float)."""
+    return bool((np.diff(x) > 0).all() and not (np.abs(x) >= _EXACT_INT).any())
 
 
 def _shown(values: tuple, limit: int = 20) -> list:
