@@ -196,7 +196,8 @@ DRAWS = {
 
 def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
                   block_rows: int, draw: str = "multinomial",
-                  dtype=np.int64, out: np.ndarray | None = None) -> Iterator[np.ndarray]:
+                  dtype=np.int64, reuse: bool = False,
+                  keep: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """The (B, P) multinomial weights of ``bootstrap.n_resamples`` item resamples (as
     :func:`multinomial_weights`), yielded in blocks of at most ``block_rows`` rows, in order.
 
@@ -212,9 +213,10 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
     different resamples for one seed, so an analysis names its draw and keeps it. ``dtype`` is
     the blocks' type (float64 saves the caller a cast of every block).
 
-    With ``out`` (a ``(n_resamples, P)`` array of ``dtype``) the weights are drawn into it and
-    the blocks are views of its rows: the worker threads, not the caller, then write (and
-    page in) a table of weights that is kept.
+    With ``reuse``, blocks are drawn into two buffers in turn (the one yielded, the next one
+    being drawn): a block is valid only until the next is asked for, and no block of tens of
+    MiB is allocated (and paged in) afresh. With ``keep`` (a ``(n_resamples, P)`` array, e.g.
+    of bytes) every drawn row is also written to ``keep``, by the worker threads.
     """
     if draw not in DRAWS:
         raise ValueError(f"draw must be one of {sorted(DRAWS)}, got {draw!r}")
@@ -230,26 +232,35 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
 
     def draw_multinomial(rows, start, k, a, b):
         rows[a - start:b - start] = gens[k].multinomial(n, shares, size=b - a)
+        if keep is not None:
+            keep[a:b] = rows[a - start:b - start]
 
     def draw_items(rows, start, k, a, b):
         for row in range(a - start, b - start):
             picked = gens[k].integers(0, n, size=n)
             rows[row] = np.bincount(picked if owner is None else owner[picked],
                                     minlength=len(counts))
+            if keep is not None:
+                keep[start + row] = rows[row]
 
     fill = draw_items if draw == "items" else draw_multinomial
+
+    buffers: list[np.ndarray] = []
 
     def block(start, run):
         """The block starting at resample ``start`` and the tasks ``run`` made to fill it."""
         stop = min(total, start + block_rows)
-        if out is None:
-            rows = np.zeros((stop - start, len(counts)), dtype=dtype)
-        else:  # every row is drawn in full unless there is nothing to draw
-            rows = out[start:stop]
-            if n == 0 or len(counts) == 0:
-                rows[:] = 0
         if n == 0 or len(counts) == 0:
-            return rows, []
+            if keep is not None:
+                keep[start:stop] = 0
+            return np.zeros((stop - start, len(counts)), dtype=dtype), []
+        if reuse:  # block j in buffer j % 2; every row is drawn in full, so no zeros
+            j = (start // block_rows) % 2
+            if len(buffers) <= j:
+                buffers.append(np.empty((min(block_rows, total), len(counts)), dtype=dtype))
+            rows = buffers[j][:stop - start]
+        else:
+            rows = np.zeros((stop - start, len(counts)), dtype=dtype)
         return rows, [run(fill, rows, start, *part) for part in _stream_parts(start, stop)]
 
     if min(block_rows, total) * len(counts) < THREADED_CELLS:
@@ -297,34 +308,31 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
     an ``owner`` (the table) the counts are kept as bytes while the owner lives, up to
     :data:`ITEM_CACHE_BYTES` in all, and a later call for the same owner, seed, resamples,
     stream and items reads them instead of drawing again. The numbers are the same either way.
-    The counts are drawn as bytes by worker threads (into the kept table) and copied into one
-    float64 buffer for ``statistic``: no block of weights is allocated afresh.
+    The worker threads draw the counts into two float64 blocks in turn (and into the kept
+    table); kept counts are read back through one float64 buffer: no block of weights is
+    allocated afresh.
     """
     total = bootstrap.n_resamples
     block = max(1, min(total, ITEM_BLOCK_CELLS // max(n_items, 1)))
     key = (id(owner), bootstrap.seed, total, stream, n_items)
-    weights = np.empty((min(block, total), n_items))  # one float buffer for every block
     parts = []
-
-    def reweigh(counts: np.ndarray) -> None:
-        w = weights[:len(counts)]
-        np.copyto(w, counts)
-        parts.append(statistic(w))
-
     cached = _ITEM_CACHE.get(key) if owner is not None else None
     if cached is not None:
+        weights = np.empty((min(block, total), n_items))  # one float buffer for every block
         for a in range(0, total, block):
-            reweigh(cached[a:a + block])
+            w = weights[:len(cached[a:a + block])]
+            np.copyto(w, cached[a:a + block])
+            parts.append(statistic(w))
     else:
         used = sum(v.nbytes for v in _ITEM_CACHE.values())
         keep = owner is not None and used + total * n_items <= ITEM_CACHE_BYTES
         # a count fits a byte: below 256 items it is at most n_items, above P(>= 256) <
         # 1 / 256! ~ 1e-507
         store = np.empty((total, n_items), dtype=np.uint8) if keep else None
-        for counts in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
-                                    block_rows=block, draw="items", dtype=np.uint8,
-                                    out=store):
-            reweigh(counts)
+        for w in weight_blocks(np.ones(n_items, dtype=np.int64), bootstrap, stream,
+                               block_rows=block, draw="items", dtype=np.float64, reuse=True,
+                               keep=store):
+            parts.append(statistic(w))
         if store is not None:
             import weakref
 

@@ -1,5 +1,6 @@
-"""Item resamples drawn into a kept byte table and re-weighted from one float buffer: the same
-weights as drawing each block afresh, whether drawn or read back, threaded or not."""
+"""Item resamples drawn into two reused float blocks (and a kept byte table) and read back
+through one float buffer: the same weights as drawing each block afresh, whether drawn or
+read back, threaded or not."""
 
 from __future__ import annotations
 
@@ -17,15 +18,18 @@ def fresh_blocks(n_items: int, boot: Bootstrap, rows: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("n_items,rows", [(7, 3), (300, 64), (5000, 50)])
-def test_drawing_into_out_gives_views_of_the_same_weights(n_items, rows):
+def test_reused_blocks_and_the_kept_table_hold_the_same_weights(n_items, rows):
     boot = Bootstrap(130, seed=4)
-    out = np.full((boot.n_resamples, n_items), 99, dtype=np.uint8)
-    blocks = list(weight_blocks(np.ones(n_items, dtype=np.int64), boot, "items",
-                                block_rows=rows, draw="items", dtype=np.uint8, out=out))
-    assert all(np.shares_memory(b, out) for b in blocks)
-    assert (np.concatenate(blocks) == out).all()
+    keep = np.full((boot.n_resamples, n_items), 99, dtype=np.uint8)
+    blocks = [b.copy() for b in weight_blocks(np.ones(n_items, dtype=np.int64), boot, "items",
+                                              block_rows=rows, draw="items",
+                                              dtype=np.float64, reuse=True, keep=keep)]
     expected = fresh_blocks(n_items, boot, rows)
-    assert (out == expected).all() and (expected.sum(axis=1) == n_items).all()
+    assert (np.concatenate(blocks) == expected).all() and (keep == expected).all()
+    assert (expected.sum(axis=1) == n_items).all()
+    reused = list(weight_blocks(np.ones(n_items, dtype=np.int64), boot, "items",
+                                block_rows=rows, draw="items", dtype=np.float64, reuse=True))
+    assert len({id(b.base) for b in reused}) <= 2  # two buffers in turn
 
 
 class Owner:
@@ -52,6 +56,6 @@ def test_item_resamples_reweigh_the_same_weights_drawn_or_kept(n_items):
     for got in (drawn, kept, plain):
         np.testing.assert_allclose(got[0], expected, rtol=1e-12, atol=1e-12)
         assert (got[1] == n_items).all()
-    assert len({id(np.asarray(w).base) for w in seen}) <= 3  # one buffer per call
+    assert len({id(np.asarray(w).base) for w in seen}) <= 5  # 2 per draw, 1 per read-back
     del owner
     assert not any(k[4] == n_items and k[1] == 9 for k in R._ITEM_CACHE)
