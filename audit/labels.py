@@ -564,7 +564,8 @@ class LabelScale:
         observed = self.__dict__.get("_observed")  # the labels infer_scale read the scale from
         if observed is not None and len(raw) == len(observed[0]) and \
                 all(map(operator.is_, raw, observed[0])):
-            return observed[1].copy()
+            del self.__dict__["_observed"]  # read once, by validation: not kept with the table
+            return observed[1]
         if self._alias_reader is None and self._float_index is not None:
             x, exact = _number_floats(raw)
             ordered, order = self._float_index

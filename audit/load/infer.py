@@ -34,6 +34,9 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+import pandas as pd
+
 from .. import columns as C
 from ..errors import InputError
 from ..labels import (LabelKind, LabelScale, distinct_labels, infer_scale, is_missing, label_text,
@@ -156,7 +159,7 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
     distinct = _distinct(observed)
     reader = LabelScale(LabelKind.INTERVAL, (), None, aliases or ())
     numbers = reader.read(distinct)
-    if not distinct or any(n is None for n in numbers):
+    if not distinct or None in numbers:
         texts = sorted({label_text(v) for v, n in zip(distinct, numbers)})
         raise InputError(
             "a model column makes this rating data, and ratings without a declared kind must be "
@@ -165,7 +168,7 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
             f"  label:\n    kind: ordinal\n    order: [{', '.join(map(_yaml, texts[:SHOWN]))}]\n"
             "or `label: {kind: nominal}` to audit them as unordered categories",
             path=source, column=C.LABEL)
-    whole = all(isinstance(n, int) for n in numbers)
+    whole = set(map(type, numbers)) <= {int}
     kind = LabelKind.ORDINAL if whole else LabelKind.INTERVAL
     scale = infer_scale(kind, distinct, aliases=aliases)
     other = LabelKind.INTERVAL if whole else LabelKind.ORDINAL
@@ -192,7 +195,12 @@ def _preference_error(distinct: list, aliases: dict, *, source: str, declared: b
 
 
 def _distinct(observed) -> list:
-    return [v for v in distinct_labels(observed) if not is_missing(v)]
+    """The distinct labels, missing ones left out (one vectorised look first: ``pd.isna``
+    finds every value :func:`audit.labels.is_missing` finds)."""
+    values = distinct_labels(observed)
+    if not pd.isna(np.fromiter(values, dtype=object, count=len(values))).any():
+        return values
+    return [v for v in values if not is_missing(v)]
 
 
 def _shown(texts: list[str]) -> str:
