@@ -310,8 +310,15 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
     stream and items reads them instead of drawing again. The numbers are the same either way.
     The worker threads draw the counts into two float64 blocks in turn (and into the kept
     table); kept counts are read back through one float64 buffer: no block of weights is
-    allocated afresh.
+    allocated afresh. ``statistic``'s matrix products run on one BLAS thread
+    (:func:`one_blas_thread`).
     """
+    with one_blas_thread():
+        return _item_resamples(n_items, bootstrap, statistic, stream=stream, owner=owner)
+
+
+def _item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *, stream: str, owner
+                    ) -> list[np.ndarray]:
     total = bootstrap.n_resamples
     block = max(1, min(total, ITEM_BLOCK_CELLS // max(n_items, 1)))
     key = (id(owner), bootstrap.seed, total, stream, n_items)
@@ -341,6 +348,24 @@ def item_resamples(n_items: int, bootstrap: Bootstrap, statistic, *,
     if not parts:
         parts.append(statistic(np.zeros((0, n_items))))
     return [np.concatenate(cols) for cols in zip(*parts)]
+
+
+def one_blas_thread():
+    """A context in which BLAS (numpy's matrix products) runs on one thread.
+
+    The item resamples' products are sums over every item: a multi-threaded BLAS splits them
+    by thread, so their last digits depended on the machine's core count, and its idle threads
+    spin (in system calls) for the cores the draws run on. One thread gives the same sums on
+    any number of cores and leaves the others to the draws. Without ``threadpoolctl`` (which
+    scikit-learn, and so pingouin, installs) BLAS is left as it is.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with pingouin's scikit-learn
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _threads() -> int:

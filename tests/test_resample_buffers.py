@@ -59,3 +59,16 @@ def test_item_resamples_reweigh_the_same_weights_drawn_or_kept(n_items):
     assert len({id(np.asarray(w).base) for w in seen}) <= 5  # 2 per draw, 1 per read-back
     del owner
     assert not any(k[4] == n_items and k[1] == 9 for k in R._ITEM_CACHE)
+
+
+def test_item_resample_sums_do_not_depend_on_the_blas_threads():
+    """One BLAS thread inside: the same bits whatever the caller's (or machine's) setting."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    n_items = 60_000  # OpenBLAS splits (133 x 60,000) @ (60,000 x 22) over threads
+    boot = Bootstrap(133, seed=2)
+    values = np.random.default_rng(1).normal(size=(n_items, 22))
+    got = []
+    for threads in (1, 2):
+        with threadpoolctl.threadpool_limits(limits=threads, user_api="blas"):
+            got.append(item_resamples(n_items, boot, lambda w: (w @ values,))[0])
+    assert (got[0] == got[1]).all()
