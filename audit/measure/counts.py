@@ -148,6 +148,18 @@ def warn_degenerate(what: str, why: str, stacklevel: int = 3) -> None:
     warnings.warn(f"{what} is NaN: {why}", DegenerateDataWarning, stacklevel=stacklevel)
 
 
+def pairable_reason(m: np.ndarray) -> str | None:
+    """Why no pairwise coefficient is defined for items with ``m`` judgments each (fewer than
+    two items judged at least twice), or None."""
+    n_pairable = int((np.asarray(m) >= 2).sum())
+    if n_pairable == 0:
+        return ("no item has two or more judgments (a single annotator, or no overlap between "
+                "annotators)")
+    if n_pairable < 2:
+        return "only one item has two or more judgments"
+    return None
+
+
 def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairable") -> str | None:
     """Why an agreement coefficient is undefined on ``counts``, or None when it is defined.
 
@@ -160,12 +172,9 @@ def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairabl
     """
     counts = np.asarray(counts)
     m = counts.sum(axis=1)
-    n_pairable = int((m >= 2).sum())
-    if n_pairable == 0:
-        return ("no item has two or more judgments (a single annotator, or no overlap between "
-                "annotators)")
-    if n_pairable < 2:
-        return "only one item has two or more judgments"
+    reason = pairable_reason(m)
+    if reason:
+        return reason
     if counts.shape[1] < 2:
         return "the label scale has a single value"
     if categories_in is not None:

@@ -115,13 +115,12 @@ def alpha_from_sums(sums: np.ndarray) -> np.ndarray:
 def interval_alpha_reason(item: np.ndarray, x: np.ndarray, n_items: int) -> str | None:
     """Why interval alpha is undefined on these judgments (the reasons of
     :func:`audit.measure.counts.undefined_reason`), or None."""
+    from .counts import pairable_reason
+
     m = np.bincount(np.asarray(item, dtype=np.int64), minlength=n_items)
-    n_pairable = int((m >= 2).sum())
-    if n_pairable == 0:
-        return ("no item has two or more judgments (a single annotator, or no overlap between "
-                "annotators)")
-    if n_pairable < 2:
-        return "only one item has two or more judgments"
+    reason = pairable_reason(m)
+    if reason:
+        return reason
     v = np.asarray(x)[m[item] >= 2]
     if v.min() == v.max():
         return "every judgment carries the same label"
