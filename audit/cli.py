@@ -556,35 +556,91 @@ def _sizes(ctx, param, text: str) -> list[int]:
 
 
 @cli.command()
-@click.option("--sizes", default="6,10,20,50,100", show_default=True, callback=_sizes,
-              help=f"Leaderboard sizes to simulate, comma-separated (2 to {MAX_BOARD_SIZE:,}).")
 @click.option("--perturbation-sd", type=_Finite(min=0), required=True,
-              help="SD of the per-model score perturbation (e.g. a pool switch's shift SD).")
+              help="SD of the per-model score perturbation (e.g. a pool switch's shift SD), on "
+                   "the scale of the gaps.")
+@click.option("--closest-gap", type=_Finite(min=0),
+              help="One gap: every neighbour gap equal to it. With --sizes 2 this is a "
+                   "two-model board, i.e. the closest pair alone.")
 @click.option("--gaps", callback=_numbers,
               help="Measured gaps between neighbours, comma-separated (resampled).")
 @click.option("--score-range", type=_Finite(min=0),
               help="Measured score range; gaps are spread evenly over it instead.")
+@click.option("--sizes", default="6,10,20,50,100", show_default=True, callback=_sizes,
+              help=f"Leaderboard sizes to simulate, comma-separated (2 to {MAX_BOARD_SIZE:,}).")
+@click.option("--approximation", type=click.Choice(["exact", "independent-adjacent", "both"]),
+              default="exact", show_default=True,
+              help="exact: the joint simulation; independent-adjacent: each neighbour pair "
+                   "swaps independently with Phi(-gap / (sqrt(2) SD)), P = 1 - prod(1 - p_k); "
+                   "both: side by side.")
+@click.option("--sd-models", type=click.IntRange(2, MAX_BOARD_SIZE),
+              help="Number of models the SD was measured over (degrees of freedom = this - 1): "
+                   "adds a 95% interval over the SD's uncertainty.")
+@click.option("--sd-df", type=_Finite(min=0, min_open=True),
+              help="Degrees of freedom of the SD, instead of --sd-models.")
 @click.option("--sims", "n_sims", type=click.IntRange(1, MAX_SIMS), default=20000,
               show_default=True, help=f"Simulated leaderboards per size (1 to {MAX_SIMS:,}).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Also write the inputs and every row (JSON) here.")
 @click.option("--max-memory", type=MemorySize(), metavar="SIZE|N%", expose_value=False,
               callback=_set_max_memory,
               help="Memory the simulation may use (8G, 75%); default 50% of the memory "
                    "available.")
-def simulate(sizes, perturbation_sd, gaps, score_range, n_sims, seed):
-    """Probability that a leaderboard of each size is reshuffled by a perturbation."""
+def simulate(perturbation_sd, closest_gap, gaps, score_range, sizes, approximation, sd_models,
+             sd_df, n_sims, seed, json_path):
+    """Probability that a leaderboard of each size is reshuffled by a perturbation.
+
+    Give the numbers a paper states: the perturbation SD, one of --closest-gap / --gaps /
+    --score-range, and the sizes. True scores are built from the gaps, every model's score gets
+    independent N(0, SD) noise, and a board is displaced when any two models come out in the
+    wrong order. --approximation both shows the exact simulation next to the
+    independent-adjacent shortcut, so a published number can be traced to one of them; they
+    agree for two models and the exact one is larger beyond, because neighbouring pairs share
+    a model. With --sd-models (or --sd-df) each row also gets the probability at both ends of
+    the SD's 95% chi-square interval.
+    """
     from .budget import check_simulation
+    from .rank import independent_adjacent, sd_interval
     from .rank import simulate as run_simulation
+    from .rank.simulation import MODEL
     from .report.summary import print_simulation
 
-    if (gaps is None) == (score_range is None):
-        raise click.UsageError("give exactly one of --gaps (resampled) or --score-range (even)")
-    check_simulation(sizes, n_sims)
-    rows = run_simulation(sizes=sizes, perturbation_sd=perturbation_sd, gaps=gaps,
-                          score_range=score_range,
-                          gap_model="resample" if gaps is not None else "even",
-                          n_sims=n_sims, seed=seed)
-    print_simulation(rows)
+    given = [name for name, v in (("--closest-gap", closest_gap), ("--gaps", gaps),
+                                  ("--score-range", score_range)) if v is not None]
+    if len(given) != 1:
+        raise click.UsageError("give exactly one of --closest-gap (one gap), --gaps (resampled) "
+                               "or --score-range (even)" + (f"; got {', '.join(given)}"
+                                                            if given else ""))
+    if sd_models is not None and sd_df is not None:
+        raise click.UsageError("give at most one of --sd-models and --sd-df")
+    df = float(sd_models - 1) if sd_models is not None else sd_df
+    json_real = None
+    if json_path:
+        from .outputs import find_inputs, guard_file
+
+        json_real = guard_file(json_path, find_inputs(), option="--json")
+    gap_model = "even" if score_range is not None else "resample"
+    kwargs = dict(sizes=sizes, perturbation_sd=perturbation_sd,
+                  gaps=[closest_gap] if closest_gap is not None else gaps,
+                  score_range=score_range, gap_model=gap_model, sd_df=df)
+    exact = adjacent = []
+    if approximation in ("exact", "both"):
+        check_simulation(sizes, n_sims)
+        exact = run_simulation(n_sims=n_sims, seed=seed, **kwargs)
+    if approximation in ("independent-adjacent", "both"):
+        adjacent = independent_adjacent(**kwargs)
+    result = {"model": MODEL, "inputs": {**kwargs, "approximation": approximation,
+                                         "n_sims": n_sims, "seed": seed},
+              "perturbation_sd_ci95": (sd_interval(perturbation_sd, df) if df is not None
+                                       else [None, None]),
+              "exact": exact, "independent_adjacent": adjacent}
+    print_simulation(result)
+    if json_real is not None:
+        from .outputs import write_text
+        from .results import dumps
+
+        write_text(json_real, dumps(result))
 
 
 def main(argv=None):

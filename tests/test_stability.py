@@ -104,14 +104,14 @@ def test_closest_pairs_and_displacement_match_brute_force():
         assert p["gap"] == pytest.approx(score[h] - score[l])
         ok = ~np.isnan(samples[:, h]) & ~np.isnan(samples[:, l])
         sw = [1.0 if s[l] > s[h] else 0.5 if s[l] == s[h] else 0.0 for s in samples[ok]]
-        assert p["swap_probability"] == pytest.approx(np.mean(sw), abs=1e-12)
+        assert p["swap_probability_bootstrap"] == pytest.approx(np.mean(sw), abs=1e-12)
 
     full = rankdata(-score, "min")
     moved = []
     for s in samples:
         s = np.where(np.isnan(s), -np.inf, s)
         moved.append(int((rankdata(-s, "min") != full).sum()))
-    prob, hist = displacement(board)
+    prob, se, hist = displacement(board)
     assert prob == pytest.approx(np.mean(np.array(moved) > 0), abs=1e-12)
     assert hist == {str(k): Counter(moved).get(k, 0) for k in range(6)}
 
@@ -130,7 +130,7 @@ def test_two_model_swap_and_displacement_against_the_binomial():
     dist = binom(n, k / n)
     swap = dist.cdf(n / 2 - 1) + 0.5 * dist.pmf(n / 2)
     se = np.sqrt(swap * (1 - swap) / boot.n_resamples)
-    assert pair["swap_probability"] == pytest.approx(swap, abs=4 * se)
+    assert pair["swap_probability_bootstrap"] == pytest.approx(swap, abs=4 * se)
     moved = dist.cdf(n / 2)
     se = np.sqrt(moved * (1 - moved) / boot.n_resamples)
     assert res["stability"]["bootstrap_displacement_probability"][ALL] == pytest.approx(

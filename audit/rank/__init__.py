@@ -8,10 +8,12 @@ sample of items:
   Bradley-Terry strength (Bradley & Terry 1952; Hunter 2004) for pairwise preferences, mean score
   for ratings; 95% CIs from an item-level (cluster) bootstrap;
 * stability (:mod:`audit.rank.stability`): Kendall's tau-b and score shifts for every pair of
-  pools, neighbour swap probabilities, the bootstrap probability that any model moves;
+  pools, neighbour swap probabilities (bootstrap share with its Monte-Carlo s.e., and the normal
+  closed form), the bootstrap probability that any model moves (with its Monte-Carlo s.e.);
 * simulation (:mod:`audit.rank.simulation`): the chance that a 6 / 10 / 20 / 50 / 100-model
   leaderboard with the measured gaps has at least one model out of place under the measured
-  perturbation;
+  perturbation, with its Monte-Carlo s.e. and its range over the perturbation SD's 95%
+  interval (:func:`_sd_df` says where the SD's degrees of freedom come from);
 * exposure (:mod:`audit.rank.exposure`): the items whose majority winner flips between pools;
 * judge alignment (:mod:`audit.rank.judge`): which human pool an LLM judge agrees with.
 
@@ -35,11 +37,12 @@ from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
 from .judge import alignment_from_votes, judge_alignment
 from .leaderboard import Board, pairwise_board, rating_board, rating_boards_over_items
-from .simulation import DEFAULT_SIZES, GAP_MODELS, MODEL, simulate
-from .stability import closest_pairs, displacement, pool_switches
+from .simulation import (DEFAULT_SIZES, GAP_MODELS, MODEL, independent_adjacent, sd_interval,
+                         simulate)
+from .stability import CLOSED_FORM, closest_pairs, displacement, pool_switches
 
-__all__ = ["rank", "simulate", "flipped_items", "judge_alignment", "ALL", "UNITS",
-           "PERTURBATIONS"]
+__all__ = ["rank", "simulate", "independent_adjacent", "sd_interval", "flipped_items",
+           "judge_alignment", "ALL", "UNITS", "PERTURBATIONS"]
 
 #: Key of the leaderboard of every human (non-judge) pool together.
 ALL = "all"
@@ -125,8 +128,10 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         "stability": {
             "pool_pairs": pool_pairs,
             "closest_pairs": [row for b in boards.values() for row in closest_pairs(b)],
+            "closest_pairs_method": CLOSED_FORM,
             "bootstrap_displacement_probability": {k: v[0] for k, v in moved.items()},
-            "displacement_histogram": {k: v[1] for k, v in moved.items()},
+            "bootstrap_displacement_mc_se": {k: v[1] for k, v in moved.items()},
+            "displacement_histogram": {k: v[2] for k, v in moved.items()},
             "simulation": sim,
             "simulation_model": sim_model,
             "flipped_items": flipped,
@@ -173,8 +178,9 @@ def _skipped(reason: str, unit: str, bootstrap: Bootstrap) -> dict:
         "leaderboards": {},
         "leaderboard_method": {"metric": None, "unit": unit, "ci": bootstrap.to_dict(),
                                "skipped": reason},
-        "stability": {"pool_pairs": [], "closest_pairs": [],
-                      "bootstrap_displacement_probability": {}, "displacement_histogram": {},
+        "stability": {"pool_pairs": [], "closest_pairs": [], "closest_pairs_method": CLOSED_FORM,
+                      "bootstrap_displacement_probability": {},
+                      "bootstrap_displacement_mc_se": {}, "displacement_histogram": {},
                       "simulation": [], "simulation_model": {},
                       "flipped_items": {"count": None, "n_compared": 0, "share": None,
                                         "items": []}},
@@ -234,9 +240,10 @@ def _simulation(table, boards: dict[str, Board], pool_pairs, *, sizes, gap_model
              "perturbation": perturbation, "sizes": [int(n) for n in sizes],
              "n_sims": int(n_sims), "seed": int(seed)}
     humans = set(table.human_pools)
-    human_sds = [p["score_shift_sd"] for p in pool_pairs
-                 if p["pool_a"] in humans and p["pool_b"] in humans
-                 and np.isfinite(p["score_shift_sd"])]
+    human_pairs = [p for p in pool_pairs
+                   if p["pool_a"] in humans and p["pool_b"] in humans
+                   and np.isfinite(p["score_shift_sd"])]
+    human_sds = [p["score_shift_sd"] for p in human_pairs]
     used = perturbation
     if perturbation == "pool_switch" and not human_sds:
         used = "bootstrap"
@@ -252,9 +259,52 @@ def _simulation(table, boards: dict[str, Board], pool_pairs, *, sizes, gap_model
         var = np.asarray(var)[np.isfinite(var)]
         sd = float(np.sqrt(var.mean())) if var.size else float("nan")
         source = f"root-mean-square of the per-model bootstrap SD of the {ref.pool!r} scores"
-    model.update(perturbation_used=used, perturbation_sd=sd, perturbation_source=source)
+    df, df_rule = _sd_df(used, human_pairs, ref)
+    model.update(perturbation_used=used, perturbation_sd=sd, perturbation_source=source,
+                 perturbation_sd_df=df, perturbation_sd_df_rule=df_rule,
+                 perturbation_sd_ci95=(sd_interval(sd, df) if df is not None and np.isfinite(sd)
+                                       else [None, None]))
     if len(scores) < 2 or not np.isfinite(sd):
         model["skipped"] = "fewer than two ranked models or no measurable perturbation"
         return [], model
     return simulate(sizes=sizes, perturbation_sd=sd, gaps=gaps, score_range=model["score_range"],
-                    gap_model=gap_model, n_sims=n_sims, seed=seed), model
+                    gap_model=gap_model, sd_df=df, n_sims=n_sims, seed=seed), model
+
+
+def _sd_df(used: str, human_pairs: list[dict], ref: Board) -> tuple[float | None, str]:
+    """Degrees of freedom of the perturbation SD, for its chi-square interval
+    (:func:`audit.rank.simulation.sd_interval`), and the rule that gave them.
+
+    Pool switch: with ``p`` human pools that all rank the same ``m`` models, the mean over the
+    ``p (p - 1) / 2`` pairs of the shift variance equals twice the model x pool interaction
+    mean square of the two-way table of scores (``sum_{a<b} (u_a - u_b)^2 = p sum_a (u_a -
+    u.)^2`` applied model by model), which has ``(m - 1)(p - 1)`` degrees of freedom when the
+    pool effects on each model are independent and normal; for two pools that is the ``m - 1``
+    of one SD. When the pools rank different sets of models the pairs' SDs are not that
+    statistic and they share pools (not independent), so the rule falls back to the fewest
+    models of one pair minus one (conservative: the widest interval).
+
+    Bootstrap: the SD of a score is estimated from ``n_items`` resampled items and ``B``
+    resamples; the two errors add on the relative-variance scale, ``1/df = 1/(n_items - 1) +
+    1/(B - 1)`` (the resampling error taken as one model's, conservative; an approximation that
+    holds for a mean of independent items with light tails).
+    """
+    if used == "pool_switch":
+        pools = {p for pair in human_pairs for p in (pair["pool_a"], pair["pool_b"])}
+        models = [frozenset(pair["shifts"]) for pair in human_pairs]
+        n_models = min(len(m) for m in models)
+        complete = len(human_pairs) == len(pools) * (len(pools) - 1) // 2
+        if complete and len(set(models)) == 1:
+            df = (n_models - 1) * (len(pools) - 1)
+            return float(df), (f"(models - 1) x (pools - 1) = ({n_models} - 1) x "
+                               f"({len(pools)} - 1): the pool-switch variance is twice the "
+                               "model x pool interaction mean square")
+        return float(n_models - 1), (f"fewest common models of one pair of pools - 1 = "
+                                     f"{n_models} - 1 (the pools rank different models; "
+                                     "conservative)")
+    n_items, n_boot = int(ref.n_items), int(ref.samples.shape[0])
+    if n_items < 2 or n_boot < 2:
+        return None, "fewer than two items or resamples: no interval for the bootstrap SD"
+    df = 1.0 / (1.0 / (n_items - 1) + 1.0 / (n_boot - 1))
+    return df, (f"1 / (1 / (items - 1) + 1 / (resamples - 1)) with {n_items} items and "
+                f"{n_boot} resamples (item sampling and resampling error of the bootstrap SD)")

@@ -233,10 +233,41 @@ def _expectations(exp, console):
                         f"{exp.get('n_failed', 0)} failed"))
 
 
-def print_simulation(rows: list[dict], console: Console | None = None) -> None:
+def print_simulation(result: dict, console: Console | None = None) -> None:
+    """The ``simulate`` command's table: one row per size, the exact simulation (with its
+    Monte-Carlo s.e.) and / or the independent-adjacent approximation side by side, each with
+    its range over the SD's 95% interval when the SD's degrees of freedom were given."""
     console = console or _console()
-    t = Table("models", "P(at least one displaced)", "MC s.e.", title="simulation",
-              title_justify="left")
-    for r in rows:
-        t.add_row(str(r["n_models"]), fmt(r["displacement_probability"]), fmt(r["mc_se"], 4))
+    exact = result.get("exact") or []
+    adjacent = result.get("independent_adjacent") or []
+    sd_ci = result.get("perturbation_sd_ci95") or [None, None]
+    inputs = result.get("inputs") or {}
+    with_interval = sd_ci[0] is not None
+    if with_interval:
+        console.print(_text(f"perturbation SD {fmt(inputs.get('perturbation_sd'), 4)}, 95% "
+                            f"interval [{fmt(sd_ci[0], 4)}, {fmt(sd_ci[1], 4)}] "
+                            f"(chi-square, df {fmt(inputs.get('sd_df'), 1)})"))
+    headers = ["models"]
+    if exact:
+        headers += ["exact", "MC s.e."] + (["exact, SD 95%"] if with_interval else [])
+    if adjacent:
+        headers += ["indep.-adjacent"] + (["indep., SD 95%"] if with_interval else [])
+    t = Table(*headers, title="P(at least one model displaced)", title_justify="left")
+    sizes = [r["n_models"] for r in exact or adjacent]
+    for k, n in enumerate(sizes):
+        cells = [str(n)]
+        if exact:
+            r = exact[k]
+            cells += [fmt(r["displacement_probability"]), fmt(r["mc_se"], 4)]
+            cells += [_interval(r)] if with_interval else []
+        if adjacent:
+            r = adjacent[k]
+            cells += [fmt(r["displacement_probability"])]
+            cells += [_interval(r)] if with_interval else []
+        t.add_row(*cells)
     console.print(t)
+
+
+def _interval(row: dict) -> str:
+    lo, hi = row.get("interval95") or (None, None)
+    return f"[{fmt(lo)}, {fmt(hi)}]"
