@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binom, kendalltau, rankdata
+from scipy.stats import binom, kendalltau, norm, rankdata
 
 from audit import columns as C
 from audit.rank import ALL, rank
@@ -217,3 +217,142 @@ def test_one_pool_falls_back_to_the_bootstrap():
     assert "note" in sim and len(res["stability"]["simulation"]) == 5
     assert res["stability"]["pool_pairs"] == []
     assert res["stability"]["flipped_items"]["count"] is None
+
+
+# --- stated uncertainty (issue 14, point 4) ---------------------------------------------------
+
+
+def test_displacement_carries_its_monte_carlo_error(pandalm_result):
+    st_ = pandalm_result["stability"]
+    assert set(st_["bootstrap_displacement_mc_se"]) == set(st_["bootstrap_displacement_probability"])
+    for pool, p in st_["bootstrap_displacement_probability"].items():
+        assert st_["bootstrap_displacement_mc_se"][pool] == pytest.approx(
+            np.sqrt(p * (1 - p) / BOOT.n_resamples), rel=1e-12)
+    board = _board(np.random.default_rng(1).normal(0, 1, (400, 3)), [0.3, 0.2, 0.1])
+    prob, se, _ = displacement(board)
+    assert 0 < prob < 1 and se == pytest.approx(np.sqrt(prob * (1 - prob) / 400), rel=1e-12)
+
+
+def test_displacement_probability_is_still_a_checkable_measurement(pandalm_result):
+    from audit.judge.measurements import measurements
+
+    m = measurements(pandalm_result).set_index("measurement")
+    for pool, p in pandalm_result["stability"]["bootstrap_displacement_probability"].items():
+        assert m.loc[f"displacement_probability[{pool}]", "value"] == pytest.approx(p)
+
+
+def test_closest_pairs_state_bootstrap_share_error_and_closed_form_by_hand():
+    rng = np.random.default_rng(5)
+    score = np.array([0.62, 0.6, 0.5])
+    samples = score + rng.normal(0, 0.02, (2000, 3))
+    samples[::9, 1] = np.nan               # m1 missing from some resamples
+    samples[::13, 2] = samples[::13, 1]    # ties count half
+    pairs = closest_pairs(_board(samples, score))
+    assert [p["model_hi"] for p in pairs] == ["m0", "m1"]
+    for p, h, l in zip(pairs, (0, 1), (1, 2)):
+        ok = ~np.isnan(samples[:, h]) & ~np.isnan(samples[:, l])
+        share = np.mean((samples[ok, l] > samples[ok, h]) + 0.5 * (samples[ok, l] == samples[ok, h]))
+        diff_sd = np.std(samples[ok, h] - samples[ok, l], ddof=1)
+        gap = score[h] - score[l]
+        assert "swap_probability" not in p
+        assert p["n_resamples"] == int(ok.sum()) < 2000
+        assert p["swap_probability_bootstrap"] == pytest.approx(share, abs=1e-12)
+        assert p["swap_probability_bootstrap_mc_se"] == pytest.approx(
+            np.sqrt(share * (1 - share) / ok.sum()), rel=1e-12)
+        assert p["closed_form_sd"] == pytest.approx(diff_sd / np.sqrt(2), rel=1e-12)
+        assert p["swap_probability_closed_form"] == pytest.approx(
+            norm.cdf(-gap / (np.sqrt(2) * p["closed_form_sd"])), rel=1e-10)
+
+
+def test_closed_form_sd_accounts_for_the_correlation_of_the_two_scores():
+    """Two scores with correlation -0.6 (models that play each other): the bootstrap share
+    agrees with the closed form within 4 MC s.e.; the RMS of the two models' own SDs, which
+    ignores the correlation, would not."""
+    rng = np.random.default_rng(11)
+    sd, rho, gap, B = 0.03, -0.6, 0.04, 40_000
+    cov = sd**2 * np.array([[1, rho], [rho, 1]])
+    samples = np.array([0.55, 0.55 - gap]) + rng.multivariate_normal([0, 0], cov, B)
+    (pair,) = closest_pairs(_board(samples, [0.55, 0.55 - gap]))
+    p, se = pair["swap_probability_bootstrap"], pair["swap_probability_bootstrap_mc_se"]
+    assert pair["closed_form_sd"] == pytest.approx(sd * np.sqrt(1 - rho), rel=0.02)
+    assert abs(p - pair["swap_probability_closed_form"]) < 4 * se
+    naive = norm.cdf(-gap / (np.sqrt(2) * sd))
+    assert abs(p - naive) > 10 * se
+
+
+def test_closed_form_without_spread():
+    (pair,) = closest_pairs(_board(np.tile([0.5, 0.4], (10, 1)), [0.5, 0.4]))
+    assert pair["closed_form_sd"] == 0 and pair["swap_probability_closed_form"] == 0
+    assert pair["swap_probability_bootstrap"] == 0 and pair["swap_probability_bootstrap_mc_se"] == 0
+    (pair,) = closest_pairs(_board(np.tile([0.5, 0.5], (10, 1)), [0.5, 0.5]))
+    assert pair["swap_probability_closed_form"] == 0.5 == pair["swap_probability_bootstrap"]
+    (pair,) = closest_pairs(_board(np.array([[0.5, 0.4]]), [0.5, 0.4]))
+    assert np.isnan(pair["swap_probability_closed_form"]) and np.isnan(pair["closed_form_sd"])
+
+
+def test_bootstrap_swap_share_matches_the_closed_form_on_a_large_board():
+    """Many items: win rates are close to normal, so every neighbour pair's bootstrap share is
+    within 4 MC s.e. of Phi(-gap / (sqrt 2 sd)) where the share is neither 0 nor 1."""
+    table = table_of(arena_raw(n_items=4000, n_models=12, pools=("crowd",), per_pool=1,
+                               seed=6))
+    res = rank(table, bootstrap=Bootstrap(3000, seed=2), sizes=(6,), n_sims=100)
+    rows = [r for r in res["stability"]["closest_pairs"] if r["pool"] == "crowd"]
+    assert res["stability"]["closest_pairs_method"].startswith("Phi(-gap / (sqrt(2)")
+    checked = 0
+    for r in rows:
+        p, se = r["swap_probability_bootstrap"], r["swap_probability_bootstrap_mc_se"]
+        if 0.01 < p < 0.99:
+            checked += 1
+            assert abs(p - r["swap_probability_closed_form"]) < 4 * se, r
+    assert checked >= 3
+
+
+def test_simulation_rows_carry_an_interval_over_the_shift_sd(pandalm_result):
+    """PandaLM: three annotator pools ranking the same models; the pool-switch SD's degrees of
+    freedom are (models - 1)(pools - 1), because the mean shift variance over the pool pairs is
+    twice the model x pool interaction mean square (checked here with statsmodels' two-way
+    ANOVA)."""
+    import statsmodels.api as sm
+    from statsmodels.formula.api import ols
+
+    from audit.rank.simulation import sd_interval
+
+    sim = pandalm_result["stability"]["simulation_model"]
+    boards = pandalm_result["leaderboards"]
+    frame = pd.DataFrame([{"model": r["model"], "pool": p, "score": r["score"]}
+                          for p in PANDALM_ANNOTATORS for r in boards[p]])
+    table = sm.stats.anova_lm(ols("score ~ model + pool", data=frame).fit())
+    ms_interaction = table.loc["Residual", "mean_sq"]
+    m, k = frame["model"].nunique(), len(PANDALM_ANNOTATORS)
+    assert sim["perturbation_sd"] == pytest.approx(np.sqrt(2 * ms_interaction), rel=1e-10)
+    assert sim["perturbation_sd_df"] == (m - 1) * (k - 1) == table.loc["Residual", "df"]
+    assert sim["perturbation_sd_ci95"] == pytest.approx(
+        sd_interval(sim["perturbation_sd"], sim["perturbation_sd_df"]))
+    for row in pandalm_result["stability"]["simulation"]:
+        lo, hi = row["interval95"]
+        assert lo <= row["displacement_probability"] <= hi
+        assert "chi-square" in row["interval_method"]
+
+
+def test_pool_switch_df_falls_back_when_pools_rank_different_models():
+    from audit.rank import _sd_df
+
+    pairs = [{"pool_a": "a", "pool_b": "b", "shifts": dict.fromkeys("wxyz", 0.0)},
+             {"pool_a": "a", "pool_b": "c", "shifts": dict.fromkeys("wxy", 0.0)},
+             {"pool_a": "b", "pool_b": "c", "shifts": dict.fromkeys("wxyz", 0.0)}]
+    assert _sd_df("pool_switch", pairs, None)[0] == 2
+    assert _sd_df("pool_switch", pairs[:1], None)[0] == 3
+    pairs[1]["shifts"]["z"] = 0.0
+    assert _sd_df("pool_switch", pairs, None)[0] == 6
+
+
+def test_bootstrap_perturbation_gets_an_interval_from_items_and_resamples():
+    res = rank(pandalm_table(), bootstrap=Bootstrap(300, seed=1), perturbation="bootstrap",
+               sizes=(6, 10), n_sims=1000)
+    sim = res["stability"]["simulation_model"]
+    n_items = res["leaderboard_method"]["n_items"][ALL]
+    assert sim["perturbation_sd_df"] == pytest.approx(1 / (1 / (n_items - 1) + 1 / 299))
+    lo, hi = sim["perturbation_sd_ci95"]
+    assert lo < sim["perturbation_sd"] < hi
+    for row in res["stability"]["simulation"]:
+        assert row["interval95"][0] <= row["displacement_probability"] <= row["interval95"][1]
