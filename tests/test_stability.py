@@ -356,3 +356,25 @@ def test_bootstrap_perturbation_gets_an_interval_from_items_and_resamples():
     assert lo < sim["perturbation_sd"] < hi
     for row in res["stability"]["simulation"]:
         assert row["interval95"][0] <= row["displacement_probability"] <= row["interval95"][1]
+
+
+def test_pool_switch_sd_interval_covers_95_percent_with_the_interaction_df():
+    """Scores = model effect + pool effect + independent normal noise (SD s): a pool switch
+    moves a score by SD sqrt(2) s. Six models, three pools, 20,000 tables: the interval from the
+    RMS of the three pairs' shift SDs on (6 - 1)(3 - 1) = 10 df covers sqrt(2) s in 95% of them
+    (within 4 MC s.e.); taking one pair's 5 df would over-cover."""
+    from audit.rank.simulation import sd_interval
+
+    rng = np.random.default_rng(3)
+    reps, m, k, s = 20_000, 6, 3, 0.04
+    x = (rng.normal(0, 1, (reps, m, 1)) + rng.normal(0, 1, (reps, 1, k))
+         + rng.normal(0, s, (reps, m, k)))
+    var = [np.var(x[:, :, b] - x[:, :, a], axis=1, ddof=1) for a, b in combinations(range(k), 2)]
+    rms = np.sqrt(np.mean(var, axis=0))
+    truth = np.sqrt(2) * s
+    cover = {}
+    for df in ((m - 1) * (k - 1), m - 1):
+        lo, hi = sd_interval(1.0, df)
+        cover[df] = np.mean((rms * lo <= truth) & (truth <= rms * hi))
+    assert cover[10] == pytest.approx(0.95, abs=4 * np.sqrt(0.95 * 0.05 / reps))
+    assert cover[5] > 0.97

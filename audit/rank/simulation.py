@@ -168,7 +168,8 @@ def independent_adjacent(*, sizes: Sequence[int] = DEFAULT_SIZES, perturbation_s
     for n in sizes:
         n = int(n)
         g = gaps if gap_model == "resample" else np.array([width / (n - 1)])
-        p, lo, hi = (1 - float(np.mean(1 - _swap(g, s))) ** (n - 1) for s in (sd, *ends))
+        p, lo, hi = (None if s is None else 1 - float(np.mean(1 - _swap(g, s))) ** (n - 1)
+                     for s in (sd, *ends))
         out.append(_row(n, "independent-adjacent", p, 0.0, None, lo, hi, sd_df))
     return out
 
