@@ -4,7 +4,7 @@ bootstrap CI of the difference, and the verdict."""
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, permutations
 
 import numpy as np
 import pandas as pd
@@ -63,6 +63,22 @@ def _majorities(raw):
     return out
 
 
+def _votes(raw):
+    """{(item, pool): [labels]} in plain Python (every row is on its item's one model pair)."""
+    return {key: list(labels) for key, labels in raw.groupby([C.ITEM, C.POOL])[C.LABEL]}
+
+
+def _random_annotator_agreement(judge, pool):
+    """P(a judge vote drawn at random equals a pool vote drawn at random), by enumeration."""
+    return sum(j == h for j in judge for h in pool) / (len(judge) * len(pool))
+
+
+def _pair_agreement(labels):
+    """P(two different annotators agree), over ordered pairs of distinct judgments."""
+    pairs = list(permutations(range(len(labels)), 2))
+    return sum(labels[i] == labels[k] for i, k in pairs) / len(pairs)
+
+
 BOOT = Bootstrap(n_resamples=4000, seed=12)
 
 
@@ -76,35 +92,93 @@ def alignment(raw):
     return judge_alignment(table_of(raw, judge_pools=("gpt-4",)), bootstrap=BOOT)
 
 
-def test_agreement_matches_a_direct_count(raw, alignment):
-    maj = _majorities(raw)
+def test_agreement_is_the_expected_agreement_with_one_random_annotator(raw, alignment):
+    votes = _votes(raw)
     (entry,) = alignment
     assert entry["judge"] == "gpt-4"
     for row in entry["agreement"]:
-        shared = [i for (i, p) in maj if p == row["pool"] and (i, "gpt-4") in maj]
-        hits = [maj[i, "gpt-4"] == maj[i, row["pool"]] for i in shared]
+        shared = [i for (i, p) in votes if p == row["pool"] and (i, "gpt-4") in votes]
+        a = [_random_annotator_agreement(votes[i, "gpt-4"], votes[i, row["pool"]])
+             for i in shared]
         assert row["n"] == len(shared) > 200
-        assert row["agreement"] == pytest.approx(np.mean(hits), abs=1e-12)
+        assert row["agreement"] == pytest.approx(np.mean(a), abs=1e-12)
         assert row["ci95"][0] < row["agreement"] < row["ci95"][1]
 
 
-def test_paired_difference_and_its_ci_match_an_explicit_bootstrap(raw, alignment):
+def test_agreement_equals_drawing_one_annotator_per_item(raw, alignment):
+    """The closed form against the definition (Zheng et al. 2023, sec. 4.2): draw one annotator
+    of the pool per comparison, many times, and count agreements with the judge."""
+    votes = _votes(raw)
+    rng = np.random.default_rng(3)
+    for row in alignment[0]["agreement"]:
+        shared = [i for (i, p) in votes if p == row["pool"] and (i, "gpt-4") in votes]
+        pool = [np.asarray(votes[i, row["pool"]]) for i in shared]
+        judge = np.array([votes[i, "gpt-4"][0] for i in shared])
+        draws = np.array([[v[rng.integers(len(v))] for v in pool] for _ in range(400)])
+        drawn = (draws == judge).mean()
+        assert drawn == pytest.approx(row["agreement"], abs=4 * np.sqrt(0.25 / draws.size))
+
+
+def test_ceiling_is_within_pool_pair_agreement_and_irrcac_percent_agreement(raw, alignment):
+    irr_raw = pytest.importorskip("irrCAC.raw")
+    votes = _votes(raw)
+    for row in alignment[0]["agreement"]:
+        pool = row["pool"]
+        shared = [i for (i, p) in votes if p == pool and (i, "gpt-4") in votes
+                  and len(votes[i, pool]) >= 2]
+        ceiling = row["ceiling"]
+        assert ceiling["n_items"] == len(shared) > 50
+        assert ceiling["agreement"] == pytest.approx(
+            np.mean([_pair_agreement(votes[i, pool]) for i in shared]), abs=1e-12)
+        lo, hi = ceiling["ci95"]
+        assert lo < ceiling["agreement"] < hi
+        # Gwet's percent agreement (irrCAC, Fleiss' P_i averaged over items with >= 2 ratings)
+        sub = raw[(raw[C.POOL] == pool) & raw[C.ITEM].isin(shared)]
+        wide = sub.pivot(index=C.ITEM, columns=C.ANNOTATOR, values=C.LABEL)
+        pa = irr_raw.CAC(wide, categories=[-1, 0, 1], digits=15).fleiss()["est"]["pa"]
+        assert ceiling["agreement"] == pytest.approx(pa, abs=1e-12)
+
+
+def test_majority_agreement_is_kept_beside_with_a_wilson_interval(raw, alignment):
+    from statsmodels.stats.proportion import proportion_confint
     maj = _majorities(raw)
+    for row in alignment[0]["agreement"]:
+        shared = [i for (i, p) in maj if p == row["pool"] and (i, "gpt-4") in maj]
+        hits = sum(maj[i, "gpt-4"] == maj[i, row["pool"]] for i in shared)
+        m = row["majority_agreement"]
+        assert m["n"] == row["n"] == len(shared)
+        assert m["agreement"] == pytest.approx(hits / len(shared), abs=1e-12)
+        ref = proportion_confint(hits, len(shared), alpha=0.05, method="wilson")
+        assert m["ci95"] == pytest.approx(list(ref), abs=1e-9)
+
+
+def test_paired_difference_and_its_ci_match_an_explicit_bootstrap(raw, alignment):
+    votes = _votes(raw)
     (entry,) = alignment
     (diff,) = entry["differences"]
     assert (diff["pool_a"], diff["pool_b"]) == ("author", "expert")
-    shared = sorted(i for (i, p) in maj if p == "gpt-4" and (i, "author") in maj
-                    and (i, "expert") in maj)
-    d = np.array([(maj[i, "gpt-4"] == maj[i, "author"]) - (maj[i, "gpt-4"] == maj[i, "expert"])
-                  for i in shared], dtype=float)
+    assert diff["level"] == pytest.approx(0.95)  # one pair: no adjustment
+    shared = sorted(i for (i, p) in votes if p == "gpt-4" and (i, "author") in votes
+                    and (i, "expert") in votes)
+    d = np.array([_random_annotator_agreement(votes[i, "gpt-4"], votes[i, "author"])
+                  - _random_annotator_agreement(votes[i, "gpt-4"], votes[i, "expert"])
+                  for i in shared])
     assert diff["n"] == len(shared)
     assert diff["difference"] == pytest.approx(d.mean(), abs=1e-12)
     rng = np.random.default_rng(0)
     boots = d[rng.integers(0, len(d), (4000, len(d)))].mean(axis=1)
     lo, hi = np.quantile(boots, [0.025, 0.975])
-    assert diff["ci95"][0] == pytest.approx(lo, abs=0.012)
-    assert diff["ci95"][1] == pytest.approx(hi, abs=0.012)
+    assert diff["ci95"][0] == pytest.approx(lo, abs=0.01)
+    assert diff["ci95"][1] == pytest.approx(hi, abs=0.01)
     assert diff["ci95"][1] < 0 and diff["tracks"] == "expert"
+
+
+def test_method_says_what_was_computed_on_which_items(alignment):
+    method = alignment[0]["method"]
+    assert set(method) == {"agreement", "verdict", "items"}
+    assert "random" in method["agreement"] and "Zheng" in method["agreement"]
+    assert "Bonferroni" in method["verdict"]
+    assert "both pools" in method["items"]
 
 
 def test_verdict_names_the_tracked_pool(alignment):

@@ -144,8 +144,9 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          bound="max", quantity="displacement_probability",
          needs=frozenset({"audit", "models"})),
     Kind("min_judge_agreement", "measurements",
-         "share of comparisons on which {judge_scope} picks the winner of the majority of "
-         "{pool_scope} >= {min}",
+         "expected agreement of {judge_scope} with one annotator drawn at random from "
+         "{pool_scope} (share of the pool's votes equal to the judge's winner, averaged over "
+         "comparisons) >= {min}",
          (Param("min", "rate", required=True), Param("judge", "pool", default=EVERY,
                                                       tokens=(EVERY,)), _POOL_EVERY),
          bound="min", quantity="judge_agreement", needs=frozenset({"audit", "pairwise"})),

@@ -1,26 +1,89 @@
-"""Which human pool an automatic judge (an LLM) agrees with.
+"""Which human pool an automatic judge (an LLM) agrees with, compared on equal footing.
 
 For each judge pool (``table.judge_pools``; MT-Bench's ``gpt4_pair`` split is the pool
-``gpt-4``) and each human pool, the *agreement* is the share of shared comparisons on which the
-judge's winner equals the pool's majority winner (:data:`audit.rank.counts.MAJORITY_RULE`; a tie
-agrees only with a tie), as in Zheng et al. (2023), "Judging LLM-as-a-judge with MT-Bench and
-Chatbot Arena", sec. 4.2. For two human pools the difference of the agreements is estimated on
-the comparisons all three judged, with a paired percentile bootstrap over items (both agreements
-from the same resample). Read the verdict as: the judge tracks the pool it agrees with more,
-unless the 95% CI of the difference covers 0 ("indistinguishable").
+``gpt-4``) and each human pool, on the comparisons (an item's model pair) both judged:
+
+Agreement (``agreement[].agreement``, the number claims read)
+    The expected agreement of the judge with **one annotator drawn at random from the pool**.
+    On comparison ``u`` with outcomes ``o`` (A won / tie / B won; a tie agrees only with a tie)
+    it is ``a_u = sum_o j_u(o) h_u(o)``: ``h_u(o)`` is the share of the pool's votes with outcome
+    ``o`` and ``j_u(o)`` the share of the judge's (one vote, the usual case: 1 for its winner, so
+    ``a_u`` is the share of the pool's votes equal to the judge's winner). The agreement is the
+    mean of ``a_u`` over comparisons. This is the definition of Zheng et al. (2023), "Judging
+    LLM-as-a-judge with MT-Bench and Chatbot Arena", sec. 4.2: "the probability of randomly
+    selected individuals of each type agreeing on a randomly selected question"; ``a_u`` is that
+    probability for one question, computed in closed form, not drawn (no Monte-Carlo error).
+    Its expectation, ``sum_o p_J(o) p_H(o)`` for the judge's and the pool's label
+    distributions on the comparison, does not depend on how many votes the pool cast, so pools
+    with 1 and with 5 votes per comparison are compared on the same scale. Gordon et al. (2021),
+    "The Disagreement Deconvolution", CHI, make the same argument for scoring a classifier
+    against individual annotators rather than an aggregated label.
+
+Ceiling (``agreement[].ceiling``)
+    The pool's internal agreement: on each comparison with at least two of its votes, the
+    probability that two different annotators of the pool agree, ``sum_o c_o (c_o - 1) /
+    (n (n - 1))`` (Fleiss 1971's per-item agreement ``P_i``; unbiased for ``sum_o p_H(o)^2``),
+    averaged over those comparisons among the agreement's. It is the agreement a judge that
+    behaved like one more member of the pool would reach in expectation (Zheng et al.'s
+    human-human agreement, 63% against GPT-4's 66%; the inter-annotator agreement as the upper
+    bound of machine agreement, Resnik & Lin 2010, "Evaluation of NLP systems", in the Handbook
+    of Computational Linguistics and Natural Language Processing). Read the judge's agreement against it: a
+    pool that agrees more with itself also agrees more with anyone, so compare a judge's
+    agreement with two pools only beside their ceilings.
+
+Majority agreement (``agreement[].majority_agreement``, secondary)
+    The share of comparisons on which the judge's majority winner equals the pool's
+    (:data:`audit.rank.counts.MAJORITY_RULE`), with a Wilson interval
+    (:func:`audit.intervals.wilson`). Kept because earlier results and papers quote it, never
+    used for the verdict: a majority of several draws sits on a comparison's most likely
+    outcome more often than one draw does (Condorcet's jury theorem), so its agreement with
+    the judge grows with the votes behind it. With judge and annotators behaving identically,
+    3 crowd votes against 1 expert vote gave "tracks crowd" in 42 of 200 simulated datasets
+    and "tracks expert" in none (issue 14; ``benchmarks/judge_fairness.py``).
+
+Verdict (``differences``, ``tracks``)
+    For every pair of human pools, the difference of the two agreements on the comparisons the
+    judge and *both* pools judged, with a paired percentile bootstrap over items (both
+    agreements from the same resample; Davison & Hinkley 1997, sec. 3.8). The estimate, the
+    interval and the decision use the same comparisons. With ``m`` pairs each interval is taken
+    at level ``1 - (1 - level) / m`` (Bonferroni), so the intervals hold simultaneously at
+    ``level``; simultaneous intervals are used rather than Holm's step-down because every claim
+    is read off an interval, and Holm's adjusted decisions have none. The judge *tracks* pool
+    ``X`` when every pair ``(X, Y)`` has its interval above 0 in ``X``'s favour; otherwise it is
+    ``"indistinguishable"``. "Tracks X" is then a claim at family-wise error ``1 - level``:
+    when no pool differs, any such claim needs at least one of the ``m`` intervals to miss.
+    No pool is picked on one set of comparisons and tested on another.
+
+All intervals come from one seeded stream per judge, ``rank/judge/<judge>``: the same seed
+gives the same bytes.
 """
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 
 import numpy as np
 
+from ..errors import DegenerateDataWarning
+from ..intervals import wilson_list
 from ..resample import Bootstrap, multinomial_weights, percentile_ci
 from ..table import AnnotationTable
-from .counts import Votes, cluster_patterns, pairwise_votes, pool_majorities
+from .counts import Votes, cluster_patterns, majority, pairwise_votes, units_of
 
 INDISTINGUISHABLE = "indistinguishable"
+
+METHOD_AGREEMENT = ("expected agreement of the judge with one annotator drawn at random from the "
+                    "pool: per comparison, the share of the pool's votes equal to the judge's "
+                    "winner (A / tie / B; a tie agrees only with a tie), averaged over "
+                    "comparisons (Zheng et al. 2023, sec. 4.2); ceiling = probability that two "
+                    "different annotators of the pool agree on a comparison; "
+                    "majority_agreement = agreement with the pool's majority winner, secondary "
+                    "(it grows with the pool's votes per comparison)")
+METHOD_ITEMS = ("agreement, ceiling and majority_agreement: the comparisons the judge and that "
+                "pool both judged (ceiling: those with at least two of the pool's votes); each "
+                "difference: the comparisons the judge and both pools judged, the same ones for "
+                "its estimate, its interval and its decision")
 
 
 def judge_alignment(table: AnnotationTable, *, bootstrap: Bootstrap) -> list[dict]:
@@ -29,11 +92,15 @@ def judge_alignment(table: AnnotationTable, *, bootstrap: Bootstrap) -> list[dic
     Returns
     -------
     list of dict
-        One entry per judge: ``{judge, agreement: [{pool, agreement, ci95, n}], differences:
-        [{pool_a, pool_b, difference, ci95, n, tracks}], tracks, verdict}``. ``difference`` is
+        One entry per judge: ``{judge, agreement: [{pool, agreement, ci95, n, ceiling:
+        {agreement, ci95, n_items}, majority_agreement: {agreement, ci95, n}}], differences:
+        [{pool_a, pool_b, difference, ci95, n, tracks, level}], tracks, verdict, method:
+        {agreement, verdict, items}}``. ``agreement`` is the expected agreement with a random
+        annotator of the pool on its ``n`` comparisons shared with the judge; ``difference`` is
         agreement with ``pool_a`` minus agreement with ``pool_b`` on the ``n`` comparisons all
-        three judged; ``tracks`` is a pool name or ``"indistinguishable"`` (None with a single
-        human pool); ``verdict`` is one line saying which.
+        three judged, ``ci95`` its interval at ``level`` (Bonferroni-adjusted over the pairs);
+        ``tracks`` is a pool name or ``"indistinguishable"`` (None with a single human pool);
+        ``verdict`` is one line saying which. See the module docstring.
     """
     return alignment_from_votes(table, pairwise_votes(table), bootstrap=bootstrap)
 
@@ -41,81 +108,154 @@ def judge_alignment(table: AnnotationTable, *, bootstrap: Bootstrap) -> list[dic
 def alignment_from_votes(table: AnnotationTable, votes: Votes, *,
                          bootstrap: Bootstrap) -> list[dict]:
     """:func:`judge_alignment` on precomputed :class:`audit.rank.counts.Votes`."""
-    humans = table.human_pools
-    out = []
-    for judge in table.judge_pools:
-        if judge not in table.pools:
-            continue
-        maj = pool_majorities(votes, (judge, *humans))
-        j = maj.outcome[:, 0]
-        agree = {}
-        rows = []
-        for k, pool in enumerate(humans, start=1):
-            shared = (j >= 0) & (maj.outcome[:, k] >= 0)
-            hit = (j[shared] == maj.outcome[shared, k]).astype(float)
-            agree[pool] = (hit.mean() if shared.any() else float("nan"), int(shared.sum()))
-            rates = _resampled_rates(maj.item[shared], hit[:, None], bootstrap,
-                                     f"rank/judge/{judge}/{pool}")
-            rows.append({"pool": pool, "agreement": agree[pool][0],
-                         "ci95": percentile_ci(rates[:, 0], bootstrap.level).tolist(),
-                         "n": agree[pool][1]})
-        diffs = []
-        for (ka, a), (kb, b) in combinations(list(enumerate(humans, start=1)), 2):
-            diffs.append(_difference(maj, j, ka, kb, a, b,
-                                     bootstrap=bootstrap, stream=f"rank/judge/{judge}/{a}/{b}"))
-        tracks, verdict = _verdict(judge, humans, agree, diffs, bootstrap.level)
-        out.append({"judge": judge, "agreement": rows, "differences": diffs,
-                    "tracks": tracks, "verdict": verdict})
-    return out
+    humans = list(table.human_pools)
+    return [_alignment(judge, humans, votes, bootstrap)
+            for judge in table.judge_pools if judge in table.pools]
 
 
-def _difference(maj, j, ka, kb, a, b, *, bootstrap: Bootstrap, stream: str) -> dict:
-    shared = (j >= 0) & (maj.outcome[:, ka] >= 0) & (maj.outcome[:, kb] >= 0)
-    hit_a = (j[shared] == maj.outcome[shared, ka]).astype(float)
-    hit_b = (j[shared] == maj.outcome[shared, kb]).astype(float)
-    entry = {"pool_a": a, "pool_b": b, "n": int(shared.sum())}
-    if not shared.any():
-        entry.update(difference=float("nan"), ci95=[float("nan")] * 2, tracks=INDISTINGUISHABLE)
-        return entry
-    rates = _resampled_rates(maj.item[shared], np.column_stack([hit_a, hit_b]), bootstrap,
-                             stream)
-    lo, hi = percentile_ci(rates[:, 0] - rates[:, 1], bootstrap.level)
-    tracks = a if lo > 0 else b if hi < 0 else INDISTINGUISHABLE
-    entry.update(difference=float((hit_a - hit_b).mean()), ci95=[float(lo), float(hi)],
-                 tracks=tracks)
-    return entry
+def pool_counts(votes: Votes, pools) -> tuple[np.ndarray, np.ndarray]:
+    """Item code and (A won, tie, B won) vote counts of each pool, per (item, model pair) that any
+    of ``pools`` judged: ``(item (U,), counts (U, len(pools), 3))``."""
+    pools = tuple(pools)
+    mask = votes.mask(pools)
+    local = np.full(len(votes.pools), -1, dtype=np.int64)
+    local[[votes.pools.index(p) for p in pools]] = np.arange(len(pools))
+    m = len(votes.models)
+    item, _, row = units_of(votes.item[mask], votes.lo[mask] * m + votes.hi[mask],
+                            len(votes.items))
+    cell = (row * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
+    counts = np.bincount(cell, minlength=len(item) * len(pools) * 3)
+    return item, counts.reshape(len(item), len(pools), 3)
 
 
-def _resampled_rates(item, hits, bootstrap: Bootstrap, stream: str) -> np.ndarray:
-    """(B, k) mean of each column of ``hits`` (one row per comparison) in item resamples."""
+def unit_agreement(counts: np.ndarray) -> dict:
+    """Per-comparison statistics from ``counts`` (U, 1 + K, 3): the judge first, then K pools.
+
+    Returns ``{"has", "agree", "has2", "within", "majority_hit"}``, each (U, K): the pool voted;
+    expected agreement of the judge with a random annotator of the pool; the pool has two votes
+    or more; probability that two different annotators of the pool agree; the judge's majority
+    winner equals the pool's.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n = counts.sum(axis=2)
+    share = counts / np.maximum(n, 1)[..., None]
+    pool, n_pool = counts[:, 1:, :], n[:, 1:]
+    maj = majority(counts.reshape(-1, 3)).reshape(n.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = (pool * (pool - 1)).sum(axis=2) / (n_pool * (n_pool - 1))
+    return {"has": (n_pool > 0) & (n[:, :1] > 0),
+            "agree": (share[:, :1, :] * share[:, 1:, :]).sum(axis=2),
+            "has2": (n_pool > 1) & (n[:, :1] > 0),
+            "within": np.where(n_pool > 1, within, 0.0),
+            "majority_hit": maj[:, 1:] == maj[:, :1]}
+
+
+def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap) -> dict:
+    item, counts = pool_counts(votes, (judge, *humans))
+    keep = counts[:, 0, :].sum(axis=1) > 0
+    item, counts = item[keep], counts[keep]
+    u = unit_agreement(counts)
+    pairs = list(combinations(range(len(humans)), 2))
+    both = [u["has"][:, a] & u["has"][:, b] for a, b in pairs]
+    # one resampling of items for every ratio: numerator and denominator columns side by side
+    num = np.column_stack([u["agree"] * u["has"], u["within"] * u["has2"]]
+                          + [(u["agree"][:, a] - u["agree"][:, b]) * s
+                             for (a, b), s in zip(pairs, both)])
+    den = np.column_stack([u["has"], u["has2"]] + both).astype(float)
+    point = _ratio(num.sum(axis=0), den.sum(axis=0))
+    boot = _resampled_ratios(item, num, den, bootstrap, f"rank/judge/{judge}")
+    level = bootstrap.level
+    k = len(humans)
+    rows = []
+    for j, pool in enumerate(humans):
+        n, n2 = int(u["has"][:, j].sum()), int(u["has2"][:, j].sum())
+        if n == 0:
+            warnings.warn(f"judge {judge} shares no comparison with pool {pool}: its agreement "
+                          "is NaN", DegenerateDataWarning, stacklevel=3)
+        elif n2 == 0:
+            warnings.warn(f"pool {pool} has fewer than two votes on every comparison it shares "
+                          f"with judge {judge}: its ceiling (within-pool agreement) is NaN",
+                          DegenerateDataWarning, stacklevel=3)
+        hits = int(u["majority_hit"][:, j][u["has"][:, j]].sum())
+        rows.append({
+            "pool": pool, "agreement": point[j], "ci95": _ci(boot[:, j], level), "n": n,
+            "ceiling": {"agreement": point[k + j], "ci95": _ci(boot[:, k + j], level),
+                        "n_items": n2},
+            "majority_agreement": {"agreement": hits / n if n else float("nan"),
+                                   "ci95": wilson_list(hits, n, level), "n": n},
+        })
+    pair_level = 1 - (1 - level) / max(len(pairs), 1)
+    diffs = []
+    for p, ((a, b), s) in enumerate(zip(pairs, both)):
+        lo, hi = _ci(boot[:, 2 * k + p], pair_level)
+        tracks = (humans[a] if lo > 0 else humans[b] if hi < 0 else INDISTINGUISHABLE)
+        diffs.append({"pool_a": humans[a], "pool_b": humans[b], "difference": point[2 * k + p],
+                      "ci95": [lo, hi], "n": int(s.sum()), "tracks": tracks,
+                      "level": pair_level})
+    on_pair = [(_mean(u["agree"][s, a]), _mean(u["agree"][s, b])) for (a, b), s in zip(pairs, both)]
+    tracks, verdict = _verdict(judge, humans, rows, diffs, on_pair, level)
+    return {"judge": judge, "agreement": rows, "differences": diffs, "tracks": tracks,
+            "verdict": verdict,
+            "method": {"agreement": METHOD_AGREEMENT, "verdict": _method_verdict(len(pairs), level),
+                       "items": METHOD_ITEMS}}
+
+
+def _method_verdict(m: int, level: float) -> str:
+    pct = f"{100 * level:g}%"
+    return (f"the judge tracks pool X when, for every other pool, the paired item-bootstrap "
+            f"interval of the difference of agreements (percentile, level 1 - {1 - level:g}/{m} "
+            f"= {1 - (1 - level) / max(m, 1):.4g}, Bonferroni over the {m} pool pair(s), "
+            f"simultaneous at {pct}) lies above 0 in X's favour; otherwise it is "
+            f"indistinguishable")
+
+
+def _resampled_ratios(item, num, den, bootstrap: Bootstrap, stream: str) -> np.ndarray:
+    """(B, c) ratio of column sums ``num / den`` in item resamples (all columns together)."""
+    c = num.shape[1]
     if len(item) == 0:
-        return np.full((bootstrap.n_resamples, hits.shape[1]), np.nan)
+        return np.full((bootstrap.n_resamples, c), np.nan)
     cp = cluster_patterns(item, np.zeros(len(item), dtype=np.int64),
-                          np.column_stack([hits, np.ones(len(item))]), 1)
+                          np.column_stack([num, den]), 1)
     t = cp.totals(multinomial_weights(cp.counts, bootstrap.n_resamples,
                                       bootstrap.rng(stream)))[:, 0, :]
-    return t[:, :-1] / t[:, -1:]
+    return _ratio(t[:, :c], t[:, c:])
 
 
-def _verdict(judge, humans, agree, diffs, level) -> tuple[str | None, str]:
+def _ratio(num, den) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _ci(samples, level) -> list[float]:
+    return [float(x) for x in percentile_ci(samples, level)]
+
+
+def _mean(x) -> float:
+    return float(x.mean()) if len(x) else float("nan")
+
+
+def _verdict(judge, humans, rows, diffs, on_pair, level) -> tuple[str | None, str]:
     if not humans:
         return None, f"{judge}: no human pool to compare with"
-    listing = ", ".join(f"{p} {_fmt(agree[p][0])} (n={agree[p][1]})" for p in humans)
-    if len(humans) == 1:
-        rate, n = agree[humans[0]]
-        return None, (f"{judge} agrees with {humans[0]} on {_fmt(rate)} of {n} shared "
-                      "comparisons (only one human pool)")
-    rated = [p for p in humans if np.isfinite(agree[p][0])]
-    best = max(rated, key=lambda p: agree[p][0]) if rated else None
-    mine = [d for d in diffs if best in (d["pool_a"], d["pool_b"])]
     pct = f"{100 * level:g}%"
-    if best is not None and all(d["tracks"] == best for d in mine):
-        return best, (f"{judge} tracks {best}: agreement {listing}; every paired {pct} CI of "
-                      f"the difference excludes 0")
+    if len(humans) == 1:
+        r = rows[0]
+        return None, (f"{judge} agrees with a random {humans[0]} annotator on {_fmt(r['agreement'])}"
+                      f" of {r['n']} shared comparisons (the pool's own ceiling "
+                      f"{_fmt(r['ceiling']['agreement'])}; only one human pool)")
+    pairs = "; ".join(f"{d['pool_a']} {_fmt(x)} vs {d['pool_b']} {_fmt(y)} (n={d['n']})"
+                      for d, (x, y) in zip(diffs, on_pair))
+    ceilings = ", ".join(f"{r['pool']} {_fmt(r['ceiling']['agreement'])}" for r in rows)
+    tail = f"agreement with a random annotator {pairs}; ceilings {ceilings}"
+    for pool in humans:
+        mine = [d for d in diffs if pool in (d["pool_a"], d["pool_b"])]
+        if mine and all(d["tracks"] == pool for d in mine):
+            return pool, (f"{judge} tracks {pool}: {tail}; every paired interval of the "
+                          f"difference excludes 0 ({pct} simultaneous)")
     return INDISTINGUISHABLE, (f"{judge} is indistinguishable between {', '.join(humans)}: "
-                               f"agreement {listing}; a paired {pct} CI of the difference "
-                               f"covers 0")
+                               f"{tail}; no pool beats every other with its paired interval "
+                               f"of the difference excluding 0 ({pct} simultaneous)")
 
 
 def _fmt(x) -> str:
-    return "n/a" if not np.isfinite(x) else f"{x:.3f}"
+    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3f}"
