@@ -332,20 +332,27 @@ def cli():
 @click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
               show_default=True, help="Leaderboard aggregation: every judgment, or one majority vote per item.")
 @click.option("--no-report", "no_report", is_flag=True,
-              help="Write only OUT/results.json: no HTML report, charts or dataset card.")
+              help="Write only OUT/results.json: no HTML report, charts, dataset card or "
+                   "items.parquet.")
+@click.option("--items-csv", is_flag=True,
+              help="Also write OUT/items.csv, the per-item table for spreadsheets (cells a "
+                   "spreadsheet would run as a formula are prefixed with ').")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
-        out, seed, n_bootstrap, min_per_pool, unit, no_report, quiet):
+        out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv, quiet):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
-    HTML report and dataset card) and print a summary."""
+    HTML report, dataset card and OUT/items.parquet, one row per item) and print a summary."""
     from .pipeline import run as run_audit
     from .report.summary import print_summary, progress_steps
 
+    if items_csv and out is None:
+        raise click.UsageError("--items-csv writes OUT/items.csv: give --out")
     with progress_steps(enabled=not quiet) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
-                            step=step, **_load_kwargs(fmt, spec, pools, pool_column, aspect,
-                                                      split, engine, spark_master, spark_conf))
+                            items_csv=items_csv, step=step,
+                            **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
+                                           spark_master, spark_conf))
     if not quiet:
         print_summary(results, out=out, report=not no_report)
 

@@ -72,9 +72,9 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         perturbation: str | None = None, n_sims: int | None = None,
         max_flipped: int | None = None, step: Step = _quiet_step,
         load_options: dict | None = None, allow_outside: bool = False,
-        max_memory=None) -> dict:
+        max_memory=None, items: bool | None = None, items_csv: bool = False) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
-    unless ``report=False``, the HTML report and dataset card.
+    unless ``report=False``, the HTML report, the dataset card and the per-item table.
 
     Every option is a keyword, checked by Python when the call is made: a misspelt one is a
     ``TypeError`` before anything is read.
@@ -107,6 +107,12 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         With ``out``: also write ``report.html`` (with its charts), ``dataset_card.md`` and
         ``croissant_rai.json`` (:func:`audit.report.write_reports`). ``False`` writes only
         ``results.json``, for a pure-analysis run.
+    items, items_csv
+        With ``out``: write ``items.parquet``, one row per item with each pool's label
+        distribution, majority and unanimity and each pair of pools' disagreement class
+        (:mod:`audit.items`); None writes it when ``report`` does. ``items_csv`` also writes
+        ``items.csv`` (spreadsheet-safe) and implies ``items``. Nothing about them goes into
+        ``results.json`` (the same bytes with or without them); ``manifest.json`` lists them.
     sizes, gap_model, perturbation, n_sims, max_flipped
         Leaderboard-stability options of :func:`audit.rank.rank`; None keeps its default.
     step
@@ -160,6 +166,19 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     if out is not None:
         from .outputs import write_run
 
+        extra = None
+        if items_csv or (report if items is None else items):
+            with step("per-item table"):
+                extra = _items_writer(table, csv=items_csv)
         with step("writing the report and dataset card" if report else "writing the results"):
-            write_run(results, out, inputs=inputs, report=report)
+            write_run(results, out, inputs=inputs, report=report, extra=extra)
     return results
+
+
+def _items_writer(table: AnnotationTable, *, csv: bool) -> Callable:
+    """Build the item table now; return the writer :func:`audit.outputs.write_run` calls on
+    its staging folder."""
+    from .items import item_table, write_items
+
+    frame = item_table(table)
+    return lambda folder: write_items(frame, folder, csv=csv)

@@ -90,9 +90,12 @@ def _commit(stage: Stage, recheck) -> None:
 
 
 def write_run(results: dict, out, *, inputs: Inputs | None = None, report: bool = True,
-              command: str = "run", **card_options) -> Path:
+              command: str = "run", extra: Callable[[Path], object] | None = None,
+              **card_options) -> Path:
     """Write one run's set into ``out`` atomically: ``results.json`` (with ``meta.run_id``),
-    with ``report`` the files of :func:`audit.report.write_reports`, and the manifest.
+    with ``report`` the files of :func:`audit.report.write_reports`, the files ``extra(folder)``
+    writes into the staging folder (``items.parquet``, :func:`audit.items.write_items`), and the
+    manifest.
 
     ``results["meta"]["run_id"]`` is set in place. ``out`` is guarded (:func:`guard_folder`)
     against ``inputs`` before anything is written and again under the swap's lock.
@@ -112,6 +115,8 @@ def write_run(results: dict, out, *, inputs: Inputs | None = None, report: bool 
 
             write_reports(results, stage.path, card_from=target / CARD_FILE,
                           card_shown=shown / CARD_FILE, **card_options)
+        if extra is not None:
+            extra(stage.path)
     return shown
 
 

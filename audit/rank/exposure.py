@@ -22,9 +22,11 @@ def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
     Returns
     -------
     dict
-        ``{count, n_compared, share, pools, items}``: ``count`` flipped (item, pair) comparisons
-        out of ``n_compared`` judged by at least two human pools; ``items`` lists the first
-        ``max_flipped`` in table order as ``{item, model_a, model_b, winners: {POOL: "A" |
+        ``{count, n_flipped, truncated, n_compared, share, pools, items}``: ``count`` (and its
+        alias ``n_flipped``) flipped (item, pair) comparisons out of ``n_compared`` judged by at
+        least two human pools; ``items`` lists the first ``max_flipped`` in table order
+        (``truncated``: there are more; every one is in ``items.parquet``'s ``flipped`` column,
+        :mod:`audit.items`) as ``{item, model_a, model_b, winners: {POOL: "A" |
         "tie" | "B"}, text?}``, A and B as the item's first judgment shows the pair, ``text``
         when the table has a text column.
     """
@@ -34,7 +36,8 @@ def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
 def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int) -> dict:
     """:func:`flipped_items` on precomputed :class:`audit.rank.counts.Votes`."""
     pools = table.human_pools
-    out = {"pools": list(pools), "count": None, "n_compared": 0, "share": None, "items": []}
+    out = {"pools": list(pools), "count": None, "n_flipped": None, "truncated": False,
+           "n_compared": 0, "share": None, "items": []}
     if len(pools) < 2:
         out["skipped"] = "fewer than two human pools: nothing to flip between"
         return out
@@ -57,6 +60,7 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
             entry["text"] = str(text.iloc[votes.first_row[it]])
         items.append(entry)
     n_compared = int(compared.sum())
-    out.update(count=int(flipped.sum()), n_compared=n_compared,
+    out.update(count=int(flipped.sum()), n_flipped=int(flipped.sum()),
+               truncated=bool(flipped.sum() > len(items)), n_compared=n_compared,
                share=flipped.sum() / n_compared if n_compared else float("nan"), items=items)
     return out

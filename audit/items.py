@@ -1,0 +1,383 @@
+"""Every item, one row each: what each pool said about it and whether the pools agree.
+
+The audit's rates say how often pools disagree; a reward model or a DPO pipeline needs to know
+*which* items. :func:`item_table` turns the canonical table into one row per item, written by
+``annotation-audit run --out DIR`` as ``DIR/items.parquet`` (and, with ``--items-csv``, as
+``DIR/items.csv`` for spreadsheets). "Whose Gold?" (arXiv 2608.15980) argues that everything
+that consumes labels per item is exposed to the choice of pool; this table is what such a
+consumer filters or re-weights with.
+
+Rows
+----
+One row per *unit*, in the order of its first judgment in the source:
+
+* pairwise data (``model_a`` / ``model_b``): one row per (item, unordered model pair), the unit
+  of :func:`audit.rank.exposure.flipped_items`; in the usual layout every item compares one pair,
+  so this is one row per item. ``model_a`` / ``model_b`` are as the unit's first judgment shows
+  them, and every count is *oriented* to that order: a judgment that shows the pair the other way
+  round is counted with its label mirrored (``-2`` read as ``+2``), so ``A`` always means
+  ``model_a``.
+* rating data (``model``): one row per (item, model).
+* otherwise: one row per item.
+
+``item`` is the id exactly as the table holds it, as text (leading zeros, Unicode and
+formula-looking text kept; Parquet stores strings as data). ``n_judgments`` counts the unit's
+judgments over every pool.
+
+Columns per pool ``P`` (judge pools included; see ``attrs`` below)
+------------------------------------------------------------------
+Column names are ``"<pool>:<field>"`` and ``"<pool>:<field>:<label>"`` with the label's display
+name (``"crowd:count:B-is-clearly-better"``); the machine-readable map of every column is in the
+metadata (``columns``), so a pool or label holding ``:`` is never ambiguous.
+
+``P:n``
+    the pool's judgments on the unit (0 where it did not judge it).
+``P:count:<label>`` (int64), ``P:share:<label>`` (float64, null where ``P:n`` is 0)
+    the label distribution and the soft label (counts / ``P:n``), one column per scale value in
+    scale order. A categorical scale with more than :data:`audit.labels.CATEGORY_LIMIT` values
+    has no count or share columns (they would be hundreds): its majority and unanimity are still
+    given.
+``P:majority``
+    the majority label by display name: the plurality, and for a tie for the plurality the
+    median rule of :func:`audit.measure.disagreement.consensus_labels` (ordinal and preference
+    scales take the median of the tied labels, rounded toward the scale's centre; nominal scales
+    have none); null where the pool did not judge the unit or the rule gives no label.
+``P:unanimous`` (nullable boolean)
+    every judgment of the pool on the unit has the same label; null where it has none. One
+    judgment is unanimous: read it with ``P:n`` (the audit counts a pool as unanimous with
+    ``--min-per-pool`` judgments, 1 for a single-annotator pool).
+``P:winner`` (preference labels)
+    ``"A"``, ``"tie"`` or ``"B"``: the plurality of the pool's winner votes, a tie for the most
+    votes giving ``"tie"`` (:data:`audit.rank.counts.MAJORITY_RULE`, the leaderboards' rule).
+
+Continuous scales (:func:`audit.labels.is_continuous`) have no label counts: ``P:n``,
+``P:mean`` and ``P:sd`` (sample SD, ``ddof=1``; null below two judgments) of the scores instead,
+and no majority, unanimity or class.
+
+Columns per pair of pools ``a``, ``b`` (every pair, in pool order)
+-----------------------------------------------------------------
+``a vs b:class``
+    exactly one of, in this order of precedence:
+
+    ``"not_shared"``
+        at least one of the two pools did not judge the unit;
+    ``"opposite_winner"`` (preference labels)
+        one pool's winner is ``A`` and the other's ``B`` (``P:winner``);
+    ``"no_majority"``
+        at least one pool has no majority label (``P:majority`` is null);
+    ``"differ"``
+        both have a majority label and they differ (on a preference scale: the same winner or
+        a tie against a winner, with different labels, e.g. slightly vs clearly better);
+    ``"agree"``
+        both have the same majority label.
+``a vs b:flip`` (preference labels)
+    the class is ``"opposite_winner"``.
+``a vs b:mean_diff`` (continuous scales)
+    ``b:mean - a:mean``; null where the unit is not shared.
+
+``flipped`` (preference labels): the human pools (not the judge pools) name opposite winners on
+the unit: at least one human pool's winner is ``A`` and another's ``B``. Its count is
+``results.json``'s ``stability.flipped_items.n_flipped``. Null everywhere with fewer than two
+human pools.
+
+Metadata
+--------
+``pandas.read_parquet`` restores ``df.attrs["annotation_audit"]`` (pyarrow: the schema's
+``PANDAS_ATTRS`` key): ``pools``, ``judge_pools``, ``human_pools``, ``labels`` (display names in
+scale order), ``label_kind``, ``unit``, the rules (``majority_rule``, ``winner_rule``,
+``classes``) and ``columns`` (column name -> ``{"field", "pool" | "pools", "label"?}``).
+
+Everything is computed on integer codes with ``bincount`` (no loop over items): a million
+judgments take about a second.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import columns as C
+from .labels import CATEGORY_LIMIT, WINNER_NAMES, LabelKind, is_continuous
+from .table import AnnotationTable
+
+ITEMS_FILE = "items.parquet"
+ITEMS_CSV = "items.csv"
+#: Separates a pool from its field in a column name, and a field from its label.
+SEP = ":"
+#: Joins the two pools of a pair column.
+PAIR = " vs "
+N_JUDGMENTS = "n_judgments"
+FLIPPED = "flipped"
+CLASSES = {
+    "not_shared": "at least one of the two pools did not judge the unit",
+    "opposite_winner": "preference labels: one pool's winner is A and the other's B",
+    "no_majority": "at least one pool has no majority label under the tie rule",
+    "differ": "both pools have a majority label and they differ (not opposite winners)",
+    "agree": "both pools have the same majority label",
+}
+_A, _TIE, _B = 0, 1, 2
+
+
+def column(pool: str, field: str, label: str | None = None) -> str:
+    """The name of a per-pool column (module docstring)."""
+    return SEP.join([pool, field] if label is None else [pool, field, label])
+
+
+def pair_column(a: str, b: str, field: str) -> str:
+    """The name of a per-pair column (module docstring)."""
+    return f"{a}{PAIR}{b}{SEP}{field}"
+
+
+def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataFrame:
+    """One row per item (per unit, see the module docstring) with each pool's label distribution,
+    soft label, majority, unanimity and winner, and each pair of pools' disagreement class.
+
+    Parameters
+    ----------
+    table
+        The canonical table, judge pools included.
+    tie_break
+        The majority label's rule for a tie for the plurality, a key of
+        :data:`audit.measure.disagreement.TIE_BREAKS` (the audit's default, ``"median"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of the module docstring; ``attrs["annotation_audit"]`` describes them.
+    """
+    from .measure.disagreement import TIE_BREAKS, check_tie_break, consensus_labels
+    from .rank.counts import MAJORITY_RULE, majority
+
+    check_tie_break(tie_break)
+    f = table.frame
+    scale = table.scale
+    q = len(scale.values)
+    unit = _Units(table)
+    pools = table.pools
+    pool_names = [str(p) for p in f[C.POOL].cat.categories]
+    pool_code = f[C.POOL].cat.codes.to_numpy().astype(np.int64)
+    n_cat_pools = len(pool_names)
+    codes = table.label_codes.astype(np.int64)
+    if unit.mirror is not None:
+        codes = np.where(unit.mirror, q - 1 - codes, codes)
+    order = unit.order
+    cols: dict[str, object] = {C.ITEM: unit.item_names[order]}
+    for name, values in unit.models.items():
+        cols[name] = values[order]
+    cell = unit.row * n_cat_pools + pool_code
+    n_cell = np.bincount(cell, minlength=unit.n * n_cat_pools).reshape(unit.n, n_cat_pools)
+    cols[N_JUDGMENTS] = n_cell.sum(axis=1)[order]
+    meta_cols: dict[str, dict] = {}
+    labels = _label_names(scale)
+    continuous = is_continuous(scale)
+    wide = q > CATEGORY_LIMIT and not continuous
+    preference = scale.is_preference and unit.mirror is not None and not wide
+    ordered = scale.kind is not LabelKind.NOMINAL
+    majority_code: dict[str, np.ndarray] = {}
+    winner: dict[str, np.ndarray] = {}
+    means: dict[str, np.ndarray] = {}
+
+    if continuous:
+        x = scale.numeric_values[codes]
+        total = np.bincount(cell, weights=x, minlength=unit.n * n_cat_pools)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / n_cell.reshape(-1)
+            ss = np.bincount(cell, weights=(x - mean[cell]) ** 2,
+                             minlength=unit.n * n_cat_pools)
+            sd = np.sqrt(ss / (n_cell.reshape(-1) - 1))
+        mean, sd = mean.reshape(unit.n, -1), sd.reshape(unit.n, -1)
+    elif not wide:
+        counts = np.bincount(cell * q + codes, minlength=unit.n * n_cat_pools * q
+                             ).reshape(unit.n, n_cat_pools, q)
+
+    for p in pools:
+        k = pool_names.index(p)
+        n = n_cell[:, k]
+        cols[column(p, "n")] = n[order]
+        meta_cols[column(p, "n")] = {"field": "n", "pool": p}
+        if continuous:
+            judged = n > 0
+            cols[column(p, "mean")] = np.where(judged, mean[:, k], np.nan)[order]
+            cols[column(p, "sd")] = np.where(n > 1, sd[:, k], np.nan)[order]
+            meta_cols[column(p, "mean")] = {"field": "mean", "pool": p}
+            meta_cols[column(p, "sd")] = {"field": "sd", "pool": p}
+            means[p] = np.where(judged, mean[:, k], np.nan)
+            continue
+        if wide:
+            from .measure.wide import pool_item_labels
+
+            mask = pool_code == k
+            unan, cons, _ = pool_item_labels(unit.row[mask], codes[mask], unit.n, q,
+                                             min_judgments=1, ordered=ordered,
+                                             tie_break=tie_break)
+        else:
+            c = counts[:, k, :]
+            cons = consensus_labels(c, ordered=ordered, tie_break=tie_break)
+            unan = np.where((n > 0) & (c.max(axis=1) == n), c.argmax(axis=1), -1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = c / n[:, None]
+            for j, lab in enumerate(labels):
+                cols[column(p, "count", lab)] = c[order, j]
+                meta_cols[column(p, "count", lab)] = {"field": "count", "pool": p, "label": lab}
+            for j, lab in enumerate(labels):
+                cols[column(p, "share", lab)] = share[order, j]
+                meta_cols[column(p, "share", lab)] = {"field": "share", "pool": p, "label": lab}
+        cons = np.where(n > 0, cons, -1)
+        majority_code[p] = cons
+        cols[column(p, "majority")] = _names(cons[order], labels)
+        cols[column(p, "unanimous")] = pd.array(np.where(n > 0, unan >= 0, False)[order],
+                                                dtype="boolean")
+        cols[column(p, "unanimous")][n[order] == 0] = pd.NA
+        meta_cols[column(p, "majority")] = {"field": "majority", "pool": p}
+        meta_cols[column(p, "unanimous")] = {"field": "unanimous", "pool": p}
+        if preference:
+            k_mid = q // 2
+            wc = np.stack([c[:, :k_mid].sum(axis=1), c[:, k_mid], c[:, k_mid + 1:].sum(axis=1)],
+                          axis=1)
+            winner[p] = np.where(n > 0, majority(wc), -1)
+            cols[column(p, "winner")] = _names(winner[p][order], list(WINNER_NAMES))
+            meta_cols[column(p, "winner")] = {"field": "winner", "pool": p}
+
+    for a, b in combinations(pools, 2):
+        if continuous:
+            name = pair_column(a, b, "mean_diff")
+            cols[name] = (means[b] - means[a])[order]
+            meta_cols[name] = {"field": "mean_diff", "pools": [a, b]}
+            continue
+        shared = (n_cell[:, pool_names.index(a)] > 0) & (n_cell[:, pool_names.index(b)] > 0)
+        ma, mb = majority_code[a], majority_code[b]
+        cls = np.where(ma == mb, "agree", "differ").astype(object)
+        cls[(ma < 0) | (mb < 0)] = "no_majority"
+        if preference:
+            opposite = shared & (np.minimum(winner[a], winner[b]) == _A) & \
+                (np.maximum(winner[a], winner[b]) == _B)
+            cls[opposite] = "opposite_winner"
+        cls[~shared] = "not_shared"
+        name = pair_column(a, b, "class")
+        cols[name] = cls[order]
+        meta_cols[name] = {"field": "class", "pools": [a, b]}
+        if preference:
+            name = pair_column(a, b, "flip")
+            cols[name] = opposite[order]
+            meta_cols[name] = {"field": "flip", "pools": [a, b]}
+
+    humans = table.human_pools
+    if preference:
+        if len(humans) >= 2:
+            w = np.stack([winner[p] for p in humans], axis=1)
+            flipped = (w == _A).any(axis=1) & (w == _B).any(axis=1)
+            cols[FLIPPED] = pd.array(flipped[order], dtype="boolean")
+        else:
+            cols[FLIPPED] = pd.array([pd.NA] * unit.n, dtype="boolean")
+        meta_cols[FLIPPED] = {"field": "flipped", "pools": humans}
+
+    out = pd.DataFrame({k: pd.array(v, dtype="string") if _is_text(v) else v
+                        for k, v in cols.items()})
+    out = out[[C.ITEM, *unit.models, N_JUDGMENTS, *([FLIPPED] if preference else []),
+               *[c for c in cols if c not in (C.ITEM, N_JUDGMENTS, FLIPPED, *unit.models)]]]
+    out.attrs["annotation_audit"] = {
+        "format": "annotation-audit items, version 1",
+        "unit": unit.kind,
+        "label_kind": scale.kind.value,
+        "labels": labels if not continuous else None,
+        "continuous": continuous,
+        "pools": pools,
+        "judge_pools": [p for p in pools if p in table.judge_pools],
+        "human_pools": humans,
+        "majority_rule": {"tie_break": tie_break, "description": TIE_BREAKS[tie_break]},
+        "winner_rule": MAJORITY_RULE if preference else None,
+        "classes": CLASSES if not continuous else None,
+        "columns": meta_cols,
+    }
+    return out
+
+
+class _Units:
+    """The rows of the item table: each judgment's row, each row's item and models, the order
+    of first appearance, and (pairwise) which judgments show the row's pair the other way."""
+
+    def __init__(self, table: AnnotationTable):
+        from .rank.counts import units_of
+
+        f = table.frame
+        item = f[C.ITEM].cat.codes.to_numpy().astype(np.int64)
+        n_items = len(f[C.ITEM].cat.categories)
+        names = np.asarray([str(x) for x in f[C.ITEM].cat.categories], dtype=object)
+        self.mirror = None
+        self.models: dict[str, np.ndarray] = {}
+        if table.is_pairwise:
+            models = np.asarray(sorted(set(map(str, f[C.MODEL_A].cat.categories)) |
+                                       set(map(str, f[C.MODEL_B].cat.categories))), dtype=object)
+            a = _recode(f[C.MODEL_A], models)
+            b = _recode(f[C.MODEL_B], models)
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            unit_item, _, row = units_of(item, lo * len(models) + hi, n_items)
+            self.kind = "item, model pair"
+        elif table.is_rating:
+            model_names = np.asarray([str(x) for x in f[C.MODEL].cat.categories], dtype=object)
+            model = f[C.MODEL].cat.codes.to_numpy().astype(np.int64)
+            unit_item, unit_model, row = units_of(item, model, n_items)
+            self.models[C.MODEL] = model_names[unit_model]
+            self.kind = "item, model"
+        else:
+            unit_item, _, row = units_of(item, np.zeros_like(item), n_items)
+            self.kind = "item"
+        self.n = len(unit_item)
+        self.row = row
+        first = np.full(self.n, len(f), dtype=np.int64)
+        np.minimum.at(first, row, np.arange(len(f), dtype=np.int64))
+        if table.is_pairwise:
+            flip = a > b
+            shown = flip[first]
+            self.mirror = flip != shown[row]
+            self.models[C.MODEL_A] = models[a[first]]
+            self.models[C.MODEL_B] = models[b[first]]
+        self.item_names = names[unit_item]
+        self.order = np.argsort(first, kind="stable")
+
+
+def _is_text(values) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype == object
+
+
+def _recode(col: pd.Series, names: np.ndarray) -> np.ndarray:
+    lookup = np.searchsorted(names, np.asarray([str(x) for x in col.cat.categories], dtype=object))
+    return lookup[col.cat.codes.to_numpy()].astype(np.int64)
+
+
+def _label_names(scale) -> list[str]:
+    names = [scale.display(v) for v in scale.values]
+    return names if len(set(names)) == len(names) else [str(v) for v in scale.values]
+
+
+def _names(code: np.ndarray, labels: list[str]) -> np.ndarray:
+    lookup = np.asarray([*labels, None], dtype=object)
+    return lookup[np.where(code >= 0, code, len(labels))]
+
+
+def write_items(frame: pd.DataFrame, folder, *, csv: bool = False) -> list[str]:
+    """Write ``folder/items.parquet`` (and with ``csv`` ``folder/items.csv``); return the names.
+
+    Parquet holds every string as data, unchanged, with the metadata in ``attrs``. The CSV is
+    for spreadsheets: UTF-8, a header row, text cells and column names that a spreadsheet would
+    evaluate prefixed with ``'`` (:mod:`audit.escape.spreadsheet`), nulls as empty cells.
+    """
+    import json
+
+    from .results import jsonable
+
+    folder = Path(folder)
+    frame = frame.copy()
+    frame.attrs = json.loads(json.dumps(jsonable(frame.attrs)))
+    frame.to_parquet(folder / ITEMS_FILE, engine="pyarrow", index=False)
+    names = [ITEMS_FILE]
+    if csv:
+        from .escape.spreadsheet import escape_frame
+
+        escape_frame(frame).to_csv(folder / ITEMS_CSV, index=False, encoding="utf-8",
+                                   lineterminator="\n")
+        names.append(ITEMS_CSV)
+    return names
