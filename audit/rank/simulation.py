@@ -92,7 +92,7 @@ def interval_method(df: float | None, level: float = 0.95) -> str:
     return (f"P(displaced) at the ends of the {level:.0%} chi-square interval for the "
             f"perturbation SD (df = {df:g}); P rises with the SD, so these are its "
             f"{(1 - level) / 2:.1%} and {(1 + level) / 2:.1%} points over the SD's "
-            "confidence distribution")
+            "confidence distribution; assumes normal shifts (heavy tails make it too narrow)")
 
 
 def simulate(*, sizes: Sequence[int] = DEFAULT_SIZES, perturbation_sd: float,
