@@ -106,6 +106,8 @@ def test_bad_input_names_the_option(kwargs, key):
 
 from itertools import product  # noqa: E402
 
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from scipy.stats import chi2  # noqa: E402
 
 from audit.rank import independent_adjacent, sd_interval  # noqa: E402
@@ -223,3 +225,19 @@ def test_independent_adjacent_interval_and_no_perturbation():
         [norm.cdf(-0.8 / (math.sqrt(2) * s)) for s in sd_interval(1.9, 5)], rel=1e-12)
     rows = independent_adjacent(perturbation_sd=0.0, gaps=[0.0, 0.1])
     assert [r["displacement_probability"] for r in rows] == [0.0] * 5
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaps=st.lists(st.floats(0, 2), min_size=1, max_size=4), sd=st.floats(0.01, 2),
+       df=st.floats(1, 50), n=st.integers(2, 12))
+def test_interval_orders_and_exact_never_below_independent_adjacent(gaps, sd, df, n):
+    """P(displaced) rises with the SD (the interval holds the point), and Slepian's inequality
+    puts the exact probability at or above the independent-adjacent one (within MC error)."""
+    (ex,) = simulate(sizes=[n], perturbation_sd=sd, gaps=gaps, sd_df=df, n_sims=4000, seed=1)
+    (ind,) = independent_adjacent(sizes=[n], perturbation_sd=sd, gaps=gaps, sd_df=df)
+    for row in (ex, ind):
+        lo, hi = row["interval95"]
+        assert 0 <= lo <= row["displacement_probability"] <= hi <= 1
+    slack = 4 * math.sqrt(max(ind["displacement_probability"]
+                              * (1 - ind["displacement_probability"]), 1e-4) / 4000)
+    assert ex["displacement_probability"] >= ind["displacement_probability"] - slack

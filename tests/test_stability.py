@@ -224,7 +224,8 @@ def test_one_pool_falls_back_to_the_bootstrap():
 
 def test_displacement_carries_its_monte_carlo_error(pandalm_result):
     st_ = pandalm_result["stability"]
-    assert set(st_["bootstrap_displacement_mc_se"]) == set(st_["bootstrap_displacement_probability"])
+    probs = st_["bootstrap_displacement_probability"]
+    assert set(st_["bootstrap_displacement_mc_se"]) == set(probs)
     for pool, p in st_["bootstrap_displacement_probability"].items():
         assert st_["bootstrap_displacement_mc_se"][pool] == pytest.approx(
             np.sqrt(p * (1 - p) / BOOT.n_resamples), rel=1e-12)
@@ -251,7 +252,8 @@ def test_closest_pairs_state_bootstrap_share_error_and_closed_form_by_hand():
     assert [p["model_hi"] for p in pairs] == ["m0", "m1"]
     for p, h, l in zip(pairs, (0, 1), (1, 2)):
         ok = ~np.isnan(samples[:, h]) & ~np.isnan(samples[:, l])
-        share = np.mean((samples[ok, l] > samples[ok, h]) + 0.5 * (samples[ok, l] == samples[ok, h]))
+        lo_, hi_ = samples[ok, l], samples[ok, h]
+        share = np.mean((lo_ > hi_) + 0.5 * (lo_ == hi_))
         diff_sd = np.std(samples[ok, h] - samples[ok, l], ddof=1)
         gap = score[h] - score[l]
         assert "swap_probability" not in p

@@ -25,7 +25,10 @@ neighbours swaps with ``p_k = Phi(-g_k / (sqrt(2) sd))`` as if the pairs were in
 ``1 - (mean_g (1 - Phi(-g / (sqrt(2) sd))))^(n - 1)``, a closed form). They agree for two
 models and differ beyond: neighbouring pairs share a model, so their reversals are negatively
 correlated (pair ``k`` reverses when model ``k + 1`` draws low, pair ``k + 1`` when it draws
-high), and the exact probability is the larger (three tied models: 5/6 exact against 3/4).
+high), and the exact probability is never the smaller: by Slepian's inequality (Slepian 1962,
+"The one-sided barrier problem for Gaussian noise", Bell System Technical Journal 41) the
+chance that no neighbour difference crosses its gap falls as their correlations fall, here from
+0 to -1/2 (three tied models: 5/6 exact against 3/4).
 
 The SD is an estimate
 ---------------------
