@@ -436,7 +436,25 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     click.echo(f"card: {path}")
 
 
-@cli.command()
+class CheckCommand(AuditCommand):
+    """``check``: a usage error (an unknown option, a bad value) is recorded in ``--junit`` and
+    by ``--github`` too, like every error after parsing (:func:`_check_error`), so a CI job whose
+    workflow passes a wrong option shows an errored test, not a missing report."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        argv = [str(a) for a in args]
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as err:
+            try:
+                _check_usage_error(err, argv)
+            except Exception as extra_err:  # noqa: BLE001 - never hide the usage error itself
+                click.echo(f"warning: could not record the error ({_detail(extra_err)})",
+                           err=True)
+            raise
+
+
+@cli.command(cls=CheckCommand)
 @load_options
 @click.option("--suite", "suite_path", required=True, type=click.Path(dir_okay=False),
               help="Expectation suite (YAML), e.g. expectations/preference.yaml.")
@@ -447,9 +465,13 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),
               help="Write great_expectations' validation result (JSON) here.")
 @click.option("--github", is_flag=True,
-              help="Print GitHub Actions ::error annotations pointing at the suite's lines.")
+              help="Print GitHub Actions ::error annotations pointing at the suite's lines "
+                   "(paths relative to the repository root), and append a Markdown summary to "
+                   "$GITHUB_STEP_SUMMARY when it is set.")
 @click.option("--out", type=click.Path(file_okay=False),
-              help="Write OUT/results.json, with the expectations block.")
+              help="Write what run --out writes (results.json, report.html, dataset card), "
+                   "results.json with the pass/fail table (expectations) and, with --baseline, "
+                   "what changed (baseline).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
@@ -458,7 +480,8 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
           spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
     any fails, 2 on bad input or a bad suite, 3 on an internal error. With --junit / --github,
-    a run that ends in 2 or 3 is recorded there too, as an error (not a failed expectation)."""
+    a run that ends in 2 or 3 is recorded there too, as an error (not a failed expectation);
+    so is a bad option."""
     from pathlib import Path
 
     from .judge import github as gh
@@ -487,6 +510,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
         raise click.UsageError(f"--junit and --json are the same file {json_path}")
     suite = load_suite(suite_path)
     state["suite"] = suite.name
+    shown = gh.repo_path(suite_path)  # as GitHub attaches annotations (and JUnit readers)
     with progress_steps() as step:
         outcome = run_check(source, suite=suite, baseline=baseline, seed=seed,
                             n_bootstrap=n_bootstrap, out=out, step=step,
@@ -495,11 +519,16 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     if "baseline" in outcome.results:
         click.echo("\n".join(baseline_lines(outcome.results["baseline"])))
     click.echo("\n".join(text_lines(outcome.results["expectations"])))
-    for path, text in ((state["junit"], junit_xml), (json_real, dumps)):
-        if path:
-            write_text(path, text(outcome.validation_json))
-    for line in gh.annotations(outcome.validation_json) if github else []:
-        click.echo(line)
+    if state["junit"]:
+        write_text(state["junit"], junit_xml(outcome.validation_json, path=shown))
+    if json_real:
+        write_text(json_real, dumps(outcome.validation_json))
+    if github:
+        for line in gh.annotations(outcome.validation_json, path=shown):
+            click.echo(line)
+        gh.append_step_summary(gh.step_summary(
+            outcome.results["expectations"], baseline=outcome.results.get("baseline"),
+            path=shown, report=str(Path(out) / "report.html") if out else None))
     ctx.exit(0 if outcome.success else 1)
 
 
@@ -515,11 +544,14 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
     file = line = None
     if isinstance(err, SuiteFileError):
         file, line, title, text = err.path, err.line, "bad expectation suite", err.message
+    elif isinstance(err, click.UsageError):
+        title = "bad option"
     elif code == 2:
         file = getattr(err, "path", None) or getattr(err, "filename", None)
         title = "bad input"
     else:
         title = f"internal error (a bug in {PROG})"
+    file = gh.repo_path(file) if file is not None else None
     if junit_path:  # resolved and checked against the inputs: never written over one
         write_text(junit_path,
                    junit_error_xml(message.removeprefix("error: "), suite=suite,
@@ -527,6 +559,44 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
                                    file=file, line=line))
     if github:
         click.echo(gh.command("error", text, file=file, line=line, title=title))
+        gh.append_step_summary(gh.error_summary(text, title=title))
+
+
+def _check_usage_error(err: click.UsageError, argv: list[str]) -> None:
+    """Record a ``check`` usage error in the ``--junit`` file and for ``--github``, read from
+    the raw arguments (parsing failed). The JUnit file is refused (nothing written) when it is
+    any path the arguments name, or lies in a folder they name: an input is never written."""
+    from pathlib import Path
+
+    from .outputs import find_inputs, guard_file
+
+    junit = suite = None
+    junit_at = -1
+    github = False
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=")
+        if name in ("--junit", "--suite"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+            if name == "--junit":
+                junit, junit_at = value, (i if eq else i + 1)
+            else:
+                suite = value
+        github = github or arg == "--github"
+    if junit is None and not github:
+        return
+    junit_real = None
+    if junit:
+        named = [("argument", a) for i, a in enumerate(argv)
+                 if i != junit_at and not a.startswith("-") and Path(a).exists()]
+        named += [("argument", a.partition("=")[2]) for a in argv
+                  if a.startswith("--") and "=" in a and not a.startswith("--junit=")
+                  and Path(a.partition("=")[2]).exists()]
+        junit_real = guard_file(junit, find_inputs(extra=named), option="--junit")
+    _check_error(err, 2, f"error: {err.format_message()}",
+                 suite=Path(suite).stem if suite else "check", junit_path=junit_real,
+                 github=github)
 
 
 def _numbers(ctx, param, text: str | None) -> list[float] | None:

@@ -47,36 +47,122 @@ def _labels(table: AnnotationTable) -> np.ndarray:
     return keys[table.frame[C.LABEL].cat.codes.to_numpy()]
 
 
-def judgment_changes(old: AnnotationTable, new: AnnotationTable) -> pd.DataFrame:
-    """Every (item, annotator) judgment that was added, removed or relabelled.
+def _label_names(table: AnnotationTable) -> np.ndarray:
+    """Each judgment's label as the scale names it (``B``, ``tie``), else its key."""
+    scale = table.scale
+    names = scale.names if scale.names is not None else [label_key(v) for v in scale.values]
+    return np.asarray(names, dtype=object)[table.frame[C.LABEL].cat.codes.to_numpy()]
 
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``item``, ``annotator``, ``change`` (``added`` / ``removed`` /
-        ``relabelled``), ``old_label``, ``new_label`` (label keys; None where absent), sorted by
-        change, item and annotator. Unchanged judgments are not listed.
-    """
+
+def _pools(table: AnnotationTable) -> np.ndarray:
+    return table.frame[C.POOL].astype(str).to_numpy(dtype=object)
+
+
+def _diff(old: AnnotationTable, new: AnnotationTable) -> dict:
+    """The two versions' judgments matched on (item, annotator): integer keys and row indices
+    of the shared, removed and added judgments, and which shared ones changed label."""
     oi, ni, items = _union_codes(old.frame[C.ITEM], new.frame[C.ITEM])
     oa, na, anns = _union_codes(old.frame[C.ANNOTATOR], new.frame[C.ANNOTATOR])
     ok, nk = oi * len(anns) + oa, ni * len(anns) + na
     shared, io, inew = np.intersect1d(ok, nk, assume_unique=True, return_indices=True)
     ol, nl = _labels(old), _labels(new)
-    diff = ol[io] != nl[inew]
-    removed = np.setdiff1d(np.arange(len(ok)), io, assume_unique=True)
-    added = np.setdiff1d(np.arange(len(nk)), inew, assume_unique=True)
-    item_names = items.to_numpy(dtype=object)
-    ann_names = anns.to_numpy(dtype=object)
+    return {"ok": ok, "nk": nk, "shared": shared, "io": io, "inew": inew, "ol": ol, "nl": nl,
+            "diff": ol[io] != nl[inew], "n_anns": len(anns),
+            "removed": np.setdiff1d(np.arange(len(ok)), io, assume_unique=True),
+            "added": np.setdiff1d(np.arange(len(nk)), inew, assume_unique=True),
+            "item_names": items.to_numpy(dtype=object), "ann_names": anns.to_numpy(dtype=object)}
+
+
+def judgment_changes(old: AnnotationTable, new: AnnotationTable, *,
+                     _d: dict | None = None) -> pd.DataFrame:
+    """Every (item, annotator) judgment that was added, removed or relabelled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item``, ``annotator``, ``pool`` (the new version's; the old one's for a
+        removed judgment), ``change`` (``added`` / ``removed`` / ``relabelled``),
+        ``old_label``, ``new_label`` (label keys, as compared; None where absent) and
+        ``old_name``, ``new_name`` (the labels as each version's scale names them, e.g.
+        ``B`` and ``tie`` for the codes ``1`` and ``0``; the key when the scale has no
+        names), sorted by change, item and annotator. Unchanged judgments are not listed.
+    """
+    d = _d if _d is not None else _diff(old, new)
+    io, inew, diff, removed, added = d["io"], d["inew"], d["diff"], d["removed"], d["added"]
+    ol, nl = d["ol"], d["nl"]
+    on, nn = _label_names(old), _label_names(new)
+    op, np_ = _pools(old), _pools(new)
+    none = lambda n: np.full(n, None, dtype=object)  # noqa: E731
     parts = []
-    for change, keys, old_lab, new_lab in (
-            (RELABELLED, shared[diff], ol[io[diff]], nl[inew[diff]]),
-            (REMOVED, ok[removed], ol[removed], np.full(len(removed), None, dtype=object)),
-            (ADDED, nk[added], np.full(len(added), None, dtype=object), nl[added])):
-        parts.append(pd.DataFrame({C.ITEM: item_names[keys // len(anns)],
-                                   C.ANNOTATOR: ann_names[keys % len(anns)],
-                                   CHANGE: change, "old_label": old_lab, "new_label": new_lab}))
+    for change, keys, pool, old_lab, new_lab, old_name, new_name in (
+            (RELABELLED, d["shared"][diff], np_[inew[diff]], ol[io[diff]], nl[inew[diff]],
+             on[io[diff]], nn[inew[diff]]),
+            (REMOVED, d["ok"][removed], op[removed], ol[removed], none(len(removed)),
+             on[removed], none(len(removed))),
+            (ADDED, d["nk"][added], np_[added], none(len(added)), nl[added],
+             none(len(added)), nn[added])):
+        parts.append(pd.DataFrame({C.ITEM: d["item_names"][keys // d["n_anns"]],
+                                   C.ANNOTATOR: d["ann_names"][keys % d["n_anns"]],
+                                   C.POOL: pool, CHANGE: change, "old_label": old_lab,
+                                   "new_label": new_lab, "old_name": old_name,
+                                   "new_name": new_name}))
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values([CHANGE, C.ITEM, C.ANNOTATOR], kind="stable").reset_index(drop=True)
+
+
+def _counts(names: np.ndarray, changed: np.ndarray) -> pd.DataFrame:
+    """Per distinct name: judgments in both versions, how many changed label, their share."""
+    frame = pd.DataFrame({"name": names, "changed": changed})
+    g = frame.groupby("name", sort=True)["changed"].agg(["size", "sum"])
+    g.columns = ["n_shared", "n_relabelled"]
+    g.index.name = None
+    g["share"] = g["n_relabelled"] / g["n_shared"]
+    return g
+
+
+def relabel_breakdown(old: AnnotationTable, new: AnnotationTable, *, max_listed: int = MAX_LISTED,
+                      _d: dict | None = None) -> dict:
+    """Who relabelled what: the changed labels by pool, by annotator and by label transition.
+
+    Over the judgments in both versions (same item and annotator), grouped by the new
+    version's pool and by annotator: ``n_shared`` (in both), ``n_relabelled`` and ``share``
+    (``n_relabelled / n_shared``). A reviewer of a dataset pull request reads from it whether
+    the relabelling is one annotator's correction or a change across a pool.
+
+    Returns
+    -------
+    dict
+        ``by_pool`` (``{pool: {n_shared, n_relabelled, share}}``, every pool with a judgment
+        in both), ``by_annotator`` (``{count, annotators}``: the annotators with a changed
+        label, most changes first, at most ``max_listed``, each ``{annotator, pool,
+        n_shared, n_relabelled, share}``; ``pool`` is the annotator's pool in the new version,
+        pools joined by ``", "`` when they hold several), and ``transitions`` (``[{old, new,
+        count}]`` by label name, most frequent first).
+    """
+    d = _d if _d is not None else _diff(old, new)
+    inew, diff = d["inew"], d["diff"]
+    pools = _pools(new)[inew]
+    anns = d["ann_names"][d["shared"] % d["n_anns"]].astype(str)
+    by_pool = _counts(pools, diff)
+    by_ann = _counts(anns, diff)
+    by_ann = by_ann[by_ann["n_relabelled"] > 0]
+    by_ann = by_ann.assign(key=by_ann.index).sort_values(
+        ["n_relabelled", "key"], ascending=[False, True], kind="stable")
+    ann_pools = pd.Series(pools).groupby(anns, sort=False).unique()
+    moves = pd.DataFrame({"old": _label_names(old)[d["io"][diff]],
+                          "new": _label_names(new)[inew[diff]]})
+    moves = moves.groupby(["old", "new"], sort=True).size().rename("count").reset_index() \
+        .sort_values("count", ascending=False, kind="stable")
+    return {
+        "by_pool": {str(p): {"n_shared": int(r.n_shared), "n_relabelled": int(r.n_relabelled),
+                             "share": float(r.share)} for p, r in by_pool.iterrows()},
+        "by_annotator": {"count": len(by_ann), "annotators": [
+            {"annotator": str(a), "pool": ", ".join(sorted(map(str, ann_pools[a]))),
+             "n_shared": int(r.n_shared), "n_relabelled": int(r.n_relabelled),
+             "share": float(r.share)} for a, r in by_ann.head(max_listed).iterrows()]},
+        "transitions": [{"old": str(m.old), "new": str(m.new), "count": int(m.count)}
+                        for m in moves.itertuples(index=False)],
+    }
 
 
 def _share(num: int, den: int, what: str) -> float:
@@ -161,11 +247,14 @@ def compare(old: AnnotationTable, new: AnnotationTable, *, old_results: dict | N
     dict
         ``source``, ``n_items``, ``n_judgments`` (old / new / shared), ``items_added``,
         ``items_removed``, ``items_relabelled`` (each ``{count, items}``), ``judgments_added``,
-        ``judgments_removed``, ``relabelled`` (``{count, share, changes}``), the shares
+        ``judgments_removed``, ``relabelled`` (``{count, share, changes, by_pool,
+        by_annotator, transitions}``: each change with its labels' keys and names, and the
+        breakdown of :func:`relabel_breakdown`), the shares
         ``changed_label_share``, ``removed_item_share``, ``added_item_share``, and with the
         audits ``reliability`` and ``leaderboards``.
     """
-    changes = judgment_changes(old, new)
+    d = _diff(old, new)
+    changes = judgment_changes(old, new, _d=d)
     kind = changes[CHANGE].to_numpy()
     old_items = set(old.frame[C.ITEM].astype(str).unique())
     new_items = set(new.frame[C.ITEM].astype(str).unique())
@@ -194,12 +283,19 @@ def compare(old: AnnotationTable, new: AnnotationTable, *, old_results: dict | N
         "added_item_share": _share(len(added_items), len(old_items), "the added share"),
     }
     out["relabelled"]["share"] = out["changed_label_share"]
+    out["relabelled"].update(relabel_breakdown(old, new, max_listed=max_listed, _d=d))
     if old_results is not None and new_results is not None:
         out["reliability"] = reliability_change(old_results.get("reliability") or {},
                                                 new_results.get("reliability") or {})
         out["leaderboards"] = leaderboard_change(old_results.get("leaderboards") or {},
                                                  new_results.get("leaderboards") or {})
     return out
+
+
+def _name(change: dict, side: str) -> str:
+    """A change's label on one side as its scale names it (older blocks: the key)."""
+    name = change.get(f"{side}_name")
+    return name if name is not None else change[f"{side}_label"]
 
 
 def text_lines(block: dict) -> list[str]:
@@ -223,11 +319,29 @@ def text_lines(block: dict) -> list[str]:
            f"  judgments added {block['judgments_added']:,}, removed "
            f"{block['judgments_removed']:,}, relabelled {block['relabelled']['count']:,} "
            f"({pct(block['changed_label_share'])} of the {nj['shared']:,} in both)"]
-    for ch in block["relabelled"]["changes"][:10]:
+    rel = block["relabelled"]
+    for ch in rel["changes"][:10]:
         out.append(f"    item {t(ch[C.ITEM])}, annotator {t(ch[C.ANNOTATOR])}: "
-                   f"{t(ch['old_label'])} -> {t(ch['new_label'])}")
-    if block["relabelled"]["count"] > 10:
-        out.append(f"    ... and {block['relabelled']['count'] - 10:,} more")
+                   f"{t(_name(ch, 'old'))} -> {t(_name(ch, 'new'))}")
+    if rel["count"] > 10:
+        out.append(f"    ... and {rel['count'] - 10:,} more")
+    if rel["count"]:
+        moves = rel.get("transitions") or []
+        if moves:
+            out.append("  label changes: " + ", ".join(
+                f"{t(m['old'])} -> {t(m['new'])} {m['count']:,}" for m in moves[:8])
+                + (", ..." if len(moves) > 8 else ""))
+        for pool, v in (rel.get("by_pool") or {}).items():
+            out.append(f"  pool {t(pool)}: relabelled {v['n_relabelled']:,} of "
+                       f"{v['n_shared']:,} ({pct(v['share'])})")
+        anns = rel.get("by_annotator") or {}
+        top = anns.get("annotators") or []
+        if top:
+            shown = ", ".join(f"{t(a['annotator'])} {a['n_relabelled']:,}/{a['n_shared']:,}"
+                              for a in top[:5])
+            more = anns["count"] - min(len(top), 5)
+            out.append(f"  annotators with a changed label: {anns['count']:,} ({shown}"
+                       + (f", and {more:,} more" if more > 0 else "") + ")")
     rel = block.get("reliability") or {}
     alpha = "krippendorff_alpha"
     scopes = [("all humans", (rel.get("overall") or {}).get(alpha))] + \

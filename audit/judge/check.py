@@ -77,9 +77,12 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     load_options
         Passed to :func:`audit.load.load` for both versions.
     out
-        Folder to write ``results.json`` (with the ``expectations`` block) into, as one set
-        with a ``manifest.json`` (:func:`audit.outputs.write_run`); resolved before anything is
-        read, and refused when it would touch an input (:mod:`audit.outputs`).
+        Folder to write what ``annotation-audit run --out`` writes into — ``results.json``
+        (here with the ``expectations`` block, the pass/fail table, and in PR mode the
+        ``baseline`` block), ``report.html`` with its charts, and ``dataset_card.md`` — as one
+        set with a ``manifest.json`` (:func:`audit.outputs.write_run`). With it the full audit
+        runs even when no claim needs it, so the report is complete. Resolved before anything
+        is read, and refused when it would touch an input (:mod:`audit.outputs`).
 
     Raises
     ------
@@ -115,7 +118,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     fit_table(suite, table, has_baseline=old is not None)
     boot = Bootstrap(n_bootstrap, seed)
     options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
-    if "audit" in suite.needs or old is not None:
+    if "audit" in suite.needs or old is not None or out is not None:
         results = audit_table(table, step=step, **options)
     else:
         results = {"meta": meta(table, boot), "dataset": table.summary()}
@@ -137,7 +140,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     if out is not None:
         from ..outputs import write_run
 
-        write_run(results, out, inputs=inputs, report=False, command="check")
+        with step("writing the report and dataset card"):
+            write_run(results, out, inputs=inputs, report=True, command="check")
     return outcome
 
 

@@ -1,4 +1,5 @@
-"""GitHub Actions workflow commands for a validation result: ``::error file=...,line=...::...``.
+"""GitHub Actions output for a validation result: ``::error file=...,line=...::...`` annotations,
+and the Markdown of the job's summary page (``$GITHUB_STEP_SUMMARY``).
 
 A pure function of great_expectations' validation-result JSON. Each failed expectation becomes
 one error annotation pointing at its line in the suite file, so the pull request shows the broken
@@ -9,13 +10,18 @@ the pull request under test, so each goes through :mod:`audit.escape.github` (Gi
 of ``%``, CR and LF in the message; also ``:`` and ``,`` in properties): whatever a model name,
 item id or suite line holds, a command stays one line and exactly one command. Control characters
 other than tab, LF and CR are shown as escapes (``\\x1b``) first, so none reaches a terminal or
-the annotation raw; line breaks stay line breaks of the annotation.
+the annotation raw; line breaks stay line breaks of the annotation. The summary's strings go
+through :mod:`audit.escape.markdown`. Suite paths are made relative to the repository root
+(:func:`repo_path`), which GitHub needs to attach an annotation to a pull request's diff.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..escape import visible
 from ..escape import github as esc
@@ -45,3 +51,142 @@ def annotations(validation: Mapping, *, path: str | None = None) -> list[str]:
         out.append(command("error", message, file=path, line=r.get("line"),
                            title=f"expectation failed: {r['expectation']}"))
     return out
+
+
+def repo_path(path, *, environ=None) -> str | None:
+    """``path`` as GitHub attaches annotations: relative to the repository root, with ``/``.
+
+    The root is ``$GITHUB_WORKSPACE`` when set (the checkout an Actions job runs in), else the
+    git work tree holding ``path``; a path outside the root, or with no root found, is returned
+    as given. GitHub shows an annotation on a pull request's diff only when its ``file`` is
+    relative to the repository root, so an absolute ``--suite`` path would otherwise show on
+    the run's summary page alone.
+    """
+    if path is None:
+        return None
+    environ = os.environ if environ is None else environ
+    given = Path(path)
+    try:
+        real = given.resolve()
+    except (OSError, RuntimeError):
+        return str(path)
+    workspace = environ.get("GITHUB_WORKSPACE")
+    root = Path(workspace) if workspace else _git_root(real.parent)
+    if root is None:
+        return str(path)
+    try:
+        return real.relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        return str(path)
+
+
+def _git_root(folder: Path) -> Path | None:
+    """The top of the git work tree holding ``folder``, or None (no git, not a repository)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = done.stdout.strip()
+    return Path(top) if done.returncode == 0 and top else None
+
+
+_MARK = {True: "✅ pass", False: "❌ **FAIL**"}
+
+
+def step_summary(block: Mapping, *, baseline: Mapping | None = None, path: str | None = None,
+                 report: str | None = None) -> str:
+    """The Markdown a check adds to the job's summary page (``$GITHUB_STEP_SUMMARY``).
+
+    A heading with the verdict, the pass/fail table of the ``expectations`` block (one row per
+    expectation: result, title, observed value, threshold, suite line; skipped ones last), each
+    failure's message and claim, and with ``baseline`` what the pull request changed. Every
+    string from the suite or the data goes through :func:`audit.escape.markdown.inline` (one
+    line, Markdown and HTML inert, ``|`` escaped), so no name can break the table or inject
+    markup into the page.
+    """
+    from ..escape.markdown import inline as md
+    from .outcomes import fmt
+
+    path = path or block.get("path") or block.get("suite") or "suite"
+    ok = bool(block.get("success"))
+    skipped = block.get("skipped") or []
+    counts = f"{block.get('n_passed', 0)} passed, {block.get('n_failed', 0)} failed" + \
+        (f", {len(skipped)} skipped" if skipped else "")
+    out = [f"### annotation-audit check: {md(block.get('suite') or path)} — "
+           f"{'✅ every expectation holds' if ok else '❌ an expectation failed'}", "",
+           f"{counts} ({md(path)})", "",
+           "| Result | Expectation | Observed | Threshold | Suite line |",
+           "| --- | --- | --- | --- | --- |"]
+    for r in block.get("results") or []:
+        mark = "⚠️ **ERROR**" if r.get("error") else _MARK[bool(r["passed"])]
+        out.append(f"| {mark} | {md(r['expectation'])} | {md(fmt(r.get('observed')))} | "
+                   f"{md(r.get('threshold') or '')} | {_where(r, path, md)} |")
+    for r in skipped:
+        out.append(f"| ⏭️ skip | {md(r['expectation'])} | | | {_where(r, path, md)} |")
+    failed = [r for r in block.get("results") or [] if not r["passed"]]
+    if failed:
+        out += ["", "**Failed**", ""]
+        for r in failed:
+            claim = f" — claim: {md(r['claim'])}" if r.get("claim") else ""
+            out.append(f"- {md(r['expectation'])} ({_where(r, path, md)}): "
+                       f"{md(r['message'])}{claim}")
+    if skipped:
+        out += ["", f"Skipped: {md(skipped[0]['reason'])}."]
+    if baseline:
+        out += ["", *_baseline_summary(baseline, md)]
+    if report:
+        out += ["", f"Report: {md(report)}"]
+    return "\n".join(out) + "\n"
+
+
+def _where(r: Mapping, path: str, md) -> str:
+    return md(f"{path}:{r['line']}") if r.get("line") is not None else md(path)
+
+
+def _baseline_summary(b: Mapping, md) -> list[str]:
+    """What a pull request changed (the ``baseline`` block) as Markdown lines."""
+    def pct(x):
+        return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+
+    ni, nj, rel = b["n_items"], b["n_judgments"], b["relabelled"]
+    out = ["#### Changes against the baseline", "",
+           f"{ni['old']:,} → {ni['new']:,} items ({b['items_added']['count']:,} added, "
+           f"{b['items_removed']['count']:,} removed); {nj['old']:,} → {nj['new']:,} judgments; "
+           f"**{rel['count']:,} relabelled** ({pct(b.get('changed_label_share'))} of the "
+           f"{nj['shared']:,} in both)."]
+    by_pool = rel.get("by_pool") or {}
+    if rel["count"] and by_pool:
+        out += ["", "| Pool | Relabelled | In both | Share |", "| --- | --- | --- | --- |"]
+        out += [f"| {md(p)} | {v['n_relabelled']:,} | {v['n_shared']:,} | {pct(v['share'])} |"
+                for p, v in by_pool.items()]
+    moves = rel.get("transitions") or []
+    if moves:
+        out += ["", "Label changes: " + "; ".join(
+            f"{md(m['old'])} → {md(m['new'])}: {m['count']:,}" for m in moves[:10])
+            + ("; ..." if len(moves) > 10 else "")]
+    return out
+
+
+def error_summary(message: str, *, title: str) -> str:
+    """The job-summary Markdown of a check that could not run (exit 2 or 3)."""
+    from ..escape.markdown import inline as md
+
+    return f"### annotation-audit check: could not run ({md(title)})\n\n{md(message)}\n"
+
+
+def append_step_summary(markdown: str, *, environ=None) -> str | None:
+    """Append ``markdown`` to ``$GITHUB_STEP_SUMMARY`` when it is set; return the path.
+
+    The file is opened for appending (other steps' summaries stay) and written in one call, so
+    the summary lands whole. Without the variable (not in GitHub Actions) nothing is written.
+    """
+    environ = os.environ if environ is None else environ
+    target = environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(("\n" if fh.tell() else "") + markdown)
+    return target

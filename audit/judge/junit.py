@@ -28,12 +28,13 @@ from .outcomes import summary
 _MESSAGE_CHARS = 1000
 
 
-def junit_xml(validation: Mapping) -> str:
-    """The JUnit XML document (a string) of ``validation``."""
+def junit_xml(validation: Mapping, *, path: str | None = None) -> str:
+    """The JUnit XML document (a string) of ``validation``; ``path`` overrides the suite path
+    recorded in it (``file`` attributes), e.g. relative to the repository root."""
     block = summary(validation)
     rows = block["results"]
     name = block.get("suite") or "expectations"
-    path = block.get("path")
+    path = path or block.get("path")
     failures = sum(not r["passed"] and not r["error"] for r in rows)
     errors = sum(not r["passed"] and r["error"] for r in rows)
     skipped = block.get("skipped") or []
