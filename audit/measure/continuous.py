@@ -282,7 +282,24 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
 
 # -- pool vs pool ---------------------------------------------------------------------------------
 
-def _pair_columns(table, data: _Data, cols: _Columns) -> list[dict]:
+def _pair_null(data: _Data, a: str, b: str, shared: np.ndarray, bootstrap: Bootstrap):
+    """``null`` and ``excess`` of ``mean_abs_difference`` (:mod:`audit.measure.pool_null`),
+    pool labels permuted within each shared item."""
+    from .pool_null import continuous_null
+
+    on = np.zeros(data.n_items, dtype=bool)
+    on[shared] = True
+    mask = data.mask([a, b]) & on[data.item]
+    pos = np.cumsum(on) - 1
+    lo, hi = sorted((a, b))
+    return continuous_null(pos[data.item[mask]], data.x[mask],
+                           data.pool[mask] == data.pool_names.index(a),
+                           n_permutations=bootstrap.n_resamples,
+                           rng=bootstrap.rng(f"pool_disagreement:{lo}|{hi}:label:null"),
+                           level=bootstrap.level)
+
+
+def _pair_columns(table, data: _Data, cols: _Columns, bootstrap: Bootstrap) -> list[dict]:
     stats = {}
     for pool in table.pools:
         mask = data.mask([pool])
@@ -297,7 +314,9 @@ def _pair_columns(table, data: _Data, cols: _Columns) -> list[dict]:
                             "no item judged by both pools", stacklevel=4)
         diff, absdiff = mean_difference_from_sums(block.sum(axis=0))
         shared = np.flatnonzero(block[:, 0])
+        null, excess = _pair_null(data, a, b, shared, bootstrap)
         pairs.append({"pool_a": a, "pool_b": b, "n_shared": n_shared,
+                      "null": null, "excess": excess,
                       "at": cols.add(block[shared], shared),
                       "diff": float(diff[0]), "absdiff": float(absdiff[0])})
     return pairs
@@ -328,6 +347,9 @@ def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list
             "mean_abs_difference": _num(p["absdiff"]),
             "difference": "pool b's mean score minus pool a's, per item both pools judged",
             "ci95": ci,
+            "ci_method": ITEM_METHOD,
+            "null": p["null"],
+            "excess": p["excess"],
             "confusion": None,
             "not_defined": reason,
             "all_shared": {
@@ -413,7 +435,7 @@ def pool_disagreement(table, *, bootstrap: Bootstrap, tie_break: str = "median")
     """The ``pool_disagreement`` rows of a continuous table (module docstring)."""
     data = _Data(table)
     cols = _Columns(data.n_items)
-    pairs = _pair_columns(table, data, cols)
+    pairs = _pair_columns(table, data, cols, bootstrap)
     return _pair_rows(table, pairs, cols.resample(bootstrap, table), bootstrap, tie_break)
 
 
@@ -438,7 +460,7 @@ def measure(table, *, bootstrap: Bootstrap, tie_break: str = "median", min_overl
     cols = _Columns(data.n_items)
     scopes = _reliability_scopes(table, data, cols)
     with _ScopedWarnings("pool disagreement"):
-        pairs = _pair_columns(table, data, cols)
+        pairs = _pair_columns(table, data, cols, bootstrap)
     with _ScopedWarnings("within-pool variability"):
         within = _within_columns(table, data, cols, min_annotator_judgments)
     sums = cols.resample(bootstrap, table)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..intervals import WILSON, wilson_list
 from .counts import warn_degenerate
 
 #: Consensus rules for non-unanimous pools, by name; the text is written into the results.
@@ -190,6 +191,21 @@ class _PoolLabels:
             return self._sparse(pool, need)[0]
         return unanimous_labels(self.counts[:, self.names.index(pool)], min_judgments=need)
 
+    def union_entries(self, a: str, b: str, shared: np.ndarray):
+        """The distinct (item, label) pairs of pools a and b together on the shared items
+        (items numbered by their position among the shared ones), sorted, with their counts."""
+        q = len(self.scale.values)
+        if self.wide:
+            pos = np.cumsum(shared) - 1
+            ia, ib = self.names.index(a), self.names.index(b)
+            mask = ((self.pool_code == ia) | (self.pool_code == ib)) & shared[self.item]
+            keys, count = np.unique(pos[self.item[mask]] * q + self.label[mask],
+                                    return_counts=True)
+            return keys // q, keys % q, count
+        union = (self.counts[:, self.names.index(a)] + self.counts[:, self.names.index(b)])[shared]
+        rows, cols = np.nonzero(union)
+        return rows, cols, union[rows, cols]
+
     def consensus(self, pool: str) -> np.ndarray:
         if self.wide:
             return self._sparse(pool, 1)[1]
@@ -215,15 +231,17 @@ def _cells(labels_a, labels_b, n_shared: int, q: int, signs, *, wide: bool):
     return None, np.append(counts, n_shared - counts.sum()), (differs, reversed_)
 
 
-def _rate_block(cells: np.ndarray, kinds, preference: bool, bootstrap, stream: str):
-    """Rates of the cells (last cell: items that do not qualify) and their bootstrap CIs."""
-    from ..resample import ci_dict, multinomial_weights
+def _rate_block(cells: np.ndarray, kinds, preference: bool, level: float):
+    """Rates of the cells (last cell: items that do not qualify) and their Wilson intervals,
+    conditional on the number of qualifying items (:mod:`audit.intervals`)."""
     differs, reversed_ = kinds
-    w = multinomial_weights(cells, bootstrap.n_resamples, bootstrap.rng(stream))
-    (d,), (r,) = _cell_rates(cells[None, :], differs, reversed_)
-    bd, br = _cell_rates(w, differs, reversed_)
-    ci = {"majority_differs_rate": ci_dict(bd, bootstrap.level),
-          "winner_reversed_rate": ci_dict(br, bootstrap.level) if preference else None}
+    counts = np.asarray(cells[:-1], dtype=np.float64)
+    n = float(counts.sum())
+    k_d = float(counts @ differs)
+    (d,), (r,) = _cell_rates(np.asarray(cells)[None, :], differs, reversed_)
+    ci = {"majority_differs_rate": wilson_list(k_d, n, level),
+          "winner_reversed_rate": (wilson_list(float(counts @ np.nan_to_num(reversed_)), n, level)
+                                   if preference else None)}
     return float(d), (float(r) if preference else None), ci
 
 
@@ -235,6 +253,26 @@ def _cell_rates(cell_weights: np.ndarray, differs: np.ndarray, reversed_: np.nda
         d = np.where(total > 0, (w @ differs) / total, np.nan)
         r = np.where(total > 0, (w @ reversed_) / total, np.nan)
     return d, r
+
+
+def _null_blocks(pl: _PoolLabels, a: str, b: str, shared, need, signs, ua, ub, observed,
+                 bootstrap, stream: str) -> tuple[dict, dict]:
+    """``null`` and ``excess`` of one comparison (:mod:`audit.measure.pool_null`)."""
+    from . import pool_null
+
+    item, label, count = pl.union_entries(a, b, shared)
+    splits = pool_null.item_splits(
+        pl.judged(a)[shared], pl.judged(b)[shared], item, label, count,
+        need_a=need[a], need_b=need[b], signs=signs,
+        observed_hit=(ua >= 0) & (ub >= 0) & (ua != ub))
+    preference = signs is not None
+    null = pool_null.categorical_null(splits, n_permutations=bootstrap.n_resamples,
+                                      rng=bootstrap.rng(stream + ":null"), preference=preference)
+    excess = pool_null.categorical_excess(splits, null, observed,
+                                          n_resamples=bootstrap.n_resamples,
+                                          rng=bootstrap.rng(stream + ":excess"),
+                                          level=bootstrap.level)
+    return null, excess
 
 
 def _confusion_dict(conf: np.ndarray, scale) -> dict:
@@ -294,9 +332,10 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
             ua = pl.unanimous(a, need[a])[shared]
             ub = pl.unanimous(b, need[b])[shared]
             conf, cells, kinds = _cells(ua, ub, n_shared, q, signs, wide=pl.wide)
-            stream = f"pool_disagreement:{a}|{b}:{g.value}"
-            d, r, ci = _rate_block(cells, kinds, signs is not None, bootstrap,
-                                   stream + ":unanimous")
+            lo, hi = sorted((a, b))
+            d, r, ci = _rate_block(cells, kinds, signs is not None, bootstrap.level)
+            null, excess = _null_blocks(pl, a, b, shared, need, signs, ua, ub, (d, r),
+                                        bootstrap, f"pool_disagreement:{lo}|{hi}:{g.value}")
             n_both = int(cells[:-1].sum())
             if n_both == 0:
                 warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): disagreement rates",
@@ -310,7 +349,7 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
                                 "no shared item with a consensus label from both pools",
                                 stacklevel=3)
             d_all, r_all, ci_all = _rate_block(cells_all, kinds_all, signs is not None,
-                                               bootstrap, stream + ":all_shared")
+                                               bootstrap.level)
             out.append({
                 "pool_a": a, "pool_b": b,
                 "judge": a in table.judge_pools or b in table.judge_pools,
@@ -321,6 +360,9 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
                 "majority_differs_rate": d,
                 "winner_reversed_rate": r,
                 "ci95": ci,
+                "ci_method": WILSON,
+                "null": null,
+                "excess": excess,
                 "confusion": _confusion_dict(conf, scale) if conf is not None else None,
                 "all_shared": {
                     "n_items": n_all,
@@ -328,6 +370,7 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
                     "majority_differs_rate": d_all,
                     "winner_reversed_rate": r_all,
                     "ci95": ci_all,
+                    "ci_method": WILSON,
                     "tie_break": {"rule": tie_break, "description": TIE_BREAKS[tie_break]},
                     "confusion": (_confusion_dict(conf_all, scale) if conf_all is not None
                                   else None),
