@@ -112,8 +112,9 @@ def point_estimates(res: dict, ann_map=None, pool_map=None) -> dict:
             out[(pools, r["granularity"], "all", key)] = r["all_shared"][key]
     for r in res["within_pool"]:
         pool = pool_map.get(r["pool"], r["pool"])
-        for key in ("disagreement_rate", "effect_size", "chi2", "n_items", "n_annotators"):
+        for key in ("disagreement_rate", "effect_size", "n_items", "n_annotators"):
             out[(pool, "within", key)] = r[key]
+        out[(pool, "within", "pooled_chi2")] = r["pooled_chi2"]["statistic"]
     return out
 
 

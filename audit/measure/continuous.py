@@ -18,8 +18,11 @@ within pool
     ``within_item_sd``: the pooled SD of a pool's judgments about their item's pool mean,
     ``sqrt(sum SSW_i / sum (m_i - 1))`` over items the pool judged twice or more (the
     standard error of measurement of one judgment, in label units; lower is better); the
-    annotator effect is a one-way ANOVA (:func:`audit.measure.moments.annotator_anova`) instead
-    of the chi-square; ``disagreement_rate`` (unanimity) is NaN.
+    annotator-effect ``test`` permutes item-centred scores among the annotators of each item
+    (:mod:`audit.measure.within_item`; Friedman's test on the crossed subset beside it), with
+    eta squared of the one-way ANOVA by annotator as effect size and that ANOVA, which ignores
+    that annotators share items, kept as ``pooled_anova`` for reference
+    (:func:`audit.measure.moments.annotator_anova`); ``disagreement_rate`` (unanimity) is NaN.
 
 Every interval is a percentile bootstrap over the table's items, all statistics re-weighted
 from one set of resamples (:func:`audit.resample.item_resamples`): with every item its own
@@ -365,8 +368,10 @@ def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list
 
 # -- within a pool --------------------------------------------------------------------------------
 
-def _within_columns(table, data: _Data, cols: _Columns, min_annotator_judgments: int
-                    ) -> list[dict]:
+def _within_columns(table, data: _Data, cols: _Columns, min_annotator_judgments: int,
+                    bootstrap: Bootstrap) -> list[dict]:
+    from .within_item import reference_tests, strata, within_item_test
+
     out = []
     for pool in table.pools:
         mask = data.mask([pool])
@@ -385,14 +390,21 @@ def _within_columns(table, data: _Data, cols: _Columns, min_annotator_judgments:
         effect = annotator_anova(data.annotator[mask], data.x[mask],
                                  n_annotators=data.n_annotators,
                                  min_annotator_judgments=min_annotator_judgments)
-        if n_ann >= 2 and np.isnan(effect["p_value"]):
+        s = strata(data.item[mask], data.annotator[mask], data.label[mask],
+                   min_annotator_judgments=min_annotator_judgments)
+        test = within_item_test(s, n_permutations=bootstrap.n_resamples,
+                                rng=bootstrap.rng(f"within_pool:{pool}:permutation"),
+                                scores=data.values)
+        if n_ann >= 2 and np.isnan(test["p_value"]):
             warn_degenerate(f"pool {pool!r}: annotator-effect test",
                             f"fewer than two annotators with >= {min_annotator_judgments} "
-                            "judgments, or no spread in their scores", stacklevel=4)
+                            "judgments on items they share, or no spread in their scores",
+                            stacklevel=4)
         multi = np.flatnonzero(m >= 2)
         out.append({"pool": pool, "sd": sd, "at": cols.add(block[multi], multi),
-                    "n_items": n_multi,
-                    "n_annotators": n_ann, "effect": effect})
+                    "n_items": n_multi, "n_annotators": n_ann, "effect": effect,
+                    "test": test, "strata": s,
+                    "reference_tests": reference_tests(s, ordered=True, scores=data.values)})
     return out
 
 
@@ -410,21 +422,21 @@ def _within_rows(table, pools, sums, bootstrap: Bootstrap) -> list[dict]:
             "ci95": [None, None],
             "within_item_sd": _num(p["sd"]),
             "within_item_sd_ci95": ci_dict(sd_b, bootstrap.level),
-            "annotator_effect_p": effect["p_value"],
+            "annotator_effect_p": p["test"]["p_value"],
             "effect_size": effect["effect_size"],
             "effect_size_name": "eta_squared",
-            "test": "anova",
-            "chi2": None,
-            "f": effect["f"],
-            "dof": None,
-            "df": effect["df"],
+            "test": p["test"],
+            "reference_tests": p["reference_tests"],
+            "pooled_anova": {"statistic": effect["f"], "dof": effect["df"],
+                             "p_value": effect["p_value"],
+                             "note": "ignores that annotators share items; for reference only"},
             "n_items": p["n_items"],
             "n_annotators": p["n_annotators"],
-            "n_annotators_tested": effect["n_annotators"],
-            "n_annotators_excluded": effect["n_annotators_excluded"],
-            "n_judgments_tested": effect["n_judgments"],
+            "n_annotators_tested": int(p["strata"].n_annotators),
+            "n_annotators_excluded": p["strata"].n_annotators_excluded,
+            "n_judgments_tested": int(len(p["strata"].item)),
+            "n_judgments_excluded": p["strata"].n_judgments_excluded,
             "min_annotator_judgments": effect["min_annotator_judgments"],
-            "permutation_rule": None,
             "not_defined": reason,
             "resampling": ITEM_METHOD,
         })
@@ -444,7 +456,7 @@ def within_pool(table, *, bootstrap: Bootstrap, min_annotator_judgments: int = 1
     """The ``within_pool`` rows of a continuous table (module docstring)."""
     data = _Data(table)
     cols = _Columns(data.n_items)
-    within = _within_columns(table, data, cols, min_annotator_judgments)
+    within = _within_columns(table, data, cols, min_annotator_judgments, bootstrap)
     return _within_rows(table, within, cols.resample(bootstrap, table), bootstrap)
 
 
@@ -462,7 +474,7 @@ def measure(table, *, bootstrap: Bootstrap, tie_break: str = "median", min_overl
     with _ScopedWarnings("pool disagreement"):
         pairs = _pair_columns(table, data, cols, bootstrap)
     with _ScopedWarnings("within-pool variability"):
-        within = _within_columns(table, data, cols, min_annotator_judgments)
+        within = _within_columns(table, data, cols, min_annotator_judgments, bootstrap)
     sums = cols.resample(bootstrap, table)
     rel = _reliability_block(table, scopes, sums, bootstrap, min_overlap)
     return {"reliability": rel,

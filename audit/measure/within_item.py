@@ -1,0 +1,495 @@
+"""Does *who* annotated predict the label, among annotators who labelled the same items?
+
+The annotator-effect test of :mod:`audit.measure.within_pool`, valid whether the pool is fully
+crossed (every annotator labels every item), small or sparse (a few annotators per item drawn
+from many). Items are strata: under the null hypothesis the annotators of an item are
+interchangeable, so every permutation of an item's labels among its annotators is equally
+likely, whatever the item's difficulty. A test that pools the annotator x label table over
+items ignores that the annotators share items: item difficulty then inflates the null variance
+it assumes, and with varied difficulty it rejects far less often than its level (0.3% at 0.05
+in a crossed design of 1,120 items x 3 annotators; benchmarks/RESULTS.md).
+
+Within-item permutation test
+    statistic ``S = sum_(a, c) (N_ac - E_ac)^2 / E_ac`` over annotators ``a`` and labels
+    ``c``, where ``N_ac`` counts annotator ``a``'s judgments with label ``c`` and
+    ``E_ac = sum_(items i a labelled) n_ic / m_i`` is its expectation under the within-item
+    permutation null (``n_ic`` judgments of item ``i`` with label ``c``, ``m_i`` in all).
+    It is the Pearson form of the stratified general-association statistic (Landis, Heyman &
+    Koch 1978; Agresti 2013, *Categorical Data Analysis*, 3rd ed., sec. 6.4) with the
+    stratified expectation in place of the pooled one: cheap for any number of annotators and
+    labels (one ``np.bincount`` per block of permutations), and in a fully crossed binary pool
+    proportional to Cochran's (1950) Q. Its reference distribution is the permutation
+    distribution itself, so no chi-square approximation is needed: labels are shuffled among
+    the annotators of each item (random keys sorted within the item), ``B`` times, and
+    ``p = (1 + #{S* >= S}) / (1 + B)`` (Phipson & Smyth 2010), exact in level for any ``B``.
+    On a continuous scale the statistic is ``T = sum_a (sum_(i a judged) (x_ai - xbar_i))^2
+    / n_a``, the between-annotator sum of squares of item-centred scores (a two-way,
+    annotator-within-item comparison; Friedman 1937 is its rank form), permuted the same way.
+Generalized Cochran-Mantel-Haenszel (asymptotic)
+    when a pool has more judgments than :data:`PERMUTATION_BUDGET` / ``B`` the permutations
+    would dominate the audit's time; the p-value is then the chi-square approximation of the
+    generalized CMH general-association statistic ``Q = d' V^- d`` (Landis, Heyman & Koch 1978;
+    ``d`` = observed minus expected annotator x label counts, ``V`` = the sum over items of
+    their exact permutation covariances, ``V^-`` a Moore-Penrose inverse, degrees of freedom
+    its rank), which is valid as the number of strata grows (not as the strata grow: items
+    with two or three judgments are fine). On a continuous scale the same quadratic form on
+    scores is the CMH mean-score statistic. The output's ``test.name`` says which was used
+    (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label cells ``V``
+    is not formed and ``V^- d`` is solved by conjugate gradients (:func:`generalized_cmh`).
+
+What enters (the counted rules, written into the output)
+    only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested;
+    the judgments of the others are excluded from the strata too (``n_judgments_excluded``), so
+    the null is "the kept annotators are interchangeable" and a rejection cannot come from an
+    annotator the test does not show. Items left with one kept judgment carry no information
+    (a single label cannot be permuted) and are not strata; ``n_items_informative`` counts the
+    rest.
+
+Reproducibility: the permutations are drawn for judgments in (item, label, annotator signature)
+order, where an annotator's signature is a hash of the (item, label) pairs it gave, so with the
+same seed the p-value does not change when rows are reordered or annotators renamed.
+
+Reference tests on the fully crossed subset (items labelled by every kept annotator), reported
+beside the permutation test where they apply: Cochran's (1950) Q for binary labels, Stuart &
+Maxwell's (Stuart 1955; Maxwell 1970) marginal homogeneity test for two annotators and more
+than two labels, and Friedman's (1937) test with the tie correction for ordinal or continuous
+labels with more than two annotators and labels. Each is the gCMH statistic of its design.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse, stats
+
+#: Judgments x permutations above which a pool's p-value comes from the asymptotic gCMH test
+#: (20,000 judgments at 1,000 permutations: about a second).
+PERMUTATION_BUDGET = 20_000_000
+#: Largest annotators x labels dimension for which the gCMH covariance is formed and inverted
+#: (beyond it, conjugate gradients).
+CMH_MAX_DIM = 1_500
+#: Random keys sorted per block of permutations (bounds the memory of one block).
+BLOCK_CELLS = 2_000_000
+
+PERMUTATION = "within_item_permutation"
+ASYMPTOTIC = "generalized_cmh_asymptotic"
+STATISTIC = {"category": "stratified_pearson_x2", "score": "item_centred_between_annotator_ss"}
+CMH_STATISTIC = {"category": "generalized_cmh_general_association",
+                 "score": "generalized_cmh_mean_score"}
+METHOD = {
+    PERMUTATION: ("labels permuted among the annotators of each item (items as strata, "
+                  "annotator identity as the effect); p = (1 + hits) / (1 + permutations)"),
+    ASYMPTOTIC: ("generalized Cochran-Mantel-Haenszel statistic with items as strata, "
+                 "chi-square approximation (the pool exceeds the permutation budget)"),
+}
+
+
+def _hash64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser of uint64 values (a fixed, well-mixed hash)."""
+    z = np.asarray(x, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@dataclass(frozen=True)
+class Strata:
+    """Kept judgments of informative items, in (item, label, annotator signature) order.
+
+    ``item`` numbers the informative items 0..K-1 in order, ``annotator`` the kept annotators
+    0..A-1 by signature, ``label`` the labels in use 0..q-1 (their order kept; ``codes`` maps
+    them back to the caller's label codes).
+    """
+
+    item: np.ndarray
+    annotator: np.ndarray
+    label: np.ndarray
+    n_items: int
+    n_annotators: int
+    n_labels: int
+    codes: np.ndarray
+    n_judgments_excluded: int
+    n_annotators_excluded: int
+
+
+def _dense(codes: np.ndarray) -> np.ndarray:
+    """Codes renumbered 0..k-1 over the values present, order kept."""
+    if not len(codes):
+        return codes
+    present = np.bincount(codes) > 0
+    return (np.cumsum(present) - 1)[codes]
+
+
+def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
+           min_annotator_judgments: int) -> Strata:
+    """The strata of the within-item test (module docstring: what enters)."""
+    item = np.asarray(item, dtype=np.int64)
+    annotator = np.asarray(annotator, dtype=np.int64)
+    label = np.asarray(label, dtype=np.int64)
+    n_ann = int(annotator.max()) + 1 if len(annotator) else 0
+    per_ann = np.bincount(annotator, minlength=n_ann)
+    kept_ann = per_ann >= min_annotator_judgments
+    keep = kept_ann[annotator]
+    excluded = int((~keep).sum())
+    n_ann_excluded = int(((per_ann > 0) & ~kept_ann).sum())
+    item, annotator, label = item[keep], annotator[keep], label[keep]
+    m = np.bincount(item) if len(item) else np.zeros(0, dtype=np.int64)
+    multi = m[item] >= 2
+    item, annotator, label = item[multi], annotator[multi], label[multi]
+    item, annotator = _dense(item), _dense(annotator)
+    used = np.flatnonzero(np.bincount(label)) if len(label) else np.zeros(0, dtype=np.int64)
+    label = _dense(label)
+    n_items = int(item.max()) + 1 if len(item) else 0
+    n_annotators = int(annotator.max()) + 1 if len(annotator) else 0
+    n_labels = int(label.max()) + 1 if len(label) else 0
+    # annotator signature: sums (mod 2^64) of two hashes of its (item, label) pairs
+    pair = item.astype(np.uint64) * np.uint64(max(n_labels, 1)) + label.astype(np.uint64)
+    by_ann = np.argsort(annotator, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(annotator[by_ann]) != 0]) if len(item) else \
+        np.zeros(0, dtype=np.int64)
+    sig = [np.add.reduceat(h[by_ann], starts) if len(item) else h[:0]
+           for h in (_hash64(pair), _hash64(pair ^ np.uint64(0xD6E8FEB86659FD93)))]
+    rank = np.empty(n_annotators, dtype=np.int64)
+    rank[np.lexsort((sig[1], sig[0], np.bincount(annotator, minlength=n_annotators)))] = \
+        np.arange(n_annotators)
+    annotator = rank[annotator]
+    span = float(max(n_items, 1)) * max(n_labels, 1) * max(n_annotators, 1)
+    order = (np.argsort((item * n_labels + label) * n_annotators + annotator, kind="stable")
+             if span < 2.0 ** 62 else np.lexsort((annotator, label, item)))
+    return Strata(item=item[order], annotator=annotator[order], label=label[order],
+                  n_items=n_items, n_annotators=n_annotators, n_labels=n_labels, codes=used,
+                  n_judgments_excluded=excluded + int((~multi).sum()),
+                  n_annotators_excluded=n_ann_excluded)
+
+
+# -- statistics ------------------------------------------------------------------------------------
+
+def _expected_counts(s: Strata) -> np.ndarray:
+    """``E_ac``: (A, q) expected annotator x label counts under the within-item null."""
+    n_ic = np.bincount(s.item * s.n_labels + s.label,
+                       minlength=s.n_items * s.n_labels).reshape(s.n_items, s.n_labels)
+    p = n_ic / n_ic.sum(axis=1, keepdims=True)
+    e = np.zeros((s.n_annotators, s.n_labels))
+    for c in range(s.n_labels):
+        e[:, c] = np.bincount(s.annotator, weights=p[s.item, c], minlength=s.n_annotators)
+    return e
+
+
+def _pearson_s(tables: np.ndarray, e: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(e > 0, (tables - e) ** 2 / e, 0.0).sum(axis=(-2, -1))
+
+
+def _values(s: Strata, scores: np.ndarray) -> np.ndarray:
+    """Scores of the pool's label codes ``0..q-1`` (``scores`` indexed by the caller's codes)."""
+    return np.asarray(scores, dtype=np.float64)[s.codes]
+
+
+def _centred(s: Strata, x: np.ndarray) -> np.ndarray:
+    """Scores minus their item's mean (``x`` indexed like ``s.label``)."""
+    m = np.bincount(s.item, minlength=s.n_items)
+    mean = np.bincount(s.item, weights=x, minlength=s.n_items) / m
+    return x - mean[s.item]
+
+
+def _score_t(sums: np.ndarray, n_a: np.ndarray) -> np.ndarray:
+    return (sums ** 2 / n_a).sum(axis=-1)
+
+
+#: Item sizes up to which a within-item permutation is drawn as an index into all m! orders.
+SMALL_ITEM = 6
+
+
+def _permutations(s: Strata, n: int, rng: np.random.Generator):
+    """Blocks of within-item permutations: (b, N) positions, each row a permutation of
+    ``0..N-1`` that maps every item's positions onto themselves.
+
+    Items are grouped by size ``m``: up to :data:`SMALL_ITEM` one of the ``m!`` orders is drawn
+    per item (one integer), beyond it random keys are sorted within the item.
+    """
+    from itertools import permutations as orders
+
+    size = len(s.item)
+    m = np.bincount(s.item, minlength=s.n_items)
+    start = np.r_[0, np.cumsum(m)[:-1]]
+    groups = []
+    for k in np.unique(m):
+        first = start[m == k]
+        table = np.array(list(orders(range(k))), dtype=np.int64) if k <= SMALL_ITEM else None
+        groups.append((int(k), first, (first[:, None] + np.arange(k)).ravel(), table))
+    block = max(1, min(n, BLOCK_CELLS // max(size, 1)))
+    done = 0
+    while done < n:
+        b = min(block, n - done)
+        perm = np.empty((b, size), dtype=np.int64)
+        for k, first, pos, table in groups:
+            if table is not None:
+                offset = table[rng.integers(0, len(table), size=(b, len(first)))]
+            else:
+                offset = np.argsort(rng.random((b, len(first), k)), axis=2)
+            perm[:, pos] = (first[None, :, None] + offset).reshape(b, -1)
+        yield perm
+        done += b
+
+
+def permutation_p(s: Strata, *, n_permutations: int, rng: np.random.Generator,
+                  scores: np.ndarray | None = None) -> tuple[float, float]:
+    """Observed statistic and permutation p-value of ``S`` (labels) or, with ``scores`` (one
+    number per label code), ``T`` (module docstring)."""
+    n_a = np.bincount(s.annotator, minlength=s.n_annotators).astype(np.float64)
+    if scores is None:
+        e = _expected_counts(s)
+        cells = s.n_annotators * s.n_labels
+        base = s.annotator * s.n_labels
+        observed = float(_pearson_s(np.bincount(base + s.label, minlength=cells)
+                                    .reshape(s.n_annotators, s.n_labels), e))
+    else:
+        xc = _centred(s, _values(s, scores)[s.label])
+        observed = float(_score_t(np.bincount(s.annotator, weights=xc,
+                                              minlength=s.n_annotators), n_a))
+    tol = 1e-9 * max(abs(observed), 1.0)
+    hits = 0
+    for perm in _permutations(s, n_permutations, rng):
+        b = len(perm)
+        offset = (np.arange(b) * (s.n_annotators * (s.n_labels if scores is None else 1)))
+        if scores is None:
+            idx = (offset[:, None] + base[None, :] + s.label[perm]).ravel()
+            tables = np.bincount(idx, minlength=b * cells).reshape(b, s.n_annotators,
+                                                                   s.n_labels)
+            stat = _pearson_s(tables, e)
+        else:
+            idx = (offset[:, None] + s.annotator[None, :]).ravel()
+            sums = np.bincount(idx, weights=xc[perm].ravel(),
+                               minlength=b * s.n_annotators).reshape(b, s.n_annotators)
+            stat = _score_t(sums, n_a)
+        hits += int((stat >= observed - tol).sum())
+    return observed, (1 + hits) / (1 + n_permutations)
+
+
+def _cmh_parts(s: Strata, scores: np.ndarray | None):
+    """Centred responses ``yc`` (N, k), per-item weights ``m_i / (m_i - 1)`` and sizes, and
+    ``d`` (A, k), the observed minus expected annotator x response sums."""
+    if scores is None:
+        y = np.zeros((len(s.label), s.n_labels))
+        y[np.arange(len(s.label)), s.label] = 1.0
+    else:
+        y = _values(s, scores)[s.label][:, None]
+    k = y.shape[1]
+    m = np.bincount(s.item, minlength=s.n_items).astype(np.float64)
+    mean = np.stack([np.bincount(s.item, weights=y[:, c], minlength=s.n_items)
+                     for c in range(k)], axis=1) / m[:, None]
+    yc = y - mean[s.item]
+    d = np.stack([np.bincount(s.annotator, weights=yc[:, c], minlength=s.n_annotators)
+                  for c in range(k)], axis=1)
+    return yc, mean, m, d
+
+
+def generalized_cmh(s: Strata, scores: np.ndarray | None = None) -> tuple[float, int]:
+    """The generalized CMH statistic with items as strata and its degrees of freedom.
+
+    Landis, Heyman & Koch (1978), "Average partial association in three-way contingency
+    tables", *International Statistical Review* 46(3): in stratum ``i`` the annotator x
+    response table has one judgment per annotator, and under the hypergeometric null
+    ``Cov(vec N_i) = m_i / (m_i - 1) (diag(u_i) - u_i u_i' / m_i) (x) V_i``, with ``u_i`` the
+    item's annotators and ``V_i`` the (divisor ``m_i``) covariance of its responses (label
+    indicators, or scores). ``Q = d' V^+ d`` with ``V = sum_i Cov(vec N_i)``. Labels give the
+    general-association statistic, scores the mean-score one; in a crossed binary pool ``Q`` is
+    Cochran's Q, with two annotators Stuart-Maxwell's statistic.
+
+    Up to :data:`CMH_MAX_DIM` annotators x responses ``V`` is formed and ``V^+`` taken from its
+    eigen-decomposition, degrees of freedom ``rank(V)``. Beyond it ``V`` is never formed:
+    ``V^+ d`` is solved by conjugate gradients with ``V``'s product computed item by item
+    (``V`` is a Laplacian of the annotator-item graph in the annotator index; ``d`` lies in its
+    range), and the degrees of freedom are its generic rank, ``sum (A_g - 1)(k_g - 1)`` over the
+    connected components ``g`` of that graph (``A_g`` annotators, ``k_g`` labels that vary
+    within some item of ``g``; ``A_g - 1`` for scores).
+    """
+    yc, mean, m, d = _cmh_parts(s, scores)
+    k = yc.shape[1]
+    w = m / (m - 1)
+    if s.n_annotators * k > CMH_MAX_DIM:
+        return _cmh_iterative(s, yc, mean, m, d, one_hot=scores is None)
+    vi = np.zeros((s.n_items, k, k))
+    for c in range(k):
+        for c2 in range(c, k):
+            v = np.bincount(s.item, weights=yc[:, c] * yc[:, c2], minlength=s.n_items) / m
+            vi[:, c, c2] = vi[:, c2, c] = v
+    u = sparse.csr_matrix((np.ones(len(s.item)), (s.annotator, s.item)),
+                          shape=(s.n_annotators, s.n_items))
+    term1 = (u @ (w[:, None] * vi.reshape(s.n_items, k * k))).reshape(s.n_annotators, k, k)
+    big = np.zeros((s.n_annotators, k, s.n_annotators, k))
+    for c in range(k):
+        for c2 in range(k):
+            big[:, c, :, c2] = -(u @ sparse.diags(w / m * vi[:, c, c2]) @ u.T).toarray()
+    for a in range(s.n_annotators):
+        big[a, :, a, :] += term1[a]
+    cov = big.reshape(s.n_annotators * k, s.n_annotators * k)
+    vals, vecs = np.linalg.eigh((cov + cov.T) / 2)
+    keep = vals > 1e-9 * max(float(vals.max()), 1e-300) if len(vals) else vals > 0
+    proj = vecs[:, keep].T @ d.reshape(-1)
+    return float((proj ** 2 / vals[keep]).sum()), int(keep.sum())
+
+
+def _cmh_iterative(s: Strata, yc, mean, m, d, *, one_hot: bool) -> tuple[float, int]:
+    """:func:`generalized_cmh` without forming ``V`` (conjugate gradients; its docstring)."""
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    a_n, k = d.shape
+    n = len(s.item)
+    w = m / (m - 1)
+    var = np.bincount(s.item, weights=(yc * yc).sum(axis=1), minlength=s.n_items) / m
+    rows = np.arange(n)
+    to_item = sparse.csr_matrix((1.0 / m[s.item], (s.item, rows)), shape=(s.n_items, n))
+    to_ann = sparse.csr_matrix((w[s.item], (s.annotator, rows)), shape=(a_n, n))
+    p = mean[s.item] if one_hot else None
+    vj = None if one_hot else var[s.item][:, None]
+
+    def matvec(x):
+        xj = np.asarray(x).reshape(a_n, k)[s.annotator]
+        z = xj - (to_item @ xj)[s.item]
+        if one_hot:
+            z *= p
+            z -= z.sum(axis=1, keepdims=True) * p
+        else:
+            z *= vj
+        return np.asarray(to_ann @ z).reshape(-1)
+
+    pv = p * (1 - p) if one_hot else np.broadcast_to(vj, (n, 1))
+    diag = np.asarray(sparse.csr_matrix((np.ones(n), (s.annotator, rows)), shape=(a_n, n))
+                      @ pv).reshape(-1)
+    inv = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+    op = LinearOperator((a_n * k, a_n * k), matvec=matvec, dtype=np.float64)
+    pre = LinearOperator((a_n * k, a_n * k), matvec=lambda v: inv * v, dtype=np.float64)
+    rhs = d.reshape(-1) * (diag > 0)
+    x, _ = cg(op, rhs, M=pre, rtol=1e-9, atol=0.0, maxiter=2_000)
+    q = float(rhs @ x)
+    graph = sparse.csr_matrix((np.ones(len(s.item)), (s.annotator, a_n + s.item)),
+                              shape=(a_n + s.n_items,) * 2)
+    _, comp = connected_components(graph, directed=False)
+    comp_a = comp[:a_n]
+    n_comp = int(comp_a.max()) + 1
+    sizes = np.bincount(comp_a, minlength=n_comp)
+    if one_hot:
+        lab_var = np.zeros((n_comp, k), dtype=bool)
+        nonunan = var[s.item] > 0
+        lab_var[comp_a[s.annotator[nonunan]], s.label[nonunan]] = True
+        kg = lab_var.sum(axis=1)
+        dof = int(((sizes - 1) * np.maximum(kg - 1, 0)).sum())
+    else:
+        has = np.zeros(n_comp, dtype=bool)
+        has[comp_a[s.annotator[var[s.item] > 0]]] = True
+        dof = int(((sizes - 1) * has).sum())
+    return q, dof
+
+
+# -- reference tests on the fully crossed subset ---------------------------------------------------
+
+def crossed(s: Strata) -> np.ndarray:
+    """(items, annotators) label codes of the items every kept annotator labelled."""
+    m = np.bincount(s.item, minlength=s.n_items)
+    full = np.flatnonzero(m == s.n_annotators)
+    grid = np.full((s.n_items, s.n_annotators), -1, dtype=np.int64)
+    grid[s.item, s.annotator] = s.label
+    return grid[full]
+
+
+def cochran_q(x: np.ndarray) -> tuple[float, int]:
+    """Cochran's (1950) Q of an (items, raters) 0/1 matrix; NaN when every row is constant."""
+    x = np.asarray(x, dtype=np.float64)
+    k = x.shape[1]
+    col, row = x.sum(axis=0), x.sum(axis=1)
+    total = row.sum()
+    den = k * total - (row ** 2).sum()
+    q = (k - 1) * (k * (col ** 2).sum() - total ** 2) / den if den > 0 else float("nan")
+    return float(q), k - 1
+
+
+def stuart_maxwell(a: np.ndarray, b: np.ndarray, q: int) -> tuple[float, int]:
+    """Stuart-Maxwell marginal homogeneity statistic of two raters' labels (codes < q)."""
+    t = np.bincount(a * q + b, minlength=q * q).reshape(q, q).astype(np.float64)
+    row, col = t.sum(axis=1), t.sum(axis=0)
+    used = (row + col) > 0
+    t, row, col = t[used][:, used], row[used], col[used]
+    d = (row - col)[:-1]
+    v = -(t + t.T)[:-1, :-1]
+    np.fill_diagonal(v, (row + col - 2 * np.diag(t))[:-1])
+    try:
+        return float(d @ np.linalg.solve(v, d)), len(d)
+    except np.linalg.LinAlgError:
+        return float("nan"), len(d)
+
+
+def friedman(x: np.ndarray) -> tuple[float, int]:
+    """Friedman's (1937) chi-square of an (items, raters) matrix, mid-ranks within items and
+    the tie correction (as ``scipy.stats.friedmanchisquare``)."""
+    x = np.asarray(x, dtype=np.float64)
+    n, k = x.shape
+    ranks = stats.rankdata(x, axis=1)
+    ties = 0.0
+    for row in np.sort(x, axis=1):
+        _, t = np.unique(row, return_counts=True)
+        ties += float((t ** 3 - t).sum())
+    corr = 1 - ties / (n * k * (k * k - 1))
+    if corr <= 0:
+        return float("nan"), k - 1
+    r = ranks.sum(axis=0)
+    chi2 = (12.0 / (n * k * (k + 1)) * (r ** 2).sum() - 3 * n * (k + 1)) / corr
+    return float(chi2), k - 1
+
+
+def reference_tests(s: Strata, *, ordered: bool, scores: np.ndarray | None = None
+                    ) -> list[dict]:
+    """The reference tests that apply to the pool's fully crossed subset (module docstring):
+    ``[{name, statistic, dof, p_value, n_items, n_annotators}]``; an undefined statistic (every
+    crossed item unanimous, say) leaves its test out."""
+    grid = crossed(s)
+    k = s.n_annotators
+    if len(grid) < 2 or k < 2:
+        return []
+    out = []
+
+    def add(name, stat, dof):
+        if np.isfinite(stat) and dof > 0:
+            out.append({"name": name, "statistic": float(stat), "dof": int(dof),
+                        "p_value": float(stats.chi2.sf(stat, dof)),
+                        "n_items": int(len(grid)), "n_annotators": int(k)})
+
+    if scores is None and s.n_labels == 2:
+        add("cochran_q", *cochran_q(grid == 1))
+    elif scores is None and k == 2 and s.n_labels > 2:
+        add("stuart_maxwell", *stuart_maxwell(grid[:, 0], grid[:, 1], s.n_labels))
+    if (ordered or scores is not None) and k > 2 and s.n_labels > 2:
+        values = grid if scores is None else _values(s, scores)[grid]
+        add("friedman", *friedman(values))
+    return out
+
+
+# -- the test ---------------------------------------------------------------------------------------
+
+def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator,
+                     scores: np.ndarray | None = None) -> dict:
+    """The ``test`` dict of a pool (module docstring): ``name, statistic_name, statistic,
+    p_value, n_permutations, mc_se, strata, n_items_informative, method``; NaN statistic and
+    p-value (and ``n_permutations`` 0) when fewer than two kept annotators or labels remain."""
+    from ..intervals import mc_se
+
+    kind = "category" if scores is None else "score"
+    out = {"name": PERMUTATION, "statistic_name": STATISTIC[kind], "statistic": float("nan"),
+           "p_value": float("nan"), "n_permutations": 0, "mc_se": float("nan"),
+           "dof": None, "strata": "item", "n_items_informative": int(s.n_items),
+           "n_judgments": int(len(s.item)), "method": METHOD[PERMUTATION]}
+    if s.n_annotators < 2 or s.n_labels < 2:
+        return out
+    size = len(s.item)
+    if size * n_permutations > PERMUTATION_BUDGET:
+        q, dof = generalized_cmh(s, scores)
+        out.update(name=ASYMPTOTIC, statistic_name=CMH_STATISTIC[kind], statistic=q,
+                   dof=dof, p_value=float(stats.chi2.sf(q, dof)) if dof else float("nan"),
+                   method=METHOD[ASYMPTOTIC])
+        return out
+    stat, p = permutation_p(s, n_permutations=n_permutations, rng=rng, scores=scores)
+    out.update(statistic=stat, p_value=float(p), n_permutations=int(n_permutations),
+               mc_se=mc_se(p, n_permutations))
+    return out
