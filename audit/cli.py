@@ -640,7 +640,8 @@ def _sizes(ctx, param, text: str) -> list[int]:
               help="One gap: every neighbour gap equal to it. With --sizes 2 this is a "
                    "two-model board, i.e. the closest pair alone.")
 @click.option("--gaps", callback=_numbers,
-              help="Measured gaps between neighbours, comma-separated (resampled).")
+              help="Measured gaps between neighbours, comma-separated; each simulated board "
+                   "draws its gaps from them with replacement.")
 @click.option("--score-range", type=_Finite(min=0),
               help="Measured score range; gaps are spread evenly over it instead.")
 @click.option("--sizes", default="6,10,20,50,100", show_default=True, callback=_sizes,
@@ -654,7 +655,8 @@ def _sizes(ctx, param, text: str) -> list[int]:
               help="Number of models the SD was measured over (degrees of freedom = this - 1): "
                    "adds a 95% interval over the SD's uncertainty.")
 @click.option("--sd-df", type=_Finite(min=0, min_open=True),
-              help="Degrees of freedom of the SD, instead of --sd-models.")
+              help="Degrees of freedom of the SD, instead of --sd-models (an SD pooled over "
+                   "every pair of P pools ranking M models: (M - 1)(P - 1)).")
 @click.option("--sims", "n_sims", type=click.IntRange(1, MAX_SIMS), default=20000,
               show_default=True, help=f"Simulated leaderboards per size (1 to {MAX_SIMS:,}).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
@@ -673,9 +675,9 @@ def simulate(perturbation_sd, closest_gap, gaps, score_range, sizes, approximati
     independent N(0, SD) noise, and a board is displaced when any two models come out in the
     wrong order. --approximation both shows the exact simulation next to the
     independent-adjacent shortcut, so a published number can be traced to one of them; they
-    agree for two models and the exact one is larger beyond, because neighbouring pairs share
-    a model. With --sd-models (or --sd-df) each row also gets the probability at both ends of
-    the SD's 95% chi-square interval.
+    agree for two models and the exact one is at least as large beyond, because neighbouring
+    pairs share a model. With --sd-models (or --sd-df) each row also gets the probability at
+    both ends of the SD's 95% chi-square interval.
     """
     from .budget import check_simulation
     from .rank import independent_adjacent, sd_interval
