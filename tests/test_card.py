@@ -58,14 +58,17 @@ def test_new_card_is_valid_and_has_the_sections():
     for heading in ("## Annotations", "### Who the annotators are", "### Judgments per item",
                     "### Reliability per pool", "### Pool disagreement",
                     "### Within-pool variability", "### Leaderboard stability",
-                    "### Known limitations"):
+                    "### Automatic judges", "### Known limitations"):
         assert heading in card.text, heading
     assert text.count(C.START) == 1 and text.count(C.END) == 1
     assert "| Krippendorff's α | 0.410 [0.360, 0.460] | 0.320 [0.270, 0.370] | 0.710 [0.660, 0.760] |" \
         in text
-    assert ("labels differ on 31.0% (95% CI 27.0% to 35.0%), their winners on 22.0% (95% CI "
-            "19.0% to 26.0%), and they name opposite winners on 8.0% (95% CI 6.0% to 10.0%).") \
-        in text
+    assert ("labels differ on 31.0% (95% CI 27.0% to 35.0%) against 12.0% expected if the pools "
+            "were interchangeable (excess +19.0 points, 95% CI +15.0 to +23.0); their winners on "
+            "22.0% (95% CI 19.0% to 26.0%) against 9.0% expected") in text
+    assert ("opposite winners on 8.0% (95% CI 6.0% to 10.0%) against 2.1% expected if the pools "
+            "were interchangeable (excess +5.9 points, 95% CI +4.0 to +8.0)") in text
+    assert "labels p = 0.0005 ± 0.0007 over 2,000 permutations" in text
     assert "Kendall τ = 0.800, 2 model(s) change rank" in text
 
 
@@ -108,8 +111,10 @@ def test_limitations_follow_the_numbers():
     text = " ".join(C.limitations(r))
     assert "crowd pool is low" in text and "0.320" in text  # alpha 0.32 < 0.667
     assert "expert pool is moderate" in text  # 0.667 <= 0.71 < 0.8
-    assert "differ on 31.0%" in text and "opposite winners on 8.0%" in text
-    assert "Annotators within crowd differ systematically" in text  # p = 0.0003
+    assert "differ on 31.0% of items against 12.0% expected" in text  # null p = 0.0005
+    assert "opposite winners on 8.0% against 2.1% expected" in text
+    assert "Annotators within crowd are not interchangeable (within-item permutation p = " \
+        "0.0003 ± 0.0002 over 5,000 permutations)" in text
     assert "within expert" not in text  # p = 0.41
     assert "only 2 judgment(s)" in text
     assert "gpt-4 is an automatic judge" in text
@@ -117,8 +122,8 @@ def test_limitations_follow_the_numbers():
     good = copy.deepcopy(r)
     for stats in good["reliability"]["by_pool"].values():
         stats["krippendorff_alpha"] = {"value": 0.9, "ci95": [0.85, 0.95]}
-    good["pool_disagreement"] = [dict(row, majority_differs_rate=0.02, winner_reversed_rate=0.0)
-                                 for row in r["pool_disagreement"]]
+    good["pool_disagreement"] = [dict(row, null=dict(row["null"], p_value=0.4))
+                                 for row in r["pool_disagreement"]]  # null p above 0.05
     good["within_pool"] = []
     good["dataset"]["judgments_per_item"]["min"] = 3
     good["stability"] = {}

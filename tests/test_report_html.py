@@ -57,16 +57,24 @@ def test_numbers_are_rendered_where_they_belong():
     rel = section_text(html, "reliability")
     assert "0.320 [0.270, 0.370]" in rel and "0.710 [0.660, 0.760]" in rel
     pd_text = section_text(html, "pool-disagreement")
-    assert "31.0% [27.0%, 35.0%]" in pd_text and "8.0% [6.0%, 10.0%]" in pd_text
-    assert "0.0003" in pd_text  # within-pool annotator effect p
+    assert ("labels differ 31.0% [27.0%, 35.0%] 12.0% +19.0 [+15.0, +23.0] points "
+            "0.0005 ± 0.0007 (2,000 perm.)") in pd_text
+    assert "opposite winners 8.0% [6.0%, 10.0%] 2.1% +5.9 [+4.0, +8.0] points" in pd_text
+    assert ("within-item permutation 0.0003 ± 0.0002 (5,000 perm.) Stuart-Maxwell 31.50 (df 8), "
+            "p = 0.0001 χ² 12.10 (df 8), p = 0.1470 0.120 (Cramér's V)") in pd_text
     lb = section_text(html, "leaderboards")
     assert "0.710 [0.670, 0.750] (#1)" in lb and "0.800" in lb
     cp = section_text(html, "closest-pairs")
+    assert "0.340 ± 0.034 0.361 (SD 0.0337)" in cp and "0.080 ± 0.019 0.091 (SD 0.0264)" in cp
     assert cp.index("0.340") < cp.index("0.080")  # highest swap probability first
-    assert "0.410" in section_text(html, "displacement")
-    assert "0.930" in section_text(html, "simulation")
+    assert "0.410 ± 0.035" in section_text(html, "displacement")
+    assert "50 0.930 0.0030 0.770 – 1.000" in section_text(html, "simulation")
+    assert "SD 0.0410 [0.0260, 0.1000]" in section_text(html, "simulation")
     ja = section_text(html, "judge-alignment")
-    assert "0.630 [0.580, 0.680]" in ja and "moderate" in ja
+    assert ("crowd 0.630 [0.580, 0.680] 1,000 0.610 [0.570, 0.650] 1,000 0.700 [0.670, 0.730]"
+            in ja)
+    assert "-0.030 [-0.070, 0.010] 1,000 indistinguishable" in ja
+    assert "gpt-4 is indistinguishable between crowd and expert" in ja
     ex = section_text(html, "expectations")
     assert ex.count("FAIL") == 1 and "2 passed" in ex and "1 failed" in ex
     method = section_text(html, "method")

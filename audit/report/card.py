@@ -33,6 +33,8 @@ from pathlib import Path
 
 from ..errors import AuditWarning, InputError, join_names
 from ..escape.markdown import front_matter, inline
+from .read import (against_null, displacement, finite, judge_rows, p_text, simulation_row,
+                   swap, swap_key, within_test)
 
 START = "<!-- annotation-audit:start -->"
 END = "<!-- annotation-audit:end -->"
@@ -56,9 +58,8 @@ _EXPERT = re.compile(r"expert|author|professional|linguist|specialist|annotator|
 #: Thresholds the "Known limitations" paragraph reads the numbers against.
 ALPHA_TENTATIVE = 0.667  # Krippendorff (2004): lowest alpha for tentative conclusions
 ALPHA_RELIABLE = 0.8     # Krippendorff (2004): alpha for reliable data
-NOTABLE_RATE = 0.10      # pool disagreement worth a sentence
 NOTABLE_SWAP = 0.20      # a neighbour pair's swap probability worth a sentence
-EFFECT_P = 0.05          # annotator effect within a pool
+EFFECT_P = 0.05          # permutation p below which a pool or annotator effect is stated
 FEW_JUDGMENTS = 3        # items with fewer judgments have a fragile majority
 HEADLINE_METRICS = ("krippendorff_alpha", "gwet_ac1", "fleiss_kappa", "icc", "percent_agreement")
 TABLE_METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
@@ -184,68 +185,134 @@ def reliability_sentences(results: dict, esc=str) -> list[str]:
 
 
 def disagreement_sentences(results: dict, esc=str) -> list[str]:
-    """One sentence per pool pair: labels differ (full label), winners differ, opposite winners."""
+    """One sentence per pool pair: labels differ (full label), winners differ, opposite winners,
+    each beside the rate expected if the pools were interchangeable (the permutation null) and
+    the excess over it; then the permutation p of each comparison."""
     out = []
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         first = rows[0]
-        cis = first.get("ci95") or {}
         if first.get("majority_differs_rate") is None and first.get("mean_difference") is not None:
             out.append(_score_difference_sentence(first, a, b, esc))
             continue
-        rate = {"value": first.get("majority_differs_rate"),
-                "ci95": cis.get("majority_differs_rate")}
+        if first.get("n_items_both_unanimous") == 0:
+            out.append(f"{esc(a)} and {esc(b)} are never both unanimous on an item, so their "
+                       "majority labels are not compared.")
+            continue
         s = (f"On the {_num(first.get('n_items_both_unanimous'))} items where both {esc(a)} and "
              f"{esc(b)} are unanimous, their {first.get('granularity', 'label')}s differ on "
-             f"{_ci(rate, _pct, paren=True)}")
+             f"{_against_null(first, 'majority_differs_rate')}")
+        tested = [first]
         for r in rows[1:]:
             if r.get("majority_differs_rate") is not None and \
                     r["majority_differs_rate"] != first.get("majority_differs_rate"):
-                rc = (r.get("ci95") or {}).get("majority_differs_rate")
-                s += (f", their {r.get('granularity')}s on "
-                      f"{_ci({'value': r['majority_differs_rate'], 'ci95': rc}, _pct, paren=True)}")
+                s += (f"; their {r.get('granularity')}s on "
+                      f"{_against_null(r, 'majority_differs_rate')}")
+                tested.append(r)
         rev = next((r for r in rows if r.get("winner_reversed_rate") is not None), None)
         if rev is not None:
-            rc = (rev.get("ci95") or {}).get("winner_reversed_rate")
-            s += (f", and they name opposite winners on "
-                  f"{_ci({'value': rev['winner_reversed_rate'], 'ci95': rc}, _pct, paren=True)}")
+            s += f"; and they name opposite winners on {_against_null(rev, 'winner_reversed_rate')}"
+            tested += [rev] if rev not in tested else []
+        ps = [(r, against_null(r, "majority_differs_rate")) for r in tested]
+        ps = [(r, n) for r, n in ps if n and n["p"] is not None]
+        if ps:
+            s += ". Permutation test of interchangeable pools (annotators shuffled between them): " \
+                + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + f"p = {_p(n)}"
+                            for r, n in ps)
         out.append(s + ".")
     return out
 
 
+def _against_null(row: dict, stat: str) -> str:
+    """``x% (95% CI ...) against y% expected if the pools were interchangeable (excess z points,
+    95% CI ...)`` for one rate of a pool-disagreement row."""
+    n = against_null(row, stat)
+    text = _ci({"value": n["observed"], "ci95": n["ci95"]}, _pct, paren=True)
+    if n["null"] is None:
+        return text
+    text += f" against {_pct(n['null'])} expected if the pools were interchangeable"
+    if n["excess"] is not None:
+        text += f" (excess {_points(n['excess'], n['excess_ci95'])})"
+    return text
+
+
+def _p(n: dict) -> str:
+    """A permutation p-value with its Monte-Carlo s.e. and permutation count."""
+    text = p_text(n["p"])
+    if n.get("mc_se") is not None:
+        text += f" ± {_num(n['mc_se'], 4)}"
+    if n.get("n_permutations"):
+        text += f" over {_num(n['n_permutations'])} permutations"
+    return text
+
+
+def _points(value, interval=None) -> str:
+    """A difference of two rates in percentage points, with its CI."""
+    sign = lambda x: f"{100 * x:+.1f}"  # noqa: E731
+    text = f"{sign(value)} points"
+    if interval:
+        text += f", 95% CI {sign(interval[0])} to {sign(interval[1])}"
+    return text
+
+
 def _score_difference_sentence(row: dict, a: str, b: str, esc=str) -> str:
     """Pool disagreement on a continuous scale, where unanimity is not defined: the per-item
-    difference of the pools' mean scores, signed and absolute, with their CIs."""
+    difference of the pools' mean scores, signed and absolute, with their CIs, and the absolute
+    difference expected if the pools were interchangeable."""
     cis = row.get("ci95") or {}
     diff = {"value": row.get("mean_difference"), "ci95": cis.get("mean_difference")}
     absdiff = {"value": row.get("mean_abs_difference"), "ci95": cis.get("mean_abs_difference")}
-    return (f"On the {_num(row.get('n_items_shared'))} items both {esc(a)} and {esc(b)} rated, "
-            f"{esc(b)}'s mean score minus {esc(a)}'s is {_ci(diff, paren=True)} on average, and "
-            f"{_ci(absdiff, paren=True)} in absolute value.")
+    s = (f"On the {_num(row.get('n_items_shared'))} items both {esc(a)} and {esc(b)} rated, "
+         f"{esc(b)}'s mean score minus {esc(a)}'s is {_ci(diff, paren=True)} on average, and "
+         f"{_ci(absdiff, paren=True)} in absolute value")
+    n = against_null(row, "mean_abs_difference")
+    if n and n["null"] is not None:
+        s += f", against {_num(n['null'])} expected if the pools were interchangeable"
+        if n["excess"] is not None:
+            s += f" (excess {_ci({'value': n['excess'], 'ci95': n['excess_ci95']})})"
+        if n["p"] is not None:
+            s += (". Permutation test of interchangeable pools (annotators shuffled between "
+                  f"them): p = {_p(n)}")
+    return s + "."
 
 
 def within_sentences(results: dict, esc=str) -> list[str]:
+    """One sentence per pool: how often its annotators disagree on an item, and whether they
+    are interchangeable, read from the within-item permutation test (:func:`_effect`)."""
     out, undefined = [], []
     for w in results.get("within_pool") or []:
-        effect = (f"annotator effect p = {_num(w.get('annotator_effect_p'), 4)}, effect size "
-                  f"{_num(w.get('effect_size'))}"
-                  + (f" ({w['effect_size_name'].replace('_', ' ')})"
-                     if w.get("effect_size_name") else ""))
         if w.get("disagreement_rate") is None and w.get("within_item_sd") is not None:
             sd = {"value": w["within_item_sd"], "ci95": w.get("within_item_sd_ci95")}
             out.append(f"{esc(w['pool'])}: scores of one item differ between its annotators "
-                       f"with a standard deviation of {_ci(sd, paren=True)}; {effect}.")
+                       f"with a standard deviation of {_ci(sd, paren=True)}; {_effect(w)}.")
             continue
         if w.get("disagreement_rate") is None:
             undefined.append(esc(w["pool"]))
             continue
-        out.append(f"{esc(w['pool'])}: {_pct(w.get('disagreement_rate'))} of items have at least "
-                   f"one disagreeing judgment; annotator effect p = "
-                   f"{_num(w.get('annotator_effect_p'), 4)}, effect size "
-                   f"{_num(w.get('effect_size'))}.")
+        rate = {"value": w.get("disagreement_rate"), "ci95": w.get("ci95")}
+        out.append(f"{esc(w['pool'])}: {_ci(rate, _pct, paren=True)} of items have at least "
+                   f"one disagreeing judgment; {_effect(w)}.")
     if undefined:
         out.append(f"Not measurable within {', '.join(undefined)} (a single annotator, or no "
                    "item judged twice).")
     return out
+
+
+def _effect(w: dict) -> str:
+    """Whether the pool's annotators are interchangeable, by the within-item permutation test,
+    with the classical tests and the effect size beside it."""
+    t = within_test(w)
+    if t["p"] is None:
+        return "the annotator effect is not testable here (no item with two of its annotators)"
+    verdict = ("its annotators are not interchangeable" if t["p"] < EFFECT_P else
+               "no evidence that its annotators differ")
+    text = f"{verdict} ({t['name'] or 'annotator effect'} p = {_p(t)}"
+    refs = [f"{r['name']} p = {p_text(r['p'])}" for r in t["reference"] if r["p"] is not None]
+    if t["pooled"] and t["pooled"]["p"] is not None:
+        refs.append(f"pooled χ² p = {p_text(t['pooled']['p'])}, which ignores that the "
+                    "annotators label the same items")
+    if refs:
+        text += "; for reference " + ", ".join(refs)
+    return text + f"; {t['effect_name']} {_num(t['effect'])})"
 
 
 def stability_sentences(results: dict, esc=str) -> list[str]:
@@ -264,18 +331,84 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
         out.append(f"Switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}: Kendall τ = "
                    f"{_num(pp.get('kendall_tau'))}, {_num(pp.get('n_displaced'))} model(s) "
                    f"change rank, score shift SD {_num(pp.get('score_shift_sd'), 4)}.")
-    for pool, p in (st.get("bootstrap_displacement_probability") or {}).items():
+    for pool, p, se in displacement(st):
         out.append(f"Resampling the items reorders the {esc(pool)} leaderboard with probability "
-                   f"{_num(p)}.")
-    pairs = sorted(st.get("closest_pairs") or [], key=lambda r: -(r.get("swap_probability") or 0))
-    for r in pairs[:3]:
+                   f"{_num(p)}" + (f" ± {_num(se)} (Monte-Carlo s.e.)" if se is not None else "")
+                   + ".")
+    for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
         out.append(f"Least separated pair in {esc(r.get('pool'))}: {esc(r.get('model_hi'))} and "
-                   f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) swap in "
-                   f"{_pct(r.get('swap_probability'))} of bootstrap resamples.")
+                   f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) {_swap(r)}.")
+    sim = [simulation_row(r) for r in st.get("simulation") or []]
+    if sim:
+        sd = (st.get("simulation_model") or {})
+        sd_text = ""
+        if finite(sd.get("perturbation_sd")):
+            sd_text = (f" at the measured score perturbation SD "
+                       f"{_ci({'value': sd['perturbation_sd'], 'ci95': sd.get('perturbation_sd_ci95')}, lambda x: _num(x, 4), paren=True)}")
+        reading = "± Monte-Carlo s.e." + ("; in brackets the 95% interval over the SD's own "
+                                          "uncertainty" if any(r["interval95"] for r in sim)
+                                          else "")
+        out.append("Simulated probability that at least one model is displaced" + sd_text
+                   + f", by leaderboard size ({reading}): "
+                   + "; ".join(f"{_num(r['n_models'])} models {_sim(r, short=True)}"
+                               for r in sim) + ".")
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:  # rating data: no winner to flip (``skipped`` says so)
         out.append(f"{_num(fl.get('count', 0))} item(s) have opposite majority winners in "
                    f"different pools.")
+    return out
+
+
+def _swap(r: dict) -> str:
+    """``swap in x% ± se of bootstrap resamples (closed form Φ(−gap/(√2·SD)): y%)``."""
+    s = swap(r)
+    text = f"swap in {_pct(s['bootstrap'])}"
+    if s["mc_se"] is not None:
+        text += f" ± {_pct(s['mc_se'])}"
+    text += " of bootstrap resamples"
+    if s["closed_form"] is not None:
+        text += (f" (closed form Φ(−gap/(√2·SD)): {_pct(s['closed_form'])}"
+                 + (f" at SD {_num(s['closed_form_sd'], 4)}" if s["closed_form_sd"] is not None
+                    else "") + ")")
+    return text
+
+
+def _sim(r: dict, *, short: bool = False) -> str:
+    """``p ± se (95% interval lo to hi over the SD's uncertainty)`` of one simulated size
+    (``short``: ``p ± se [lo, hi]``, the reading said once for the list)."""
+    text = _num(r["p"], 2)
+    if r["mc_se"] is not None:
+        text += f" ± {_num(r['mc_se'], 3)}"
+    if r["interval95"] and short:
+        text += f" [{_num(r['interval95'][0], 2)}, {_num(r['interval95'][1], 2)}]"
+    elif r["interval95"]:
+        text += (f" (95% interval {_num(r['interval95'][0], 2)} to "
+                 f"{_num(r['interval95'][1], 2)} over the SD's uncertainty)")
+    return text
+
+
+def judge_sentences(results: dict, esc=str) -> list[str]:
+    """Per judge: the verdict, then per human pool the agreement with one of its annotators,
+    the pool's own agreement (the ceiling) and the agreement with its majority."""
+    out = []
+    for entry in results.get("judge_alignment") or []:
+        if not isinstance(entry, dict):
+            continue
+        judge = esc(entry.get("judge"))
+        for a in judge_rows(entry):
+            s = (f"{judge} agrees with a single {esc(a['pool'])} annotator on "
+                 f"{_ci({'value': a['agreement'], 'ci95': a['ci95']}, _pct, paren=True)} of "
+                 f"{_num(a['n'])} comparisons")
+            if a["ceiling"] is not None:
+                s += (f"; two {esc(a['pool'])} annotators agree with each other on "
+                      f"{_ci({'value': a['ceiling'], 'ci95': a['ceiling_ci95']}, _pct, paren=True)}"
+                      " (the ceiling)")
+            if a["majority"] is not None:
+                s += (f"; with the {esc(a['pool'])} majority on "
+                      f"{_ci({'value': a['majority'], 'ci95': a['majority_ci95']}, _pct, paren=True)}")
+            out.append(s + ".")
+        if entry.get("verdict"):
+            out.append(f"Verdict: {esc(entry['verdict'])}.")
     return out
 
 
@@ -311,21 +444,15 @@ def limitations(results: dict, esc=str) -> list[str]:
                    "annotator, or no item judged twice), so the reliability of "
                    f"{'that pool' if len(undefined) == 1 else 'those pools'} is unknown.")
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
-        rate = rows[0].get("majority_differs_rate")
-        reversed_ = max((r.get("winner_reversed_rate") or 0 for r in rows), default=0)
-        if (rate is not None and rate >= NOTABLE_RATE) or reversed_ > 0:
-            s = (f"The pools disagree: where {esc(a)} and {esc(b)} are each unanimous, their "
-                 f"{rows[0].get('granularity', 'label')}s differ on {_pct(rate)} of items")
-            if reversed_ > 0:
-                s += f" and they name opposite winners on {_pct(reversed_)}"
-            out.append(s + "; a model trained or evaluated on one pool's labels inherits that "
-                       "pool's view.")
+        s = _pool_limitation(rows, a, b, esc)
+        if s:
+            out.append(s)
     for w in results.get("within_pool") or []:
-        p = w.get("annotator_effect_p")
-        if p is not None and p < EFFECT_P:
-            out.append(f"Annotators within {esc(w['pool'])} differ systematically (annotator "
-                       f"effect p = {_num(p, 4)}): which annotator labelled an item changes "
-                       "its label.")
+        t = within_test(w)
+        if t["p"] is not None and t["p"] < EFFECT_P:
+            out.append(f"Annotators within {esc(w['pool'])} are not interchangeable "
+                       f"({t['name'] or 'annotator effect'} p = {_p(t)}): which annotator "
+                       "labelled an item changes its label.")
     jpi = ds.get("judgments_per_item") or {}
     if jpi.get("min") is not None and jpi["min"] < FEW_JUDGMENTS:
         out.append(f"Some items have only {jpi['min']} judgment(s), so their majority label can "
@@ -336,19 +463,16 @@ def limitations(results: dict, esc=str) -> list[str]:
             out.append(f"The leaderboard depends on who judges: switching from "
                        f"{esc(pp['pool_a'])} to {esc(pp['pool_b'])} changes the rank of "
                        f"{pp['n_displaced']} model(s) (Kendall τ = {_num(pp.get('kendall_tau'))}).")
-    close = [r for r in st.get("closest_pairs") or []
-             if (r.get("swap_probability") or 0) >= NOTABLE_SWAP]
+    close = [r for r in sorted(st.get("closest_pairs") or [], key=swap_key)
+             if (swap(r)["bootstrap"] or 0) >= NOTABLE_SWAP]
     for r in close[:3]:
         out.append(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} are within resampling noise "
-                   f"of each other in {esc(r.get('pool'))}: their order reverses in "
-                   f"{_pct(r['swap_probability'])} of bootstrap resamples.")
-    sim = [r for r in st.get("simulation") or []
-           if (r.get("displacement_probability") or 0) >= 0.5]
+                   f"of each other in {esc(r.get('pool'))}: their order would {_swap(r)}.")
+    sim = [r for r in map(simulation_row, st.get("simulation") or []) if (r["p"] or 0) >= 0.5]
     if sim:
         r = min(sim, key=lambda r: r["n_models"])
         out.append(f"At the measured pool effect, a leaderboard of {r['n_models']} models would "
-                   f"have at least one model displaced with probability "
-                   f"{_num(r['displacement_probability'], 2)}.")
+                   f"have at least one model displaced with probability {_sim(r)}.")
     if len(judges) == 1:
         out.append(f"{esc(judges[0])} is an automatic judge, not a person: its labels are "
                    "compared with the human pools, not pooled with them.")
@@ -361,10 +485,33 @@ def limitations(results: dict, esc=str) -> list[str]:
         out.append(f"{len(failed)} of the dataset's stated expectations failed: "
                    + "; ".join(esc(r.get("expectation")) for r in failed[:5]) + ".")
     if not out:
-        out.append("No check crossed the thresholds used here (α ≥ 0.667 in every pool, pool "
-                   "disagreement under 10%, no rank change between pools); that is not evidence "
-                   "that the labels are free of annotator or pool effects.")
+        out.append("No check crossed the thresholds used here (α ≥ 0.667 in every pool, no pool "
+                   "disagreement or annotator effect beyond its permutation null at p < 0.05, no "
+                   "rank change between pools); that is not evidence that the labels are free of "
+                   "annotator or pool effects.")
     return out
+
+
+def _pool_limitation(rows: list, a: str, b: str, esc=str) -> str | None:
+    """The pools disagree beyond what interchangeable annotators give: the permutation null's
+    p below :data:`EFFECT_P` with the observed rate above the null."""
+    first = rows[0]
+    n = against_null(first, "majority_differs_rate")
+    rev = next((against_null(r, "winner_reversed_rate") for r in rows
+                if r.get("winner_reversed_rate") is not None), None)
+    if n is None or n["observed"] is None:
+        return None
+    if n["p"] is None or n["p"] >= EFFECT_P or (n["excess"] or 0) <= 0:
+        return None
+    s = (f"The pools disagree beyond chance: where {esc(a)} and {esc(b)} are each unanimous, "
+         f"their {first.get('granularity', 'label')}s differ on {_pct(n['observed'])} of items "
+         f"against {_pct(n['null'])} expected if the pools were interchangeable (permutation "
+         f"p = {_p(n)})")
+    if rev is not None and rev["observed"]:
+        s += (f", and they name opposite winners on {_pct(rev['observed'])}"
+              + (f" against {_pct(rev['null'])} expected" if rev["null"] is not None else ""))
+    return s + ("; a model trained or evaluated on one pool's labels inherits that pool's "
+                "view.")
 
 
 def _by_pair(rows) -> dict:
@@ -447,6 +594,7 @@ def annotations_block(results: dict, *, creators: dict | None = None,
         disagreement=safe(disagreement_sentences(results, md_escape)),
         within=safe(within_sentences(results, md_escape)),
         stability=safe(stability_sentences(results, md_escape)),
+        judges=safe(judge_sentences(results, md_escape)),
         limitations=Markup(" ".join(limitations(results, md_escape))),
         method=method).strip() + "\n"
 
@@ -598,7 +746,8 @@ def croissant_rai(results: dict) -> dict:
     analysis = ([f"Reliability per pool: {s}" for s in reliability_sentences(results)]
                 + disagreement_sentences(results)
                 + [f"Within-pool variability, {s}" for s in within_sentences(results)]
-                + stability_sentences(results))
+                + stability_sentences(results)
+                + judge_sentences(results))
     node = {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",

@@ -300,21 +300,37 @@ def slope_chart(leaderboards: dict | None) -> str | None:
 
 
 def swap_chart(closest_pairs: list | None) -> str | None:
-    """Horizontal bars: the probability that each close pair of neighbours swaps under resampling."""
-    rows = [r for r in closest_pairs or [] if _finite(r.get("swap_probability"))]
+    """Horizontal bars: the probability that each close pair of neighbours swaps under
+    resampling (±2 Monte-Carlo s.e. as error bars), with the closed form Φ(−gap/(√2·SD)) as a
+    marker where the results carry it."""
+    from .read import swap
+
+    rows = [(r, swap(r)) for r in closest_pairs or []]
+    rows = [(r, s) for r, s in rows if s["bootstrap"] is not None]
     if not rows:
         return None
 
     def draw(fig):
         ax = fig.add_subplot()
         labels = [f"{short(r.get('model_hi'), 20)} / {short(r.get('model_lo'), 20)}"
-                  + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r in rows]
-        ax.barh(range(len(rows)), [r["swap_probability"] for r in rows], color=_PALETTE[0])
+                  + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r, _ in rows]
+        boot = [s["bootstrap"] for _, s in rows]
+        err = [2 * s["mc_se"] if s["mc_se"] is not None else 0.0 for _, s in rows]
+        ax.barh(range(len(rows)), boot, xerr=err, color=_PALETTE[0], ecolor="#333",
+                capsize=2, label="bootstrap share (±2 MC s.e.)")
+        closed = [(i, s["closed_form"]) for i, (_, s) in enumerate(rows)
+                  if s["closed_form"] is not None]
+        if closed:
+            ax.plot([c for _, c in closed], [i for i, _ in closed], "D", ms=4,
+                    color=_PALETTE[1 % len(_PALETTE)], label="closed form Φ(−gap/(√2·SD))")
+            ax.legend(frameon=False, fontsize=8, loc="lower right")
         ax.set_yticks(range(len(rows)), labels)
         ax.invert_yaxis()
-        ax.set_xlim(0, max(0.5, max(r["swap_probability"] for r in rows) * 1.1))
+        top = max(b + e for b, e in zip(boot, err))
+        top = max([top] + [c for _, c in closed])
+        ax.set_xlim(0, min(1.0, max(0.5, top * 1.1)))
         ax.axvline(0.05, color="#999", lw=0.8, ls=":")
-        ax.set_xlabel("P(order of the pair reverses in a bootstrap resample)")
+        ax.set_xlabel("P(order of the pair reverses)")
     return _render("swaps", 7.0, 0.8 + 0.3 * len(rows), draw)
 
 
@@ -343,23 +359,33 @@ def displacement_histogram(histograms: dict | None) -> str | None:
 
 
 def simulation_curve(simulation: list | None) -> str | None:
-    """Line: P(at least one model displaced) against leaderboard size, with ±2 Monte Carlo s.e."""
-    rows = sorted((r for r in simulation or [] if _finite(r.get("displacement_probability"))),
-                  key=lambda r: r["n_models"])
+    """Line: P(at least one model displaced) against leaderboard size; dark band ±2 Monte-Carlo
+    s.e., light band the 95% interval over the perturbation SD's own uncertainty where the
+    results carry it."""
+    from .read import simulation_row
+
+    rows = sorted((simulation_row(r) for r in simulation or []), key=lambda r: r["n_models"])
+    rows = [r for r in rows if r["p"] is not None]
     if not rows:
         return None
 
     def draw(fig):
         ax = fig.add_subplot()
         n = [r["n_models"] for r in rows]
-        p = [r["displacement_probability"] for r in rows]
-        se = [r.get("mc_se") if _finite(r.get("mc_se")) else 0.0 for r in rows]
+        p = [r["p"] for r in rows]
+        se = [r["mc_se"] or 0.0 for r in rows]
+        band = [(i, r["interval95"]) for i, r in enumerate(rows) if r["interval95"]]
+        if band:
+            ax.fill_between([n[i] for i, _ in band], [b[0] for _, b in band],
+                            [b[1] for _, b in band], color=_PALETTE[0], alpha=0.12, lw=0,
+                            label="95% interval over the SD's uncertainty")
         ax.fill_between(n, [max(0, a - 2 * s) for a, s in zip(p, se)],
-                        [min(1, a + 2 * s) for a, s in zip(p, se)], color=_PALETTE[0], alpha=0.2,
-                        lw=0)
+                        [min(1, a + 2 * s) for a, s in zip(p, se)], color=_PALETTE[0], alpha=0.3,
+                        lw=0, label="±2 Monte-Carlo s.e.")
         ax.plot(n, p, marker="o", ms=4, color=_PALETTE[0])
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("models on the leaderboard")
         ax.set_ylabel("P(at least one model displaced)")
+        ax.legend(frameon=False, fontsize=8, loc="lower right")
         ax.grid(color="#eee")
     return _render("simulation", 6.5, 3.0, draw)

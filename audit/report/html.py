@@ -17,6 +17,8 @@ import math
 from pathlib import Path
 
 from ..labels import WINNER_NAMES
+from .read import (STAT_NAMES, against_null, displacement, has_null, judge_method, judge_rows,
+                   p_text, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.
 MAX_ITEMS = 50
@@ -223,26 +225,35 @@ def confusion_matrix(row: dict, dataset: dict):
 
 
 def _disagreement(rows, within, ds, chart, ch) -> dict:
+    """Pool-disagreement rows (one per pool pair, granularity and statistic: observed with its
+    CI, the permutation null's mean, the excess over it and the permutation p) and the
+    within-pool tests."""
     out = {"rows": [], "heatmaps": [], "within": []}
     # a continuous scale has no unanimity: its rows carry the pools' mean score difference
     out["continuous"] = any(r.get("majority_differs_rate") is None
                             and r.get("mean_difference") is not None for r in rows or [])
     for i, r in enumerate(rows or []):
         cis = r.get("ci95") or {}
+        pair = {"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
+                "granularity": r.get("granularity")}
         if out["continuous"]:
-            out["rows"].append({
-                "pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
-                "granularity": r.get("granularity"), "n": num(r.get("n_items_shared")),
-                "differs": _interval(r.get("mean_difference"), cis.get("mean_difference")),
-                "reversed": _interval(r.get("mean_abs_difference"),
-                                      cis.get("mean_abs_difference"))})
+            pair["n"] = num(r.get("n_items_shared"))
+            out["rows"].append({**pair, "stat": "mean difference (B − A)",
+                                "observed": _interval(r.get("mean_difference"),
+                                                      cis.get("mean_difference")),
+                                **_null_cells(r, None)})
+            out["rows"].append({**pair, "stat": "mean |difference|",
+                                "observed": _interval(r.get("mean_abs_difference"),
+                                                      cis.get("mean_abs_difference")),
+                                **_null_cells(r, "mean_abs_difference", rate=False)})
             continue
-        out["rows"].append({
-            "pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
-            "granularity": r.get("granularity"), "n": num(r.get("n_items_both_unanimous")),
-            "differs": _rate(r.get("majority_differs_rate"), cis.get("majority_differs_rate")),
-            "reversed": _rate(r.get("winner_reversed_rate"), cis.get("winner_reversed_rate"))
-            if r.get("winner_reversed_rate") is not None else "-"})
+        pair["n"] = num(r.get("n_items_both_unanimous"))
+        for stat in ("majority_differs_rate", "winner_reversed_rate"):
+            if stat == "winner_reversed_rate" and r.get(stat) is None:
+                continue
+            out["rows"].append({**pair, "stat": STAT_NAMES[stat],
+                                "observed": _rate(r.get(stat), cis.get(stat)),
+                                **_null_cells(r, stat)})
         conf = confusion_matrix(r, ds)
         if conf and len(out["heatmaps"]) < MAX_HEATMAPS:
             svg = chart(ch.confusion_heatmap, *conf, pool_a=str(r.get("pool_a")),
@@ -250,18 +261,67 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
             if svg:
                 out["heatmaps"].append({"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
                                         "granularity": r.get("granularity"), "svg": svg})
+    out["null_method"] = next((r["null"].get("method") for r in rows or []
+                               if has_null(r) and r["null"].get("method")), None)
     out["within_sd"] = any(w.get("disagreement_rate") is None
                            and w.get("within_item_sd") is not None for w in within or [])
     for w in within or []:
         rate = (_interval(w.get("within_item_sd"), w.get("within_item_sd_ci95"))
-                if out["within_sd"] else num(w.get("disagreement_rate")))
-        out["within"].append({"pool": w.get("pool"), "rate": rate,
-                              "p": num(w.get("annotator_effect_p"), 4),
-                              "effect": num(w.get("effect_size"))})
+                if out["within_sd"] else _rate(w.get("disagreement_rate"), w.get("ci95")))
+        t = within_test(w)
+        out["within"].append({
+            "pool": w.get("pool"), "rate": rate, "test": t["name"] or "-",
+            "p": _p(t["p"], t["mc_se"], t["n_permutations"]),
+            "reference": "; ".join(f"{x['name']} {num(x['statistic'], 2)}"
+                                   + (f" (df {num(x['dof'])})" if x["dof"] is not None else "")
+                                   + f", p = {p_text(x['p'])}" for x in t["reference"]) or "-",
+            "pooled": (f"χ² {num(t['pooled']['statistic'], 2)} (df {num(t['pooled']['dof'])}), "
+                       f"p = {p_text(t['pooled']['p'])}") if t["pooled"] else "-",
+            "effect": num(t["effect"]), "effect_name": t["effect_name"]})
+    out["within_method"] = next((within_test(w)["method"] for w in within or []
+                                 if within_test(w)["method"]), None)
     if not out["rows"]:
         out["na"] = ("needs two pools whose annotators judged the same items"
                      if len(ds.get("pools") or {}) < 2 else "no pool pair to compare")
     return out
+
+
+def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:
+    """``expected`` (the permutation null's mean), ``excess`` (observed − null, with its CI) and
+    ``p`` cells of one statistic; ``-`` where the row has no null for it."""
+    n = against_null(row, stat) if stat else None
+    if n is None or (n["null"] is None and n["p"] is None):
+        return {"expected": "-", "excess": "-", "p": "-"}
+    if rate:
+        excess = _points(n["excess"], n["excess_ci95"])
+        expected = pct(n["null"])
+    else:
+        excess = _interval(n["excess"], n["excess_ci95"])
+        expected = num(n["null"])
+    return {"expected": expected, "excess": excess,
+            "p": _p(n["p"], n["mc_se"], n["n_permutations"])}
+
+
+def _points(value, interval) -> str:
+    """A difference of two rates in percentage points: ``+1.2 [−0.3, +2.8] points``."""
+    if value is None:
+        return "NaN"
+    sign = lambda x: f"{100 * x:+.1f}".replace("-", "−")  # noqa: E731
+    if interval:
+        return f"{sign(value)} [{sign(interval[0])}, {sign(interval[1])}] points"
+    return f"{sign(value)} points"
+
+
+def _p(p, se, n_permutations) -> str:
+    """A permutation p-value with its Monte-Carlo s.e. and the permutation count."""
+    if p is None:
+        return "NaN"
+    text = p_text(p)
+    if se is not None:
+        text += f" ± {num(se, 4)}"
+    if n_permutations:
+        text += f" ({num(n_permutations)} perm.)"
+    return text
 
 
 def _interval(value, interval, digits: int = 3) -> str:
@@ -304,67 +364,70 @@ def _leaderboards(boards, st, chart, ch) -> dict:
 def _closest(rows, chart, ch) -> dict:
     if not rows:
         return {"na": "no leaderboard, or fewer than two models in every pool"}
-    top = sorted(rows, key=lambda r: -(r.get("swap_probability") or 0))[:MAX_PAIRS]
-    return {"rows": [{"pool": r.get("pool"), "hi": r.get("model_hi"), "lo": r.get("model_lo"),
-                      "gap": num(r.get("gap"), 4), "p": num(r.get("swap_probability"))}
-                     for r in top],
-            "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top)}
+    top = sorted(rows, key=swap_key)[:MAX_PAIRS]
+    out = []
+    for r in top:
+        s = swap(r)
+        out.append({"pool": r.get("pool"), "hi": r.get("model_hi"), "lo": r.get("model_lo"),
+                    "gap": num(r.get("gap"), 4),
+                    "p": num(s["bootstrap"]) + (f" ± {num(s['mc_se'], 3)}"
+                                                if s["mc_se"] is not None else ""),
+                    "closed": (num(s["closed_form"]) +
+                               (f" (SD {num(s['closed_form_sd'], 4)})"
+                                if s["closed_form_sd"] is not None else ""))
+                    if s["closed_form"] is not None else "-"})
+    return {"rows": out, "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top)}
 
 
 def _displacement(st, chart, ch) -> dict:
-    probs = st.get("bootstrap_displacement_probability") or {}
+    probs = displacement(st)
     hist = st.get("displacement_histogram") or {}
     if not probs and not hist:
         return {"na": "no leaderboard to resample"}
-    return {"probs": [(p, num(v)) for p, v in probs.items()],
+    return {"probs": [(p, num(v) + (f" ± {num(se)}" if se is not None else ""))
+                      for p, v, se in probs],
             "chart": chart(ch.displacement_histogram, hist)}
 
 
 def _simulation(st, chart, ch) -> dict:
-    rows = st.get("simulation") or []
+    rows = [simulation_row(r) for r in st.get("simulation") or []]
     if not rows:
         return {"na": "no leaderboard to simulate from"}
     model = st.get("simulation_model") or {}
-    return {"rows": [{"n": num(r.get("n_models")), "p": num(r.get("displacement_probability")),
-                      "se": num(r.get("mc_se"), 4)} for r in rows],
+    sd, sd_ci = model.get("perturbation_sd"), model.get("perturbation_sd_ci95")
+    return {"rows": [{"n": num(r["n_models"]), "p": num(r["p"]), "se": num(r["mc_se"], 4),
+                      "interval": (f"{num(r['interval95'][0])} – {num(r['interval95'][1])}"
+                                   if r["interval95"] else "-")} for r in rows],
+            "interval_method": next((r["interval_method"] for r in rows
+                                     if r["interval_method"]), None),
+            "sd": _interval(sd, sd_ci, 4) if sd is not None else None,
             "model": [(k, cell(v)) for k, v in model.items()],
-            "chart": chart(ch.simulation_curve, rows)}
+            "chart": chart(ch.simulation_curve, st.get("simulation"))}
 
 
 def _judges(rows) -> dict:
+    """Per judge: the verdict line, a table of agreement with one annotator of each pool beside
+    the pool's own ceiling and the majority agreement, and the paired differences."""
     rows = [r for r in rows or [] if isinstance(r, dict)]
     if not rows:
         return {"na": "no judge pool to compare with the human pools"}
     out = []
     for r in rows:
-        nested = {k: generic_table(v) for k, v in r.items()
-                  if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)}
-        facts = [(k, cell(v)) for k, v in r.items() if k not in nested and k != "verdict"]
-        out.append({"verdict": r.get("verdict"), "facts": facts, "tables": list(nested.items())})
+        pools = [{"pool": a["pool"], "agreement": ci(a["agreement"], a["ci95"]),
+                  "n": num(a["n"]), "ceiling": ci(a["ceiling"], a["ceiling_ci95"]),
+                  "ceiling_n": num(a["ceiling_n"]) if a["ceiling_n"] is not None else "-",
+                  "majority": ci(a["majority"], a["majority_ci95"])
+                  if a["majority"] is not None else "-"} for a in judge_rows(r)]
+        diffs = [{"pool_a": d.get("pool_a"), "pool_b": d.get("pool_b"),
+                  "difference": ci(d.get("difference"), d.get("ci95")), "n": num(d.get("n")),
+                  "tracks": d.get("tracks") or "-"}
+                 for d in r.get("differences") or [] if isinstance(d, dict)]
+        known = {"judge", "agreement", "differences", "verdict", "method"}
+        facts = [(k, cell(v)) for k, v in r.items() if k not in known]
+        out.append({"judge": r.get("judge"), "verdict": r.get("verdict"), "pools": pools,
+                    "diffs": diffs, "facts": facts,
+                    "method": [(k, str(v)) for k, v in judge_method(r).items()]})
     return {"judges": out}
-
-
-def generic_table(rows) -> dict:
-    """``{columns, rows}`` of cell strings for a list of flat dicts of unknown keys.
-
-    A ``ci95`` key is folded into the first float column before it (``value [lo, hi]``).
-    """
-    rows = [r for r in rows or [] if isinstance(r, dict)]
-    columns = []
-    for r in rows:
-        columns += [k for k in r if k not in columns and k != "ci95"]
-    body = []
-    for r in rows:
-        line, folded = [], False
-        for c in columns:
-            v = r.get(c)
-            if not folded and isinstance(v, float) and isinstance(r.get("ci95"), list):
-                line.append(ci(v, r["ci95"]))
-                folded = True
-            else:
-                line.append(cell(v) if c in r else "-")
-        body.append(line)
-    return {"columns": columns, "rows": body}
 
 
 def _flipped(fl, max_items: int) -> dict:

@@ -19,6 +19,8 @@ from rich.table import Table as _RichTable
 from rich.text import Text
 
 from ..escape import terminal
+from .read import (STAT_NAMES, against_null, displacement, judge_rows, simulation_row, swap,
+                   swap_key, within_test)
 
 METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
 
@@ -146,43 +148,89 @@ def _reliability(rel, console):
 
 
 def _pool_disagreement(rows, console):
+    """One line per pool pair and statistic: observed [95% CI], the rate expected if the pools
+    were interchangeable (permutation null), the excess [95% CI] and the permutation p."""
     if not rows:
         return
-    if all("mean_difference" in r for r in rows):  # a continuous scale: no majority labels
-        t = Table("pools", "items judged by both", "mean difference (b - a)",
-                  "mean |difference|", title="pool comparison (per-item pool means)",
-                  title_justify="left")
-        for r in rows:
-            ci = r.get("ci95", {})
-            t.add_row(f"{r['pool_a']} vs {r['pool_b']}", f"{r['n_items_shared']:,}",
-                      fmt_ci({"value": r["mean_difference"], "ci95": ci.get("mean_difference")}),
-                      fmt_ci({"value": r["mean_abs_difference"],
-                              "ci95": ci.get("mean_abs_difference")}))
-        console.print(t)
-        return
-    t = Table("pools", "granularity", "items (both unanimous)", "labels differ", "opposite winner",
-              title="pool disagreement (items where each pool is unanimous)", title_justify="left")
+    continuous = all("mean_difference" in r for r in rows)  # a continuous scale: no majorities
+    t = Table("pools", "statistic (items)", "observed [95% CI]", "null", "excess [95% CI]",
+              "p (perm.)",
+              title=("pool comparison (per-item pool means)" if continuous else
+                     "pool disagreement (items where each pool is unanimous)")
+              + "; null = expected if the pools were interchangeable",
+              title_justify="left")
     for r in rows:
-        ci = r.get("ci95", {})
-        t.add_row(f"{r['pool_a']} vs {r['pool_b']}", r["granularity"],
-                  f"{r['n_items_both_unanimous']:,}",
-                  fmt_ci({"value": r["majority_differs_rate"], "ci95": ci.get("majority_differs_rate")}),
-                  fmt_ci({"value": r.get("winner_reversed_rate"),
-                          "ci95": ci.get("winner_reversed_rate")})
-                  if r.get("winner_reversed_rate") is not None else "-")
+        ci = r.get("ci95") or {}
+        pools = f"{r['pool_a']} vs {r['pool_b']}" + (
+            f" ({r['granularity']})" if r.get("granularity") not in (None, "label") else "")
+        if continuous:
+            n = f" ({r['n_items_shared']:,})"
+            t.add_row(pools, "mean b - a" + n,
+                      fmt_ci({"value": r["mean_difference"], "ci95": ci.get("mean_difference")}),
+                      "-", "-", "-")
+            t.add_row(pools, "mean |b - a|" + n,
+                      fmt_ci({"value": r["mean_abs_difference"],
+                              "ci95": ci.get("mean_abs_difference")}),
+                      *_null_cells(against_null(r, "mean_abs_difference"), fmt))
+            continue
+        for stat in ("majority_differs_rate", "winner_reversed_rate"):
+            if stat == "winner_reversed_rate" and r.get(stat) is None:
+                continue
+            n = against_null(r, stat)
+            t.add_row(pools, f"{STAT_NAMES[stat]} ({r['n_items_both_unanimous']:,})",
+                      _pct_ci(n["observed"], n["ci95"]), *_null_cells(n, _pct))
     console.print(t)
 
 
+def _pct(x, digits: int = 1) -> str:
+    return "NaN" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def _pct_ci(value, ci, *, points: bool = False) -> str:
+    """``7.4% [5.6, 9.4]`` (``+6.3 [4.5, 8.2] pt`` with ``points``)."""
+    if value is None:
+        return "NaN"
+    f = (lambda x: f"{100 * x:+.1f}") if points else (lambda x: f"{100 * x:.1f}")  # noqa: E731
+    text = f(value) + (" pt" if points else "%")
+    return text + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else "")
+
+
+def _null_cells(n: dict | None, show) -> tuple[str, str, str]:
+    """The null's mean, the excess [95% CI] and the permutation p ± MC s.e."""
+    if n is None or (n["null"] is None and n["p"] is None):
+        return "-", "-", "-"
+    if show is _pct:
+        excess = _pct_ci(n["excess"], n["excess_ci95"], points=True)
+    else:
+        excess = fmt_ci({"value": n["excess"], "ci95": n["excess_ci95"] or [None, None]})
+    return show(n["null"]), excess, _p(n["p"], n["mc_se"])
+
+
+def _p(p, se) -> str:
+    """A Monte-Carlo p-value with its s.e."""
+    return fmt_p(p) + (f" ± {fmt(se, 4)}" if se is not None else "")
+
+
 def _within_pool(rows, console):
+    """Per pool: disagreement, the within-item permutation test's p ± MC s.e. (the annotator
+    effect), the classical reference tests and the effect size."""
     if not rows:
         return
     spread = all("within_item_sd" in r for r in rows)  # a continuous scale
     t = Table("pool", "within-item SD" if spread else "items with a disagreement",
-              "annotator effect p", "effect size", title="within-pool variability",
-              title_justify="left")
+              "annotator effect p (permutation)", "reference tests", "effect size",
+              title="within-pool variability", title_justify="left")
     for r in rows:
-        t.add_row(r["pool"], fmt(r.get("within_item_sd" if spread else "disagreement_rate")),
-                  fmt_p(r.get("annotator_effect_p")), fmt(r.get("effect_size")))
+        w = within_test(r)
+        refs = [f"{x['name']} p {fmt_p(x['p'])}" for x in w["reference"]]
+        if w["pooled"]:
+            refs.append(f"pooled chi2 p {fmt_p(w['pooled']['p'])}")
+        value = r.get("within_item_sd" if spread else "disagreement_rate")
+        t.add_row(r["pool"], fmt_ci({"value": value, "ci95": r.get(
+                      "within_item_sd_ci95" if spread else "ci95")}) if value is not None
+                  else "NaN",
+                  _p(w["p"], w["mc_se"]), "; ".join(refs) or "-",
+                  f"{fmt(w['effect'])} ({w['effect_name']})")
     console.print(t)
 
 
@@ -207,22 +255,44 @@ def _leaderboards(results, console):
         console.print(_text(f"pool switch {pp['pool_a']} -> {pp['pool_b']}: Kendall tau "
                             f"{fmt(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) "
                             f"displaced, score shift SD {fmt(pp.get('score_shift_sd'), 4)}"))
-    bdp = st.get("bootstrap_displacement_probability") or {}
+    bdp = displacement(st)
     if bdp:
-        console.print(_text("bootstrap displacement probability: " +
-                            ", ".join(f"{p} {fmt(v)}" for p, v in bdp.items())))
-    sim = st.get("simulation") or []
+        console.print(_text("bootstrap displacement probability (± MC s.e.): " + ", ".join(
+            f"{p} {fmt(v)}" + (f" ± {fmt(se)}" if se is not None else "") for p, v, se in bdp)))
+    for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
+        s = swap(r)
+        console.print(_text(
+            f"closest pair in {r.get('pool')}: {r.get('model_hi')} / {r.get('model_lo')} (gap "
+            f"{fmt(r.get('gap'), 4)}) swap probability {fmt(s['bootstrap'])}"
+            + (f" ± {fmt(s['mc_se'])}" if s["mc_se"] is not None else "") + " bootstrap"
+            + (f", {fmt(s['closed_form'])} closed form" if s["closed_form"] is not None
+               else "")))
+    sim = [simulation_row(r) for r in st.get("simulation") or []]
     if sim:
-        console.print(_text("P(at least one model displaced) by leaderboard size: " +
-                            ", ".join(f"{r['n_models']}: {fmt(r['displacement_probability'], 2)}"
-                                      for r in sim)))
+        console.print(_text(
+            "P(at least one model displaced) by leaderboard size [95% interval over the SD's "
+            "uncertainty]: " + ", ".join(
+                f"{r['n_models']}: {fmt(r['p'], 2)}"
+                + (f" [{fmt(r['interval95'][0], 2)}, {fmt(r['interval95'][1], 2)}]"
+                   if r["interval95"] else "") for r in sim)))
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:
         console.print(_text(f"items whose winner flips between pools: {fl['count']:,}"))
 
 
 def _judges(rows, console):
+    """Per judge and human pool: agreement with one annotator of the pool [95% CI], the pool's
+    own ceiling and the majority agreement; then the verdict."""
     for r in rows or []:
+        for a in judge_rows(r):
+            line = (f"judge {r.get('judge')} vs {a['pool']}: one annotator "
+                    f"{fmt_ci({'value': a['agreement'], 'ci95': a['ci95']})} (n {a['n']})")
+            if a["ceiling"] is not None:
+                line += f", ceiling {fmt_ci({'value': a['ceiling'], 'ci95': a['ceiling_ci95']})}"
+            if a["majority"] is not None:
+                line += (f", majority "
+                         f"{fmt_ci({'value': a['majority'], 'ci95': a['majority_ci95']})}")
+            console.print(_text(line))
         console.print(_text(f"judge {r.get('judge')}: {r.get('verdict', '')}"))
 
 
