@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..errors import AuditWarning, InputError, join_names
 from ..escape.markdown import front_matter, inline
-from .read import (against_null, displacement, finite, judge_rows, p_text, simulation_row,
+from .read import (against_null, displacement, finite, judge_rows, p_is, simulation_row,
                    swap, swap_key, within_test)
 
 START = "<!-- annotation-audit:start -->"
@@ -214,9 +214,13 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
             tested += [rev] if rev not in tested else []
         ps = [(r, against_null(r, "majority_differs_rate")) for r in tested]
         ps = [(r, n) for r, n in ps if n and n["p"] is not None]
+        reasons = {n["not_defined"] for r in tested
+                   if (n := against_null(r, "majority_differs_rate")) and n["not_defined"]}
+        if reasons:
+            s += ". No permutation null: " + "; ".join(sorted(reasons))
         if ps:
             s += ". Permutation test of interchangeable pools (annotators shuffled between them): " \
-                + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + f"p = {_p(n)}"
+                + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + _p(n)
                             for r, n in ps)
         out.append(s + ".")
     return out
@@ -227,7 +231,7 @@ def _against_null(row: dict, stat: str) -> str:
     95% CI ...)`` for one rate of a pool-disagreement row."""
     n = against_null(row, stat)
     text = _ci({"value": n["observed"], "ci95": n["ci95"]}, _pct, paren=True)
-    if n["null"] is None:
+    if n["null"] is None or n["not_defined"]:
         return text
     text += f" against {_pct(n['null'])} expected if the pools were interchangeable"
     if n["excess"] is not None:
@@ -236,8 +240,8 @@ def _against_null(row: dict, stat: str) -> str:
 
 
 def _p(n: dict) -> str:
-    """A permutation p-value with its Monte-Carlo s.e. and permutation count."""
-    text = p_text(n["p"])
+    """``p = ...`` of a permutation test with its Monte-Carlo s.e. and permutation count."""
+    text = p_is(n["p"])
     if n.get("mc_se") is not None:
         text += f" ± {_num(n['mc_se'], 4)}"
     if n.get("n_permutations"):
@@ -265,13 +269,15 @@ def _score_difference_sentence(row: dict, a: str, b: str, esc=str) -> str:
          f"{esc(b)}'s mean score minus {esc(a)}'s is {_ci(diff, paren=True)} on average, and "
          f"{_ci(absdiff, paren=True)} in absolute value")
     n = against_null(row, "mean_abs_difference")
-    if n and n["null"] is not None:
+    if n and n["not_defined"]:
+        s += f". No permutation null: {n['not_defined']}"
+    elif n and n["null"] is not None:
         s += f", against {_num(n['null'])} expected if the pools were interchangeable"
         if n["excess"] is not None:
             s += f" (excess {_ci({'value': n['excess'], 'ci95': n['excess_ci95']})})"
         if n["p"] is not None:
             s += (". Permutation test of interchangeable pools (annotators shuffled between "
-                  f"them): p = {_p(n)}")
+                  f"them): {_p(n)}")
     return s + "."
 
 
@@ -306,9 +312,9 @@ def _effect(w: dict) -> str:
     verdict = ("its annotators are not interchangeable" if t["p"] < EFFECT_P else
                "no evidence that its annotators differ")
     text = f"{verdict} ({t['name'] or 'annotator effect'} p = {_p(t)}"
-    refs = [f"{r['name']} p = {p_text(r['p'])}" for r in t["reference"] if r["p"] is not None]
+    refs = [f"{r['name']} {p_is(r['p'])}" for r in t["reference"] if r["p"] is not None]
     if t["pooled"] and t["pooled"]["p"] is not None:
-        refs.append(f"pooled χ² p = {p_text(t['pooled']['p'])}, which ignores that the "
+        refs.append(f"pooled χ² {p_is(t['pooled']['p'])}, which ignores that the "
                     "annotators label the same items")
     if refs:
         text += "; for reference " + ", ".join(refs)
@@ -451,7 +457,7 @@ def limitations(results: dict, esc=str) -> list[str]:
         t = within_test(w)
         if t["p"] is not None and t["p"] < EFFECT_P:
             out.append(f"Annotators within {esc(w['pool'])} are not interchangeable "
-                       f"({t['name'] or 'annotator effect'} p = {_p(t)}): which annotator "
+                       f"({t['name'] or 'annotator effect'} {_p(t)}): which annotator "
                        "labelled an item changes its label.")
     jpi = ds.get("judgments_per_item") or {}
     if jpi.get("min") is not None and jpi["min"] < FEW_JUDGMENTS:
@@ -506,7 +512,7 @@ def _pool_limitation(rows: list, a: str, b: str, esc=str) -> str | None:
     s = (f"The pools disagree beyond chance: where {esc(a)} and {esc(b)} are each unanimous, "
          f"their {first.get('granularity', 'label')}s differ on {_pct(n['observed'])} of items "
          f"against {_pct(n['null'])} expected if the pools were interchangeable (permutation "
-         f"p = {_p(n)})")
+         f"{_p(n)})")
     if rev is not None and rev["observed"]:
         s += (f", and they name opposite winners on {_pct(rev['observed'])}"
               + (f" against {_pct(rev['null'])} expected" if rev["null"] is not None else ""))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..labels import WINNER_NAMES
 from .read import (STAT_NAMES, against_null, displacement, has_null, judge_method, judge_rows,
-                   p_text, simulation_row, swap, swap_key, within_test)
+                   p_is, p_text, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.
 MAX_ITEMS = 50
@@ -274,9 +274,11 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
             "p": _p(t["p"], t["mc_se"], t["n_permutations"]),
             "reference": "; ".join(f"{x['name']} {num(x['statistic'], 2)}"
                                    + (f" (df {num(x['dof'])})" if x["dof"] is not None else "")
-                                   + f", p = {p_text(x['p'])}" for x in t["reference"]) or "-",
+                                   + f", {p_is(x['p'])}" for x in t["reference"]
+                                   if x["p"] is not None) or "-",
             "pooled": (f"χ² {num(t['pooled']['statistic'], 2)} (df {num(t['pooled']['dof'])}), "
-                       f"p = {p_text(t['pooled']['p'])}") if t["pooled"] else "-",
+                       f"{p_is(t['pooled']['p'])}")
+            if t["pooled"] and t["pooled"]["p"] is not None else "-",
             "effect": num(t["effect"]), "effect_name": t["effect_name"]})
     out["within_method"] = next((within_test(w)["method"] for w in within or []
                                  if within_test(w)["method"]), None)
@@ -292,6 +294,8 @@ def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:
     n = against_null(row, stat) if stat else None
     if n is None or (n["null"] is None and n["p"] is None):
         return {"expected": "-", "excess": "-", "p": "-"}
+    if n["not_defined"]:
+        return {"expected": "not defined", "excess": "-", "p": f"no test: {n['not_defined']}"}
     if rate:
         excess = _points(n["excess"], n["excess_ci95"])
         expected = pct(n["null"])

@@ -61,6 +61,12 @@ def p_text(p, digits: int = 4) -> str:
     return f"< {floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
 
 
+def p_is(p, digits: int = 4) -> str:
+    """``p = 0.0330`` or ``p < 0.0001``."""
+    text = p_text(p, digits)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def name_of_test(name) -> str:
     """A test's reader-facing name (``cochran_q`` -> ``Cochran's Q``)."""
     return TEST_NAMES.get(str(name), str(name).replace("_", " "))
@@ -73,8 +79,11 @@ def against_null(row: dict, stat: str) -> dict | None:
     Returns
     -------
     dict or None
-        ``{observed, ci95, ci_method, null, p, mc_se, n_permutations, method, excess,
-        excess_ci95}`` (None values where undefined); None when the row does not have ``stat``.
+        ``{observed, ci95, ci_method, null, p, mc_se, n_permutations, method, not_defined,
+        excess, excess_ci95}`` (None values where undefined); None when the row does not have
+        ``stat``. ``not_defined`` is the reason the permutation null gives no test (no
+        permutation can change the statistic, e.g. one judgment per pool on every item): the
+        renderers then show that reason instead of a null equal to the observed value.
         ``p`` and ``mc_se`` are the row's (one permutation test per pool pair); ``null`` is the
         mean of ``stat`` over the permutations.
     """
@@ -92,6 +101,8 @@ def against_null(row: dict, stat: str) -> dict | None:
             "mc_se": null.get("mc_se") if finite(null.get("mc_se")) else None,
             "n_permutations": null.get("n_permutations"),
             "strata": null.get("strata"), "method": null.get("method"),
+            "not_defined": null.get("not_defined") or (row.get("excess") or {}).get(
+                "not_defined"),
             "excess": excess.get("estimate") if finite(excess.get("estimate")) else None,
             "excess_ci95": _interval(excess.get("ci95"))}
 

@@ -19,8 +19,8 @@ from rich.table import Table as _RichTable
 from rich.text import Text
 
 from ..escape import terminal
-from .read import (STAT_NAMES, against_null, displacement, judge_rows, simulation_row, swap,
-                   swap_key, within_test)
+from .read import (STAT_NAMES, against_null, displacement, judge_rows, p_is, p_text,
+                   simulation_row, swap, swap_key, within_test)
 
 METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
 
@@ -52,13 +52,6 @@ def fmt(x, digits: int = 3) -> str:
     if isinstance(x, float):
         return f"{x:.{digits}f}"
     return str(x)
-
-
-def fmt_p(p) -> str:
-    """A p-value: three decimals, or ``< 0.001``."""
-    if p is None:
-        return "NaN"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def fmt_ci(entry: dict | None, digits: int = 3) -> str:
@@ -159,6 +152,7 @@ def _pool_disagreement(rows, console):
                      "pool disagreement (items where each pool is unanimous)")
               + "; null = expected if the pools were interchangeable",
               title_justify="left")
+    shown = set()  # (pair, statistic, value): a coarser granularity repeating it is left out
     for r in rows:
         ci = r.get("ci95") or {}
         pools = f"{r['pool_a']} vs {r['pool_b']}" + (
@@ -174,8 +168,10 @@ def _pool_disagreement(rows, console):
                       *_null_cells(against_null(r, "mean_abs_difference"), fmt))
             continue
         for stat in ("majority_differs_rate", "winner_reversed_rate"):
-            if stat == "winner_reversed_rate" and r.get(stat) is None:
+            key = (r["pool_a"], r["pool_b"], stat, r.get(stat))
+            if (stat == "winner_reversed_rate" and r.get(stat) is None) or key in shown:
                 continue
+            shown.add(key)
             n = against_null(r, stat)
             t.add_row(pools, f"{STAT_NAMES[stat]} ({r['n_items_both_unanimous']:,})",
                       _pct_ci(n["observed"], n["ci95"]), *_null_cells(n, _pct))
@@ -199,6 +195,8 @@ def _null_cells(n: dict | None, show) -> tuple[str, str, str]:
     """The null's mean, the excess [95% CI] and the permutation p ± MC s.e."""
     if n is None or (n["null"] is None and n["p"] is None):
         return "-", "-", "-"
+    if n["not_defined"]:
+        return "not defined", "-", "no test"
     if show is _pct:
         excess = _pct_ci(n["excess"], n["excess_ci95"], points=True)
     else:
@@ -208,7 +206,7 @@ def _null_cells(n: dict | None, show) -> tuple[str, str, str]:
 
 def _p(p, se) -> str:
     """A Monte-Carlo p-value with its s.e."""
-    return fmt_p(p) + (f" ± {fmt(se, 4)}" if se is not None else "")
+    return p_text(p) + (f" ± {fmt(se, 4)}" if se is not None else "")
 
 
 def _within_pool(rows, console):
@@ -222,9 +220,9 @@ def _within_pool(rows, console):
               title="within-pool variability", title_justify="left")
     for r in rows:
         w = within_test(r)
-        refs = [f"{x['name']} p {fmt_p(x['p'])}" for x in w["reference"]]
-        if w["pooled"]:
-            refs.append(f"pooled chi2 p {fmt_p(w['pooled']['p'])}")
+        refs = [f"{x['name']} {p_is(x['p'])}" for x in w["reference"] if x["p"] is not None]
+        if w["pooled"] and w["pooled"]["p"] is not None:
+            refs.append(f"pooled chi2 {p_is(w['pooled']['p'])}")
         value = r.get("within_item_sd" if spread else "disagreement_rate")
         t.add_row(r["pool"], fmt_ci({"value": value, "ci95": r.get(
                       "within_item_sd_ci95" if spread else "ci95")}) if value is not None

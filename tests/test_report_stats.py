@@ -1,0 +1,223 @@
+"""The statistics of issue 14 as the reader sees them: every renderer (HTML report, dataset card,
+terminal summary) shows the numbers of a real audit, each found in the output as formatted here
+from results.json (independently of the renderers' helpers): pool disagreement beside its
+permutation null and the excess, the within-item permutation test and its reference tests, the
+judge's agreement with one annotator beside the pool's ceiling, swap and displacement
+probabilities with their Monte-Carlo s.e., the simulation's interval over the SD's uncertainty.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import shared_data
+from results_examples import section_text
+from rich.console import Console
+
+from audit import columns as C
+from audit.errors import DegenerateDataWarning
+from audit.labels import LabelKind, LabelScale
+from audit.pipeline import audit_table
+from audit.report.card import annotations_block, limitations
+from audit.report.html import render_html
+from audit.report.summary import print_summary
+from audit.resample import Bootstrap
+from audit.table import build_table
+
+MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps")
+
+
+def crossed_table(*, seed: int = 11, n: int = 80):
+    """Pairwise items judged by every annotator of two human pools (3 each, fully crossed) and a
+    judge. Crowd annotator 0 leans to A and the expert pool is noisier, so the pools differ
+    beyond what shuffling their annotators gives."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, len(MODELS), n)
+    b = (a + rng.integers(1, len(MODELS), n)) % len(MODELS)
+    strength = np.linspace(1.0, -1.0, len(MODELS))
+    truth = np.sign(strength[b] - strength[a] + rng.normal(0, 0.8, n)).astype(int)
+    rows = []
+    for pool, k, noise in (("crowd", 3, 0.25), ("expert", 3, 0.45), ("gpt-4", 1, 0.3)):
+        for j in range(k):
+            flip = rng.random(n) < noise
+            label = np.where(flip, rng.choice([-1, 0, 1], n), truth)
+            if pool == "crowd" and j == 0:
+                label = np.where(rng.random(n) < 0.35, -1, label)
+            rows.append(pd.DataFrame({
+                C.ITEM: [f"i{i}" for i in range(n)], C.ANNOTATOR: f"{pool}-{j}", C.POOL: pool,
+                C.MODEL_A: np.array(MODELS)[a], C.MODEL_B: np.array(MODELS)[b],
+                C.LABEL: label}))
+    return build_table(pd.concat(rows, ignore_index=True),
+                       LabelScale(LabelKind.PREFERENCE, (-1, 0, 1)), name="crossed",
+                       source="crossed.jsonl", judge_pools=("gpt-4",))
+
+
+@pytest.fixture(scope="module")
+def audit():
+    with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        results = audit_table(crossed_table(), bootstrap=Bootstrap(200, 3), sizes=(5, 10),
+                              n_sims=2000)
+    buf = io.StringIO()
+    print_summary(results, console=Console(file=buf, width=400, highlight=False,
+                                           soft_wrap=True, emoji=False))
+    return {"results": results, "html": render_html(results),
+            "card": " ".join(annotations_block(results).split()), "summary": buf.getvalue()}
+
+
+def pct(x):
+    return f"{100 * x:.1f}%"
+
+
+def pts(x):
+    return f"{100 * x:+.1f}"
+
+
+# -- pool disagreement: observed, null, excess, p ---------------------------------------------------
+def test_pool_disagreement_shows_the_null_and_the_excess(audit):
+    res = audit["results"]
+    html = section_text(audit["html"], "pool-disagreement")
+    tested = 0
+    for row in res["pool_disagreement"]:
+        null, excess = row["null"], row["excess"]
+        if null.get("p_value") is None:
+            continue
+        for stat in ("majority_differs_rate", "winner_reversed_rate"):
+            if row[stat] is None:
+                continue
+            lo, hi = row["ci95"][stat]
+            e = excess[stat]
+            cells = (f"{pct(row[stat])} [{pct(lo)}, {pct(hi)}] {pct(null[stat])} "
+                     f"{pts(e['estimate'])} [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}] points "
+                     f"{null['p_value']:.4f} ± {null['mc_se']:.4f} "
+                     f"({null['n_permutations']:,} perm.)")
+            assert cells.replace("-", "−") in html or cells in html, cells
+            tested += 1
+        if row["pool_a"] == "crowd" and row["pool_b"] == "expert" \
+                and row["granularity"] == "label":
+            d, lo, hi = row["majority_differs_rate"], *row["ci95"]["majority_differs_rate"]
+            e = excess["majority_differs_rate"]
+            assert (f"labels differ on {pct(d)} (95% CI {pct(lo)} to {pct(hi)}) against "
+                    f"{pct(null['majority_differs_rate'])} expected if the pools were "
+                    f"interchangeable (excess {pts(e['estimate'])} points, 95% CI "
+                    f"{pts(e['ci95'][0])} to {pts(e['ci95'][1])})") in audit["card"]
+            assert f"{pct(null['majority_differs_rate'])} " in audit["summary"]
+            assert f"{pts(e['estimate'])} pt [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}]" \
+                in audit["summary"]
+    assert tested >= 2  # the crossed design has a permutation null for both statistics
+
+
+def test_pool_limitation_follows_the_permutation_p(audit):
+    res = audit["results"]
+    row = next(r for r in res["pool_disagreement"]
+               if (r["pool_a"], r["pool_b"], r["granularity"]) == ("crowd", "expert", "label"))
+    text = " ".join(limitations(res))
+    beyond = row["null"]["p_value"] < 0.05 and row["excess"]["majority_differs_rate"][
+        "estimate"] > 0
+    assert ("The pools disagree beyond chance: where crowd and expert" in text) == beyond
+
+
+# -- within pool: the within-item permutation test decides the wording -----------------------------
+def test_within_pool_shows_the_permutation_test_and_references(audit):
+    res = audit["results"]
+    html = section_text(audit["html"], "pool-disagreement")
+    for w in res["within_pool"]:
+        t = w["test"]
+        if w["annotator_effect_p"] is None:
+            continue
+        assert w["annotator_effect_p"] == t["p_value"]
+        assert (f"{w['pool']} {pct(w['disagreement_rate'])} [{pct(w['ci95'][0])}, "
+                f"{pct(w['ci95'][1])}] within-item permutation {t['p_value']:.4f} ± "
+                f"{t['mc_se']:.4f} ({t['n_permutations']:,} perm.)") in html
+        for ref in w["reference_tests"]:
+            assert f"{ref['statistic']:.2f} (df {ref['dof']}), p = {ref['p_value']:.4f}" in html \
+                or ref["p_value"] < 1e-4
+        verdict = ("its annotators are not interchangeable" if t["p_value"] < 0.05 else
+                   "no evidence that its annotators differ")
+        assert f"{w['pool']}: " in audit["card"]
+        sentence = audit["card"].split(f"- {w['pool']}: ")[1].split(" - ")[0]
+        assert verdict in sentence and f"p = {t['p_value']:.4f} ± {t['mc_se']:.4f}" in sentence
+        assert f"Cramér's V {w['effect_size']:.3f}" in sentence
+    crowd = next(w for w in res["within_pool"] if w["pool"] == "crowd")
+    assert crowd["test"]["p_value"] < 0.05  # annotator 0 leans to A: the test must see it
+    assert "Annotators within crowd are not interchangeable" in " ".join(limitations(res))
+
+
+@pytest.mark.slow
+def test_hs_brexit_card_reads_the_within_item_test(tmp_path):
+    """HS-Brexit's target group: the pooled chi-square said p = 0.145; the within-item test and
+    Cochran's Q find the annotator effect, and the card's wording follows them."""
+    from audit.pipeline import run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        res = run(shared_data("lewidi2023/HS-Brexit"), n_bootstrap=200, report=False)
+    target = next(w for w in res["within_pool"] if w["pool"] == "target group")
+    q = next(r for r in target["reference_tests"] if r["name"] == "cochran_q")
+    card = " ".join(annotations_block(res).split())
+    sentence = card.split("- target group: ")[1].split(" - ")[0]
+    assert f"Cochran's Q p = {q['p_value']:.4f}" in sentence
+    assert f"pooled χ² p = {target['pooled_chi2']['p_value']:.4f}" in sentence
+    expected = ("its annotators are not interchangeable" if target["annotator_effect_p"] < 0.05
+                else "no evidence that its annotators differ")
+    assert expected in sentence
+
+
+# -- judge: one annotator, the ceiling, the majority, the verdict ----------------------------------
+def test_judge_shows_single_annotator_agreement_and_ceiling(audit):
+    res = audit["results"]
+    (entry,) = res["judge_alignment"]
+    html = section_text(audit["html"], "judge-alignment")
+    f3 = lambda x: f"{x:.3f}"  # noqa: E731
+    for a in entry["agreement"]:
+        c, m = a["ceiling"], a["majority_agreement"]
+        assert (f"{a['pool']} {f3(a['agreement'])} [{f3(a['ci95'][0])}, {f3(a['ci95'][1])}] "
+                f"{a['n']:,} {f3(c['agreement'])} [{f3(c['ci95'][0])}, {f3(c['ci95'][1])}] "
+                f"{c['n_items']:,} {f3(m['agreement'])} [{f3(m['ci95'][0])}, "
+                f"{f3(m['ci95'][1])}]") in html
+        assert (f"gpt-4 agrees with a single {a['pool']} annotator on {pct(a['agreement'])} "
+                f"(95% CI {pct(a['ci95'][0])} to {pct(a['ci95'][1])}) of {a['n']} comparisons; "
+                f"two {a['pool']} annotators agree with each other on "
+                f"{pct(c['agreement'])}") in audit["card"]
+        assert (f"judge gpt-4 vs {a['pool']}: one annotator {f3(a['agreement'])} "
+                f"[{f3(a['ci95'][0])}, {f3(a['ci95'][1])}]") in audit["summary"]
+    assert entry["verdict"] in html and entry["verdict"] in audit["summary"]
+    assert f"Verdict: {entry['verdict']}" in audit["card"]
+    (d,) = entry["differences"]
+    assert (f"{f3(d['difference'])} [{f3(d['ci95'][0])}, {f3(d['ci95'][1])}] {d['n']:,} "
+            f"{d['tracks']}") in html
+
+
+# -- stability: MC s.e., closed form, the simulation's interval -------------------------------------
+def test_stability_numbers_carry_their_uncertainty(audit):
+    st = audit["results"]["stability"]
+    cp = section_text(audit["html"], "closest-pairs")
+    top = max(st["closest_pairs"], key=lambda r: r["swap_probability_bootstrap"])
+    b, se = top["swap_probability_bootstrap"], top["swap_probability_bootstrap_mc_se"]
+    cf, sd = top["swap_probability_closed_form"], top["closed_form_sd"]
+    assert f"{b:.3f} ± {se:.3f} {cf:.3f} (SD {sd:.4f})" in cp
+    assert (f"swap in {pct(b)} ± {pct(se)} of bootstrap resamples (closed form "
+            f"Φ(−gap/(√2·SD)): {pct(cf)} at SD {sd:.4f})") in audit["card"]
+    assert f"swap probability {b:.3f} ± {se:.3f} bootstrap, {cf:.3f} closed form" \
+        in audit["summary"]
+    disp = section_text(audit["html"], "displacement")
+    for pool, p in st["bootstrap_displacement_probability"].items():
+        se = st["bootstrap_displacement_mc_se"][pool]
+        assert f"P(displaced) · {pool} {p:.3f} ± {se:.3f}" in disp
+        assert f"{pool} {p:.3f} ± {se:.3f}" in audit["summary"]
+    sim = section_text(audit["html"], "simulation")
+    for r in st["simulation"]:
+        lo, hi = r["interval95"]
+        assert (f"{r['n_models']} {r['displacement_probability']:.3f} {r['mc_se']:.4f} "
+                f"{lo:.3f} – {hi:.3f}") in sim
+        assert (f"{r['n_models']} models {r['displacement_probability']:.2f} ± "
+                f"{r['mc_se']:.3f} [{lo:.2f}, {hi:.2f}]") in audit["card"]
+        assert f"{r['n_models']}: {r['displacement_probability']:.2f} [{lo:.2f}, {hi:.2f}]" \
+            in audit["summary"]
+    sd, (sd_lo, sd_hi) = (st["simulation_model"]["perturbation_sd"],
+                          st["simulation_model"]["perturbation_sd_ci95"])
+    assert f"SD {sd:.4f} [{sd_lo:.4f}, {sd_hi:.4f}]" in sim
