@@ -17,6 +17,7 @@ independent draw.
 percentile bootstrap of the difference), written here from scratch for the comparison.
 
     python -m benchmarks.judge_fairness [--datasets 400] [--items 600] [--resamples 1000]
+        [--seed 0] [--only null|power]
 """
 
 from __future__ import annotations
@@ -123,26 +124,29 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", type=int, default=400)
     ap.add_argument("--items", type=int, default=600)
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=("null", "power"), help="run one half of the table")
     args = ap.parse_args(argv)
     start = time.perf_counter()
     n = args.datasets
     lines = ["| setting | votes per comparison (a vs b ...) | verdicts | share wanted ± MC s.e. |",
              "|---|---|---|---|"]
-    kw = dict(n_datasets=n, n_items=args.items, n_resamples=args.resamples)
-    for votes in NULL_VOTES:
+    kw = dict(n_datasets=n, n_items=args.items, n_resamples=args.resamples, seed=args.seed)
+    for votes in NULL_VOTES if args.only != "power" else ():
         for old in (True, False) if len(votes) == 2 else (False,):
             label = ("null, majority agreement (before): indistinguishable" if old
                      else "null, random-annotator agreement (now): indistinguishable")
             lines.append(_row(label, votes, verdicts(votes=votes, old=old, **kw), n,
                               "indistinguishable"))
-    for *votes, sd in POWER:
+    for *votes, sd in POWER if args.only != "null" else ():
         for old in (True, False):
             label = (f"power, judge draws like a, taste SD {sd:g}, "
                      + ("majority (before)" if old else "random annotator (now)")
                      + ": tracks a")
             lines.append(_row(label, votes, verdicts(votes=tuple(votes), taste_sd=sd, old=old,
                                                      **kw), n, "a"))
-    print(f"{n} datasets x {args.items} comparisons, {args.resamples} resamples each; "
+    print(f"{n} datasets x {args.items} comparisons, {args.resamples} resamples each, seed "
+          f"{args.seed}; "
           f"{time.perf_counter() - start:.0f} s")
     print("\n".join(lines))
     return 0

@@ -26,10 +26,10 @@ Ceiling (``agreement[].ceiling``)
     averaged over those comparisons among the agreement's. It is the agreement a judge that
     behaved like one more member of the pool would reach in expectation (Zheng et al.'s
     human-human agreement, 63% against GPT-4's 66%; the inter-annotator agreement as the upper
-    bound of machine agreement, Resnik & Lin 2010, "Evaluation of NLP systems", in the Handbook
-    of Computational Linguistics and Natural Language Processing). Read the judge's agreement against it: a
-    pool that agrees more with itself also agrees more with anyone, so compare a judge's
-    agreement with two pools only beside their ceilings.
+    bound of machine agreement, Resnik & Lin 2010, "Evaluation of NLP systems", in the
+    Handbook of Computational Linguistics and Natural Language Processing). Read the judge's
+    agreement against it: a pool that agrees more with itself also agrees more with anyone, so
+    compare a judge's agreement with two pools only beside their ceilings.
 
 Majority agreement (``agreement[].majority_agreement``, secondary)
     The share of comparisons on which the judge's majority winner equals the pool's
@@ -109,8 +109,11 @@ def alignment_from_votes(table: AnnotationTable, votes: Votes, *,
                          bootstrap: Bootstrap) -> list[dict]:
     """:func:`judge_alignment` on precomputed :class:`audit.rank.counts.Votes`."""
     humans = list(table.human_pools)
-    return [_alignment(judge, humans, votes, bootstrap)
-            for judge in table.judge_pools if judge in table.pools]
+    out = []
+    for judge in table.judge_pools:
+        if judge in table.pools:
+            out.append(_alignment(judge, humans, votes, bootstrap))
+    return out
 
 
 def pool_counts(votes: Votes, pools) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +195,8 @@ def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap
         diffs.append({"pool_a": humans[a], "pool_b": humans[b], "difference": point[2 * k + p],
                       "ci95": [lo, hi], "n": int(s.sum()), "tracks": tracks,
                       "level": pair_level})
-    on_pair = [(_mean(u["agree"][s, a]), _mean(u["agree"][s, b])) for (a, b), s in zip(pairs, both)]
+    on_pair = [(_mean(u["agree"][s, a]), _mean(u["agree"][s, b]))
+               for (a, b), s in zip(pairs, both)]
     tracks, verdict = _verdict(judge, humans, rows, diffs, on_pair, level)
     return {"judge": judge, "agreement": rows, "differences": diffs, "tracks": tracks,
             "verdict": verdict,
@@ -240,9 +244,9 @@ def _verdict(judge, humans, rows, diffs, on_pair, level) -> tuple[str | None, st
     pct = f"{100 * level:g}%"
     if len(humans) == 1:
         r = rows[0]
-        return None, (f"{judge} agrees with a random {humans[0]} annotator on {_fmt(r['agreement'])}"
-                      f" of {r['n']} shared comparisons (the pool's own ceiling "
-                      f"{_fmt(r['ceiling']['agreement'])}; only one human pool)")
+        return None, (f"{judge} agrees with a random {humans[0]} annotator on "
+                      f"{_fmt(r['agreement'])} of {r['n']} shared comparisons (the pool's own "
+                      f"ceiling {_fmt(r['ceiling']['agreement'])}; only one human pool)")
     pairs = "; ".join(f"{d['pool_a']} {_fmt(x)} vs {d['pool_b']} {_fmt(y)} (n={d['n']})"
                       for d, (x, y) in zip(diffs, on_pair))
     ceilings = ", ".join(f"{r['pool']} {_fmt(r['ceiling']['agreement'])}" for r in rows)
