@@ -44,6 +44,7 @@ permuted in the same strata.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -58,7 +59,8 @@ METHOD = ("pool labels permuted among each shared item's judgments from the two 
 
 CONTINUOUS_METHOD = ("pool labels permuted among each shared item's judgments from the two pools "
                      "(each pool keeps its number of judgments on every item), mean absolute "
-                     "difference of the pools' item means recomputed per permutation")
+                     "difference of the pools' item means recomputed per permutation; null mean "
+                     "exact where an item's splits are enumerated")
 
 EXCESS_METHOD = ("observed minus null mean; percentile item bootstrap of observed minus expected "
                  "rate (expected = ratio of expected counts in each resample), shifted by the "
@@ -67,9 +69,13 @@ EXCESS_METHOD = ("observed minus null mean; percentile item bootstrap of observe
 CONTINUOUS_EXCESS_METHOD = ("observed minus null mean; t interval of the mean over shared items "
                             "of |observed difference| minus its per-item permutation mean")
 
-#: Most random keys (permutations x judgments) one continuous null draws; beyond, fewer
+#: Most per-item draws (permutations x items) one continuous null makes; beyond, fewer
 #: permutations (written into ``n_permutations`` and the method).
-CONTINUOUS_BUDGET = 20_000_000
+CONTINUOUS_BUDGET = 30_000_000
+#: Most per-item draws held at once by the continuous null.
+BLOCK_DRAWS = 2_000_000
+#: Most splits of one item enumerated by the continuous null (C(8, 4)); beyond, random keys.
+MAX_SPLITS = 70
 #: Fewest permutations a capped continuous null keeps.
 MIN_PERMUTATIONS = 99
 
@@ -279,6 +285,47 @@ def categorical_excess(splits: Splits, null: dict, observed: tuple[float, float 
 
 # -- continuous scales ------------------------------------------------------------------------
 
+def _split_draws(values: np.ndarray, n_lo: int, n_hi: int, rng, n_permutations: int,
+                 null_sum: np.ndarray) -> np.ndarray:
+    """Per-item null mean of |difference| for items of one design (rows of ``values``: each
+    item's ``n_lo + n_hi`` pooled values), adding each permutation's sum over these items to
+    ``null_sum``.
+
+    Designs with at most :data:`MAX_SPLITS` splits are enumerated: every split's |difference|
+    per item gives its exact mean, and a permutation is one uniformly drawn split per item.
+    Larger designs draw each permutation by sorting random keys along the item's row (the
+    item's mean is then the permutations' mean). Work is done in blocks of at most
+    :data:`BLOCK_DRAWS` numbers; the blocks depend on the data's shape only."""
+    m = n_lo + n_hi
+    total = values.sum(axis=1)
+    n_splits = comb(m, n_lo)
+    rows_per = max(1, BLOCK_DRAWS // (min(n_splits, MAX_SPLITS) * m))
+    mean = np.zeros(len(values))
+    for r in range(0, len(values), rows_per):
+        v, t = values[r:r + rows_per], total[r:r + rows_per]
+        per = max(1, BLOCK_DRAWS // (len(v) * (1 if n_splits <= MAX_SPLITS else m)))
+        if n_splits <= MAX_SPLITS:
+            subsets = np.array(list(combinations(range(m), n_lo)), dtype=np.int64)
+            sum_lo = v[:, subsets].sum(axis=2)
+            d = np.abs((t[:, None] - sum_lo) / n_hi - sum_lo / n_lo)
+            mean[r:r + len(v)] = d.mean(axis=1)
+            flat, offset = d.ravel(), (np.arange(len(v), dtype=np.int64) * n_splits)[None, :]
+            for s in range(0, n_permutations, per):
+                pick = rng.integers(0, n_splits, size=(min(per, n_permutations - s), len(v)),
+                                    dtype=np.int32)
+                null_sum[s:s + len(pick)] += np.take(flat, pick + offset).sum(axis=1)
+            continue
+        for s in range(0, n_permutations, per):
+            keys = rng.random((min(per, n_permutations - s), len(v), m))
+            chosen = np.argsort(keys, axis=2)[:, :, :n_lo]
+            sum_lo = np.take_along_axis(np.broadcast_to(v, keys.shape), chosen,
+                                        axis=2).sum(axis=2)
+            draws = np.abs((t[None, :] - sum_lo) / n_hi - sum_lo / n_lo)
+            null_sum[s:s + len(draws)] += draws.sum(axis=1)
+            mean[r:r + len(v)] += draws.sum(axis=0) / n_permutations
+    return mean
+
+
 def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Generator,
                     level: float, budget: int = CONTINUOUS_BUDGET) -> tuple[dict, dict]:
     """``null`` and ``excess`` of ``mean_abs_difference`` for two pools on a continuous scale.
@@ -289,13 +336,18 @@ def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Genera
         The two pools' judgments on their shared items: item number (0..n-1), value, and
         whether the judgment is pool a's.
     n_permutations
-        Permutations wanted; fewer when ``n_permutations x judgments`` exceeds ``budget``
-        (never fewer than :data:`MIN_PERMUTATIONS`), the number used is reported.
+        Permutations wanted; fewer when ``n_permutations x items`` exceeds ``budget`` (never
+        fewer than :data:`MIN_PERMUTATIONS`); the number used is reported and the cap stated
+        in ``method``.
 
-    Items are drawn by design (same pool counts), one block of permutations at a time: random
-    keys are sorted within each item and the first ``n_a`` judgments go to pool a. The excess
-    is the mean over items of ``|d_i| - e_i`` (``e_i`` the item's mean |difference| over the
-    permutations), with a t interval over items.
+    The statistic is a mean of independent per-item terms ``|d_i|``. Items are grouped by design
+    (the smaller and the larger pool's count); within a design every split is enumerated when
+    there are few (:func:`_split_draws`), so the null mean is exact and a permutation is one
+    uniform draw of a split per item; the p-value counts permutations whose mean reaches the
+    observed one. Group keys and the draws are symmetric in the two pools, and items' values
+    are sorted, so row order, annotator names and the pools' order change nothing. The excess
+    is the mean over items of ``|d_i| - E0|d_i|``, with a t interval over items (independent
+    items; Student 1908).
     """
     from scipy import stats
 
@@ -305,13 +357,11 @@ def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Genera
     n = int(item.max()) + 1 if len(item) else 0
     b_wanted = int(n_permutations)
     b = b_wanted
-    if b * max(len(item), 1) > budget:
-        b = max(MIN_PERMUTATIONS, budget // max(len(item), 1))
-        b = min(b, b_wanted)
+    if b * max(n, 1) > budget:
+        b = min(b_wanted, max(MIN_PERMUTATIONS, budget // max(n, 1)))
     method = CONTINUOUS_METHOD
     if b < b_wanted:
-        method += (f"; capped at {b} permutations ({budget:,} random keys: permutations x "
-                   "judgments)")
+        method += f"; capped at {b} permutations ({budget:,} draws: permutations x items)"
     null = {"mean_abs_difference": None, "p_value": None, "mc_se": None,
             "n_permutations": b, "strata": STRATA, "method": method}
     none = {"estimate": None, "ci95": [None, None]}
@@ -320,46 +370,31 @@ def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Genera
         reason = "no item judged by both pools"
         null["not_defined"] = excess["not_defined"] = reason
         return null, excess
-    order = np.lexsort((x, item))  # canonical: row order and annotator names do not matter
+    order = np.lexsort((x, item))
     item, x, in_a = item[order], x[order], in_a[order]
-    n_a = np.bincount(item, weights=in_a, minlength=n)
-    m = np.bincount(item, minlength=n).astype(np.float64)
+    n_a = np.bincount(item, weights=in_a, minlength=n).astype(np.int64)
+    m = np.bincount(item, minlength=n)
     n_b = m - n_a
-    total = np.bincount(item, weights=x, minlength=n)
-    start = np.searchsorted(item, np.arange(n))
-    # a permutation gives the first min(n_a, n_b) shuffled judgments to the smaller pool: the
-    # absolute difference is symmetric, so swapping the pools draws the same numbers
-    n_lo, n_hi = np.minimum(n_a, n_b), np.maximum(n_a, n_b)
-
-    def absdiff(sum_lo, n_lo, n_hi):
-        return np.abs((total - sum_lo) / n_hi - sum_lo / n_lo)
-
-    observed_i = absdiff(np.bincount(item, weights=np.where(in_a, x, 0.0), minlength=n),
-                         n_a, n_b)
+    sum_a = np.bincount(item, weights=np.where(in_a, x, 0.0), minlength=n)
+    sum_b = np.bincount(item, weights=np.where(in_a, 0.0, x), minlength=n)
+    observed_i = np.abs(sum_b / n_b - sum_a / n_a)  # |u - v| == |v - u|: symmetric bit for bit
     observed = float(observed_i.mean())
-    block = max(1, min(b, budget // 10 // max(len(item), 1)))
-    null_stat = np.empty(b)
-    item_mean = np.zeros(n)
-    rank_limit = n_lo[item]
-    for s in range(0, b, block):
-        k = min(block, b - s)
-        keys = rng.random((k, len(item))) + item[None, :]
-        perm = np.argsort(keys, axis=1, kind="stable")
-        rank = np.arange(len(item))[None, :] - start[item[perm]]
-        to_a = rank < rank_limit[perm]
-        rows = np.repeat(np.arange(k), len(item)) * n + item[perm].ravel()
-        sum_a = np.bincount(rows, weights=np.where(to_a, x[perm], 0.0).ravel(),
-                            minlength=k * n).reshape(k, n)
-        d = absdiff(sum_a, n_lo, n_hi)
-        null_stat[s:s + k] = d.mean(axis=1)
-        item_mean += d.sum(axis=0)
-    item_mean /= b
-    tol = 1e-12 * max(1.0, abs(observed))
+    n_lo, n_hi = np.minimum(n_a, n_b), np.maximum(n_a, n_b)
+    start = np.searchsorted(item, np.arange(n))
+    expected_i = np.zeros(n)
+    null_sum = np.zeros(b)
+    designs = np.unique(np.column_stack([n_lo, n_hi]), axis=0)
+    for lo, hi in designs:
+        rows = np.flatnonzero((n_lo == lo) & (n_hi == hi))
+        values = x[start[rows][:, None] + np.arange(lo + hi)[None, :]]
+        expected_i[rows] = _split_draws(values, int(lo), int(hi), rng, b, null_sum)
+    null_stat = null_sum / n
+    null_mean = float(expected_i.mean())
+    tol = 1e-9 * max(1.0, abs(observed))
     p = (1 + int((null_stat >= observed - tol).sum())) / (1 + b)
-    null.update({"mean_abs_difference": float(null_stat.mean()), "p_value": p,
-                 "mc_se": mc_se(p, b)})
-    t = observed_i - item_mean
-    est = observed - float(null_stat.mean())
+    null.update({"mean_abs_difference": null_mean, "p_value": p, "mc_se": mc_se(p, b)})
+    t = observed_i - expected_i
+    est = observed - null_mean
     if n >= 2:
         half = float(stats.t.ppf(0.5 + level / 2, n - 1) * t.std(ddof=1) / np.sqrt(n))
         ci = [est - half, est + half]
