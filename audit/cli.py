@@ -559,7 +559,7 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
                                    file=file, line=line))
     if github:
         click.echo(gh.command("error", text, file=file, line=line, title=title))
-        gh.append_step_summary(gh.error_summary(text, title=title))
+        gh.append_step_summary(gh.error_summary(text, title=title, file=file, line=line))
 
 
 def _check_usage_error(err: click.UsageError, argv: list[str]) -> None:

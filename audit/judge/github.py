@@ -170,11 +170,14 @@ def _baseline_summary(b: Mapping, md) -> list[str]:
     return out
 
 
-def error_summary(message: str, *, title: str) -> str:
-    """The job-summary Markdown of a check that could not run (exit 2 or 3)."""
+def error_summary(message: str, *, title: str, file=None, line: int | None = None) -> str:
+    """The job-summary Markdown of a check that could not run (exit 2 or 3), naming the file
+    and line when known."""
     from ..escape.markdown import inline as md
 
-    return f"### annotation-audit check: could not run ({md(title)})\n\n{md(message)}\n"
+    where = "" if file is None else md(file) + (f", line {line}: " if line is not None
+                                                else ": ")
+    return f"### annotation-audit check: could not run ({md(title)})\n\n{where}{md(message)}\n"
 
 
 def append_step_summary(markdown: str, *, environ=None) -> str | None:
