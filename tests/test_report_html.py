@@ -61,7 +61,7 @@ def test_numbers_are_rendered_where_they_belong():
             "0.0005 ± 0.0007 (2,000 perm.)") in pd_text
     assert "opposite winners 8.0% [6.0%, 10.0%] 2.1% +5.9 [+4.0, +8.0] points" in pd_text
     assert ("within-item permutation 0.0003 ± 0.0002 (5,000 perm.) Stuart-Maxwell 31.50 (df 8), "
-            "p = 0.0001 χ² 12.10 (df 8), p = 0.1470 0.120 (Cramér's V)") in pd_text
+            "p = 0.0001 pooled χ² 12.10 (df 8), p = 0.1470 0.120 (Cramér's V)") in pd_text
     lb = section_text(html, "leaderboards")
     assert "0.710 [0.670, 0.750] (#1)" in lb and "0.800" in lb
     cp = section_text(html, "closest-pairs")

@@ -311,10 +311,10 @@ def _effect(w: dict) -> str:
         return "the annotator effect is not testable here (no item with two of its annotators)"
     verdict = ("its annotators are not interchangeable" if t["p"] < EFFECT_P else
                "no evidence that its annotators differ")
-    text = f"{verdict} ({t['name'] or 'annotator effect'} p = {_p(t)}"
+    text = f"{verdict} ({t['name'] or 'annotator effect'} {_p(t)}"
     refs = [f"{r['name']} {p_is(r['p'])}" for r in t["reference"] if r["p"] is not None]
     if t["pooled"] and t["pooled"]["p"] is not None:
-        refs.append(f"pooled χ² {p_is(t['pooled']['p'])}, which ignores that the "
+        refs.append(f"{t['pooled']['name']} {p_is(t['pooled']['p'])}, which ignores that the "
                     "annotators label the same items")
     if refs:
         text += "; for reference " + ", ".join(refs)

@@ -276,8 +276,8 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
                                    + (f" (df {num(x['dof'])})" if x["dof"] is not None else "")
                                    + f", {p_is(x['p'])}" for x in t["reference"]
                                    if x["p"] is not None) or "-",
-            "pooled": (f"χ² {num(t['pooled']['statistic'], 2)} (df {num(t['pooled']['dof'])}), "
-                       f"{p_is(t['pooled']['p'])}")
+            "pooled": (f"{t['pooled']['name']} {num(t['pooled']['statistic'], 2)} "
+                       f"(df {_dof(t['pooled']['dof'])}), {p_is(t['pooled']['p'])}")
             if t["pooled"] and t["pooled"]["p"] is not None else "-",
             "effect": num(t["effect"]), "effect_name": t["effect_name"]})
     out["within_method"] = next((within_test(w)["method"] for w in within or []
@@ -286,6 +286,11 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
         out["na"] = ("needs two pools whose annotators judged the same items"
                      if len(ds.get("pools") or {}) < 2 else "no pool pair to compare")
     return out
+
+
+def _dof(dof) -> str:
+    """Degrees of freedom: one number, or ``3, 1196`` for an F test."""
+    return ", ".join(num(d) for d in dof) if isinstance(dof, list) else num(dof)
 
 
 def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:

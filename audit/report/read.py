@@ -31,11 +31,12 @@ TEST_NAMES = {
     "cochran_q": "Cochran's Q",
     "stuart_maxwell": "Stuart-Maxwell",
     "friedman": "Friedman",
-    "chi2": "pooled χ²",
-    "pooled_chi2": "pooled χ²",
     "within_item_permutation": "within-item permutation",
-    "permutation": "within-item permutation",
 }
+#: The pooled test over items kept for reference (categories, scores), by its key.
+POOLED_NAMES = {"pooled_chi2": "pooled χ²", "pooled_anova": "pooled one-way ANOVA"}
+#: Reader-facing names of the effect sizes.
+EFFECT_NAMES = {"cramers_v": "Cramér's V", "eta_squared": "η²"}
 
 #: Reader-facing names of the pool-disagreement statistics that carry a null.
 STAT_NAMES = {"majority_differs_rate": "labels differ",
@@ -120,16 +121,17 @@ def within_test(w: dict) -> dict:
     -------
     dict
         ``{name, p, mc_se, n_permutations, statistic_name, statistic, strata, n_items_informative,
-        method, reference: [{name, statistic, dof, p, n_items, n_annotators}], pooled: {statistic,
-        dof, p} | None, effect_name, effect}``. ``p`` is ``annotator_effect_p``, the p-value every
+        method, reference: [{name, statistic, dof, p, n_items, n_annotators}], pooled: {name,
+        statistic, dof, p} | None, effect_name, effect}``. ``p`` is ``annotator_effect_p``, the p-value every
         claim about the pool reads.
     """
-    test = w.get("test") if isinstance(w.get("test"), dict) else {}
+    test = w.get("test") or {}
     refs = [{"name": name_of_test(r.get("name")), "statistic": r.get("statistic"),
              "dof": r.get("dof"), "p": r.get("p_value"), "n_items": r.get("n_items"),
              "n_annotators": r.get("n_annotators")}
             for r in w.get("reference_tests") or [] if isinstance(r, dict)]
-    pooled = w.get("pooled_chi2") if isinstance(w.get("pooled_chi2"), dict) else None
+    pooled_key = next((k for k in POOLED_NAMES if isinstance(w.get(k), dict)), None)
+    pooled = w[pooled_key] if pooled_key else None
     p = w.get("annotator_effect_p")
     return {"name": name_of_test(test.get("name")) if test.get("name") else None,
             "p": p if finite(p) else None,
@@ -139,10 +141,11 @@ def within_test(w: dict) -> dict:
             "strata": test.get("strata"), "n_items_informative": test.get("n_items_informative"),
             "method": test.get("method"),
             "reference": refs,
-            "pooled": {"statistic": pooled.get("statistic"), "dof": pooled.get("dof"),
-                       "p": pooled.get("p_value")} if pooled else None,
-            "effect_name": (w.get("effect_size_name") or "effect size").replace("_", " ")
-            .replace("cramers v", "Cramér's V"),
+            "pooled": {"name": POOLED_NAMES[pooled_key], "statistic": pooled.get("statistic"),
+                       "dof": pooled.get("dof"), "p": pooled.get("p_value")} if pooled else None,
+            "effect_name": EFFECT_NAMES.get(w.get("effect_size_name"),
+                                            str(w.get("effect_size_name") or "effect size")
+                                            .replace("_", " ")),
             "effect": w.get("effect_size") if finite(w.get("effect_size")) else None}
 
 
@@ -179,7 +182,7 @@ def judge_method(entry: dict) -> dict:
 def swap(r: dict) -> dict:
     """A neighbour pair's swap probability: bootstrap share ± its Monte-Carlo s.e., and the
     closed form Φ(−gap / (√2·SD)) a reader checks by hand, with the SD it used."""
-    boot = r.get("swap_probability_bootstrap", r.get("swap_probability"))
+    boot = r.get("swap_probability_bootstrap")
     se = r.get("swap_probability_bootstrap_mc_se")
     closed = r.get("swap_probability_closed_form")
     return {"bootstrap": boot if finite(boot) else None, "mc_se": se if finite(se) else None,

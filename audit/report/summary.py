@@ -222,7 +222,7 @@ def _within_pool(rows, console):
         w = within_test(r)
         refs = [f"{x['name']} {p_is(x['p'])}" for x in w["reference"] if x["p"] is not None]
         if w["pooled"] and w["pooled"]["p"] is not None:
-            refs.append(f"pooled chi2 {p_is(w['pooled']['p'])}")
+            refs.append(f"{w['pooled']['name']} {p_is(w['pooled']['p'])}")
         value = r.get("within_item_sd" if spread else "disagreement_rate")
         t.add_row(r["pool"], fmt_ci({"value": value, "ci95": r.get(
                       "within_item_sd_ci95" if spread else "ci95")}) if value is not None
