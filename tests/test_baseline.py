@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from audit import columns as C
 from audit.cli import cli
 from audit.judge.baseline import (ADDED, CHANGE, RELABELLED, REMOVED, compare,
-                                  judgment_changes, leaderboard_change, reliability_change)
+                                  judgment_changes, leaderboard_change, relabel_breakdown,
+                                  reliability_change, text_lines)
 from audit.labels import LabelKind, LabelScale
 from audit.load import load
 from audit.table import build_table
@@ -83,6 +84,42 @@ def test_compare_block(versions):
     json.dumps(block, allow_nan=False)
 
 
+#: PandaLM's labels as the canonical scale names them (audit.labels.WINNER_NAMES).
+NAMES = {-1: "A", 0: "tie", 1: "B"}
+
+
+def test_changes_carry_label_names_and_who_changed_them(versions):
+    from collections import Counter
+
+    block = compare(versions["old"], versions["new"])
+    changed = versions["changed"]
+    rel = block["relabelled"]
+    named = {(c[C.ITEM], c[C.ANNOTATOR]): (c["old_name"], c["new_name"])
+             for c in rel["changes"]}
+    assert named == {k: (NAMES[int(o)], NAMES[int(n)]) for k, (o, n) in changed.items()}
+    frame = versions["new"].frame
+    pool_of = dict(zip(frame[C.ANNOTATOR].astype(str), frame[C.POOL].astype(str)))
+    judgments = Counter(frame[C.POOL].astype(str))
+    per_pool = Counter(pool_of[a] for _, a in changed)
+    assert rel["by_pool"] == {p: {"n_shared": n, "n_relabelled": per_pool[p],
+                                  "share": pytest.approx(per_pool[p] / n)}
+                              for p, n in judgments.items()}
+    per_ann = Counter(a for _, a in changed)
+    listed = rel["by_annotator"]["annotators"]
+    assert rel["by_annotator"]["count"] == len(per_ann)
+    assert {a["annotator"]: (a["n_relabelled"], a["n_shared"], a["pool"]) for a in listed} == \
+        {a: (k, 999, pool_of[a]) for a, k in per_ann.items()}
+    assert [a["n_relabelled"] for a in listed] == sorted(per_ann.values(), reverse=True)
+    moves = Counter((NAMES[int(o)], NAMES[int(n)]) for o, n in changed.values())
+    assert {(m["old"], m["new"]): m["count"] for m in rel["transitions"]} == dict(moves)
+    assert [m["count"] for m in rel["transitions"]] == sorted(moves.values(), reverse=True)
+    lines = text_lines(block)
+    first = rel["changes"][0]
+    assert f"    item {first[C.ITEM]}, annotator {first[C.ANNOTATOR]}: {first['old_name']} -> " \
+           f"{first['new_name']}" in lines
+    assert any(x.startswith("  label changes: ") and " -> tie " in x for x in lines)
+
+
 def test_items_added_and_removed(versions, tmp_path):
     records = versions["records"]
     kept = records[20:]
@@ -133,6 +170,47 @@ def test_changes_match_a_dictionary_diff_whatever_the_row_order(old, new, rnd):
     swap = {ADDED: REMOVED, REMOVED: ADDED, RELABELLED: RELABELLED}
     assert {((r.item, r.annotator), swap[r.change]) for r in back.itertuples(index=False)} \
         == expect
+
+
+def pooled_table(rows, order):
+    raw = pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.LABEL]).iloc[order]
+    raw[C.POOL] = raw[C.ANNOTATOR].map({"p": "x", "q": "x", "r": "y", "s": "y"})
+    return build_table(raw.reset_index(drop=True), SCALE, name="t", source="t.csv")
+
+
+@pytest.mark.filterwarnings("ignore::audit.errors.DegenerateDataWarning")
+@settings(max_examples=40, deadline=None)
+@given(judgments, judgments, st.randoms(use_true_random=False))
+def test_breakdown_matches_a_dictionary_diff(old, new, rnd):
+    rows_o = [(str(i), a, lab) for (i, a), lab in old.items()]
+    rows_n = [(str(i), a, lab) for (i, a), lab in new.items()]
+    oo, no = list(range(len(rows_o))), list(range(len(rows_n)))
+    rnd.shuffle(oo)
+    rnd.shuffle(no)
+    got = relabel_breakdown(pooled_table(rows_o, oo), pooled_table(rows_n, no))
+    o = {(str(i), a): lab for (i, a), lab in old.items()}
+    n = {(str(i), a): lab for (i, a), lab in new.items()}
+    both = o.keys() & n.keys()
+    pool = {"p": "x", "q": "x", "r": "y", "s": "y"}
+    for p in {"x", "y"}:
+        shared = [k for k in both if pool[k[1]] == p]
+        moved = [k for k in shared if o[k] != n[k]]
+        if shared:
+            assert got["by_pool"][p]["n_shared"] == len(shared)
+            assert got["by_pool"][p]["n_relabelled"] == len(moved)
+        else:
+            assert p not in got["by_pool"]
+    per_ann = {}
+    for k in both:
+        if o[k] != n[k]:
+            per_ann[k[1]] = per_ann.get(k[1], 0) + 1
+    assert {a["annotator"]: a["n_relabelled"] for a in got["by_annotator"]["annotators"]} == \
+        per_ann
+    moves = {}
+    for k in both:
+        if o[k] != n[k]:
+            moves[(o[k], n[k])] = moves.get((o[k], n[k]), 0) + 1
+    assert {(m["old"], m["new"]): m["count"] for m in got["transitions"]} == moves
 
 
 def kendall_tau_a(x, y):
@@ -188,8 +266,19 @@ def test_check_with_baseline(versions, tmp_path):
     assert f"changed_label_share = {share:.4g} is above the max 0.04" in out
     assert f"pass  max_changed_label_share: changed_label_share  ({suite}:5)" in out
     assert "4 passed, 1 failed" in out
+    first = next(x for x in out.splitlines() if x.startswith("    item "))
+    assert first.split(": ")[1] in {f"{a} -> {b}" for a in NAMES.values()
+                                    for b in NAMES.values() if a != b}  # names, not codes
     res = json.loads((tmp_path / "o" / "results.json").read_text())
+    # check --out writes what run --out writes, plus the pass/fail table and the baseline
+    for name in ("report.html", "dataset_card.md", "manifest.json"):
+        assert (tmp_path / "o" / name).is_file(), name
+    assert [r["passed"] for r in res["expectations"]["results"]] == [False, True, True, True,
+                                                                     True]
+    assert res["reliability"] and res["leaderboards"]
     base = res["baseline"]
+    assert sum(v["n_relabelled"] for v in base["relabelled"]["by_pool"].values()) == \
+        len(versions["changed"])
     assert base["relabelled"]["count"] == len(versions["changed"])
     old_alpha = base["reliability"]["overall"]["krippendorff_alpha"]["old"]
     new_alpha = res["reliability"]["overall"]["krippendorff_alpha"]["value"]
