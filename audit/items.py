@@ -20,12 +20,14 @@ One row per *unit*, in the order of its first judgment in the source:
 * rating data (``model``): one row per (item, model).
 * otherwise: one row per item.
 
-``item`` is the id exactly as the table holds it, as text (leading zeros, Unicode and
-formula-looking text kept; Parquet stores strings as data). ``n_judgments`` counts the unit's
-judgments over every pool.
+``item`` is the id exactly as the table holds it, as text (pandas ``string``; leading zeros,
+Unicode and formula-looking text kept: Parquet stores strings as data). ``n_judgments`` counts
+the unit's judgments over every pool. Columns holding a few distinct names (models, majority
+labels, winners, classes) are categoricals: Parquet dictionary columns, ``category`` in pandas,
+plain strings for ``datasets.Dataset.from_parquet``; compare them with strings as usual.
 
-Columns per pool ``P`` (judge pools included; see ``attrs`` below)
-------------------------------------------------------------------
+Columns per pool ``P`` (judge pools included; ``attrs`` below says which they are)
+--------------------------------------------------------------------------------
 Column names are ``"<pool>:<field>"`` and ``"<pool>:<field>:<label>"`` with the label's display
 name (``"crowd:count:B-is-clearly-better"``); the machine-readable map of every column is in the
 metadata (``columns``), so a pool or label holding ``:`` is never ambiguous.
@@ -118,6 +120,7 @@ CLASSES = {
     "differ": "both pools have a majority label and they differ (not opposite winners)",
     "agree": "both pools have the same majority label",
 }
+_CLASS = {name: code for code, name in enumerate(CLASSES)}
 _A, _TIE, _B = 0, 1, 2
 
 
@@ -175,6 +178,8 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
     continuous = is_continuous(scale)
     wide = q > CATEGORY_LIMIT and not continuous
     preference = scale.is_preference and unit.mirror is not None and not wide
+    if preference:
+        cols[FLIPPED] = None  # its place among the columns; filled below
     ordered = scale.kind is not LabelKind.NOMINAL
     majority_code: dict[str, np.ndarray] = {}
     winner: dict[str, np.ndarray] = {}
@@ -249,15 +254,15 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
             continue
         shared = (n_cell[:, pool_names.index(a)] > 0) & (n_cell[:, pool_names.index(b)] > 0)
         ma, mb = majority_code[a], majority_code[b]
-        cls = np.where(ma == mb, "agree", "differ").astype(object)
-        cls[(ma < 0) | (mb < 0)] = "no_majority"
+        cls = np.where(ma == mb, _CLASS["agree"], _CLASS["differ"])
+        cls[(ma < 0) | (mb < 0)] = _CLASS["no_majority"]
         if preference:
             opposite = shared & (np.minimum(winner[a], winner[b]) == _A) & \
                 (np.maximum(winner[a], winner[b]) == _B)
-            cls[opposite] = "opposite_winner"
-        cls[~shared] = "not_shared"
+            cls[opposite] = _CLASS["opposite_winner"]
+        cls[~shared] = _CLASS["not_shared"]
         name = pair_column(a, b, "class")
-        cols[name] = cls[order]
+        cols[name] = _names(cls[order], list(CLASSES))
         meta_cols[name] = {"field": "class", "pools": [a, b]}
         if preference:
             name = pair_column(a, b, "flip")
@@ -276,8 +281,6 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
 
     out = pd.DataFrame({k: pd.array(v, dtype="string") if _is_text(v) else v
                         for k, v in cols.items()})
-    out = out[[C.ITEM, *unit.models, N_JUDGMENTS, *([FLIPPED] if preference else []),
-               *[c for c in cols if c not in (C.ITEM, N_JUDGMENTS, FLIPPED, *unit.models)]]]
     out.attrs["annotation_audit"] = {
         "format": "annotation-audit items, version 1",
         "unit": unit.kind,
@@ -320,7 +323,7 @@ class _Units:
             model_names = np.asarray([str(x) for x in f[C.MODEL].cat.categories], dtype=object)
             model = f[C.MODEL].cat.codes.to_numpy().astype(np.int64)
             unit_item, unit_model, row = units_of(item, model, n_items)
-            self.models[C.MODEL] = model_names[unit_model]
+            self.models[C.MODEL] = _names(unit_model, list(model_names))
             self.kind = "item, model"
         else:
             unit_item, _, row = units_of(item, np.zeros_like(item), n_items)
@@ -333,8 +336,8 @@ class _Units:
             flip = a > b
             shown = flip[first]
             self.mirror = flip != shown[row]
-            self.models[C.MODEL_A] = models[a[first]]
-            self.models[C.MODEL_B] = models[b[first]]
+            self.models[C.MODEL_A] = _names(a[first], list(models))
+            self.models[C.MODEL_B] = _names(b[first], list(models))
         self.item_names = names[unit_item]
         self.order = np.argsort(first, kind="stable")
 
@@ -353,9 +356,10 @@ def _label_names(scale) -> list[str]:
     return names if len(set(names)) == len(names) else [str(v) for v in scale.values]
 
 
-def _names(code: np.ndarray, labels: list[str]) -> np.ndarray:
-    lookup = np.asarray([*labels, None], dtype=object)
-    return lookup[np.where(code >= 0, code, len(labels))]
+def _names(code: np.ndarray, labels: list[str]) -> pd.Categorical:
+    """Codes as a categorical of ``labels`` (-1: null): Parquet stores it as a dictionary
+    column, pandas reads it back as ``category``."""
+    return pd.Categorical.from_codes(np.where(code >= 0, code, -1), categories=pd.Index(labels))
 
 
 def write_items(frame: pd.DataFrame, folder, *, csv: bool = False) -> list[str]:
@@ -375,9 +379,13 @@ def write_items(frame: pd.DataFrame, folder, *, csv: bool = False) -> list[str]:
     frame.to_parquet(folder / ITEMS_FILE, engine="pyarrow", index=False)
     names = [ITEMS_FILE]
     if csv:
+        import pyarrow as pa
+        from pyarrow import csv as pa_csv
+
         from .escape.spreadsheet import escape_frame
 
-        escape_frame(frame).to_csv(folder / ITEMS_CSV, index=False, encoding="utf-8",
-                                   lineterminator="\n")
+        safe = pa.Table.from_pandas(escape_frame(frame), preserve_index=False)
+        pa_csv.write_csv(safe.replace_schema_metadata(None), folder / ITEMS_CSV,
+                         pa_csv.WriteOptions(quoting_style="needed"))
         names.append(ITEMS_CSV)
     return names

@@ -49,8 +49,12 @@ def unescape_cell(text: str) -> str:
 
 def escape_column(values: pd.Series) -> pd.Series:
     """:func:`escape_cell` over a text column, vectorised; missing values stay missing and
-    non-text values (numbers, booleans) are returned unchanged."""
-    if not (pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)):
+    non-text values (numbers, booleans) are returned unchanged; a categorical column has its
+    categories escaped."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.rename_categories([escape_cell(str(c)) for c in values.cat.categories])
+    if not (pd.api.types.is_object_dtype(values.dtype)
+            or pd.api.types.is_string_dtype(values.dtype)):
         return values
     text = values.astype("string")
     first = text.str.slice(0, 1).isin(TRIGGERS).fillna(False).to_numpy(dtype=bool)
