@@ -221,3 +221,47 @@ def test_stability_numbers_carry_their_uncertainty(audit):
     sd, (sd_lo, sd_hi) = (st["simulation_model"]["perturbation_sd"],
                           st["simulation_model"]["perturbation_sd_ci95"])
     assert f"SD {sd:.4f} [{sd_lo:.4f}, {sd_hi:.4f}]" in sim
+
+
+# -- a continuous scale: the null of the mean |difference|, the pooled ANOVA ------------------------
+def scores_table(*, seed: int = 5, n: int = 60):
+    """Continuous scores: two pools of three annotators rating every item; the second pool
+    scores 0.5 higher and one of its annotators is noisier."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(0, 1, n)
+    rows = []
+    for pool, shift in (("p1", 0.0), ("p2", 0.5)):
+        for j in range(3):
+            noise = 0.9 if (pool, j) == ("p2", 2) else 0.4
+            rows.append(pd.DataFrame({
+                C.ITEM: [f"s{i}" for i in range(n)], C.ANNOTATOR: f"{pool}-{j}", C.POOL: pool,
+                C.MODEL: [f"m{i % 4}" for i in range(n)],
+                C.LABEL: np.round(truth + shift + rng.normal(0, noise, n), 3)}))
+    return build_table(pd.concat(rows, ignore_index=True), LabelScale(LabelKind.INTERVAL, ()),
+                       name="scores", source="scores.csv")
+
+
+def test_continuous_null_and_pooled_anova_are_shown():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        res = audit_table(scores_table(), bootstrap=Bootstrap(100, 2), sizes=(4,), n_sims=500)
+    (row,) = res["pool_disagreement"]
+    null, e = row["null"], row["excess"]["mean_abs_difference"]
+    assert null["p_value"] is not None
+    html = section_text(render_html(res), "pool-disagreement")
+    lo, hi = row["ci95"]["mean_abs_difference"]
+    assert (f"mean |difference| {row['mean_abs_difference']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"{null['mean_abs_difference']:.3f} {e['estimate']:.3f} [{e['ci95'][0]:.3f}, "
+            f"{e['ci95'][1]:.3f}] {null['p_value']:.4f} ± {null['mc_se']:.4f}") in html
+    card = " ".join(annotations_block(res).split())
+    assert (f"against {null['mean_abs_difference']:.3f} expected if the pools were "
+            f"interchangeable (excess {e['estimate']:.3f}, 95% CI {e['ci95'][0]:.3f} to "
+            f"{e['ci95'][1]:.3f})") in card
+    for w in res["within_pool"]:
+        anova = w["pooled_anova"]
+        df1, df2 = anova["dof"]
+        p = anova["p_value"]
+        shown = "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
+        assert (f"pooled one-way ANOVA {anova['statistic']:.2f} (df {df1:,}, {df2:,}), "
+                f"{shown}") in html
+        assert f"η² {w['effect_size']:.3f}" in card

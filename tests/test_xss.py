@@ -22,7 +22,7 @@ from audit.errors import DegenerateDataWarning
 from audit.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
 from audit.report import write_reports
-from audit.report.card import END, START, check_card
+from audit.report.card import END, START, check_card, md_escape
 from audit.report.html import SECTIONS
 from audit.resample import Bootstrap
 from audit.table import build_table
@@ -104,6 +104,16 @@ def test_pipeline_report_shows_every_kind_of_string(reports):
     for it in flipped["items"][:5]:
         assert it["item"] in shown and " ".join(it["text"].split()) in shown
     assert results["judge_alignment"] and POOLS[2] in section_text(html, "judge-alignment")
+    judges = section_text(html, "judge-alignment")
+    for row in results["judge_alignment"][0]["agreement"]:  # the per-pool table (issue 14)
+        assert f"{row['pool']} {row['agreement']:.3f}" in judges
+    within = section_text(html, "pool-disagreement")
+    for w in results["within_pool"]:
+        assert w["pool"] in within
+    card = paths["card"].read_text()
+    auto = card[card.index("### Automatic judges"):card.index("### Known limitations")]
+    for pool in POOLS:  # names in the judge sentences, escaped for Markdown
+        assert md_escape(pool) in auto and pool not in auto
 
 
 @pytest.mark.parametrize("which", ["pipeline", "hand-built"])
