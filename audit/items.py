@@ -164,22 +164,22 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
     pool_code = f[C.POOL].cat.codes.to_numpy().astype(np.int64)
     n_cat_pools = len(pool_names)
     codes = table.label_codes.astype(np.int64)
-    if unit.mirror is not None:
-        codes = np.where(unit.mirror, q - 1 - codes, codes)
-    order = unit.order
-    cols: dict[str, object] = {C.ITEM: unit.item_names[order]}
-    for name, values in unit.models.items():
-        cols[name] = values[order]
-    cell = unit.row * n_cat_pools + pool_code
-    n_cell = np.bincount(cell, minlength=unit.n * n_cat_pools).reshape(unit.n, n_cat_pools)
-    cols[N_JUDGMENTS] = n_cell.sum(axis=1)[order]
-    meta_cols: dict[str, dict] = {}
-    labels = _label_names(scale)
     continuous = is_continuous(scale)
     wide = q > CATEGORY_LIMIT and not continuous
-    preference = scale.is_preference and unit.mirror is not None and not wide
+    preference = scale.is_preference and table.is_pairwise and not wide
+    if preference:  # counts oriented to the row's (model_a, model_b): -k..k mirrors to k..-k
+        codes = np.where(unit.mirror, q - 1 - codes, codes)
+    order = unit.order
+    cols = _Columns()
+    cols.add(C.ITEM, unit.item_names[order])
+    for name, values in unit.models.items():
+        cols.add(name, values[order])
+    cell = unit.row * n_cat_pools + pool_code
+    n_cell = np.bincount(cell, minlength=unit.n * n_cat_pools).reshape(unit.n, n_cat_pools)
+    cols.add(N_JUDGMENTS, n_cell.sum(axis=1)[order])
     if preference:
-        cols[FLIPPED] = None  # its place among the columns; filled below
+        cols.reserve(FLIPPED)
+    labels = _label_names(scale)
     ordered = scale.kind is not LabelKind.NOMINAL
     majority_code: dict[str, np.ndarray] = {}
     winner: dict[str, np.ndarray] = {}
@@ -201,15 +201,12 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
     for p in pools:
         k = pool_names.index(p)
         n = n_cell[:, k]
-        cols[column(p, "n")] = n[order]
-        meta_cols[column(p, "n")] = {"field": "n", "pool": p}
+        cols.add(column(p, "n"), n[order], field="n", pool=p)
         if continuous:
-            judged = n > 0
-            cols[column(p, "mean")] = np.where(judged, mean[:, k], np.nan)[order]
-            cols[column(p, "sd")] = np.where(n > 1, sd[:, k], np.nan)[order]
-            meta_cols[column(p, "mean")] = {"field": "mean", "pool": p}
-            meta_cols[column(p, "sd")] = {"field": "sd", "pool": p}
-            means[p] = np.where(judged, mean[:, k], np.nan)
+            means[p] = np.where(n > 0, mean[:, k], np.nan)
+            cols.add(column(p, "mean"), means[p][order], field="mean", pool=p)
+            cols.add(column(p, "sd"), np.where(n > 1, sd[:, k], np.nan)[order], field="sd",
+                     pool=p)
             continue
         if wide:
             from .measure.wide import pool_item_labels
@@ -225,32 +222,28 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
             with np.errstate(invalid="ignore", divide="ignore"):
                 share = c / n[:, None]
             for j, lab in enumerate(labels):
-                cols[column(p, "count", lab)] = c[order, j]
-                meta_cols[column(p, "count", lab)] = {"field": "count", "pool": p, "label": lab}
+                cols.add(column(p, "count", lab), c[order, j], field="count", pool=p, label=lab)
             for j, lab in enumerate(labels):
-                cols[column(p, "share", lab)] = share[order, j]
-                meta_cols[column(p, "share", lab)] = {"field": "share", "pool": p, "label": lab}
-        cons = np.where(n > 0, cons, -1)
-        majority_code[p] = cons
-        cols[column(p, "majority")] = _names(cons[order], labels)
-        cols[column(p, "unanimous")] = pd.array(np.where(n > 0, unan >= 0, False)[order],
-                                                dtype="boolean")
-        cols[column(p, "unanimous")][n[order] == 0] = pd.NA
-        meta_cols[column(p, "majority")] = {"field": "majority", "pool": p}
-        meta_cols[column(p, "unanimous")] = {"field": "unanimous", "pool": p}
+                cols.add(column(p, "share", lab), share[order, j], field="share", pool=p,
+                         label=lab)
+        majority_code[p] = np.where(n > 0, cons, -1)
+        cols.add(column(p, "majority"), _names(majority_code[p][order], labels),
+                 field="majority", pool=p)
+        unanimous = pd.array(unan[order] >= 0, dtype="boolean")
+        unanimous[n[order] == 0] = pd.NA
+        cols.add(column(p, "unanimous"), unanimous, field="unanimous", pool=p)
         if preference:
             k_mid = q // 2
             wc = np.stack([c[:, :k_mid].sum(axis=1), c[:, k_mid], c[:, k_mid + 1:].sum(axis=1)],
                           axis=1)
             winner[p] = np.where(n > 0, majority(wc), -1)
-            cols[column(p, "winner")] = _names(winner[p][order], list(WINNER_NAMES))
-            meta_cols[column(p, "winner")] = {"field": "winner", "pool": p}
+            cols.add(column(p, "winner"), _names(winner[p][order], list(WINNER_NAMES)),
+                     field="winner", pool=p)
 
     for a, b in combinations(pools, 2):
         if continuous:
-            name = pair_column(a, b, "mean_diff")
-            cols[name] = (means[b] - means[a])[order]
-            meta_cols[name] = {"field": "mean_diff", "pools": [a, b]}
+            cols.add(pair_column(a, b, "mean_diff"), (means[b] - means[a])[order],
+                     field="mean_diff", pools=[a, b])
             continue
         shared = (n_cell[:, pool_names.index(a)] > 0) & (n_cell[:, pool_names.index(b)] > 0)
         ma, mb = majority_code[a], majority_code[b]
@@ -261,26 +254,24 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
                 (np.maximum(winner[a], winner[b]) == _B)
             cls[opposite] = _CLASS["opposite_winner"]
         cls[~shared] = _CLASS["not_shared"]
-        name = pair_column(a, b, "class")
-        cols[name] = _names(cls[order], list(CLASSES))
-        meta_cols[name] = {"field": "class", "pools": [a, b]}
+        cols.add(pair_column(a, b, "class"), _names(cls[order], list(CLASSES)), field="class",
+                 pools=[a, b])
         if preference:
-            name = pair_column(a, b, "flip")
-            cols[name] = opposite[order]
-            meta_cols[name] = {"field": "flip", "pools": [a, b]}
+            cols.add(pair_column(a, b, "flip"), opposite[order], field="flip", pools=[a, b])
 
     humans = table.human_pools
     if preference:
+        flipped = pd.array(np.zeros(unit.n, dtype=bool), dtype="boolean")
         if len(humans) >= 2:
             w = np.stack([winner[p] for p in humans], axis=1)
-            flipped = (w == _A).any(axis=1) & (w == _B).any(axis=1)
-            cols[FLIPPED] = pd.array(flipped[order], dtype="boolean")
+            flipped[:] = ((w == _A).any(axis=1) & (w == _B).any(axis=1))[order]
         else:
-            cols[FLIPPED] = pd.array([pd.NA] * unit.n, dtype="boolean")
-        meta_cols[FLIPPED] = {"field": "flipped", "pools": humans}
+            flipped[:] = pd.NA
+        cols.add(FLIPPED, flipped, field="flipped", pools=humans)
 
     out = pd.DataFrame({k: pd.array(v, dtype="string") if _is_text(v) else v
-                        for k, v in cols.items()})
+                        for k, v in cols.data.items()})
+    meta_cols = cols.meta
     out.attrs["annotation_audit"] = {
         "format": "annotation-audit items, version 1",
         "unit": unit.kind,
@@ -296,6 +287,32 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
         "columns": meta_cols,
     }
     return out
+
+
+class _Columns:
+    """The table's columns in order and each one's description; two columns of one name (a
+    pool named like another pool's column) are an :class:`audit.errors.InputError`, never one
+    silently replacing the other."""
+
+    _RESERVED = object()
+
+    def __init__(self):
+        self.data: dict[str, object] = {}
+        self.meta: dict[str, dict] = {}
+
+    def reserve(self, name: str) -> None:
+        self.data[name] = self._RESERVED
+
+    def add(self, name: str, values, **meta) -> None:
+        if name in self.data and self.data[name] is not self._RESERVED:
+            from .errors import InputError
+
+            raise InputError(f"two columns of the item table would be named {name!r}: a pool "
+                             "or label name holds a separator (':' or ' vs ') that makes it "
+                             "read as another pool's column; rename the pool", key="pool")
+        self.data[name] = values
+        if meta:
+            self.meta[name] = meta
 
 
 class _Units:

@@ -206,6 +206,24 @@ def test_a_nominal_tie_has_no_majority():
     assert items.loc[0, "p vs q:class"] == "no_majority" and "flipped" not in items.columns
 
 
+def test_a_nominal_label_on_pairs_is_never_mirrored():
+    raw = pd.DataFrame({C.ITEM: ["i", "i"], C.ANNOTATOR: ["a", "b"], C.POOL: ["p", "q"],
+                        C.LABEL: ["safe", "safe"], C.MODEL_A: ["m1", "m2"],
+                        C.MODEL_B: ["m2", "m1"]})
+    items = item_table(table_of(raw, LabelScale(LabelKind.NOMINAL, ("safe", "unsafe"))))
+    assert items.loc[0, ["p:count:safe", "q:count:safe"]].tolist() == [1, 1]
+    assert items.loc[0, "p vs q:class"] == "agree"
+
+
+def test_pool_names_that_would_share_a_column_are_refused():
+    from audit.errors import InputError
+
+    raw = pd.DataFrame({C.ITEM: ["i", "i"], C.ANNOTATOR: ["a", "b"], C.POOL: ["x", "x:count"],
+                        C.LABEL: ["n", "m"]})
+    with pytest.raises(InputError, match="'x:count:n'.*rename the pool"):
+        item_table(table_of(raw, LabelScale(LabelKind.NOMINAL, ("m", "n"))))
+
+
 # -- row order invariance (hypothesis) -----------------------------------------------------------
 def canonical(items: pd.DataFrame) -> pd.DataFrame:
     """Rows sorted by item, each pair shown as (smaller, larger) model with A/B swapped to match."""
