@@ -79,7 +79,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     out
         Folder to write what ``annotation-audit run --out`` writes into — ``results.json``
         (here with the ``expectations`` block, the pass/fail table, and in PR mode the
-        ``baseline`` block), ``report.html`` with its charts, and ``dataset_card.md`` — as one
+        ``baseline`` block), ``report.html`` with its charts, ``dataset_card.md`` and the
+        per-item table ``items.parquet`` (:mod:`audit.items`) — as one
         set with a ``manifest.json`` (:func:`audit.outputs.write_run`). With it the full audit
         runs even when no claim needs it, so the report is complete. Resolved before anything
         is read, and refused when it would touch an input (:mod:`audit.outputs`).
@@ -140,8 +141,13 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     if out is not None:
         from ..outputs import write_run
 
+        from ..items import item_table, write_items
+
+        with step("per-item table"):
+            items = item_table(table)
         with step("writing the report and dataset card"):
-            write_run(results, out, inputs=inputs, report=True, command="check")
+            write_run(results, out, inputs=inputs, report=True, command="check",
+                      extra=lambda folder: write_items(items, folder))
     return outcome
 
 
