@@ -125,7 +125,8 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         "pool_disagreement": _disagreement(results.get("pool_disagreement"),
                                            results.get("within_pool"), ds, chart, ch),
         "leaderboards": _leaderboards(results.get("leaderboards"), st, chart, ch),
-        "closest_pairs": _closest(st.get("closest_pairs"), chart, ch),
+        "closest_pairs": _closest(st.get("closest_pairs"), chart, ch,
+                                  method=st.get("closest_pairs_method")),
         "displacement": _displacement(st, chart, ch),
         "simulation": _simulation(st, chart, ch),
         "judge_alignment": _judges(results.get("judge_alignment")),
@@ -370,7 +371,7 @@ def _leaderboards(boards, st, chart, ch) -> dict:
             "chart": chart(ch.leaderboard_chart, boards), "slope": chart(ch.slope_chart, boards)}
 
 
-def _closest(rows, chart, ch) -> dict:
+def _closest(rows, chart, ch, *, method: str | None = None) -> dict:
     if not rows:
         return {"na": "no leaderboard, or fewer than two models in every pool"}
     top = sorted(rows, key=swap_key)[:MAX_PAIRS]
@@ -385,7 +386,8 @@ def _closest(rows, chart, ch) -> dict:
                                (f" (SD {num(s['closed_form_sd'], 4)})"
                                 if s["closed_form_sd"] is not None else ""))
                     if s["closed_form"] is not None else "-"})
-    return {"rows": out, "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top)}
+    return {"rows": out, "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top),
+            "method": method}
 
 
 def _displacement(st, chart, ch) -> dict:
@@ -410,6 +412,7 @@ def _simulation(st, chart, ch) -> dict:
             "interval_method": next((r["interval_method"] for r in rows
                                      if r["interval_method"]), None),
             "sd": _interval(sd, sd_ci, 4) if sd is not None else None,
+            "sd_ci": bool(sd_ci and None not in sd_ci[:2]),
             "model": [(k, cell(v)) for k, v in model.items()],
             "chart": chart(ch.simulation_curve, st.get("simulation"))}
 
