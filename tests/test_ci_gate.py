@@ -469,3 +469,12 @@ def test_a_bad_option_is_recorded_in_the_junit_file(repo_with_suite, tmp_path):
     assert result.exit_code == 2 and data.read_bytes() == before
     assert "warning: could not record the error (InputError: " in result.output
     assert "No such option '--nope'" in result.output
+
+
+def test_docs_show_the_tested_examples():
+    """docs/ci.md's snippets are the example files the tests above run (same YAML)."""
+    blocks = re.findall(r"```yaml\n(.*?)```", (REPO / "docs" / "ci.md").read_text(), re.S)
+    workflow, config = (yaml.safe_load(b) for b in blocks)
+    assert workflow == yaml.safe_load((EXAMPLES / "github-workflow.yml").read_text())
+    example = yaml.safe_load((EXAMPLES / "pre-commit-config.yaml").read_text())
+    assert config == {"repos": example["repos"][:1]}
