@@ -399,7 +399,7 @@ def _cmh_iterative(s: Strata, yc, mean, m, d, *, one_hot: bool) -> tuple[float, 
     op = LinearOperator((a_n * k, a_n * k), matvec=matvec, dtype=np.float64)
     pre = LinearOperator((a_n * k, a_n * k), matvec=lambda v: inv * v, dtype=np.float64)
     rhs = d.reshape(-1) * (diag > 0)
-    x, _ = cg(op, rhs, M=pre, rtol=1e-9, atol=0.0, maxiter=2_000)
+    x, _ = cg(op, rhs, M=pre, rtol=1e-7, atol=0.0, maxiter=2_000)
     q = float(rhs @ x)
     graph = sparse.csr_matrix((np.ones(len(s.item)), (s.annotator, a_n + s.item)),
                               shape=(a_n + s.n_items,) * 2)
@@ -425,10 +425,12 @@ def _cmh_iterative(s: Strata, yc, mean, m, d, *, one_hot: bool) -> tuple[float, 
 def crossed(s: Strata) -> np.ndarray:
     """(items, annotators) label codes of the items every kept annotator labelled."""
     m = np.bincount(s.item, minlength=s.n_items)
-    full = np.flatnonzero(m == s.n_annotators)
-    grid = np.full((s.n_items, s.n_annotators), -1, dtype=np.int64)
-    grid[s.item, s.annotator] = s.label
-    return grid[full]
+    full = m == s.n_annotators
+    row = np.cumsum(full) - 1
+    sel = full[s.item]
+    grid = np.full((int(full.sum()), s.n_annotators), -1, dtype=np.int64)
+    grid[row[s.item[sel]], s.annotator[sel]] = s.label[sel]
+    return grid
 
 
 def cochran_q(x: np.ndarray) -> tuple[float, int]:
