@@ -384,3 +384,28 @@ def test_p_value_is_invariant_to_row_order_and_annotator_names(seed, n_annotator
         other = within_pool(sparse_table(moved), bootstrap=boot, min_annotator_judgments=1)[0]
     assert other["test"] == base["test"]
     assert other["reference_tests"] == base["reference_tests"]
+
+
+def test_continuous_large_pools_use_the_mean_score_gcmh(monkeypatch):
+    """Beyond the permutation budget a continuous pool gets the CMH mean-score statistic,
+    which on mid-ranks of a crossed pool is Friedman's statistic."""
+    rng = np.random.default_rng(12)
+    n, k = 80, 4
+    x = np.round(rng.normal(size=(n, 1)) + rng.normal(size=(n, k)), 2)
+    raw = pd.DataFrame({C.ITEM: np.repeat([f"i{i:03d}" for i in range(n)], k),
+                        C.ANNOTATOR: np.tile([f"a{a}" for a in range(k)], n),
+                        C.POOL: "p", C.LABEL: x.ravel()})
+    scale = LabelScale(LabelKind.INTERVAL, tuple(sorted(set(x.ravel().tolist()))))
+    table = build_table(raw, scale, name="c", source="c")
+    monkeypatch.setattr(W, "PERMUTATION_BUDGET", 10)
+    (w,) = within_pool(table, bootstrap=BOOT)
+    test = w["test"]
+    assert test["name"] == "generalized_cmh_asymptotic" and test["n_permutations"] == 0
+    assert test["statistic_name"] == "generalized_cmh_mean_score" and test["dof"] == k - 1
+    # written directly for a crossed pool: V = sum_i SS_i / (m - 1) (I - J / m)
+    centred = x - x.mean(axis=1, keepdims=True)
+    d = centred.sum(axis=0)
+    v = (centred ** 2).sum(axis=1) / (k - 1)  # per item m/(m-1) * SS/m
+    cov = v.sum() * (np.eye(k) - 1 / k)
+    assert test["statistic"] == pytest.approx(float(d @ np.linalg.pinv(cov) @ d), rel=1e-9)
+    assert w["annotator_effect_p"] == pytest.approx(stats.chi2.sf(test["statistic"], k - 1))
