@@ -11,13 +11,18 @@ Agreement (``agreement[].agreement``, the number claims read)
     ``a_u`` is the share of the pool's votes equal to the judge's winner). The agreement is the
     mean of ``a_u`` over comparisons. This is the definition of Zheng et al. (2023), "Judging
     LLM-as-a-judge with MT-Bench and Chatbot Arena", sec. 4.2: "the probability of randomly
-    selected individuals of each type agreeing on a randomly selected question"; ``a_u`` is that
+    selected individuals (but not identical) of each type agreeing on a randomly selected
+    question"; ``a_u`` is that
     probability for one question, computed in closed form, not drawn (no Monte-Carlo error).
     Its expectation, ``sum_o p_J(o) p_H(o)`` for the judge's and the pool's label
     distributions on the comparison, does not depend on how many votes the pool cast, so pools
     with 1 and with 5 votes per comparison are compared on the same scale. Gordon et al. (2021),
     "The Disagreement Deconvolution", CHI, make the same argument for scoring a classifier
-    against individual annotators rather than an aggregated label.
+    against individual annotators rather than an aggregated label. The other fair choice,
+    majorities of vote-count-matched subsamples, is not used: matching must go down to the
+    smallest count on the comparison (one vote wherever a pool has one), which is this quantity
+    with Monte-Carlo noise added by the subsampling, and its value would still change with the
+    matched count from one dataset to the next.
 
 Ceiling (``agreement[].ceiling``)
     The pool's internal agreement: on each comparison with at least two of its votes, the
