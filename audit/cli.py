@@ -484,6 +484,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     so is a bad option."""
     from pathlib import Path
 
+    from .escape.terminal import text as terminal_text
     from .judge import github as gh
     from .judge.baseline import text_lines as baseline_lines
     from .judge.check import check as run_check
@@ -519,6 +520,8 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     if "baseline" in outcome.results:
         click.echo("\n".join(baseline_lines(outcome.results["baseline"])))
     click.echo("\n".join(text_lines(outcome.results["expectations"])))
+    if out:
+        click.echo(f"report: {terminal_text(str(Path(out) / 'report.html'))}")
     if state["junit"]:
         write_text(state["junit"], junit_xml(outcome.validation_json, path=shown))
     if json_real:

@@ -265,7 +265,7 @@ def test_check_with_baseline(versions, tmp_path):
     assert f"FAIL  max_changed_label_share: changed_label_share  ({suite}:3)" in out
     assert f"changed_label_share = {share:.4g} is above the max 0.04" in out
     assert f"pass  max_changed_label_share: changed_label_share  ({suite}:5)" in out
-    assert "4 passed, 1 failed" in out
+    assert "4 passed, 1 failed" in out and f"report: {tmp_path / 'o' / 'report.html'}" in out
     first = next(x for x in out.splitlines() if x.startswith("    item "))
     assert first.split(": ")[1] in {f"{a} -> {b}" for a in NAMES.values()
                                     for b in NAMES.values() if a != b}  # names, not codes
