@@ -354,28 +354,12 @@ def test_readme_recipe_filters_and_weights_pairs(tmp_path):
     write_items(item_table(table), tmp_path)
     path = tmp_path / "items.parquet"
 
-    # --- recipe (README: "Per-item labels for reward models and DPO") ---
-    items = pd.read_parquet(path)
-    meta = items.attrs["annotation_audit"]
-    humans = meta["human_pools"]
-    labels = meta["labels"]          # scale order: A-side labels, tie, B-side labels
-    k = len(labels) // 2
-
-    # 1. strict: keep pairs on which every human pool names the same winner (no tie, no flip)
-    winners = items[[f"{p}:winner" for p in humans]]
-    same = winners.nunique(axis=1, dropna=False).eq(1) & winners.iloc[:, 0].isin(["A", "B"])
-    strict = items.loc[same, ["item", "model_a", "model_b"]].copy()
-    b_wins = winners.loc[same].iloc[:, 0].eq("B")
-    strict["chosen"] = strict["model_b"].where(b_wins, strict["model_a"])
-    strict["rejected"] = strict["model_a"].where(b_wins, strict["model_b"])
-
-    # 2. soft: keep every pair, weighted by the pooled human soft label (ties left out)
-    def votes(side):
-        return sum(items[[f"{p}:count:{lab}" for lab in side]].sum(axis=1) for p in humans)
-    n_a, n_b = votes(labels[:k]), votes(labels[k + 1:])
-    soft = items.assign(p_b=n_b / (n_a + n_b)).dropna(subset=["p_b"])
-    soft["weight"] = (2 * soft["p_b"] - 1).abs()   # 0 = humans split evenly, 1 = unanimous
-    # --- end of recipe ---
+    recipe = (ROOT / "docs" / "items.md").read_text(encoding="utf-8")
+    code = recipe.split("```python\n", 1)[1].split("```", 1)[0]
+    assert '"reports/multipref/items.parquet"' in code
+    scope = {}
+    exec(code.replace('"reports/multipref/items.parquet"', repr(str(path))), scope)
+    items, strict, soft = scope["items"], scope["strict"], scope["soft"]
 
     f = table.frame
     sign = np.sign(f[C.LABEL].astype(int).to_numpy())
@@ -387,6 +371,10 @@ def test_readme_recipe_filters_and_weights_pairs(tmp_path):
     winner = winner.unstack("pool")
     keep = winner.nunique(axis=1).eq(1) & winner.notna().all(axis=1) & winner.iloc[:, 0].ne("tie")
     assert sorted(strict["item"]) == sorted(winner.index[keep])
+    ref_b = winner.loc[strict["item"]].iloc[:, 0].eq("B").to_numpy()
+    chosen = np.where(ref_b, strict["model_b"], strict["model_a"])
+    assert (strict["chosen"].to_numpy() == chosen).all()
+    assert (strict["chosen"] != strict["rejected"]).all()
     assert not items.set_index("item").loc[strict["item"], "flipped"].any()
     pooled = ref[ref.sign != 0].groupby("item")["sign"].agg(lambda s: (s > 0).mean())
     got = soft.set_index("item")["p_b"]

@@ -20,6 +20,7 @@ the first trial's uninterrupted CLI run checks that both give the same bytes.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import os
 import random
@@ -63,6 +64,8 @@ def cli_run(src: Path, out: Path, seed: int) -> subprocess.Popen:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The input, the audits of both seeds, and the complete old and new sets they make."""
+    from audit.items import item_table, write_items
+    from audit.load import load
     from audit.outputs import write_run
     from audit.pipeline import run
 
@@ -75,10 +78,12 @@ def world(tmp_path_factory):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             results[name] = run(str(src), n_bootstrap=5, seed=seed)
-        write_run(copy.deepcopy(results[name]), root / name)
+            frame = item_table(load(str(src)))
+        extra = functools.partial(write_items, frame)  # items.parquet, as run --out writes it
+        write_run(copy.deepcopy(results[name]), root / name, extra=extra)
         refs[name] = files(root / name)
     assert refs["old"] != refs["new"]
-    yield {"root": root, "src": src, "refs": refs, "results": results}
+    yield {"root": root, "src": src, "refs": refs, "results": results, "extra": extra}
     assert sha(src) == digest
 
 
@@ -120,7 +125,7 @@ def test_kill_9_at_random_moments(world):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         which_set(out, refs)
-    write_run(copy.deepcopy(world["results"]["new"]), out)  # cleans up after the killed
+    write_run(copy.deepcopy(world["results"]["new"]), out, extra=world["extra"])  # cleans up
     assert which_set(out, refs) == "new"
     assert_no_staging(root)
 
@@ -181,7 +186,7 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
     with monkeypatch.context() as patch:
         install(patch, counter)
         patch.setattr(sets, "write_manifest", manifest)
-        write_run(copy.deepcopy(results), out)
+        write_run(copy.deepcopy(results), out, extra=world["extra"])
     assert which_set(out, refs) == "new"
     first_move = staged_steps[0] + 1
     assert 0 < first_move - 1 and counter.count - first_move > 5
@@ -194,7 +199,7 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
         if pid == 0:  # the child writes and is killed; it never returns into pytest
             try:
                 install(monkeypatch, KillAt(at))
-                write_run(copy.deepcopy(results), out)
+                write_run(copy.deepcopy(results), out, extra=world["extra"])
             finally:
                 os._exit(0)
         _, status = os.waitpid(pid, 0)
@@ -202,7 +207,7 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
         outcomes.append(which_set(out, refs))
     assert outcomes[0] == "old" and outcomes[-1] == "new"  # the swap is one step
     assert outcomes == sorted(outcomes, key=["old", "new"].index)
-    write_run(copy.deepcopy(results), out)  # the killed children's staging is cleaned up
+    write_run(copy.deepcopy(results), out, extra=world["extra"])  # staging is cleaned up
     assert_no_staging(root)
 
 

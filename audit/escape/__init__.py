@@ -25,7 +25,10 @@ dataset card          :mod:`.markdown`   Markdown and HTML-active characters esc
 HTML report           (Jinja2)           autoescape in :mod:`audit.report.html`; chart labels made
                                          XML-safe by :mod:`.xml`
 CSV / Parquet export  (none)             cells written as data, formula-looking ones included
-                                         (:mod:`audit.export` says why)
+                                         (:mod:`audit.export` says why); so is ``items.parquet``
+spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column name a spreadsheet
+                                         would evaluate (``= + - @``, tab or CR first, not a plain
+                                         number) prefixed with ``'``, reversibly
 ====================  =================  ===========================================================
 
 :func:`visible` is the shared primitive: it shows chosen characters the way Python's ``repr`` does
