@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from junitparser import Error, JUnitXml
 
 from audit.cli import cli
@@ -359,12 +361,15 @@ def test_check_github_appends_the_summary_and_annotates_relative_paths(repo_with
                       "  - expect: judgments_per_item\n    min: 6\n")
     summary = root.parent / "summary.md"
     summary.write_text("earlier step\n")
+    junit = root.parent / "j.xml"
     result = CliRunner(env={"GITHUB_WORKSPACE": None, "GITHUB_STEP_SUMMARY": str(summary)}) \
-        .invoke(cli, ["check", str(data), "--suite", str(strict), "--github"],
-                catch_exceptions=False)
+        .invoke(cli, ["check", str(data), "--suite", str(strict), "--github", "--junit",
+                      str(junit)], catch_exceptions=False)
     assert result.exit_code == 1, result.output
     [error] = [x for x in result.output.splitlines() if x.startswith("::error ")]
     assert error.startswith("::error file=expectations/strict.yaml,line=3,")
+    assert {c._elem.get("file") for c in list(JUnitXml.fromfile(str(junit)))[0]} == \
+        {"expectations/strict.yaml"}
     text = summary.read_text()
     assert text.startswith("earlier step\n\n### annotation-audit check: strict — ❌")
     rows = table_rows(text)
@@ -411,6 +416,32 @@ def test_step_summary_keeps_hostile_names_inert():
     assert tables[1][1] == f"judgments_per_pool: {shown}".replace("&", "&amp;") \
         .replace("<", "&lt;").replace(">", "&gt;")
     assert tables[4][0] == shown.replace("<", "&lt;").replace(">", "&gt;")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(), min_size=3, max_size=3), st.booleans())
+def test_step_summary_table_holds_any_names(names, passed):
+    """Whatever a title, pool or label name holds, each table row keeps its cells and no tag or
+    link appears in the page GitHub renders."""
+    from markdown_it import MarkdownIt
+
+    title, pool, label = names
+    row = {"expectation": title, "passed": passed, "error": False, "observed": 1.5,
+           "threshold": label, "line": 2, "message": title, "claim": pool}
+    block = {"suite": pool, "path": title, "success": passed, "n_passed": int(passed),
+             "n_failed": int(not passed), "results": [row], "skipped": []}
+    baseline = {"n_items": {"old": 1, "new": 1}, "n_judgments": {"old": 2, "new": 2, "shared": 2},
+                "items_added": {"count": 0}, "items_removed": {"count": 0},
+                "changed_label_share": 0.5,
+                "relabelled": {"count": 1, "by_pool": {pool: {"n_shared": 2, "n_relabelled": 1,
+                                                              "share": 0.5}},
+                               "transitions": [{"old": label, "new": title, "count": 1}]}}
+    text = step_summary(block, baseline=baseline)
+    assert [len(r) for r in table_rows(text)] == [5, 5, 4, 4]
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    tags = set(re.findall(r"<([a-z][a-z0-9]*)", html))
+    assert tags <= {"h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "strong",
+                    "ul", "li"}, tags
 
 
 def test_summary_of_a_run_that_could_not_run(repo_with_suite, tmp_path):
