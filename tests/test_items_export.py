@@ -91,13 +91,37 @@ def reference_majority(counts: list[int], *, ordered: bool) -> int | None:
     return (lo + hi + 1) // 2 if lo + hi < centre2 else (lo + hi) // 2
 
 
+def likert_table():
+    from rank_data import RATING_SCALE, rating_raw
+
+    return table_of(rating_raw(n_items=200, pools=("crowd", "expert", "judge")), RATING_SCALE,
+                    judge_pools=("judge",))
+
+
+def wide_nominal_table():
+    """40 categories: more than CATEGORY_LIMIT, so the sparse path (no count columns)."""
+    rng = np.random.default_rng(3)
+    n = 600
+    raw = pd.DataFrame({C.ITEM: [f"i{k}" for k in rng.integers(0, 120, n)],
+                        C.ANNOTATOR: [f"a{k}" for k in range(n)],
+                        C.POOL: rng.choice(["p", "q"], n),
+                        C.LABEL: [f"c{k:02d}" for k in rng.integers(0, 4, n) * 10 // 4]})
+    return table_of(raw, LabelScale(LabelKind.NOMINAL, tuple(f"c{k:02d}" for k in range(40))))
+
+
+SOURCES = {"pandalm": PANDALM, "hs_brexit": HS_BREXIT, "multipref": MULTIPREF,
+           "likert": likert_table, "wide_nominal": wide_nominal_table}
+
+
 # -- counts, shares, majority, unanimity against pandas ------------------------------------------
-@pytest.mark.parametrize("source", [PANDALM, HS_BREXIT, MULTIPREF], ids=lambda p: p.stem)
+@pytest.mark.parametrize("source", list(SOURCES))
 def test_counts_shares_majority_unanimity_equal_a_groupby(source):
-    if not source.exists():
+    source = SOURCES[source]
+    if isinstance(source, Path) and not source.exists():
         pytest.skip(f"{source} is not on this machine")
-    table = quiet_load(source)
+    table = quiet_load(source) if isinstance(source, Path) else source()
     items = item_table(table)
+    wide = len(table.scale.values) > 31
     ref = reference_counts(table)
     labels = label_names(table)
     ordered = table.scale.kind is not LabelKind.NOMINAL
@@ -107,21 +131,24 @@ def test_counts_shares_majority_unanimity_equal_a_groupby(source):
     indexed = items.set_index(C.ITEM)
     n_checked = 0
     for pool in table.pools:
-        got = indexed[[f"{pool}:count:{lab}" for lab in labels]]
-        got.columns = labels
         want = ref.xs(pool, level="pool").reindex(columns=labels, fill_value=0)
-        judged = got.loc[want.index]
-        assert (judged.to_numpy() == want.to_numpy()).all()
-        others = got.drop(index=want.index)
-        assert (others.to_numpy() == 0).all() and indexed.loc[others.index, f"{pool}:n"].eq(0).all()
+        others = indexed.index.difference(want.index)
+        assert indexed.loc[others, f"{pool}:n"].eq(0).all()
         n = want.sum(axis=1)
         assert (indexed.loc[want.index, f"{pool}:n"].to_numpy() == n.to_numpy()).all()
-        shares = indexed.loc[want.index, [f"{pool}:share:{lab}" for lab in labels]].to_numpy()
-        np.testing.assert_allclose(shares, want.to_numpy() / n.to_numpy()[:, None], rtol=1e-12)
+        if wide:
+            assert not any(c.startswith(f"{pool}:count:") for c in items.columns)
+        else:
+            got = indexed[[f"{pool}:count:{lab}" for lab in labels]]
+            assert (got.loc[want.index].to_numpy() == want.to_numpy()).all()
+            assert (got.loc[others].to_numpy() == 0).all()
+            shares = indexed.loc[want.index, [f"{pool}:share:{lab}" for lab in labels]]
+            np.testing.assert_allclose(shares.to_numpy(),
+                                       want.to_numpy() / n.to_numpy()[:, None], rtol=1e-12)
         unanimous = (want > 0).sum(axis=1) == 1
         got_unanimous = indexed.loc[want.index, f"{pool}:unanimous"].astype(bool).to_numpy()
         assert (got_unanimous == unanimous.to_numpy()).all()
-        assert indexed.loc[others.index, f"{pool}:unanimous"].isna().all()
+        assert indexed.loc[others, f"{pool}:unanimous"].isna().all()
         majority = [reference_majority(list(row), ordered=ordered) for row in want.to_numpy()]
         expected = [labels[m] if m is not None else None for m in majority]
         got_majority = indexed.loc[want.index, f"{pool}:majority"].astype(object)
@@ -196,6 +223,15 @@ def test_winner_flip_and_class_by_hand():
     assert meta["judge_pools"] == ["gpt"] and meta["human_pools"] == ["crowd", "expert"]
     assert set(meta["classes"]) == set(CLASSES)
     assert meta["columns"]["gpt:winner"] == {"field": "winner", "pool": "gpt"}
+
+
+def test_flipped_is_null_with_one_human_pool():
+    raw = pd.DataFrame({C.ITEM: ["i", "i"], C.ANNOTATOR: ["a", "b"], C.POOL: ["crowd", "gpt"],
+                        C.LABEL: [-1, 1], C.MODEL_A: "m1", C.MODEL_B: "m2"})
+    table = table_of(raw, judge_pools=("gpt",))
+    items = item_table(table)
+    assert items["flipped"].isna().all() and flipped_items(table)["n_flipped"] is None
+    assert items.loc[0, "crowd vs gpt:class"] == "opposite_winner"
 
 
 def test_a_nominal_tie_has_no_majority():
