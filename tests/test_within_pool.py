@@ -409,3 +409,17 @@ def test_continuous_large_pools_use_the_mean_score_gcmh(monkeypatch):
     cov = v.sum() * (np.eye(k) - 1 / k)
     assert test["statistic"] == pytest.approx(float(d @ np.linalg.pinv(cov) @ d), rel=1e-9)
     assert w["annotator_effect_p"] == pytest.approx(stats.chi2.sf(test["statistic"], k - 1))
+
+
+def test_measurements_carry_the_within_item_p_value_per_pool_and_the_worst():
+    from audit.judge.measurements import measurements
+    from results_examples import full_results
+
+    res = full_results()
+    m = measurements(res)
+    p = {r["pool"]: r["annotator_effect_p"] for r in res["within_pool"]}
+    for pool, value in p.items():
+        assert m.loc[f"annotator_effect_p[{pool}]", "value"] == value
+    assert m.loc["annotator_effect_p[every]", "value"] == min(p.values())
+    assert m.loc["annotator_effect_p[every]", "worst"] == min(p, key=p.get)
+    assert m.loc["annotator_effect_p[every]", "higher_is_better"]

@@ -17,6 +17,7 @@ id                                     from
 =====================================  =====================================================
 ``METRIC[all]``, ``METRIC[POOL]``      ``reliability.overall`` / ``reliability.by_pool``
 ``within_pool_disagreement[POOL]``     ``within_pool[].disagreement_rate``
+``annotator_effect_p[POOL]``           ``within_pool[].annotator_effect_p`` (within-item test)
 ``majority_differs_rate[A vs B, G]``   ``pool_disagreement[]`` at granularity G
 ``winner_reversed_rate[A vs B]``       ``pool_disagreement[]`` at the winner granularity
 ``kendall_tau[A vs B]``                ``stability.pool_pairs[]``
@@ -169,6 +170,8 @@ def measurements(results: dict) -> pd.DataFrame:
     for row in results.get("within_pool") or []:
         out.add("within_pool_disagreement", (row["pool"],), row.get("disagreement_rate"),
                 _ci(row.get("ci95")), every=(EVERY,), human=human(row["pool"]))
+        out.add("annotator_effect_p", (row["pool"],), row.get("annotator_effect_p"),
+                every=(EVERY,), human=human(row["pool"]))
 
     for row in results.get("pool_disagreement") or []:
         a, b, g = row["pool_a"], row["pool_b"], row["granularity"]
