@@ -12,8 +12,12 @@ pool disagreement
     ``mean_difference``: over the items both pools judged, the mean of (pool b's mean score
     minus pool a's) — a systematic shift between the pools, 0 when they agree on average;
     ``mean_abs_difference``: the mean of its absolute value — how far apart the pools' scores
-    of one item typically are, in label units (0 = identical; lower is better). The majority
-    and winner rates are NaN: there is no majority label on a continuous scale.
+    of one item typically are, in label units (0 = identical; lower is better), with a
+    ``null`` (its value expected if the pools were interchangeable: pool labels permuted
+    within each shared item, :func:`audit.measure.pool_null.continuous_null`) and the
+    ``excess`` over it — two pools of noisy raters differ by some amount even when they rate
+    alike. The majority and winner rates are NaN: there is no majority label on a continuous
+    scale.
 within pool
     ``within_item_sd``: the pooled SD of a pool's judgments about their item's pool mean,
     ``sqrt(sum SSW_i / sum (m_i - 1))`` over items the pool judged twice or more (the
