@@ -90,7 +90,8 @@ scale order), ``label_kind``, ``unit``, the rules (``majority_rule``, ``winner_r
 ``classes``) and ``columns`` (column name -> ``{"field", "pool" | "pools", "label"?}``).
 
 Everything is computed on integer codes with ``bincount`` (no loop over items): a million
-judgments take about a second.
+pairwise judgments (250,000 rows) take about 2 s, and as long again to write
+(``benchmarks/items_bench.py``, two busy cores).
 """
 
 from __future__ import annotations
