@@ -33,18 +33,20 @@ MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps")
 
 def crossed_table(*, seed: int = 11, n: int = 80):
     """Pairwise items judged by every annotator of two human pools (3 each, fully crossed) and a
-    judge. Crowd annotator 0 leans to A and the expert pool is noisier, so the pools differ
-    beyond what shuffling their annotators gives."""
+    judge. The experts see 30% of the items the other way round (a pool effect: the pools differ
+    beyond what shuffling their annotators gives) and crowd annotator 0 leans to A (an annotator
+    effect within the crowd); the judge follows the crowd's view."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, len(MODELS), n)
     b = (a + rng.integers(1, len(MODELS), n)) % len(MODELS)
     strength = np.linspace(1.0, -1.0, len(MODELS))
     truth = np.sign(strength[b] - strength[a] + rng.normal(0, 0.8, n)).astype(int)
+    expert_view = np.where(rng.random(n) < 0.3, -truth, truth)
     rows = []
-    for pool, k, noise in (("crowd", 3, 0.25), ("expert", 3, 0.45), ("gpt-4", 1, 0.3)):
+    for pool, k, noise in (("crowd", 3, 0.15), ("expert", 3, 0.15), ("gpt-4", 1, 0.3)):
+        view = expert_view if pool == "expert" else truth
         for j in range(k):
-            flip = rng.random(n) < noise
-            label = np.where(flip, rng.choice([-1, 0, 1], n), truth)
+            label = np.where(rng.random(n) < noise, rng.choice([-1, 0, 1], n), view)
             if pool == "crowd" and j == 0:
                 label = np.where(rng.random(n) < 0.35, -1, label)
             rows.append(pd.DataFrame({
@@ -77,6 +79,15 @@ def pts(x):
     return f"{100 * x:+.1f}"
 
 
+def perm_p(p, se, n, *, card=False):
+    """A permutation p as shown: ``p ± s.e.``, or the bound 1 / (n + 1) when no permutation
+    reached the observed value (Phipson & Smyth 2010)."""
+    if p * (n + 1) <= 1 + 1e-9:
+        return (f"p ≤ {1 / (n + 1):.4f}, the smallest p-value {n:,} permutations resolve"
+                if card else f"≤ {1 / (n + 1):.4f} ({n:,} perm.)")
+    return f"p = {p:.4f} ± {se:.4f} over {n:,}" if card else f"{p:.4f} ± {se:.4f} ({n:,} perm.)"
+
+
 # -- pool disagreement: observed, null, excess, p ---------------------------------------------------
 def test_pool_disagreement_shows_the_null_and_the_excess(audit):
     res = audit["results"]
@@ -93,8 +104,7 @@ def test_pool_disagreement_shows_the_null_and_the_excess(audit):
             e = excess[stat]
             cells = (f"{pct(row[stat])} [{pct(lo)}, {pct(hi)}] {pct(null[stat])} "
                      f"{pts(e['estimate'])} [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}] points "
-                     f"{null['p_value']:.4f} ± {null['mc_se']:.4f} "
-                     f"({null['n_permutations']:,} perm.)")
+                     + perm_p(null["p_value"], null["mc_se"], null["n_permutations"]))
             assert cells.replace("-", "−") in html or cells in html, cells
             tested += 1
         if row["pool_a"] == "crowd" and row["pool_b"] == "expert" \
@@ -115,10 +125,13 @@ def test_pool_limitation_follows_the_permutation_p(audit):
     res = audit["results"]
     row = next(r for r in res["pool_disagreement"]
                if (r["pool_a"], r["pool_b"], r["granularity"]) == ("crowd", "expert", "label"))
+    assert row["null"]["p_value"] < 0.05  # the experts' view differs by design
     text = " ".join(limitations(res))
-    beyond = row["null"]["p_value"] < 0.05 and row["excess"]["majority_differs_rate"][
-        "estimate"] > 0
-    assert ("The pools disagree beyond chance: where crowd and expert" in text) == beyond
+    assert "The pools disagree beyond chance: where crowd and expert" in text
+    for other in [r for r in res["pool_disagreement"] if r["granularity"] == "label"]:
+        named = f"where {other['pool_a']} and {other['pool_b']} are each unanimous" in text
+        assert named == (other["null"]["p_value"] < 0.05
+                         and other["excess"]["majority_differs_rate"]["estimate"] > 0)
 
 
 # -- within pool: the within-item permutation test decides the wording -----------------------------
@@ -131,8 +144,8 @@ def test_within_pool_shows_the_permutation_test_and_references(audit):
             continue
         assert w["annotator_effect_p"] == t["p_value"]
         assert (f"{w['pool']} {pct(w['disagreement_rate'])} [{pct(w['ci95'][0])}, "
-                f"{pct(w['ci95'][1])}] within-item permutation {t['p_value']:.4f} ± "
-                f"{t['mc_se']:.4f} ({t['n_permutations']:,} perm.)") in html
+                f"{pct(w['ci95'][1])}] within-item permutation "
+                + perm_p(t["p_value"], t["mc_se"], t["n_permutations"])) in html
         for ref in w["reference_tests"]:
             assert f"{ref['statistic']:.2f} (df {ref['dof']}), p = {ref['p_value']:.4f}" in html \
                 or ref["p_value"] < 1e-4
@@ -140,7 +153,8 @@ def test_within_pool_shows_the_permutation_test_and_references(audit):
                    "no evidence that its annotators differ")
         assert f"{w['pool']}: " in audit["card"]
         sentence = audit["card"].split(f"- {w['pool']}: ")[1].split(" - ")[0]
-        assert verdict in sentence and f"p = {t['p_value']:.4f} ± {t['mc_se']:.4f}" in sentence
+        assert verdict in sentence
+        assert perm_p(t["p_value"], t["mc_se"], t["n_permutations"], card=True) in sentence
         assert f"Cramér's V {w['effect_size']:.3f}" in sentence
     crowd = next(w for w in res["within_pool"] if w["pool"] == "crowd")
     assert crowd["test"]["p_value"] < 0.05  # annotator 0 leans to A: the test must see it
@@ -252,7 +266,8 @@ def test_continuous_null_and_pooled_anova_are_shown():
     lo, hi = row["ci95"]["mean_abs_difference"]
     assert (f"mean |difference| {row['mean_abs_difference']:.3f} [{lo:.3f}, {hi:.3f}] "
             f"{null['mean_abs_difference']:.3f} {e['estimate']:.3f} [{e['ci95'][0]:.3f}, "
-            f"{e['ci95'][1]:.3f}] {null['p_value']:.4f} ± {null['mc_se']:.4f}") in html
+            f"{e['ci95'][1]:.3f}] "
+            + perm_p(null["p_value"], null["mc_se"], null["n_permutations"])) in html
     card = " ".join(annotations_block(res).split())
     assert (f"against {null['mean_abs_difference']:.3f} expected if the pools were "
             f"interchangeable (excess {e['estimate']:.3f}, 95% CI {e['ci95'][0]:.3f} to "

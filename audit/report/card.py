@@ -33,8 +33,8 @@ from pathlib import Path
 
 from ..errors import AuditWarning, InputError, join_names
 from ..escape.markdown import front_matter, inline
-from .read import (against_null, displacement, finite, judge_rows, p_is, simulation_row,
-                   swap, swap_key, within_test)
+from .read import (against_null, at_floor, displacement, finite, judge_rows, p_is,
+                   simulation_row, swap, swap_key, within_test)
 
 START = "<!-- annotation-audit:start -->"
 END = "<!-- annotation-audit:end -->"
@@ -240,7 +240,11 @@ def _against_null(row: dict, stat: str) -> str:
 
 
 def _p(n: dict) -> str:
-    """``p = ...`` of a permutation test with its Monte-Carlo s.e. and permutation count."""
+    """``p = ...`` of a permutation test with its Monte-Carlo s.e. and permutation count, or
+    the bound ``p ≤ 1 / (n + 1)`` when the p-value is the smallest the permutations resolve."""
+    if at_floor(n["p"], n.get("n_permutations")):
+        return (f"p ≤ {1 / (n['n_permutations'] + 1):.4f}, the smallest p-value "
+                f"{_num(n['n_permutations'])} permutations resolve")
     text = p_is(n["p"])
     if n.get("mc_se") is not None:
         text += f" ± {_num(n['mc_se'], 4)}"

@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 
 from ..labels import WINNER_NAMES
-from .read import (STAT_NAMES, against_null, displacement, has_null, judge_method, judge_rows,
-                   p_is, p_text, simulation_row, swap, swap_key, within_test)
+from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
+                   judge_rows, p_is, p_text, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.
 MAX_ITEMS = 50
@@ -323,9 +323,13 @@ def _points(value, interval) -> str:
 
 
 def _p(p, se, n_permutations) -> str:
-    """A permutation p-value with its Monte-Carlo s.e. and the permutation count."""
+    """A permutation p-value with its Monte-Carlo s.e. and the permutation count; the bound
+    ``≤ 1 / (n + 1)`` when the p-value is the smallest the permutations resolve
+    (:func:`audit.report.read.at_floor`)."""
     if p is None:
         return "NaN"
+    if at_floor(p, n_permutations):
+        return f"≤ {1 / (n_permutations + 1):.4f} ({num(n_permutations)} perm.)"
     text = p_text(p)
     if se is not None:
         text += f" ± {num(se, 4)}"

@@ -68,6 +68,15 @@ def p_is(p, digits: int = 4) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+def at_floor(p, n_permutations) -> bool:
+    """``p`` is at the resolution of ``n_permutations`` permutations (``≤ 1 / (n + 1)``: none,
+    or for a mid-p at most one tie, reached the observed statistic). The p-value is then a
+    bound, ``p ≤ 1 / (n + 1)``, and its Monte-Carlo s.e. says nothing more; the renderers write
+    the bound (Phipson & Smyth 2010, "Permutation p-values should never be zero", Stat. Appl.
+    Genet. Mol. Biol. 9(1))."""
+    return finite(p) and bool(n_permutations) and p * (n_permutations + 1) <= 1 + 1e-9
+
+
 def name_of_test(name) -> str:
     """A test's reader-facing name (``cochran_q`` -> ``Cochran's Q``)."""
     return TEST_NAMES.get(str(name), str(name).replace("_", " "))

@@ -19,7 +19,7 @@ from rich.table import Table as _RichTable
 from rich.text import Text
 
 from ..escape import terminal
-from .read import (STAT_NAMES, against_null, displacement, judge_rows, p_is, p_text,
+from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, p_is, p_text,
                    simulation_row, swap, swap_key, within_test)
 
 METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
@@ -201,11 +201,14 @@ def _null_cells(n: dict | None, show) -> tuple[str, str, str]:
         excess = _pct_ci(n["excess"], n["excess_ci95"], points=True)
     else:
         excess = fmt_ci({"value": n["excess"], "ci95": n["excess_ci95"] or [None, None]})
-    return show(n["null"]), excess, _p(n["p"], n["mc_se"])
+    return show(n["null"]), excess, _p(n["p"], n["mc_se"], n["n_permutations"])
 
 
-def _p(p, se) -> str:
-    """A Monte-Carlo p-value with its s.e."""
+def _p(p, se, n_permutations=None) -> str:
+    """A Monte-Carlo p-value with its s.e., or its bound when it is the smallest the
+    permutations resolve."""
+    if at_floor(p, n_permutations):
+        return f"<= {1 / (n_permutations + 1):.4f}"
     return p_text(p) + (f" ± {fmt(se, 4)}" if se is not None else "")
 
 
@@ -227,7 +230,7 @@ def _within_pool(rows, console):
         t.add_row(r["pool"], fmt_ci({"value": value, "ci95": r.get(
                       "within_item_sd_ci95" if spread else "ci95")}) if value is not None
                   else "NaN",
-                  _p(w["p"], w["mc_se"]), "; ".join(refs) or "-",
+                  _p(w["p"], w["mc_se"], w["n_permutations"]), "; ".join(refs) or "-",
                   f"{fmt(w['effect'])} ({w['effect_name']})")
     console.print(t)
 
