@@ -378,3 +378,43 @@ def test_continuous_null_is_invariant_to_row_order_names_and_pool_order():
     assert null(renamed) == base
     swapped = raw.assign(**{C.POOL: raw[C.POOL].map({"x": "y", "y": "x"})})
     assert null(swapped) == base
+
+
+def test_wide_scale_null_equals_the_dense_one():
+    """A 101-point scale takes the sorted-codes path (:mod:`audit.measure.wide`); on the same
+    judgments its null is the short scale's, draw for draw."""
+    items = random_items(7, 30, [0, 50, 100])
+    wide = LabelScale(LabelKind.ORDINAL, tuple(range(101)))
+    short = LabelScale(LabelKind.ORDINAL, (0, 50, 100))
+    boot = Bootstrap(500, seed=3)
+    w, = quiet(pool_disagreement, build(table_from(items, wide), wide), bootstrap=boot)
+    s, = quiet(pool_disagreement, build(table_from(items, short), short), bootstrap=boot)
+    assert w["n_items_both_unanimous"] == s["n_items_both_unanimous"] > 0
+    assert w["null"]["p_value"] is not None
+    assert (w["null"], w["excess"], w["ci95"]) == (s["null"], s["excess"], s["ci95"])
+
+
+def test_excess_interval_covers_zero_with_interchangeable_annotators():
+    """Under H0 the excess is 0 in expectation; its interval (item bootstrap of observed minus
+    expected) holds 0 in about 95% of 300 datasets (2 + 2 annotators, 5 points, 300 items)."""
+    from audit.measure.pool_null import categorical_excess, categorical_null, item_splits
+
+    rng = np.random.default_rng(5)
+    covered = total = 0
+    for c in simulate_counts(rng, 300, 300, 2, 2, 5):
+        ca, cb = c[:, 0], c[:, 1]
+        n_a, n_b = ca.sum(1), cb.sum(1)
+        ua = np.where((n_a >= 2) & (ca.max(1) == n_a), ca.argmax(1), -1)
+        ub = np.where((n_b >= 2) & (cb.max(1) == n_b), cb.argmax(1), -1)
+        union = ca + cb
+        rows, cols = np.nonzero(union)
+        splits = item_splits(n_a, n_b, rows, cols, union[rows, cols], need_a=2, need_b=2,
+                             signs=None, observed_hit=(ua >= 0) & (ub >= 0) & (ua != ub))
+        both = (ua >= 0) & (ub >= 0)
+        null = categorical_null(splits, n_permutations=199, rng=rng, preference=False)
+        excess = categorical_excess(splits, null, (float(np.mean(ua[both] != ub[both])), None),
+                                    n_resamples=400, rng=rng, level=0.95)
+        lo, hi = excess["majority_differs_rate"]["ci95"]
+        total += 1
+        covered += lo <= 0 <= hi
+    assert covered / total >= 0.92, covered / total

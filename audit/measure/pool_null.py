@@ -28,8 +28,18 @@ counts equal ``n_a = n_b``), and not at all otherwise. Items are independent, so
 items of kind (ii) that come out differing is a sum of binomials, one per (pool sizes, n_match,
 opposite winners) group. Each permutation is drawn as those binomial counts: the same
 distribution as shuffling the judgments item by item, at a cost of (groups x permutations)
-instead of (judgments x permutations), so the null is never capped on a categorical scale. The
-independent brute-force shuffle and the exact convolution are in ``tests/test_pool_null.py``.
+instead of (judgments x permutations), so the null is never capped on a categorical scale.
+``tests/test_pool_null.py`` checks it against an independent exact computation (every split of
+every item enumerated, outcomes convolved over items). When no permutation can change anything —
+one judgment per pool on every splittable item (swapping two labels never changes whether they
+differ, as with PandaLM's one-annotator pools), or no splittable item — the null equals the
+observed rate and there is no test (``p_value`` None, with the reason).
+
+Calibration (``benchmarks/pool_null_bench.py``, interchangeable annotators, items of varied
+difficulty, 3 + 1 and 2 + 2 annotators on 2 and 5 points, 1,120 items): rejection at 0.05 in
+0.042-0.043 of 2,000 datasets each — slightly conservative because the statistic is discrete
+(more so with fewer items: about 0.035 at 300) — and the mean null rate equals the mean
+observed rate.
 
 Reported: the null mean of each rate (what interchangeable pools would show on these items),
 the one-sided permutation p-value ``(1 + #{null >= observed}) / (1 + B)`` of
