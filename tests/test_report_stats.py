@@ -201,6 +201,17 @@ def test_judge_shows_single_annotator_agreement_and_ceiling(audit):
                 f"[{f3(a['ci95'][0])}, {f3(a['ci95'][1])}]") in audit["summary"]
     assert entry["verdict"] in html and entry["verdict"] in audit["summary"]
     assert f"Verdict: {entry['verdict']}" in audit["card"]
+    tracked = [s for s in limitations(res) if s.startswith("gpt-4 tracks")]
+    if entry["tracks"] in ("crowd", "expert"):
+        row = next(a for a in entry["agreement"] if a["pool"] == entry["tracks"])
+        assert tracked == [f"gpt-4 tracks {entry['tracks']}: it agrees with a single "
+                           f"{entry['tracks']} annotator more than with one of any other pool "
+                           f"({pct(row['agreement'])} of comparisons); every paired interval of "
+                           f"the difference excludes 0 ({100 * entry['differences'][0]['level']:g}% "
+                           f"simultaneous); judging with it inherits {entry['tracks']}'s view."]
+    else:
+        assert tracked == []
+    assert entry["tracks"] == "crowd"  # the judge follows the crowd's view by design
     (d,) = entry["differences"]
     assert (f"{f3(d['difference'])} [{f3(d['ci95'][0])}, {f3(d['ci95'][1])}] {d['n']:,} "
             f"{d['tracks']}") in html

@@ -489,6 +489,19 @@ def limitations(results: dict, esc=str) -> list[str]:
     elif judges:
         out.append(f"{', '.join(esc(j) for j in judges)} are automatic judges, not people: their "
                    "labels are compared with the human pools, not pooled with them.")
+    humans_set = set(humans)
+    for entry in results.get("judge_alignment") or []:
+        tracked = entry.get("tracks")
+        if tracked in humans_set:
+            row = next((a for a in judge_rows(entry) if a["pool"] == tracked), None)
+            level = next((d.get("level") for d in entry.get("differences") or []
+                          if d.get("level") is not None), None)
+            out.append(f"{esc(entry.get('judge'))} tracks {esc(tracked)}: it agrees with a single "
+                       f"{esc(tracked)} annotator more than with one of any other pool"
+                       + (f" ({_pct(row['agreement'])} of comparisons)" if row else "")
+                       + (f"; every paired interval of the difference excludes 0 "
+                          f"({100 * level:g}% simultaneous)" if level is not None else "")
+                       + f"; judging with it inherits {esc(tracked)}'s view.")
     failed = [r for r in (results.get("expectations") or {}).get("results") or []
               if not r.get("passed")]
     if failed:
