@@ -291,3 +291,29 @@ def test_continuous_null_and_pooled_anova_are_shown():
         assert (f"pooled one-way ANOVA {anova['statistic']:.2f} (df {df1:,}, {df2:,}), "
                 f"{shown}") in html
         assert f"η² {w['effect_size']:.3f}" in card
+
+
+def test_a_null_without_a_test_is_named_not_shown_as_a_number():
+    """PandaLM: each pool is one annotator, so no permutation within an item changes the rates:
+    the results say why, and the renderers show that reason instead of a null equal to the
+    observed rate and an excess of 0."""
+    from pathlib import Path
+
+    from audit.pipeline import run
+
+    path = Path(__file__).resolve().parents[1] / "data" / "pandalm" / "testset-v1.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        res = run(path, n_bootstrap=50, report=False, sizes=(5,), n_sims=500)
+    reasons = {r["null"]["not_defined"] for r in res["pool_disagreement"]}
+    assert len(reasons) == 1 and None not in reasons
+    (reason,) = reasons
+    html = section_text(render_html(res), "pool-disagreement")
+    assert f"No test: {reason}" in html
+    row = res["pool_disagreement"][0]
+    d, (lo, hi) = row["majority_differs_rate"], row["ci95"]["majority_differs_rate"]
+    assert f"labels differ {pct(d)} [{pct(lo)}, {pct(hi)}] not defined - no test" in html
+    card = " ".join(annotations_block(res).split())
+    assert f"No permutation null: {reason}" in card
+    assert "expected if the pools were interchangeable" not in card
+    assert "disagree beyond chance" not in " ".join(limitations(res))

@@ -262,6 +262,7 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
             if svg:
                 out["heatmaps"].append({"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
                                         "granularity": r.get("granularity"), "svg": svg})
+    out["no_test"] = sorted({r.pop("no_test") for r in out["rows"] if "no_test" in r})
     out["null_method"] = next((r["null"].get("method") for r in rows or []
                                if has_null(r) and r["null"].get("method")), None)
     out["within_sd"] = any(w.get("disagreement_rate") is None
@@ -301,7 +302,8 @@ def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:
     if n is None or (n["null"] is None and n["p"] is None):
         return {"expected": "-", "excess": "-", "p": "-"}
     if n["not_defined"]:
-        return {"expected": "not defined", "excess": "-", "p": f"no test: {n['not_defined']}"}
+        return {"expected": "not defined", "excess": "-", "p": "no test",
+                "no_test": n["not_defined"]}
     if rate:
         excess = _points(n["excess"], n["excess_ci95"])
         expected = pct(n["null"])
