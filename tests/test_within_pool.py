@@ -332,7 +332,7 @@ def test_strong_annotator_effect_is_detected():
     assert res["effect_size"] > 0.1
 
 
-# -- continuous scales ------------------------------------------------------------------------------
+# -- continuous scales -----------------------------------------------------------------------------
 
 def test_continuous_within_item_test_reads_like_the_category_one():
     rng = np.random.default_rng(4)

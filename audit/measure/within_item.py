@@ -6,8 +6,9 @@ from many). Items are strata: under the null hypothesis the annotators of an ite
 interchangeable, so every permutation of an item's labels among its annotators is equally
 likely, whatever the item's difficulty. A test that pools the annotator x label table over
 items ignores that the annotators share items: item difficulty then inflates the null variance
-it assumes, and with varied difficulty it rejects far less often than its level (0.3% at 0.05
-in a crossed design of 1,120 items x 3 annotators; benchmarks/RESULTS.md).
+it assumes, and with varied difficulty it rejects far less often than its level (about 1-2% of
+null datasets at 0.05 in crossed designs of 20 and 1,120 items x 3 annotators, with
+correspondingly less power; benchmarks/RESULTS.md).
 
 Within-item permutation test
     statistic ``S = sum_(a, c) (N_ac - E_ac)^2 / E_ac`` over annotators ``a`` and labels
@@ -26,12 +27,13 @@ Within-item permutation test
     ``(1 + #{S* >= S}) / (1 + B)`` of Phipson & Smyth 2010, valid but then conservative, is
     reported beside it as ``p_value_conservative``).
     On a continuous scale the statistic is ``T = sum_a (sum_(i a judged) (x_ai - xbar_i))^2
-    / n_a``, the between-annotator sum of squares of item-centred scores (a two-way,
-    annotator-within-item comparison; Friedman 1937 is its rank form), permuted the same way.
+    / n_a``, the between-annotator sum of squares of item-centred scores (annotators compared
+    within items, as in a two-way layout; Friedman 1937 compares ranks the same way), permuted
+    the same way.
 Generalized Cochran-Mantel-Haenszel (asymptotic)
-    when a pool has more judgments than :data:`PERMUTATION_BUDGET` / ``B`` the permutations
-    would dominate the audit's time; the p-value is then the chi-square approximation of the
-    generalized CMH general-association statistic ``Q = d' V^- d`` (Landis, Heyman & Koch 1978;
+    when a pool's informative judgments times ``B`` exceed :data:`PERMUTATION_BUDGET` the
+    permutations would dominate the audit's time; the p-value is then the chi-square
+    approximation of the generalized CMH general-association statistic ``Q = d' V^- d`` (Landis, Heyman & Koch 1978;
     ``d`` = observed minus expected annotator x label counts, ``V`` = the sum over items of
     their exact permutation covariances, ``V^-`` a Moore-Penrose inverse, degrees of freedom
     its rank), which is valid as the number of strata grows (not as the strata grow: items
@@ -67,12 +69,12 @@ import numpy as np
 from scipy import sparse, stats
 
 #: Judgments x permutations above which a pool's p-value comes from the asymptotic gCMH test
-#: (20,000 judgments at 1,000 permutations: about a second).
+#: (20,000 judgments at 1,000 permutations: a few seconds at most).
 PERMUTATION_BUDGET = 20_000_000
 #: Largest annotators x labels dimension for which the gCMH covariance is formed and inverted
 #: (beyond it, conjugate gradients).
 CMH_MAX_DIM = 1_500
-#: Random keys sorted per block of permutations (bounds the memory of one block).
+#: Judgment positions drawn per block of permutations (bounds the memory of one block).
 BLOCK_CELLS = 2_000_000
 
 PERMUTATION = "within_item_permutation"
@@ -504,7 +506,7 @@ def reference_tests(s: Strata, *, ordered: bool, scores: np.ndarray | None = Non
     return out
 
 
-# -- the test ---------------------------------------------------------------------------------------
+# -- the test -------------------------------------------------------------------------------------
 
 def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator,
                      scores: np.ndarray | None = None) -> dict:
@@ -515,8 +517,9 @@ def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator
 
     kind = "category" if scores is None else "score"
     out = {"name": PERMUTATION, "statistic_name": STATISTIC[kind], "statistic": float("nan"),
-           "p_value": float("nan"), "n_permutations": 0, "mc_se": float("nan"),
-           "dof": None, "strata": "item", "n_items_informative": int(s.n_items),
+           "p_value": float("nan"), "p_value_conservative": float("nan"),
+           "n_permutations": 0, "mc_se": float("nan"), "dof": None, "strata": "item",
+           "n_items_informative": int(s.n_items),
            "n_judgments": int(len(s.item)), "method": METHOD[PERMUTATION]}
     if s.n_annotators < 2 or s.n_labels < 2:
         return out

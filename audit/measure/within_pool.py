@@ -19,8 +19,8 @@ Effect size
 ``pooled_chi2``
     Pearson's chi-square of that pooled table (``scipy.stats.chi2_contingency``, no Yates
     correction), kept for reference only: it ignores that annotators share items, so item
-    difficulty makes it conservative (at 0.05 it rejected 0.3% of null datasets of a crossed
-    design with varied difficulty; benchmarks/RESULTS.md).
+    difficulty makes it conservative (at 0.05 it rejected under 2% of null datasets of crossed
+    designs with varied difficulty; benchmarks/RESULTS.md).
 
 Only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested (sparse
 crowd pools have many annotators with a handful of judgments each); the others' judgments leave
@@ -59,15 +59,6 @@ def annotator_label_table(annotator: np.ndarray, label: np.ndarray, n_annotators
                           q: int) -> np.ndarray:
     """(n_annotators, q) judgment counts by annotator and label."""
     return count_matrix(annotator, label, n_annotators, q)
-
-
-def pearson_chi2(observed: np.ndarray) -> np.ndarray:
-    """Pearson's chi-square of (..., r, c) tables against their own independence expectation."""
-    o = np.asarray(observed, dtype=np.float64)
-    n = o.sum(axis=(-2, -1), keepdims=True)
-    e = o.sum(axis=-1, keepdims=True) * o.sum(axis=-2, keepdims=True) / n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(e > 0, (o - e) ** 2 / e, 0.0).sum(axis=(-2, -1))
 
 
 def cramers_v(chi2: float, n: float, shape: tuple[int, int]) -> float:
@@ -113,7 +104,8 @@ def _not_tested(reason: str, min_annotator_judgments: int, n_annotators: int,
     from .within_item import METHOD, PERMUTATION, STATISTIC
 
     return {"test": {"name": PERMUTATION, "statistic_name": STATISTIC["category"],
-                     "statistic": float("nan"), "p_value": float("nan"), "n_permutations": 0,
+                     "statistic": float("nan"), "p_value": float("nan"),
+                     "p_value_conservative": float("nan"), "n_permutations": 0,
                      "mc_se": float("nan"), "dof": None, "strata": "item",
                      "n_items_informative": 0, "n_judgments": 0,
                      "method": METHOD[PERMUTATION]},
