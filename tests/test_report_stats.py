@@ -156,6 +156,12 @@ def test_within_pool_shows_the_permutation_test_and_references(audit):
         assert verdict in sentence
         assert perm_p(t["p_value"], t["mc_se"], t["n_permutations"], card=True) in sentence
         assert f"Cramér's V {w['effect_size']:.3f}" in sentence
+        n = t["n_permutations"]
+        term = (f"<= {1 / (n + 1):.4f}" if t["p_value"] * (n + 1) <= 1 + 1e-9
+                else f"{t['p_value']:.4f} ± {t['mc_se']:.4f}")
+        line = next(x for x in audit["summary"].splitlines() if f" {w['pool']} " in x
+                    and "Cramér" in x)
+        assert term in line and f"{pct(w['disagreement_rate'])} [" in line
     crowd = next(w for w in res["within_pool"] if w["pool"] == "crowd")
     assert crowd["test"]["p_value"] < 0.05  # annotator 0 leans to A: the test must see it
     assert "Annotators within crowd are not interchangeable" in " ".join(limitations(res))

@@ -226,10 +226,13 @@ def _within_pool(rows, console):
         refs = [f"{x['name']} {p_is(x['p'])}" for x in w["reference"] if x["p"] is not None]
         if w["pooled"] and w["pooled"]["p"] is not None:
             refs.append(f"{w['pooled']['name']} {p_is(w['pooled']['p'])}")
-        value = r.get("within_item_sd" if spread else "disagreement_rate")
-        t.add_row(r["pool"], fmt_ci({"value": value, "ci95": r.get(
-                      "within_item_sd_ci95" if spread else "ci95")}) if value is not None
-                  else "NaN",
+        if spread:
+            value = fmt_ci({"value": r.get("within_item_sd"),
+                            "ci95": r.get("within_item_sd_ci95") or [None, None]})
+        else:
+            ci = r.get("ci95") or [None, None]
+            value = _pct_ci(r.get("disagreement_rate"), ci if None not in ci[:2] else None)
+        t.add_row(r["pool"], value,
                   _p(w["p"], w["mc_se"], w["n_permutations"]), "; ".join(refs) or "-",
                   f"{fmt(w['effect'])} ({w['effect_name']})")
     console.print(t)
