@@ -134,7 +134,7 @@ def within_test(w: dict) -> dict:
         statistic, dof, p} | None, effect_name, effect}``. ``p`` is ``annotator_effect_p``, the p-value every
         claim about the pool reads.
     """
-    test = w.get("test") or {}
+    test = w.get("test") if isinstance(w.get("test"), dict) else {}  # a name before issue 14
     refs = [{"name": name_of_test(r.get("name")), "statistic": r.get("statistic"),
              "dof": r.get("dof"), "p": r.get("p_value"), "n_items": r.get("n_items"),
              "n_annotators": r.get("n_annotators")}
