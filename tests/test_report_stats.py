@@ -119,6 +119,8 @@ def test_pool_disagreement_shows_the_null_and_the_excess(audit):
             assert f"{pts(e['estimate'])} pt [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}]" \
                 in audit["summary"]
     assert tested >= 2  # the crossed design has a permutation null for both statistics
+    row = res["pool_disagreement"][0]
+    assert f"rates {row['ci_method']}" in html and f"excess {row['excess']['ci_method']}" in html
 
 
 def test_pool_limitation_follows_the_permutation_p(audit):

@@ -265,6 +265,12 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
     out["no_test"] = sorted({r.pop("no_test") for r in out["rows"] if "no_test" in r})
     out["null_method"] = next((r["null"].get("method") for r in rows or []
                                if has_null(r) and r["null"].get("method")), None)
+    out["interval_methods"] = [(name, method) for name, method in (
+        ("rates", next((r.get("ci_method") for r in rows or [] if r.get("ci_method")), None)),
+        ("excess", next(((r.get("excess") or {}).get("ci_method") for r in rows or []
+                         if (r.get("excess") or {}).get("ci_method")), None)),
+        ("within-pool disagreement", next((w.get("ci_method") for w in within or []
+                                           if w.get("ci_method")), None))) if method]
     out["within_sd"] = any(w.get("disagreement_rate") is None
                            and w.get("within_item_sd") is not None for w in within or [])
     for w in within or []:
