@@ -105,7 +105,8 @@ def calibrate(n_a: int, n_b: int, q: int, *, n_datasets: int, n_items: int,
 
 
 def cost(n: int, resamples: int) -> list[tuple[str, float, float, float]]:
-    """(data, seconds for pool_disagreement, seconds of the null part, judgments)."""
+    """(data, seconds for pool_disagreement, seconds of the null part, judgments,
+    permutations used)."""
     from audit.measure import pool_null
     from audit.measure.disagreement import pool_disagreement
     from audit.resample import Bootstrap
@@ -137,12 +138,13 @@ def cost(n: int, resamples: int) -> list[tuple[str, float, float, float]]:
                 setattr(pool_null, fn, timed)
             try:
                 t0 = time.perf_counter()
-                pool_disagreement(table, bootstrap=Bootstrap(resamples, seed=0))
+                res = pool_disagreement(table, bootstrap=Bootstrap(resamples, seed=0))
                 total = time.perf_counter() - t0
             finally:
                 for fn, f in originals.items():
                     setattr(pool_null, fn, f)
-        rows.append((name, total, spent["null"], len(raw)))
+        rows.append((name, total, spent["null"], len(raw),
+                     max(r["null"]["n_permutations"] for r in res)))
     return rows
 
 
@@ -165,7 +167,7 @@ def real_data() -> list[tuple]:
         for r in res["pool_disagreement"]:
             null = r["null"]
             if r.get("mean_abs_difference") is not None:
-                out.append((name, f"{r['pool_a']} vs {r['pool_b']}", "mean |diff|",
+                out.append((name, f"{r['pool_a']} vs {r['pool_b']}", "mean abs. difference",
                             r["mean_abs_difference"], null["mean_abs_difference"],
                             null["p_value"], null["n_permutations"]))
             else:
@@ -198,8 +200,13 @@ def render(cal, power, costs, real, args) -> str:
     if costs:
         lines += ["", f"Cost at {costs[0][3]:,} judgments (`pool_disagreement`, "
                   f"{args.resamples} permutations and resamples, one process):", "",
-                  "| data | pool_disagreement s | of which the null s |", "|---|---|---|"]
-        lines += [f"| {name} | {t:.2f} | {nt:.2f} |" for name, t, nt, _ in costs]
+                  "| data | pool_disagreement s | of which the null s | permutations |",
+                  "|---|---|---|---|"]
+        lines += [f"| {name} | {t:.2f} | {nt:.2f} | {b} |" for name, t, nt, _, b in costs]
+        lines += ["", "The categorical null draws binomial counts per group of items (never "
+                  "capped); the continuous one draws a split per item and permutation, capped at "
+                  "20M draws (permutations x items, at least 99 permutations), stated in its "
+                  "`method`."]
     if real:
         lines += ["", "Real data (`annotation-audit run ... --no-report`, seed 0, 1,000 "
                   "permutations):", "",
@@ -207,6 +214,9 @@ def render(cal, power, costs, real, args) -> str:
                   "|---|---|---|---|---|---|---|"]
         lines += [f"| {d} | {p} | {s} | {_f(o, 4)} | {_f(n, 4)} | {_f(pv, 4)} | {b} |"
                   for d, p, s, o, n, pv, b in real]
+        lines += ["", "p —: PandaLM's pools are single annotators, one judgment each per item; "
+                  "swapping two labels never changes whether they differ, so the within-item "
+                  "null equals the observed rate and no test is reported (`not_defined`)."]
     lines.append(END)
     return "\n".join(lines)
 
