@@ -214,7 +214,7 @@ def test_confusion_matrix_accepts_each_shape(conf):
 # -- files, pipeline, size ---------------------------------------------------------------------------
 def test_write_reports_writes_three_files(tmp_path):
     paths = write_reports(full_results(), tmp_path / "out")
-    assert set(paths) == {"report", "card", "croissant_rai"}
+    assert set(paths) == {"report", "card", "croissant_rai", "croissant"}
     assert paths["report"].name == "report.html" and paths["card"].name == "dataset_card.md"
     assert section_ids(paths["report"].read_text()) == SECTION_IDS
     assert json.loads(paths["croissant_rai"].read_text())["@type"] == "sc:Dataset"
@@ -288,3 +288,16 @@ def test_report_size_is_set_by_aggregates_not_items(record_property):
     print(f"report size: 1k items {sizes[1_000]:,} B, 10k items {sizes[10_000]:,} B")
     assert sizes[10_000] < 2_000_000
     assert abs(sizes[10_000] - sizes[1_000]) < 100_000  # 10x the items, not 10x the bytes
+
+
+def test_swap_and_simulation_charts_draw_the_new_uncertainty():
+    st = full_results()["stability"]
+    texts = _texts(charts.swap_chart(st["closest_pairs"]))
+    assert "closed form Φ(−gap/(√2·SD))" in texts and "bootstrap share (±2 MC s.e.)" in texts
+    bare = [{k: v for k, v in r.items() if "closed" not in k} for r in st["closest_pairs"]]
+    assert "closed form Φ(−gap/(√2·SD))" not in _texts(charts.swap_chart(bare))
+    texts = _texts(charts.simulation_curve(st["simulation"]))
+    assert "95% interval over the SD's uncertainty" in texts and "±2 Monte-Carlo s.e." in texts
+    no_interval = [dict(r, interval95=[None, None]) for r in st["simulation"]]
+    assert "95% interval over the SD's uncertainty" not in _texts(
+        charts.simulation_curve(no_interval))
