@@ -33,10 +33,10 @@ Within-item permutation test
 Generalized Cochran-Mantel-Haenszel (asymptotic)
     when a pool's informative judgments times ``B`` exceed :data:`PERMUTATION_BUDGET` the
     permutations would dominate the audit's time; the p-value is then the chi-square
-    approximation of the generalized CMH general-association statistic ``Q = d' V^- d`` (Landis, Heyman & Koch 1978;
-    ``d`` = observed minus expected annotator x label counts, ``V`` = the sum over items of
-    their exact permutation covariances, ``V^-`` a Moore-Penrose inverse, degrees of freedom
-    its rank), which is valid as the number of strata grows (not as the strata grow: items
+    approximation of the generalized CMH general-association statistic ``Q = d' V^- d``
+    (Landis, Heyman & Koch 1978; ``d`` = observed minus expected annotator x label counts,
+    ``V`` = the sum over items of their exact permutation covariances, ``V^-`` a Moore-Penrose
+    inverse, degrees of freedom its rank), which is valid as the number of strata grows (not as the strata grow: items
     with two or three judgments are fine). On a continuous scale the same quadratic form on
     scores is the CMH mean-score statistic. The output's ``test.name`` says which was used
     (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label cells ``V``
@@ -83,7 +83,7 @@ STATISTIC = {"category": "stratified_pearson_x2", "score": "item_centred_between
 CMH_STATISTIC = {"category": "generalized_cmh_general_association",
                  "score": "generalized_cmh_mean_score"}
 METHOD = {
-    PERMUTATION: ("labels permuted among the annotators of each item (items as strata, "
+    PERMUTATION: ("labels (scores) permuted among the annotators of each item (items as strata, "
                   "annotator identity as the effect); mid-p = (greater + (1 + ties) / 2) / "
                   "(1 + permutations)"),
     ASYMPTOTIC: ("generalized Cochran-Mantel-Haenszel statistic with items as strata, "
