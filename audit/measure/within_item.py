@@ -36,9 +36,9 @@ Generalized Cochran-Mantel-Haenszel (asymptotic)
     approximation of the generalized CMH general-association statistic ``Q = d' V^- d``
     (Landis, Heyman & Koch 1978; ``d`` = observed minus expected annotator x label counts,
     ``V`` = the sum over items of their exact permutation covariances, ``V^-`` a Moore-Penrose
-    inverse, degrees of freedom its rank), which is valid as the number of strata grows (not as the strata grow: items
-    with two or three judgments are fine). On a continuous scale the same quadratic form on
-    scores is the CMH mean-score statistic. The output's ``test.name`` says which was used
+    inverse, degrees of freedom its rank), which is valid as the number of strata grows (not
+    as the strata grow: items with two or three judgments are fine). On a continuous scale the
+    same quadratic form on scores is the CMH mean-score statistic. The output's ``test.name`` says which was used
     (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label cells ``V``
     is not formed and ``V^- d`` is solved by conjugate gradients (:func:`generalized_cmh`).
 
