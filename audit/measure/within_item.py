@@ -33,14 +33,15 @@ Within-item permutation test
 Generalized Cochran-Mantel-Haenszel (asymptotic)
     when a pool's informative judgments times ``B`` exceed :data:`PERMUTATION_BUDGET` the
     permutations would dominate the audit's time; the p-value is then the chi-square
-    approximation of the generalized CMH general-association statistic ``Q = d' V^- d``
-    (Landis, Heyman & Koch 1978; ``d`` = observed minus expected annotator x label counts,
-    ``V`` = the sum over items of their exact permutation covariances, ``V^-`` a Moore-Penrose
-    inverse, degrees of freedom its rank), which is valid as the number of strata grows (not
-    as the strata grow: items with two or three judgments are fine). On a continuous scale the
-    same quadratic form on scores is the CMH mean-score statistic. The output's ``test.name`` says which was used
-    (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label cells ``V``
-    is not formed and ``V^- d`` is solved by conjugate gradients (:func:`generalized_cmh`).
+    approximation of the generalized CMH general-association statistic ``Q = d' V^- d`` (Landis,
+    Heyman & Koch 1978; ``d`` = observed minus expected annotator x label counts, ``V`` = the
+    sum over items of their exact permutation covariances, ``V^-`` a Moore-Penrose inverse,
+    degrees of freedom its rank), which is valid as the number of strata grows (not as the
+    strata grow: items with two or three judgments are fine). On a continuous scale the same
+    quadratic form on scores is the CMH mean-score statistic. The output's ``test.name`` says
+    which was used (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label
+    cells ``V`` is not formed and ``V^- d`` is solved by conjugate gradients
+    (:func:`generalized_cmh`).
 
 What enters (the counted rules, written into the output)
     only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested;
