@@ -219,9 +219,9 @@ def categorical_null(splits: Splits, *, n_permutations: int, rng: np.random.Gene
     if np.all(splits.p == 1.0):
         # e.g. one judgment per pool on every item: swapping two labels never changes whether
         # they differ, so every permutation reproduces the data
-        out.update({"majority_differs_rate": _mean(_ratio(h, u + h)),
-                    "winner_reversed_rate": (_mean(_ratio(h_rev, u + h)) if preference
-                                             else None),
+        out.update({"majority_differs_rate": float(_ratio(h[:1], u + h[:1])[0]),
+                    "winner_reversed_rate": (float(_ratio(h_rev[:1], u + h[:1])[0])
+                                             if preference else None),
                     "not_defined": "no permutation within an item can change the rates (one "
                                    "judgment per pool on each splittable item, or none "
                                    "splittable): the null equals the observed rates and there "
