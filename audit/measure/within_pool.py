@@ -24,7 +24,9 @@ Effect size
 
 Only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested (sparse
 crowd pools have many annotators with a handful of judgments each); the others' judgments leave
-the strata too and are counted (``n_annotators_excluded``, ``n_judgments_excluded``).
+the strata too, as do judgments left alone on their item (a single label cannot be permuted),
+and are counted (``n_annotators_excluded``, ``n_judgments_excluded``; ``n_judgments_tested +
+n_judgments_excluded`` is the pool's judgments).
 
 On a continuous scale (:func:`audit.measure.moments.is_continuous`) the pool's spread is the
 within-item SD and the same ``test`` permutes item-centred scores (:mod:`audit.measure.continuous`).
