@@ -251,6 +251,47 @@ def _spark_conf(ctx, param, values) -> dict | None:
     return conf or None
 
 
+#: ``ctx.meta`` key of the card's publishing-metadata flags (:func:`card_meta_options`).
+CARD_META = "annotation_audit.card_meta"
+
+
+def card_meta_options(f):
+    """The dataset card's publishing metadata (:mod:`audit.report.card_meta`), over the
+    spec's ``card:`` section; kept in ``ctx.meta`` (:func:`_card_flags`)."""
+    def keep(key):
+        def callback(ctx, param, value):
+            if value not in (None, ()):
+                ctx.meta.setdefault(CARD_META, {})[key] = value
+        return callback
+
+    opts = [
+        click.option("--license", expose_value=False, callback=keep("license"),
+                     help="Card and croissant.json license: a Hub license id (cc-by-4.0, mit, "
+                          "other, ...)."),
+        click.option("--language", multiple=True, expose_value=False,
+                     callback=keep("language"),
+                     help="Card language: an ISO 639 code (en, zh, ...); repeatable."),
+        click.option("--task-category", multiple=True, expose_value=False,
+                     callback=keep("task_categories"),
+                     help="Card task_categories: a Hub task id (text-classification, ...); "
+                          "repeatable."),
+        click.option("--tag", multiple=True, expose_value=False, callback=keep("tags"),
+                     help="Card tag; repeatable."),
+        click.option("--pretty-name", expose_value=False, callback=keep("pretty_name"),
+                     help="Card pretty_name and croissant.json name (default: the dataset's "
+                          "name)."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def _card_flags() -> dict | None:
+    """The card flags given (:func:`card_meta_options`), or None."""
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.meta[CARD_META]) if ctx and ctx.meta.get(CARD_META) else None
+
+
 def _keep_in_meta(ctx, param, value):
     """Keep a load option out of every command's signature: :func:`_load_kwargs` reads it."""
     ctx.meta[param.name] = value
@@ -338,6 +379,7 @@ def cli():
               help="Also write OUT/items.csv, the per-item table for spreadsheets (cells a "
                    "spreadsheet would run as a formula are prefixed with ').")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+@card_meta_options
 def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
         out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv, quiet):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
@@ -349,6 +391,7 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
         raise click.UsageError("--items-csv writes OUT/items.csv: give --out")
     with progress_steps(enabled=not quiet) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
+                            card=_card_flags(),
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
                             items_csv=items_csv, step=step,
                             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
@@ -408,6 +451,7 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
+@card_meta_options
 def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
          out, card_path, default_creator, creators, seed, n_bootstrap):
     """Audit SOURCE and write only its Hugging Face dataset card (kept hand edits outside markers)."""
@@ -425,6 +469,7 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     else:
         real_card = guard_file(card_path, inputs, option="--card", card=True)
     results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
+                        card=_card_flags(),
                         **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                        spark_master, spark_conf))
     options = {"creators": overrides, "default_creator": default_creator}

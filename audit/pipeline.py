@@ -72,7 +72,8 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         perturbation: str | None = None, n_sims: int | None = None,
         max_flipped: int | None = None, step: Step = _quiet_step,
         load_options: dict | None = None, allow_outside: bool = False,
-        max_memory=None, items: bool | None = None, items_csv: bool = False) -> dict:
+        max_memory=None, items: bool | None = None, items_csv: bool = False,
+        card: dict | None = None) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report, the dataset card and the per-item table.
 
@@ -124,6 +125,11 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         available memory (``"75%"``); None keeps the budget in force (default: half the
         available memory). An audit estimated to need more is an
         :class:`audit.budget.MemoryBudgetError` before anything is allocated.
+    card
+        Publishing metadata flags (``license``, ``language``, ``task_categories``, ``tags``,
+        ``pretty_name``) over the spec's ``card:`` section; parsed and checked against the
+        Hub's vocabularies before anything is read (:func:`audit.report.card_meta.card_metadata`)
+        and kept as ``results["dataset"]["card"]`` when any is set.
     load_options
         The loading options as one dict (kept for callers written before they were keywords of
         their own); a key there overrides the keyword, an unknown key is a ``TypeError``.
@@ -157,12 +163,15 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                          format=options["format"])
     if out is not None:
         guard_folder(out, inputs)
+    card_meta = _card_metadata(options["spec"], card, options["allow_outside"])
     verify_inputs(inputs)
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
     with limit(max_memory):
         results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
                               min_per_pool=min_per_pool, unit=unit, step=step, **rank_options)
+    if card_meta:
+        results["dataset"]["card"] = card_meta
     if out is not None:
         from .outputs import write_run
 
@@ -182,3 +191,18 @@ def _items_writer(table: AnnotationTable, *, csv: bool) -> Callable:
 
     frame = item_table(table)
     return lambda folder: write_items(frame, folder, csv=csv)
+
+
+def _card_metadata(spec, flags: dict | None, allow_outside: bool) -> dict:
+    """The card's publishing metadata from the spec's ``card:`` section and ``flags``."""
+    from .report.card_meta import card_metadata
+
+    section, path = {}, None
+    if spec is not None:
+        from .load.spec import read_spec
+
+        parsed = read_spec(spec, allow_outside=allow_outside)
+        section, path = parsed.card, parsed.path
+    if not section and not flags:
+        return {}
+    return card_metadata(section, spec_path=path, **(flags or {}))

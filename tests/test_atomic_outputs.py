@@ -28,8 +28,8 @@ TABLE = "item,annotator,pool,label\n1,a,crowd,x\n1,b,crowd,y\n1,c,expert,x\n2,a,
         "2,b,crowd,x\n2,c,expert,y\n3,a,crowd,y\n3,b,crowd,y\n3,c,expert,y\n4,a,crowd,x\n" \
         "4,b,crowd,x\n4,c,expert,x\n"
 SUITE = "suite: s\nexpectations:\n  - expect: unique_judgments\n"
-RUN_SET = ["croissant_rai.json", "dataset_card.md", "items.parquet", "manifest.json",
-           "report.html", "results.json"]
+RUN_SET = ["croissant.json", "croissant_rai.json", "dataset_card.md", "items.parquet",
+           "manifest.json", "report.html", "results.json"]
 
 
 def invoke(*args):

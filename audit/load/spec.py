@@ -11,6 +11,7 @@
     judge_pools: [gpt-4]
     read: {sep: "\\t"}
     split: train            # datasets sources: which split
+    card: {license: cc-by-4.0, language: [en], tags: [preference]}   # audit.report.card_meta
 
 Every key is optional. Validation is strict: an unknown key at any level, or a value of the wrong
 type, is an InputError naming the key and its line in the YAML file. The same keys as a Python
@@ -63,6 +64,9 @@ _SHAPE = {
     "judge_pools": ("list", str),
     "read": {"sep": str, "na_values": ("list", _SCALAR), "skiprows": int, "comment": str},
     "split": str,
+    # publishing metadata for the dataset card and croissant.json (audit.report.card_meta)
+    "card": {"license": str, "language": ("list", str), "task_categories": ("list", str),
+             "tags": ("list", str), "pretty_name": str, "description": str, "url": str},
 }
 
 
@@ -84,6 +88,7 @@ class DatasetSpec:
     judge_pools: tuple[str, ...] = ()
     read: dict = field(default_factory=dict)
     split: str | None = None
+    card: dict = field(default_factory=dict)
     path: Path | None = None
 
     @property
@@ -357,4 +362,5 @@ def _build(data: dict, root, path: Path | None, *, allow_outside: bool = False) 
         label_kind=label_d.get("kind"), label_order=order, label_map=label_d.get("map", {}),
         label_names=names, pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(val(data, "judge_pools", [])),
-        read=read, split=val(data, "split"), path=path)
+        read=read, split=val(data, "split"),
+        card={k: v for k, (v, _) in val(data, "card", {}).items()}, path=path)

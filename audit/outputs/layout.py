@@ -24,8 +24,8 @@ MANIFEST = "manifest.json"
 RESULTS = "results.json"
 #: The files ``run`` writes (``results.json`` alone with ``--no-report``; ``items.csv`` with
 #: ``--items-csv``, see :mod:`audit.items`).
-RUN_FILES = (RESULTS, "report.html", "dataset_card.md", "croissant_rai.json", "items.parquet",
-             "items.csv")
+RUN_FILES = (RESULTS, "report.html", "dataset_card.md", "croissant_rai.json", "croissant.json",
+             "items.parquet", "items.csv")
 CARD_FILE = "dataset_card.md"
 #: What ``export`` adds to its OUT (see :mod:`audit.export`).
 EXPORT_NAMES = ("judgments", "spec.yaml")

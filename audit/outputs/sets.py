@@ -110,13 +110,13 @@ def write_run(results: dict, out, *, inputs: Inputs | None = None, report: bool 
                 recheck=lambda: guard_folder(shown, inputs)) as stage:
         stage.run_id = results["meta"]["run_id"]
         fs.write_text(stage.path / RESULTS, dumps(results))
+        if extra is not None:  # before the reports: croissant.json hashes items.parquet
+            extra(stage.path)
         if report:
             from ..report import write_reports
 
             write_reports(results, stage.path, card_from=target / CARD_FILE,
-                          card_shown=shown / CARD_FILE, **card_options)
-        if extra is not None:
-            extra(stage.path)
+                          card_shown=shown / CARD_FILE, inputs=inputs, **card_options)
     return shown
 
 

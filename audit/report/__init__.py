@@ -6,7 +6,7 @@ import warnings
 from pathlib import Path
 
 
-def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None,
+def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, inputs=None,
                   **card_options) -> dict[str, Path]:
     """Write every file renderer's output into ``out_dir``; return ``{name: path}``.
 
@@ -25,12 +25,17 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None,
         card (:func:`audit.outputs.read_card`).
     card_shown
         The card's path as the user knows it, for warnings (default its real path).
+    inputs
+        The run's :class:`audit.outputs.Inputs`: ``croissant`` is ``croissant.json``
+        (:mod:`audit.report.croissant`), listing the source files and the ``items.parquet``
+        already in ``out_dir``, with their SHA-256.
     card_options
         Go to :func:`audit.report.card.render_card` (``creators``, ``default_creator``).
     """
     from ..outputs import write_text
     from ..results import dumps
     from .card import croissant_rai
+    from .croissant import write_croissant
     from .html import render_html
 
     out = Path(out_dir)
@@ -38,7 +43,8 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None,
             "card": write_card_file(results, out / "dataset_card.md", card_from=card_from,
                                     card_shown=card_shown, **card_options),
             "croissant_rai": write_text(out / "croissant_rai.json",
-                                        dumps(croissant_rai(results)))}
+                                        dumps(croissant_rai(results))),
+            "croissant": write_croissant(results, out, inputs=inputs)}
 
 
 def write_card_file(results: dict, path, *, card_from=None, card_shown=None,

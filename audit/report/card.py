@@ -154,9 +154,12 @@ def card_data(results: dict, *, creators: dict | None = None,
     ds = results.get("dataset") or {}
     kinds = pool_creators(results, creators=creators, default_creator=default_creator)
     ordered = [k for k in CREATOR_KINDS if k in kinds.values()] or ["no-annotation"]
-    return DatasetCardData(annotations_creators=ordered,
-                           size_categories=[size_category(ds.get("n_items"))],
-                           pretty_name=ds.get("name") or None)
+    from .card_meta import yaml_fields
+
+    return DatasetCardData(**{"annotations_creators": ordered,
+                              "size_categories": [size_category(ds.get("n_items"))],
+                              "pretty_name": ds.get("name") or None,
+                              **yaml_fields(ds.get("card"))})
 
 
 # -- sentences from the numbers ---------------------------------------------------------------------

@@ -1,0 +1,204 @@
+"""``croissant.json``: a complete Croissant 1.0 document for the audited dataset.
+
+Croissant (Akhtar et al. 2024, "Croissant: A Metadata Format for ML-Ready Datasets"; spec at
+https://docs.mlcommons.org/croissant/docs/croissant-spec.html) describes a dataset as JSON-LD: a
+``sc:Dataset`` with its metadata, a ``distribution`` of ``cr:FileObject`` resources (each with
+its ``sha256`` and ``encodingFormat``) and ``recordSet`` nodes whose ``cr:Field`` s say how each
+value is extracted from a file. The Responsible-AI extension (Jain et al. 2024, Croissant RAI)
+adds the annotation fields, which are those of :func:`audit.report.card.croissant_rai`.
+
+The document written here holds
+
+* the dataset's ``name`` (the card's ``pretty_name``), ``description``, ``license`` and ``url``
+  from the publishing metadata (:mod:`audit.report.card_meta`), with a generated description
+  when none is given;
+* ``distribution``: the source data as published (the file, or every file of the source folder,
+  by its path relative to the source, so the document is valid beside the data in a dataset
+  repository) and ``items.parquet``, the per-item table of the same run (:mod:`audit.items`);
+* ``recordSet`` ``items``: one ``cr:Field`` per column of ``items.parquet`` (the item id, the
+  judgments per item, and per pool the label counts, soft label, majority and unanimity, and
+  across pools the disagreement class), each with its ``dataType`` and a column extraction.
+  The per-judgment table is not a record set: most sources (PandaLM's wide JSON, MT-Bench's
+  nested records) need an unpivot or a join that Croissant 1.0 cannot express, and a record
+  set that reads a different table from the one audited would be wrong;
+* the RAI fields (``rai:annotationsPerItem``, ``rai:dataAnnotationAnalysis``,
+  ``rai:dataLimitations``, ``rai:machineAnnotationTools``, ``rai:annotatorDemographics``).
+
+Every string is data inside a JSON value (the serializer escapes it); ``@id`` values are built
+from positions, never from names, so a pool or column name cannot alias another node.
+``croissant_rai.json`` keeps the RAI node alone for readers of earlier runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The Croissant JSON-LD context as the reference implementation writes it (``mlcroissant``'s
+#: ``make_context``, the 1.0 context with ``equivalentProperty`` and ``samplingRate``).
+CONTEXT = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
+CONFORMS_TO = ["http://mlcommons.org/croissant/1.0", "http://mlcommons.org/croissant/RAI/1.0"]
+FILE = "croissant.json"
+ITEMS = "items.parquet"
+#: Encoding formats (MIME types) by file suffix; others are ``application/octet-stream``.
+ENCODINGS = {".csv": "text/csv", ".tsv": "text/tab-separated-values", ".json": "application/json",
+             ".jsonl": "application/jsonlines", ".parquet": "application/x-parquet",
+             ".txt": "text/plain", ".yaml": "application/yaml", ".yml": "application/yaml",
+             ".md": "text/markdown", ".arrow": "application/vnd.apache.arrow.file"}
+#: The most source files listed one by one (a larger folder is described by its first files).
+MAX_FILES = 1000
+
+
+def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = ()) -> dict:
+    """The Croissant document of a run whose files are in ``folder``.
+
+    Parameters
+    ----------
+    results
+        The result dict (its ``dataset.card`` publishing metadata, when set).
+    folder
+        The run's output folder; ``items.parquet`` there, when written, is described and
+        hashed.
+    source_files
+        ``(name, path)`` of each source data file: ``name`` its path relative to the source
+        (``contentUrl``), ``path`` where to read it for the hash.
+    """
+    from ..outputs.fs import sha256_file
+    from .card import croissant_rai
+
+    ds = results.get("dataset") or {}
+    meta = ds.get("card") or {}
+    rai = {k: v for k, v in croissant_rai(results).items() if k.startswith("rai:")}
+    name = meta.get("pretty_name") or ds.get("name") or "dataset"
+    node = {"@context": CONTEXT, "@type": "sc:Dataset", "name": name,
+            "conformsTo": CONFORMS_TO,
+            "description": meta.get("description") or _description(results, name)}
+    for key in ("license", "url"):
+        if meta.get(key):
+            node[key] = meta[key]
+    if meta.get("language"):
+        node["inLanguage"] = meta["language"]
+    if meta.get("tags"):
+        node["keywords"] = meta["tags"]
+    distribution = [_file_object(f"source/{i}", rel, path, sha256_file(path))
+                    for i, (rel, path) in enumerate(list(source_files)[:MAX_FILES])]
+    items = Path(folder) / ITEMS
+    if items.is_file():
+        distribution.append(_file_object("items.parquet", ITEMS, items, sha256_file(items)))
+        node["recordSet"] = [_items_record_set(items)]
+    node["distribution"] = distribution
+    return {**node, **rai}
+
+
+def _description(results: dict, name: str) -> str:
+    from .card import annotations_per_item
+
+    return (f"Human annotation of {name}, audited by annotation-audit: "
+            f"{annotations_per_item(results)}")
+
+
+def _file_object(ident: str, rel: str, path: Path, sha256: str) -> dict:
+    return {"@type": "cr:FileObject", "@id": ident, "name": rel, "contentUrl": rel,
+            "contentSize": f"{os.path.getsize(path)} B",
+            "encodingFormat": ENCODINGS.get(Path(rel).suffix.lower(), "application/octet-stream"),
+            "sha256": sha256}
+
+
+def _data_type(arrow_type) -> str:
+    import pyarrow.types as t
+
+    if t.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if t.is_boolean(arrow_type):
+        return "sc:Boolean"
+    if t.is_integer(arrow_type):
+        return "sc:Integer"
+    if t.is_floating(arrow_type):
+        return "sc:Float"
+    return "sc:Text"
+
+
+def _items_record_set(path: Path) -> dict:
+    """``items``: one field per column of ``items.parquet``, extracted by column name."""
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    fields = [{"@type": "cr:Field", "@id": f"items/c{i}", "name": f.name,
+               "description": f"Column {f.name!r} of items.parquet (see annotation-audit's "
+                              "docs/items.md).",
+               "dataType": _data_type(f.type),
+               "source": {"fileObject": {"@id": "items.parquet"}, "extract": {"column": f.name}}}
+              for i, f in enumerate(schema) if not f.name.startswith("__index_level_")]
+    return {"@type": "cr:RecordSet", "@id": "items", "name": "items",
+            "description": "One record per item: each pool's label distribution, majority and "
+                           "unanimity, and across pools the disagreement class.",
+            "field": fields}
+
+
+def source_files(inputs) -> list[tuple[str, Path]]:
+    """``(name relative to the source, real path)`` of every source data file of ``inputs``
+    (:class:`audit.outputs.Inputs`): the file itself, or the files of a source folder, hidden
+    ones (``.git``) left out."""
+    from ..outputs.guard import real_path
+
+    out = []
+    for role, given in getattr(inputs, "given", ()):
+        if role != "source":
+            continue
+        real = real_path(given)
+        if real.is_file():
+            out.append((real.name, real))
+        elif real.is_dir():
+            for root, dirs, names in os.walk(real):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if not name.startswith("."):
+                        path = Path(root) / name
+                        out.append((path.relative_to(real).as_posix(), path))
+    return out
+
+
+def write_croissant(results: dict, folder, *, inputs=None) -> Path:
+    """Write ``folder/croissant.json`` atomically (after ``items.parquet``); return its path."""
+    from ..outputs import write_text
+    from ..results import dumps
+
+    files = source_files(inputs) if inputs is not None else []
+    return write_text(Path(folder) / FILE, dumps(croissant(results, folder, source_files=files)))
