@@ -120,6 +120,11 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          "share of items on which the annotators of {pool_scope} disagree{use_text} <= {max}",
          (Param("max", "rate", required=True), _POOL_EVERY, _USE),
          bound="max", quantity="within_pool_disagreement", needs=_AUDIT),
+    Kind("annotators_interchangeable", "measurements",
+         "p-value of the within-item annotator-effect test of {pool_scope} >= {min} (its "
+         "annotators are interchangeable at level {min})",
+         (Param("min", "rate", required=True), _POOL_EVERY),
+         bound="min", quantity="annotator_effect_p", needs=_AUDIT),
     Kind("max_majority_differs_rate", "measurements",
          "share of items where {pair_scope}, each unanimous, give different "
          "{granularity}s{use_text} <= {max}",
