@@ -45,6 +45,11 @@ PROG = "annotation-audit"
 #: ``ctx.meta`` keys: the --debug flag, the command line as given, and a command's error reporter
 #: (called as ``reporter(error, exit_code, message)`` before the message is printed).
 DEBUG = "annotation_audit.debug"
+#: ``ctx.meta`` keys of the verbosity (``--quiet``, ``--verbose``) and of the by-design NaN notes
+#: gathered while a command runs (:mod:`audit.notices`).
+QUIET = "annotation_audit.quiet"
+VERBOSE = "annotation_audit.verbose"
+NOTICES = "annotation_audit.notices"
 ARGV = "annotation_audit.argv"
 ON_ERROR = "annotation_audit.on_error"
 EXIT_INTERRUPTED = 130
@@ -63,12 +68,41 @@ def _debug_option() -> click.Option:
                         help=_DEBUG_HELP)
 
 
+_QUIET_HELP = ("Print no progress, notes or summary: only warnings, errors and the data a "
+               "command writes to standard output.")
+_VERBOSE_HELP = ("Also print the details of the notes (which statistics are NaN by design in "
+                 "single-annotator pools, and why).")
+
+
+def _set_meta(key):
+    def callback(ctx, param, value):
+        if value:
+            ctx.meta[key] = True
+    return callback
+
+
 class AuditCommand(click.Command):
-    """A command that also takes ``--debug`` after its name (``annotation-audit run --debug``)."""
+    """A command that also takes ``--debug`` after its name (``annotation-audit run --debug``),
+    and ``--quiet`` / ``--verbose`` (kept in ``ctx.meta``; :func:`quiet`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.params.append(_debug_option())
+        self.params.append(click.Option(["--quiet"], is_flag=True, expose_value=False,
+                                        callback=_set_meta(QUIET), help=_QUIET_HELP))
+        self.params.append(click.Option(["--verbose"], is_flag=True, expose_value=False,
+                                        callback=_set_meta(VERBOSE), help=_VERBOSE_HELP))
+
+    def invoke(self, ctx):
+        if ctx.meta.get(QUIET) and ctx.meta.get(VERBOSE):
+            raise click.UsageError("--quiet and --verbose exclude each other", ctx=ctx)
+        return super().invoke(ctx)
+
+
+def quiet(ctx=None) -> bool:
+    """Whether this command runs with ``--quiet``."""
+    ctx = ctx or click.get_current_context(silent=True)
+    return bool(ctx and ctx.meta.get(QUIET))
 
 
 class AuditGroup(click.Group):
@@ -90,13 +124,21 @@ class AuditGroup(click.Group):
         return ctx
 
     def invoke(self, ctx):
+        from .notices import Notices
+
+        ctx.meta[NOTICES] = Notices()
         try:
             with warnings.catch_warnings():
                 from .errors import AuditWarning
 
                 warnings.simplefilter("always", AuditWarning)
                 warnings.showwarning = _show_warning
-                result = super().invoke(ctx)
+                try:
+                    result = super().invoke(ctx)
+                except click.exceptions.Exit:  # check's verdict: the notes still belong to it
+                    _print_notices(ctx)
+                    raise
+                _print_notices(ctx)
                 sys.stdout.flush()  # a reader gone away shows here, not at interpreter exit
                 return result
         except (click.exceptions.Exit, click.ClickException, click.Abort):
@@ -184,12 +226,30 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
+def _print_notices(ctx) -> None:
+    """The by-design NaN notes gathered during the command (:mod:`audit.notices`), unless
+    ``--quiet``; with ``--verbose``, their details."""
+    notices = ctx.meta.get(NOTICES)
+    if notices is None or quiet(ctx):
+        return
+    for line in notices.lines(verbose=bool(ctx.meta.get(VERBOSE))):
+        click.echo(line, err=True)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """One ``warning:`` line; its text (which quotes pool names, ids, paths) made inert by
-    :func:`audit.escape.terminal.text`: control characters shown, nothing a CI runner obeys."""
-    from .errors import AuditWarning
+    :func:`audit.escape.terminal.text`: control characters shown, nothing a CI runner obeys.
+    A NaN by design (:class:`audit.errors.SingleAnnotatorPoolNaN`) is kept for the command's
+    one ``info:`` line instead (:mod:`audit.notices`)."""
+    from .errors import AuditWarning, SingleAnnotatorPoolNaN
     from .escape.terminal import text
 
+    if issubclass(category, SingleAnnotatorPoolNaN) and isinstance(message, Warning):
+        ctx = click.get_current_context(silent=True)
+        notices = ctx.meta.get(NOTICES) if ctx is not None else None
+        if notices is not None:
+            notices.add(message)
+            return
     if issubclass(category, AuditWarning):
         click.echo(f"warning: {text(message)}", err=True)
     elif not issubclass(category, (DeprecationWarning, FutureWarning, PendingDeprecationWarning)):
@@ -378,25 +438,25 @@ def cli():
 @click.option("--items-csv", is_flag=True,
               help="Also write OUT/items.csv, the per-item table for spreadsheets (cells a "
                    "spreadsheet would run as a formula are prefixed with ').")
-@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 @card_meta_options
 def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
-        out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv, quiet):
+        out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
     HTML report, dataset card and OUT/items.parquet, one row per item) and print a summary."""
     from .pipeline import run as run_audit
-    from .report.summary import print_summary, progress_steps
+    from .progress import steps
+    from .report.summary import print_summary
 
     if items_csv and out is None:
         raise click.UsageError("--items-csv writes OUT/items.csv: give --out")
-    with progress_steps(enabled=not quiet) as step:
+    with steps(enabled=not quiet()) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
                             card=_card_flags(),
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
                             items_csv=items_csv, step=step,
                             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                            spark_master, spark_conf))
-    if not quiet:
+    if not quiet():
         print_summary(results, out=out, report=not no_report)
 
 
@@ -468,10 +528,13 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
         guard_folder(out, inputs)
     else:
         real_card = guard_file(card_path, inputs, option="--card", card=True)
-    results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
-                        card=_card_flags(),
-                        **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
-                                       spark_master, spark_conf))
+    from .progress import steps
+
+    with steps(enabled=not quiet()) as step:
+        results = run_audit(source, seed=seed, n_bootstrap=n_bootstrap,
+                            card=_card_flags(), step=step,
+                            **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
+                                           spark_master, spark_conf))
     options = {"creators": overrides, "default_creator": default_creator}
     if out is not None:
         path = write_card_set(results, out, inputs=inputs, **options)
@@ -537,7 +600,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from .judge.outcomes import text_lines
     from .judge.suite import load_suite
     from .outputs import find_inputs, guard_file, guard_folder, write_text
-    from .report.summary import progress_steps
+    from .progress import steps
     from .results import dumps
 
     state = {"suite": Path(suite_path).stem, "junit": None}
@@ -557,7 +620,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     suite = load_suite(suite_path)
     state["suite"] = suite.name
     shown = gh.repo_path(suite_path)  # as GitHub attaches annotations (and JUnit readers)
-    with progress_steps() as step:
+    with steps(enabled=not quiet(ctx)) as step:
         outcome = run_check(source, suite=suite, baseline=baseline, seed=seed,
                             n_bootstrap=n_bootstrap, out=out, step=step,
                             load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,

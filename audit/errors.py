@@ -94,6 +94,36 @@ class DegenerateDataWarning(AuditWarning):
     """Data that is legal but makes a statistic undefined; the statistic is NaN."""
 
 
+class SingleAnnotatorPoolNaN(DegenerateDataWarning):
+    """NaNs that follow from the design, not from the data: statistics *within* a pool that one
+    annotator holds (agreement, within-pool disagreement, within-item SD, the annotator-effect
+    test) need two annotators, so they are NaN for every such pool (each PandaLM annotator is a
+    pool of its own).
+
+    The rule, applied where the measurement warnings are gathered
+    (:class:`audit.measure._ScopedWarnings`): a :class:`DegenerateDataWarning` is of this kind
+    when its statistic is computed within a pool whose judgments come from exactly one
+    annotator — the scope ``reliability of pool P`` or a statistic named ``pool P: ...``. Every
+    other degenerate case (a pool of two or more annotators that share no item, one label only,
+    a whole dataset with one annotator, a ranking or baseline that is undefined) stays a plain
+    :class:`DegenerateDataWarning`. Either way the NaN and its reason are in the results.
+
+    The CLI gathers these into one ``info:`` line naming the pools (the details under
+    ``--verbose``); a library caller sees them as any other :class:`DegenerateDataWarning`.
+
+    Parameters
+    ----------
+    message
+        The statistics and why they are NaN, as for any degenerate-data warning.
+    pools
+        The single-annotator pools the message is about.
+    """
+
+    def __init__(self, message: str, *, pools: Iterable[str] = ()):
+        super().__init__(message)
+        self.pools = tuple(pools)
+
+
 def join_names(names: Iterable[object], limit: int = 8) -> str:
     """Render a short, quoted list of names for a message."""
     names = [repr(str(n)) for n in names]

@@ -9,6 +9,7 @@ raises, so the tests do not depend on a bug existing.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,9 +68,11 @@ def force(monkeypatch, target: str, exc: BaseException):
 
 
 def error_lines(result) -> list[str]:
-    """stderr without the toolkit's warnings (degenerate data on a tiny table)."""
+    """stderr without the toolkit's warnings (degenerate data on a tiny table), notes and
+    progress lines (``[  0.1s] STEP done``, printed when stderr is not a terminal)."""
     return [line for line in result.stderr.splitlines()
-            if line.strip() and not line.startswith("warning:")]
+            if line.strip() and not line.startswith(("warning:", "info:"))
+            and not re.match(r"\[ *\d+\.\ds\] .* done$", line)]
 
 
 def test_every_command_is_covered():

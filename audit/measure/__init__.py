@@ -15,18 +15,46 @@ Modules, one idea each: :mod:`.counts` (sufficient statistics), :mod:`.alpha`, :
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import warnings
 
-
-from ..errors import DegenerateDataWarning, InputError
+from ..errors import DegenerateDataWarning, InputError, SingleAnnotatorPoolNaN
 from ..resample import Bootstrap
 from ..results import jsonable
 
 __all__ = ["measure", "reliability"]
 
 
+#: The single-annotator pools of the table being measured (set by :func:`measure` and
+#: :func:`reliability`, read by :class:`_ScopedWarnings`).
+_SINGLE_POOLS: contextvars.ContextVar[frozenset] = contextvars.ContextVar(
+    "single_annotator_pools", default=frozenset())
+
+
+@contextlib.contextmanager
+def _single_annotator_pools(table):
+    """Let :class:`_ScopedWarnings` know which of ``table``'s pools one annotator holds."""
+    from .. import columns as C
+
+    f = table.frame
+    n = f.groupby(C.POOL, observed=True, sort=False)[C.ANNOTATOR].nunique()
+    token = _SINGLE_POOLS.set(frozenset(str(p) for p, k in n.items() if k == 1))
+    try:
+        yield
+    finally:
+        _SINGLE_POOLS.reset(token)
+
+
 class _ScopedWarnings:
-    """Collect the degenerate-data warnings of one scope and re-emit them as one, naming it."""
+    """Collect the degenerate-data warnings of one scope and re-emit them as one, naming it.
+
+    Those about a statistic within a single-annotator pool (the scope ``reliability of pool P``
+    or a statistic named ``pool P: ...``, P held by one annotator) are NaN by design: they are
+    re-emitted apart, as one :class:`audit.errors.SingleAnnotatorPoolNaN` naming the pools,
+    which the CLI shows as one ``info:`` line (the rule is in that class's docstring).
+    """
 
     def __init__(self, scope: str):
         self.scope = scope
@@ -37,25 +65,49 @@ class _ScopedWarnings:
         warnings.simplefilter("always")
         return self
 
+    def _by_design(self, what: str) -> str | None:
+        """The single-annotator pool a NaN statistic ``what`` of this scope is within, or None."""
+        for pool in _SINGLE_POOLS.get():
+            if self.scope == f"reliability of pool {pool!r}" or what.startswith(f"pool {pool!r}: "):
+                return pool
+        return None
+
     def __exit__(self, *exc):
         self._cm.__exit__(*exc)
-        by_reason: dict[str, list[str]] = {}
+        groups: dict[bool, dict[str, list[str]]] = {False: {}, True: {}}
+        pools: list[str] = []
         for w in self._caught:
             if not issubclass(w.category, DegenerateDataWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
                 continue
             what, _, why = str(w.message).partition(" is NaN: ")
-            by_reason.setdefault(why, [])
-            if what not in by_reason[why]:
-                by_reason[why].append(what)
-        if by_reason:
+            pool = self._by_design(what)
+            if pool is not None and pool not in pools:
+                pools.append(pool)
+            by_reason = groups[pool is not None].setdefault(why, [])
+            if what not in by_reason:
+                by_reason.append(what)
+        for by_design, by_reason in groups.items():
+            if not by_reason:
+                continue
             parts = [f"{', '.join(whats)} {'is' if len(whats) == 1 else 'are'} NaN: {why}"
                      for why, whats in by_reason.items()]
-            warnings.warn(f"{self.scope}: " + "; ".join(parts), DegenerateDataWarning,
-                          stacklevel=3)
+            message = f"{self.scope}: " + "; ".join(parts)
+            warnings.warn(SingleAnnotatorPoolNaN(message, pools=pools) if by_design
+                          else DegenerateDataWarning(message), stacklevel=4)
         return False
 
 
+def _knowing_single_pools(fn):
+    """Run ``fn(table, ...)`` with ``table``'s single-annotator pools known to its scopes."""
+    @functools.wraps(fn)
+    def wrapper(table, *args, **kwargs):
+        with _single_annotator_pools(table):
+            return fn(table, *args, **kwargs)
+    return wrapper
+
+
+@_knowing_single_pools
 def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
     """The ``reliability`` block: every metric over the human pools and per pool.
 
@@ -93,6 +145,7 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
     return out
 
 
+@_knowing_single_pools
 def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: str = "median",
             min_overlap: int = 10, min_annotator_judgments: int = 10) -> dict:
     """Reliability, pool disagreement and within-pool variability of ``table``, JSON-ready.
