@@ -31,7 +31,7 @@ from audit.table import build_table
 MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps")
 
 
-def crossed_table(*, seed: int = 11, n: int = 80):
+def crossed_table(*, seed: int = 11, n: int = 120):
     """Pairwise items judged by every annotator of two human pools (3 each, fully crossed) and a
     judge. The experts see 30% of the items the other way round (a pool effect: the pools differ
     beyond what shuffling their annotators gives) and crowd annotator 0 leans to A (an annotator
