@@ -66,7 +66,7 @@ def world(tmp_path_factory):
     """The input, the audits of both seeds, and the complete old and new sets they make."""
     from audit.items import item_table, write_items
     from audit.load import load
-    from audit.outputs import write_run
+    from audit.outputs import find_inputs, write_run
     from audit.pipeline import run
 
     root = tmp_path_factory.mktemp("faults")
@@ -74,16 +74,18 @@ def world(tmp_path_factory):
     src.write_text(TABLE)
     digest = sha(src)
     results, refs = {}, {}
+    inputs = find_inputs(str(src))  # croissant.json lists the source, as run --out's does
     for name, seed in SEEDS.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             results[name] = run(str(src), n_bootstrap=5, seed=seed)
             frame = item_table(load(str(src)))
         extra = functools.partial(write_items, frame)  # items.parquet, as run --out writes it
-        write_run(copy.deepcopy(results[name]), root / name, extra=extra)
+        write_run(copy.deepcopy(results[name]), root / name, extra=extra, inputs=inputs)
         refs[name] = files(root / name)
     assert refs["old"] != refs["new"]
-    yield {"root": root, "src": src, "refs": refs, "results": results, "extra": extra}
+    yield {"root": root, "src": src, "refs": refs, "results": results, "extra": extra,
+           "inputs": inputs}
     assert sha(src) == digest
 
 
@@ -125,7 +127,8 @@ def test_kill_9_at_random_moments(world):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         which_set(out, refs)
-    write_run(copy.deepcopy(world["results"]["new"]), out, extra=world["extra"])  # cleans up
+    write_run(copy.deepcopy(world["results"]["new"]), out, extra=world["extra"],
+              inputs=world["inputs"])  # cleans up
     assert which_set(out, refs) == "new"
     assert_no_staging(root)
 
@@ -186,7 +189,8 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
     with monkeypatch.context() as patch:
         install(patch, counter)
         patch.setattr(sets, "write_manifest", manifest)
-        write_run(copy.deepcopy(results), out, extra=world["extra"])
+        write_run(copy.deepcopy(results), out, extra=world["extra"],
+                  inputs=world["inputs"])
     assert which_set(out, refs) == "new"
     first_move = staged_steps[0] + 1
     assert 0 < first_move - 1 and counter.count - first_move > 5
@@ -199,7 +203,8 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
         if pid == 0:  # the child writes and is killed; it never returns into pytest
             try:
                 install(monkeypatch, KillAt(at))
-                write_run(copy.deepcopy(results), out, extra=world["extra"])
+                write_run(copy.deepcopy(results), out, extra=world["extra"],
+                          inputs=world["inputs"])
             finally:
                 os._exit(0)
         _, status = os.waitpid(pid, 0)
@@ -207,7 +212,8 @@ def test_kill_9_before_every_step_of_the_move(world, monkeypatch):
         outcomes.append(which_set(out, refs))
     assert outcomes[0] == "old" and outcomes[-1] == "new"  # the swap is one step
     assert outcomes == sorted(outcomes, key=["old", "new"].index)
-    write_run(copy.deepcopy(results), out, extra=world["extra"])  # staging is cleaned up
+    write_run(copy.deepcopy(results), out, extra=world["extra"],
+              inputs=world["inputs"])  # staging is cleaned up
     assert_no_staging(root)
 
 
