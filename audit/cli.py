@@ -470,7 +470,8 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark
 
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                         spark_master, spark_conf))
-    print_dataset(table.summary(), source=table.source)
+    if not quiet():  # the exit code is the verdict
+        print_dataset(table.summary(), source=table.source)
 
 
 @cli.command()

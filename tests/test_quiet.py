@@ -33,7 +33,8 @@ DEMO_STEPS = ["loading and validating", "reliability and pool disagreement",
 MIXED = ("item,annotator,pool,label\n"
          + "".join(f"{i},c{i % 2},crowd,{'xy'[i % 2]}\n" for i in range(12))
          + "".join(f"{i},s,solo,{'xy'[(i // 2) % 2]}\n" for i in range(12))
-         + "".join(f"{i},e{k},expert,{'xy'[(i + k) % 3 == 0]}\n" for i in range(12) for k in (1, 2)))
+         + "".join(f"{i},e{k},expert,{'xy'[(i + k) % 3 == 0]}\n"
+                   for i in range(12) for k in (1, 2)))
 
 
 def invoke(*args):
@@ -205,3 +206,11 @@ def test_quiet_and_verbose_exclude_each_other(tmp_path):
     result = invoke("validate", tmp_path / "t.csv", "--quiet", "--verbose")
     assert result.exit_code == 2
     assert "--quiet and --verbose exclude each other" in result.stderr
+
+
+def test_validate_quiet_answers_by_its_exit_code(tmp_path):
+    (tmp_path / "t.csv").write_text(MIXED)
+    loud = invoke("validate", tmp_path / "t.csv")
+    result = invoke("validate", tmp_path / "t.csv", "--quiet")
+    assert loud.exit_code == result.exit_code == 0
+    assert "judgments" in loud.stdout and result.stdout == ""

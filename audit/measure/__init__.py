@@ -27,10 +27,10 @@ from ..results import jsonable
 __all__ = ["measure", "reliability"]
 
 
-#: The single-annotator pools of the table being measured (set by :func:`measure` and
+#: The table being measured and its single-annotator pools (set by :func:`measure` and
 #: :func:`reliability`, read by :class:`_ScopedWarnings`).
-_SINGLE_POOLS: contextvars.ContextVar[frozenset] = contextvars.ContextVar(
-    "single_annotator_pools", default=frozenset())
+_SINGLE_POOLS: contextvars.ContextVar[tuple] = contextvars.ContextVar(
+    "single_annotator_pools", default=(None, frozenset()))
 
 
 @contextlib.contextmanager
@@ -38,9 +38,12 @@ def _single_annotator_pools(table):
     """Let :class:`_ScopedWarnings` know which of ``table``'s pools one annotator holds."""
     from .. import columns as C
 
-    f = table.frame
-    n = f.groupby(C.POOL, observed=True, sort=False)[C.ANNOTATOR].nunique()
-    token = _SINGLE_POOLS.set(frozenset(str(p) for p, k in n.items() if k == 1))
+    known, pools = _SINGLE_POOLS.get()
+    if known is not table:  # measure() has counted them already for reliability()
+        f = table.frame
+        n = f.groupby(C.POOL, observed=True, sort=False)[C.ANNOTATOR].nunique()
+        pools = frozenset(str(p) for p, k in n.items() if k == 1)
+    token = _SINGLE_POOLS.set((table, pools))
     try:
         yield
     finally:
@@ -67,8 +70,9 @@ class _ScopedWarnings:
 
     def _by_design(self, what: str) -> str | None:
         """The single-annotator pool a NaN statistic ``what`` of this scope is within, or None."""
-        for pool in _SINGLE_POOLS.get():
-            if self.scope == f"reliability of pool {pool!r}" or what.startswith(f"pool {pool!r}: "):
+        for pool in _SINGLE_POOLS.get()[1]:
+            if (self.scope == f"reliability of pool {pool!r}"
+                    or what.startswith(f"pool {pool!r}: ")):
                 return pool
         return None
 
