@@ -53,7 +53,8 @@ def write_card_file(results: dict, path, *, card_from=None, card_shown=None,
     (default ``path``) in place between its markers; return ``path``.
 
     Warns (:class:`audit.errors.AuditWarning`) when the card has metadata the Hub would reject
-    (a hand-written tag outside the vocabularies), naming ``card_shown``.
+    (a hand-written tag outside the vocabularies), or keeps a hand-written key over the value the
+    spec or a flag gave (:func:`audit.report.card_meta.kept_values`), naming ``card_shown``.
 
     Raises
     ------
@@ -66,12 +67,13 @@ def write_card_file(results: dict, path, *, card_from=None, card_shown=None,
     from ..errors import AuditWarning
     from ..outputs import read_card, write_text
     from .card import check_card, render_card
+    from .card_meta import kept_values
 
     path = Path(path)
     source = Path(card_from) if card_from is not None else path
     shown = Path(card_shown) if card_shown is not None else source
     existing = read_card(source, shown=shown) if os.path.lexists(source) else None
     text = render_card(results, existing=existing, path=shown, **card_options)
-    for problem in check_card(text):
+    for problem in check_card(text) + kept_values(results, text):
         warnings.warn(f"{shown}: {problem}", AuditWarning, stacklevel=2)
     return write_text(path, text)

@@ -200,3 +200,20 @@ _HELP = {"license": "https://huggingface.co/docs/hub/repositories-licenses",
 def yaml_fields(meta: dict | None) -> dict:
     """The keys of ``meta`` that go into the card's YAML header (:data:`YAML_KEYS`)."""
     return {k: meta[k] for k in YAML_KEYS if meta and k in meta}
+
+
+def kept_values(results: dict, card_text: str) -> list[str]:
+    """Messages for each publishing key that ``card_text`` (an updated card) keeps with a value
+    other than the one the spec or a flag gave: a key written by hand in the card's YAML is
+    kept as written (:func:`audit.report.card.render_card`), so the user is told, not ignored."""
+    import yaml
+    from huggingface_hub.repocard import REGEX_YAML_BLOCK
+
+    wanted = yaml_fields((results.get("dataset") or {}).get("card"))
+    match = REGEX_YAML_BLOCK.search(card_text)
+    if not wanted or not match:
+        return []
+    have = yaml.safe_load(match.group(2)) or {}
+    return [f"the card's YAML keeps its own {key}: {have[key]!r}, not {value!r} from "
+            f"{FLAGS[key]} or the spec's card.{key}; edit or remove it in the card to change it"
+            for key, value in wanted.items() if key in have and have[key] != value]
