@@ -216,3 +216,46 @@ def test_existing_card_keeps_its_key_and_says_so(tmp_path):
     assert "keeps its own license: 'mit', not 'cc-by-4.0'" in result.output
     assert "language" not in result.output.split("keeps its own", 1)[1].split("\n")[0]
     assert "Hand-written." in readme.read_text(encoding="utf-8")
+
+
+# -- golden front matter on three real datasets ----------------------------------------------------
+GOLDEN = Path(__file__).resolve().parent / "golden" / "card_meta"
+REAL = {
+    "pandalm": lambda: [DEMO, "--license", "apache-2.0", "--language", "en",
+                        "--task-category", "text-classification", "--tag", "preference"],
+    "hs_brexit": lambda: [_shared("lewidi2023/HS-Brexit/HS-Brexit_train.json"), "--license",
+                          "unknown", "--language", "en", "--task-category",
+                          "text-classification", "--tag", "hate-speech"],
+    "wmt23_zhen": lambda: [REPO / "data/wmt23_zhen_mqm/wmt23_zhen_mqm.csv", "--spec",
+                           REPO / "data/wmt23_zhen_mqm/wmt23_zhen_mqm.yaml", "--license",
+                           "apache-2.0", "--language", "zh", "--language", "en",
+                           "--task-category", "translation", "--tag", "mqm"],
+}
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _shared(rel):
+    from conftest import shared_data
+
+    return shared_data(rel)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_dataset_front_matter_matches_golden(name, tmp_path):
+    """The YAML header of each card, byte for byte (``UPDATE_GOLDEN=1`` rewrites the files
+    after a reviewed change); it also passes the offline Hub checks."""
+    import os
+
+    out = tmp_path / "o"
+    result = invoke("card", *REAL[name](), "--out", out, "--bootstrap", 5, "--quiet")
+    assert result.exit_code == 0, result.output
+    text = (out / "dataset_card.md").read_text(encoding="utf-8")
+    header = text.split("\n---\n", 1)[0] + "\n---\n"
+    golden = GOLDEN / f"{name}.yaml"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(header, encoding="utf-8")
+    assert header == golden.read_text(encoding="utf-8")
+    assert check_card(text) == []
+    assert DatasetCardData(**DatasetCard(text).data.to_dict()).to_dict() == \
+        DatasetCard(text).data.to_dict()
