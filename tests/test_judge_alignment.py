@@ -1,5 +1,5 @@
 """LLM-judge alignment on a small MT-Bench-like table: agreement with each human pool, the paired
-bootstrap CI of the difference, and the verdict."""
+t interval of the difference, and the verdict."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from itertools import combinations, permutations
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
+from scipy import stats
 
 from audit import columns as C
 from audit.rank import ALL, judge_alignment, rank
@@ -152,7 +154,7 @@ def test_majority_agreement_is_kept_beside_with_a_wilson_interval(raw, alignment
         assert m["ci95"] == pytest.approx(list(ref), abs=1e-9)
 
 
-def test_paired_difference_and_its_ci_match_an_explicit_bootstrap(raw, alignment):
+def test_paired_difference_and_its_ci_match_scipy_t_interval(raw, alignment):
     votes = _votes(raw)
     (entry,) = alignment
     (diff,) = entry["differences"]
@@ -165,19 +167,49 @@ def test_paired_difference_and_its_ci_match_an_explicit_bootstrap(raw, alignment
                   for i in shared])
     assert diff["n"] == len(shared)
     assert diff["difference"] == pytest.approx(d.mean(), abs=1e-12)
-    rng = np.random.default_rng(0)
-    boots = d[rng.integers(0, len(d), (4000, len(d)))].mean(axis=1)
-    lo, hi = np.quantile(boots, [0.025, 0.975])
-    assert diff["ci95"][0] == pytest.approx(lo, abs=0.01)
-    assert diff["ci95"][1] == pytest.approx(hi, abs=0.01)
+    # one comparison per item: Student's paired t interval
+    lo, hi = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert diff["ci95"] == pytest.approx([lo, hi], abs=1e-12)
     assert diff["ci95"][1] < 0 and diff["tracks"] == "expert"
+
+
+def test_comparisons_sharing_an_item_get_the_cluster_robust_t_interval():
+    """Several model pairs per question: the interval is statsmodels' OLS intercept with CR1
+    cluster-robust errors by item and t on items - 1 degrees of freedom."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for q in range(40):
+        for a, b in combinations(MODELS[:4], 2):
+            p = rng.dirichlet([1, 0.4, 1])
+            for pool, n in (("gpt-4", 1), ("author", 1), ("expert", 3)):
+                for j in range(n):
+                    rows.append({C.ITEM: q, C.ANNOTATOR: f"{pool}{j}-{a}-{b}", C.POOL: pool,
+                                 C.LABEL: int(rng.choice([-1, 0, 1], p=p)),
+                                 C.MODEL_A: a, C.MODEL_B: b})
+    raw = pd.DataFrame(rows)
+    (entry,) = judge_alignment(table_of(raw, judge_pools=("gpt-4",)), bootstrap=BOOT)
+    (diff,) = entry["differences"]
+    votes = {k: list(v) for k, v in
+             raw.groupby([C.ITEM, C.MODEL_A, C.MODEL_B, C.POOL])[C.LABEL]}
+    cells = sorted({k[:3] for k in votes})
+    d = np.array([_random_annotator_agreement(votes[c + ("gpt-4",)], votes[c + ("author",)])
+                  - _random_annotator_agreement(votes[c + ("gpt-4",)], votes[c + ("expert",)])
+                  for c in cells])
+    groups = np.array([c[0] for c in cells])
+    fit = sm.OLS(d, np.ones(len(d))).fit(cov_type="cluster", cov_kwds={"groups": groups},
+                                         use_t=True)
+    assert diff["n"] == len(cells) == 240
+    assert diff["difference"] == pytest.approx(d.mean(), abs=1e-12)
+    assert diff["ci95"] == pytest.approx(list(fit.conf_int(0.05)[0]), abs=1e-12)
+    naive = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert diff["ci95"][1] - diff["ci95"][0] != pytest.approx(naive[1] - naive[0], abs=1e-6)
 
 
 def test_method_says_what_was_computed_on_which_items(alignment):
     method = alignment[0]["method"]
     assert set(method) == {"agreement", "verdict", "items"}
     assert "random" in method["agreement"] and "Zheng" in method["agreement"]
-    assert "Bonferroni" in method["verdict"]
+    assert "Bonferroni" in method["verdict"] and "Student t" in method["verdict"]
     assert "both pools" in method["items"]
 
 
