@@ -157,7 +157,8 @@ def test_hostile_pool_names_stay_data(tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads((out / "croissant.json").read_text(encoding="utf-8"))
     assert doc["name"] == 'n"a}me'
-    fields = doc["recordSet"][0]["field"]
+    sets = {r["@id"]: r for r in doc["recordSet"]}
+    fields = sets["items"]["field"]
     ids = [f["@id"] for f in fields]
     assert len(set(ids)) == len(ids) and all(i.startswith("items/c") for i in ids)
     items = pd.read_parquet(out / "items.parquet")
@@ -166,7 +167,53 @@ def test_hostile_pool_names_stay_data(tmp_path):
     ds = load(out / "croissant.json")
     rows = records(ds)
     assert len(rows) == 8
+    (tmp_path / "croissant.json").write_text((out / "croissant.json").read_text("utf-8"))
+    judged = list(load(tmp_path / "croissant.json").records("judgments"))
+    assert [text(r["judgments/pool"]) for r in judged] == \
+        pd.read_csv(src, dtype=str, keep_default_na=False)["pool"].tolist()
+    assert "ex\n---\npert" in {text(r["judgments/pool"]) for r in judged}
     col = next(f for f in fields if f["name"] == 'cr"owd:majority')
     assert [text(r[col["@id"]]) for r in rows] == \
         items['cr"owd:majority'].astype(object).where(items['cr"owd:majority'].notna(),
                                                        None).tolist()
+
+
+# -- the judgments record set of a long table ------------------------------------------------------
+def test_long_csv_source_has_a_judgments_record_set(tmp_path):
+    import shutil
+
+    repo = Path(__file__).resolve().parents[1] / "data" / "wmt23_zhen_mqm"
+    data = tmp_path / "repo"
+    data.mkdir()
+    for name in ("wmt23_zhen_mqm.csv", "wmt23_zhen_mqm.yaml"):
+        shutil.copy(repo / name, data / name)
+    out = tmp_path / "o"
+    result = invoke("run", data / "wmt23_zhen_mqm.csv", "--spec", data / "wmt23_zhen_mqm.yaml",
+                    "--out", out, "--bootstrap", 5, "--quiet", "--no-report")
+    assert result.exit_code == 0, result.output
+    assert not (out / "croissant.json").exists()  # --no-report: results.json only
+    result = invoke("run", data / "wmt23_zhen_mqm.csv", "--spec", data / "wmt23_zhen_mqm.yaml",
+                    "--out", out, "--bootstrap", 5, "--quiet")
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out / "croissant.json").read_text(encoding="utf-8"))
+    judgments = next(r for r in doc["recordSet"] if r["@id"] == "judgments")
+    names = [f["name"] for f in judgments["field"]]
+    assert names == ["item", "annotator", "pool", "label", "model"]
+    assert next(f for f in judgments["field"] if f["name"] == "label")["dataType"] == "sc:Float"
+    # published beside the data, as in a dataset repository
+    (data / "croissant.json").write_text((out / "croissant.json").read_text(encoding="utf-8"))
+    rows = list(load(data / "croissant.json").records("judgments"))
+    frame = pd.read_csv(data / "wmt23_zhen_mqm.csv", dtype=str)
+    assert len(rows) == len(frame)
+    for name in names:
+        got = [text(r[f"judgments/{name}"]) for r in rows]
+        want = frame[name].tolist()
+        if name == "label":
+            assert got == pytest.approx([float(x) for x in want])
+        else:
+            assert got == want
+
+
+def test_no_judgments_record_set_for_an_adapter_format(demo):
+    doc = json.loads((demo / "croissant.json").read_text(encoding="utf-8"))
+    assert [r["@id"] for r in doc["recordSet"]] == ["items"]

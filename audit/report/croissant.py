@@ -15,12 +15,15 @@ The document written here holds
 * ``distribution``: the source data as published (the file, or every file of the source folder,
   by its path relative to the source, so the document is valid beside the data in a dataset
   repository) and ``items.parquet``, the per-item table of the same run (:mod:`audit.items`);
+* ``recordSet`` ``judgments``, for a single long-format CSV / Parquet / JSON Lines source: one
+  ``cr:Field`` per canonical column the file holds (item, annotator, pool, label, models),
+  extracted from the source column the spec names for it;
 * ``recordSet`` ``items``: one ``cr:Field`` per column of ``items.parquet`` (the item id, the
   judgments per item, and per pool the label counts, soft label, majority and unanimity, and
   across pools the disagreement class), each with its ``dataType`` and a column extraction.
-  The per-judgment table is not a record set: most sources (PandaLM's wide JSON, MT-Bench's
-  nested records) need an unpivot or a join that Croissant 1.0 cannot express, and a record
-  set that reads a different table from the one audited would be wrong;
+  Other sources get no per-judgment record set: PandaLM's wide JSON or MT-Bench's nested
+  records need an unpivot or a join that Croissant 1.0 cannot express, and a record set that
+  reads a different table from the one audited would be wrong;
 * the RAI fields (``rai:annotationsPerItem``, ``rai:dataAnnotationAnalysis``,
   ``rai:dataLimitations``, ``rai:machineAnnotationTools``, ``rai:annotatorDemographics``).
 
@@ -86,7 +89,8 @@ ENCODINGS = {".csv": "text/csv", ".tsv": "text/tab-separated-values", ".json": "
 MAX_FILES = 1000
 
 
-def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = ()) -> dict:
+def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (),
+              spec=None) -> dict:
     """The Croissant document of a run whose files are in ``folder``.
 
     Parameters
@@ -99,6 +103,9 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
     source_files
         ``(name, path)`` of each source data file: ``name`` its path relative to the source
         (``contentUrl``), ``path`` where to read it for the hash.
+    spec
+        The run's :class:`audit.load.spec.DatasetSpec`, if any: its ``columns`` say which
+        source column holds each canonical column (record set ``judgments``).
     """
     from ..outputs.fs import sha256_file
     from .card import croissant_rai
@@ -119,10 +126,16 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
         node["keywords"] = meta["tags"]
     distribution = [_file_object(f"source/{i}", rel, path, sha256_file(path))
                     for i, (rel, path) in enumerate(list(source_files)[:MAX_FILES])]
+    record_sets = []
+    judgments = _judgments_record_set(results, list(source_files), spec)
+    if judgments is not None:
+        record_sets.append(judgments)
     items = Path(folder) / ITEMS
     if items.is_file():
         distribution.append(_file_object("items.parquet", ITEMS, items, sha256_file(items)))
-        node["recordSet"] = [_items_record_set(items)]
+        record_sets.append(_items_record_set(items))
+    if record_sets:
+        node["recordSet"] = record_sets
     node["distribution"] = distribution
     return {**node, **rai}
 
@@ -153,6 +166,70 @@ def _data_type(arrow_type) -> str:
     if t.is_floating(arrow_type):
         return "sc:Float"
     return "sc:Text"
+
+
+#: Source formats whose columns Croissant extracts by name.
+TABULAR = {".csv": "text/csv", ".parquet": "application/x-parquet",
+           ".jsonl": "application/jsonlines"}
+
+
+def _source_columns(path: Path, suffix: str) -> list[str]:
+    """The column names of a tabular source file, read from its header only."""
+    if suffix == ".csv":
+        import csv
+
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            return next(csv.reader(fh), [])
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    import json
+
+    with path.open(encoding="utf-8") as fh:
+        first = json.loads(fh.readline() or "{}")
+    return list(first) if isinstance(first, dict) else []
+
+
+def _judgments_record_set(results: dict, source_files: list, spec) -> dict | None:
+    """``judgments``: one record per row of a single long-format CSV / Parquet / JSON Lines
+    source, a ``cr:Field`` per canonical column the file holds (named by the spec's ``columns``
+    or by its canonical name). None for any other source (a folder, a wide table, a spec that
+    renames or maps labels or reads with options Croissant cannot state, an adapter's format),
+    and when the file lacks an item, annotator or label column: a record set that read other
+    values than the audit did would be wrong."""
+    from .. import columns as C
+
+    if len(source_files) != 1:
+        return None
+    rel, path = source_files[0]
+    suffix = Path(rel).suffix.lower()
+    if suffix not in TABULAR:
+        return None
+    if spec is not None and (spec.layout != "long" or spec.read or spec.label_map
+                             or spec.pools_file or spec.pools_map):
+        return None
+    mapping = dict(getattr(spec, "columns", None) or {})
+    try:
+        present = set(_source_columns(path, suffix))
+    except (OSError, ValueError, UnicodeError):
+        return None
+    wanted = [c for c in C.REQUIRED + C.PAIRWISE + (C.MODEL,) if mapping.get(c, c) in present]
+    if not {C.ITEM, C.ANNOTATOR, C.LABEL} <= set(wanted):
+        return None
+    kind = (results.get("dataset") or {}).get("label_kind")
+    fields = [{"@type": "cr:Field", "@id": f"judgments/{c}", "name": c,
+               "description": f"Canonical column {c!r} (annotation-audit's data contract), "
+                              f"read from the source column {mapping.get(c, c)!r}.",
+               "dataType": "sc:Float" if c == C.LABEL and kind == "interval" else "sc:Text",
+               "source": {"fileObject": {"@id": "source/0"},
+                          "extract": {"column": mapping.get(c, c)}}}
+              for c in wanted]
+    return {"@type": "cr:RecordSet", "@id": "judgments", "name": "judgments",
+            "description": "One record per row of the source, in the canonical columns (rows "
+                           "the audit dropped, counted in results.json's "
+                           "dataset.rows_dropped, are records here too).",
+            "field": fields}
 
 
 def _items_record_set(path: Path) -> dict:
@@ -201,4 +278,16 @@ def write_croissant(results: dict, folder, *, inputs=None) -> Path:
     from ..results import dumps
 
     files = source_files(inputs) if inputs is not None else []
-    return write_text(Path(folder) / FILE, dumps(croissant(results, folder, source_files=files)))
+    spec = _spec(inputs)
+    return write_text(Path(folder) / FILE,
+                      dumps(croissant(results, folder, source_files=files, spec=spec)))
+
+
+def _spec(inputs):
+    """The run's dataset spec, read from the inputs (already validated by the load)."""
+    from ..load.spec import read_spec
+
+    for role, given in getattr(inputs, "given", ()):
+        if role == "spec":
+            return read_spec(given, allow_outside=True)
+    return None
