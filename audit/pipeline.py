@@ -142,6 +142,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     from .budget import check_resampling, limit, parse_max_memory
     from .load import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
+    from .report.card_meta import from_spec
 
     check_resampling(n_bootstrap, seed)
     max_memory = parse_max_memory(max_memory) if max_memory is not None else None
@@ -163,7 +164,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                          format=options["format"])
     if out is not None:
         guard_folder(out, inputs)
-    card_meta = _card_metadata(options["spec"], card, options["allow_outside"])
+    card_meta = from_spec(options["spec"], card, allow_outside=options["allow_outside"])
     verify_inputs(inputs)
     with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
         table = load(source, **options)
@@ -192,17 +193,3 @@ def _items_writer(table: AnnotationTable, *, csv: bool) -> Callable:
     frame = item_table(table)
     return lambda folder: write_items(frame, folder, csv=csv)
 
-
-def _card_metadata(spec, flags: dict | None, allow_outside: bool) -> dict:
-    """The card's publishing metadata from the spec's ``card:`` section and ``flags``."""
-    from .report.card_meta import card_metadata
-
-    section, path = {}, None
-    if spec is not None:
-        from .load.spec import read_spec
-
-        parsed = read_spec(spec, allow_outside=allow_outside)
-        section, path = parsed.card, parsed.path
-    if not section and not flags:
-        return {}
-    return card_metadata(section, spec_path=path, **(flags or {}))

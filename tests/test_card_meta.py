@@ -259,3 +259,19 @@ def test_real_dataset_front_matter_matches_golden(name, tmp_path):
     assert check_card(text) == []
     assert DatasetCardData(**DatasetCard(text).data.to_dict()).to_dict() == \
         DatasetCard(text).data.to_dict()
+
+
+def test_check_out_card_takes_the_spec_section(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text(TABLE)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("card:\n  license: mit\n  tags: [gate]\n")
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nexpectations:\n  - expect: unique_judgments\n")
+    out = tmp_path / "o"
+    result = invoke("check", src, "--spec", spec, "--suite", suite, "--out", out,
+                    "--bootstrap", 5, "--quiet")
+    assert result.exit_code == 0, result.output
+    meta = front((out / "dataset_card.md").read_text(encoding="utf-8"))
+    assert meta["license"] == "mit" and meta["tags"] == ["gate"]
+    assert json.loads((out / "croissant.json").read_text())["license"] == "mit"

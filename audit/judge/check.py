@@ -101,6 +101,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     from .outcomes import summary
 
     from ..outputs import find_inputs, guard_folder, verify_inputs
+    from ..report.card_meta import from_spec
 
     load_options = load_options or {}
     inputs = find_inputs(source, spec=load_options.get("spec"), pools=load_options.get("pools"),
@@ -109,6 +110,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     if out is not None:
         guard_folder(out, inputs)
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
+    card = from_spec(load_options.get("spec"), allow_outside=bool(
+        load_options.get("allow_outside"))) if out is not None else {}
     verify_inputs(inputs)
     with step("loading and validating"):
         table = load(source, **(load_options or {}))
@@ -143,6 +146,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
 
         from ..items import item_table, write_items
 
+        if card:  # the spec's card: section, as run --out writes it
+            results["dataset"]["card"] = card
         with step("per-item table"):
             items = item_table(table)
         with step("writing the report and dataset card"):

@@ -217,3 +217,18 @@ def kept_values(results: dict, card_text: str) -> list[str]:
     return [f"the card's YAML keeps its own {key}: {have[key]!r}, not {value!r} from "
             f"{FLAGS[key]} or the spec's card.{key}; edit or remove it in the card to change it"
             for key, value in wanted.items() if key in have and have[key] != value]
+
+
+def from_spec(spec, flags: dict | None = None, *, allow_outside: bool = False) -> dict:
+    """:func:`card_metadata` of a spec (a path, a dict or a
+    :class:`audit.load.spec.DatasetSpec`, or None) and the CLI's ``flags``
+    (``{"license": ..., "language": [...], ...}``); ``{}`` when neither sets anything."""
+    section, path = {}, None
+    if spec is not None:
+        from ..load.spec import read_spec
+
+        parsed = read_spec(spec, allow_outside=allow_outside)
+        section, path = parsed.card, parsed.path
+    if not section and not flags:
+        return {}
+    return card_metadata(section, spec_path=path, **(flags or {}))
