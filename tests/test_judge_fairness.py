@@ -184,3 +184,14 @@ def test_invariant_to_row_order_and_to_showing_the_pair_the_other_way_round(seed
         a["agreement"][0]["agreement"] - a["agreement"][1]["agreement"], abs=1e-12)
     assert a["differences"][0]["difference"] == pytest.approx(
         b["differences"][0]["difference"], abs=1e-12)
+
+
+def test_a_difference_on_one_item_has_no_interval_and_says_so():
+    raw = _raw(np.random.default_rng(4), n_items=1, votes=(2, 2))
+    with pytest.warns(DegenerateDataWarning, match="needs two"):
+        (entry,) = judge_alignment(table_of(raw, judge_pools=("gpt-4",)),
+                                   bootstrap=Bootstrap(50))
+    (diff,) = entry["differences"]
+    assert diff["n"] == 1 and np.isfinite(diff["difference"])
+    assert all(np.isnan(x) for x in diff["ci95"])
+    assert entry["tracks"] == INDISTINGUISHABLE
