@@ -423,3 +423,27 @@ def test_measurements_carry_the_within_item_p_value_per_pool_and_the_worst():
     assert m.loc["annotator_effect_p[every]", "value"] == min(p.values())
     assert m.loc["annotator_effect_p[every]", "worst"] == min(p, key=p.get)
     assert m.loc["annotator_effect_p[every]", "higher_is_better"]
+
+
+def test_a_scale_too_wide_for_the_asymptotic_test_takes_fewer_permutations(monkeypatch):
+    """A pool whose gCMH arrays ((judgments + items) x labels) would not fit is tested by as
+    many permutations as the budget allows (>= 99), or not at all with the reason: never a
+    dense judgments x labels array (80,000 distinct labels would need 48 GiB)."""
+    from audit.measure import within_item
+    from audit.measure.within_pool import annotator_effect
+
+    n_items = 3_000
+    item = np.repeat(np.arange(n_items), 2)
+    annotator = np.tile([0, 1], n_items)
+    label = np.arange(2 * n_items)              # every label distinct
+    monkeypatch.setattr(within_item, "CMH_DENSE_CELLS", 1_000_000)
+    monkeypatch.setattr(within_item, "PERMUTATION_BUDGET", 6_000 * 150)
+    out = annotator_effect(item, annotator, label, q=2 * n_items, min_annotator_judgments=1,
+                           n_permutations=1000, rng=np.random.default_rng(0))
+    assert out["test"]["name"] == within_item.PERMUTATION
+    assert out["test"]["n_permutations"] == 150
+    assert 0 < out["test"]["p_value"] <= 1 and "not_defined" not in out
+    monkeypatch.setattr(within_item, "PERMUTATION_BUDGET", 6_000 * 50)
+    out = annotator_effect(item, annotator, label, q=2 * n_items, min_annotator_judgments=1,
+                           n_permutations=1000, rng=np.random.default_rng(0))
+    assert np.isnan(out["test"]["p_value"]) and "too wide" in out["not_defined"]

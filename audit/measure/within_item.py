@@ -75,6 +75,13 @@ PERMUTATION_BUDGET = 20_000_000
 #: Largest annotators x labels dimension for which the gCMH covariance is formed and inverted
 #: (beyond it, conjugate gradients).
 CMH_MAX_DIM = 1_500
+#: Cells of the gCMH's dense arrays ((judgments + items) x labels) above which a pool takes the
+#: permutation test with fewer permutations instead (a scale with thousands of labels).
+CMH_DENSE_CELLS = 20_000_000
+#: Most labels for the Stuart-Maxwell test (a labels x labels table and its solve).
+STUART_MAX_LABELS = 500
+#: Fewest permutations worth a p-value (resolution 0.01) when the budget forces fewer.
+MIN_PERMUTATIONS = 99
 #: Judgment positions drawn per block of permutations (bounds the memory of one block).
 BLOCK_CELLS = 2_000_000
 
@@ -173,14 +180,24 @@ def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
 # -- statistics ------------------------------------------------------------------------------------
 
 def _expected_counts(s: Strata) -> np.ndarray:
-    """``E_ac``: (A, q) expected annotator x label counts under the within-item null."""
-    n_ic = np.bincount(s.item * s.n_labels + s.label,
-                       minlength=s.n_items * s.n_labels).reshape(s.n_items, s.n_labels)
-    p = n_ic / n_ic.sum(axis=1, keepdims=True)
-    e = np.zeros((s.n_annotators, s.n_labels))
-    for c in range(s.n_labels):
-        e[:, c] = np.bincount(s.annotator, weights=p[s.item, c], minlength=s.n_annotators)
-    return e
+    """``E_ac``: (A, q) expected annotator x label counts under the within-item null.
+
+    Built from the (item, label) pairs that occur, so nothing grows with items x labels: each
+    judgment of annotator ``a`` on item ``i`` adds ``n_ic / m_i`` for every label ``c`` used
+    on ``i`` (at most ``m_i`` of them)."""
+    k = s.n_labels
+    pairs, n_ic = np.unique(s.item * k + s.label, return_counts=True)
+    p_item, p_label = np.divmod(pairs, k)
+    m = np.bincount(s.item, minlength=s.n_items).astype(np.float64)
+    d = np.bincount(p_item, minlength=s.n_items)
+    first = np.r_[0, np.cumsum(d)[:-1]]
+    rep = d[s.item]
+    judgment = np.repeat(np.arange(len(s.item)), rep)
+    offset = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
+    pair = first[s.item][judgment] + offset
+    e = np.bincount(s.annotator[judgment] * k + p_label[pair],
+                    weights=n_ic[pair] / m[p_item[pair]], minlength=s.n_annotators * k)
+    return e.reshape(s.n_annotators, k)
 
 
 def _pearson_s(tables: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -218,9 +235,11 @@ def varying(s: Strata) -> np.ndarray:
     return np.flatnonzero((lo < hi)[s.item])
 
 
-def permutations(item: np.ndarray, n: int, rng: np.random.Generator):
+def permutations(item: np.ndarray, n: int, rng: np.random.Generator, *, width: int = 0):
     """Blocks of within-item permutations of judgments sorted by ``item``: (b, N) positions,
     each row a permutation of ``0..N-1`` that maps every item's positions onto themselves.
+    A block holds at most :data:`BLOCK_CELLS` positions, and at most that many cells of a
+    per-permutation table ``width`` wide (the caller's annotator x label table).
 
     Items are grouped by size ``m``: up to :data:`SMALL_ITEM` one of the ``m!`` orders is drawn
     per item (one integer), beyond it random keys are sorted within the item.
@@ -235,7 +254,7 @@ def permutations(item: np.ndarray, n: int, rng: np.random.Generator):
         first = start[m == k]
         table = np.array(list(orders(range(k))), dtype=np.int64) if k <= SMALL_ITEM else None
         groups.append((int(k), first, (first[:, None] + np.arange(k)).ravel(), table))
-    block = max(1, min(n, BLOCK_CELLS // max(size, 1)))
+    block = max(1, min(n, BLOCK_CELLS // max(size, width, 1)))
     done = 0
     while done < n:
         b = min(block, n - done)
@@ -274,7 +293,8 @@ def permutation_p(s: Strata, *, n_permutations: int, rng: np.random.Generator,
         xc = xc[vary]
     tol = 1e-9 * max(abs(observed), 1.0)
     greater = ties = 0
-    for perm in permutations(item, n_permutations, rng):
+    width = s.n_annotators * s.n_labels if scores is None else s.n_annotators
+    for perm in permutations(item, n_permutations, rng, width=width):
         b = len(perm)
         if scores is None:
             idx = (np.arange(b)[:, None] * cells + base[None, :] + lab[perm]).ravel()
@@ -304,6 +324,12 @@ def mid_p(greater, ties, n_permutations: int):
     The conventional value is reported beside it as ``p_value_conservative``.
     """
     return (np.asarray(greater) + (1 + np.asarray(ties)) / 2) / (1 + n_permutations)
+
+
+def _cmh_fits(s: Strata, scores: np.ndarray | None) -> bool:
+    """Whether :func:`generalized_cmh`'s dense arrays stay within :data:`CMH_DENSE_CELLS`."""
+    k = 1 if scores is not None else s.n_labels
+    return (len(s.item) + s.n_items) * k <= CMH_DENSE_CELLS
 
 
 def _cmh_parts(s: Strata, scores: np.ndarray | None):
@@ -468,10 +494,11 @@ def friedman(x: np.ndarray) -> tuple[float, int]:
     x = np.asarray(x, dtype=np.float64)
     n, k = x.shape
     ranks = stats.rankdata(x, axis=1)
-    ties = 0.0
-    for row in np.sort(x, axis=1):
-        _, t = np.unique(row, return_counts=True)
-        ties += float((t ** 3 - t).sum())
+    srt = np.sort(x, axis=1)
+    starts = np.ones_like(srt, dtype=bool)
+    starts[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    t = np.diff(np.r_[np.flatnonzero(starts.ravel()), srt.size]).astype(np.float64)
+    ties = float((t ** 3 - t).sum())
     corr = 1 - ties / (n * k * (k * k - 1))
     if corr <= 0:
         return float("nan"), k - 1
@@ -499,7 +526,7 @@ def reference_tests(s: Strata, *, ordered: bool, scores: np.ndarray | None = Non
 
     if scores is None and s.n_labels == 2:
         add("cochran_q", *cochran_q(grid == 1))
-    elif scores is None and k == 2 and s.n_labels > 2:
+    elif scores is None and k == 2 and 2 < s.n_labels <= STUART_MAX_LABELS:
         add("stuart_maxwell", *stuart_maxwell(grid[:, 0], grid[:, 1], s.n_labels))
     if (ordered or scores is not None) and k > 2 and s.n_labels > 2:
         values = grid if scores is None else _values(s, scores)[grid]
@@ -525,6 +552,17 @@ def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator
     if s.n_annotators < 2 or s.n_labels < 2:
         return out
     size = len(s.item)
+    if size * n_permutations > PERMUTATION_BUDGET and not _cmh_fits(s, scores):
+        # a scale too wide for the gCMH's dense (judgments x labels) arrays: as many
+        # permutations as the budget allows, if that is enough to give a p-value
+        affordable = PERMUTATION_BUDGET // max(size, 1)
+        if affordable < MIN_PERMUTATIONS:
+            out["not_defined"] = (
+                f"{size:,} judgments on {s.n_labels:,} labels: too wide for the asymptotic "
+                f"test ({(size + s.n_items) * s.n_labels:,} cells > {CMH_DENSE_CELLS:,}) and "
+                f"too many for {MIN_PERMUTATIONS} permutations within the budget")
+            return out
+        n_permutations = affordable
     if size * n_permutations > PERMUTATION_BUDGET:
         q, dof = generalized_cmh(s, scores)
         out.update(name=ASYMPTOTIC, statistic_name=CMH_STATISTIC[kind], statistic=q,

@@ -92,7 +92,8 @@ def annotator_effect(item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
            "n_judgments": int(len(s.item)), "n_judgments_excluded": s.n_judgments_excluded,
            "n_annotators": int(s.n_annotators),
            "n_annotators_excluded": s.n_annotators_excluded,
-           "min_annotator_judgments": int(min_annotator_judgments)}
+           "min_annotator_judgments": int(min_annotator_judgments),
+           **({"not_defined": test.pop("not_defined")} if "not_defined" in test else {})}
     table = annotator_label_table(s.annotator, s.label, s.n_annotators, s.n_labels)
     if table.shape[0] >= 2 and table.shape[1] >= 2:
         chi2, p, dof, _ = stats.chi2_contingency(table, correction=False)
