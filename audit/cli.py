@@ -584,9 +584,15 @@ class CheckCommand(AuditCommand):
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
+@click.option("--min-per-pool", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Judgments a pool needs on an item to count in pool disagreement.")
+@click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
+              show_default=True, help="Leaderboard aggregation: every judgment, or one majority "
+                                      "vote per item.")
 @click.pass_context
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
-          spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap):
+          spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap,
+          min_per_pool, unit):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
     any fails, 2 on bad input or a bad suite, 3 on an internal error. With --junit / --github,
     a run that ends in 2 or 3 is recorded there too, as an error (not a failed expectation);
@@ -623,7 +629,8 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     shown = gh.repo_path(suite_path)  # as GitHub attaches annotations (and JUnit readers)
     with steps(enabled=not quiet(ctx)) as step:
         outcome = run_check(source, suite=suite, baseline=baseline, seed=seed,
-                            n_bootstrap=n_bootstrap, out=out, step=step,
+                            n_bootstrap=n_bootstrap, min_per_pool=min_per_pool, unit=unit,
+                            out=out, step=step,
                             load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
                                                       split, engine, spark_master, spark_conf))
     if "baseline" in outcome.results:

@@ -342,3 +342,22 @@ def test_readme_lists_every_expectation():
     for name in CATALOGUE:
         assert f"`{name}`" in text, name
     assert "annotation-audit check" in text
+
+
+def test_check_takes_run_s_unit_and_min_per_pool(tmp_path):
+    """``check`` audits with the same --unit and --min-per-pool as ``run``, and says so in
+    the results it writes."""
+    res = invoke("check", PANDALM, "--suite", SUITES / "pandalm.yaml", "--bootstrap", 20,
+                 "--unit", "majority", "--out", tmp_path / "pl")
+    assert res.exit_code in (0, 1), res.output
+    results = json.loads((tmp_path / "pl" / "results.json").read_text())
+    assert results["leaderboard_method"]["unit"] == "majority"
+    folder = shared_data("lewidi2023/HS-Brexit")
+    res = invoke("check", folder, "--suite", SUITES / "hs_brexit.yaml", "--bootstrap", 20,
+                 "--min-per-pool", 3, "--out", tmp_path / "hs")
+    assert res.exit_code in (0, 1), res.output
+    results = json.loads((tmp_path / "hs" / "results.json").read_text())
+    assert results["pool_disagreement"][0]["min_per_pool"] == {"control group": 3,
+                                                               "target group": 3}
+    res = invoke("check", PANDALM, "--suite", SUITES / "pandalm.yaml", "--unit", "mean")
+    assert res.exit_code == 2 and "--unit" in res.output
