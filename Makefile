@@ -2,14 +2,20 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+RUNTIME := $(VENV)/.installed-runtime
 STAMP  := $(VENV)/.installed
 SPARK  := $(VENV)/.installed-spark
 
 .PHONY: install demo test bench bench-spark clean
 
-$(STAMP): pyproject.toml
+# the demo needs only the runtime dependencies; the tests add the test extra on top
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
@@ -20,8 +26,10 @@ $(SPARK): $(STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)  ## audit the shipped PandaLM test set into reports/pandalm/
-	$(BIN)/annotation-audit run data/pandalm/testset-v1.json --out reports/pandalm
+demo: $(RUNTIME)  ## audit the shipped PandaLM test set into reports/pandalm/
+	$(BIN)/annotation-audit run data/pandalm/testset-v1.json --out reports/pandalm \
+	  --license apache-2.0 --language en --task-category text-classification --tag preference \
+	  --pretty-name "PandaLM test set (human annotations)"
 
 test: $(SPARK)  ## the whole test suite (what CI runs; Spark tests skip without Java)
 	$(BIN)/python -m pytest
