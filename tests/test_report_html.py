@@ -21,7 +21,7 @@ from audit import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.labels import LabelKind, LabelScale
 from audit.report import charts, write_reports
-from audit.report.html import SECTIONS, confusion_matrix, render_html
+from audit.report.html import SECTIONS, confusion_matrix, page_sections, render_html
 
 REPO = Path(__file__).resolve().parents[1]
 MULTIPREF = REPO / "tests" / "fixtures" / "multipref" / "multipref_sample.jsonl"
@@ -36,7 +36,15 @@ def section_ids(html: str) -> list[str]:
 # -- structure ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [full_results, minimal_results, bare_results])
 def test_every_section_is_present_in_order(make):
-    assert section_ids(render_html(make())) == SECTION_IDS
+    results = make()
+    ids = section_ids(render_html(results))
+    assert sorted(ids) == sorted(SECTION_IDS)
+    assert ids == [s for s, _ in page_sections(expectations_first=bool(results.get("expectations")))]
+    assert ids[0] == "findings"
+    if results.get("expectations"):
+        assert ids[1] == "expectations"
+    else:  # a "not applicable" expectations box does not open the page
+        assert ids.index("expectations") > ids.index("flipped-items")
 
 
 def test_absent_blocks_say_not_applicable():
@@ -236,7 +244,7 @@ def test_cli_run_writes_report_and_card(tmp_path):
     assert result.exit_code == 0, result.output
     res = json.loads((tmp_path / "results.json").read_text())
     html = (tmp_path / "report.html").read_text()
-    assert section_ids(html) == SECTION_IDS
+    assert section_ids(html) == [s for s, _ in page_sections(expectations_first=False)]
     assert res["dataset"]["name"] in section_text(html, "overview")
     alpha = res["reliability"]["overall"]["krippendorff_alpha"]
     if alpha["value"] is not None:
@@ -282,7 +290,7 @@ def test_report_size_is_set_by_aggregates_not_items(record_property):
             warnings.simplefilter("ignore", DegenerateDataWarning)
             results = audit_table(synthetic_table(n), bootstrap=Bootstrap(50, 0))
         html = render_html(results)
-        assert section_ids(html) == SECTION_IDS
+        assert section_ids(html) == [s for s, _ in page_sections(expectations_first=False)]
         sizes[n] = len(html.encode("utf-8"))
     record_property("report_bytes_10k_items", sizes[10_000])
     print(f"report size: 1k items {sizes[1_000]:,} B, 10k items {sizes[10_000]:,} B")

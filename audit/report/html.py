@@ -39,10 +39,13 @@ METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Flei
                 "icc": "ICC", "cohen_kappa": "Cohen's κ (mean over pairs)",
                 "icc_k": "ICC of the mean of k"}
 
-#: Section ids, in page order, with their headings. The browser tests look each one up.
+#: Section ids, in page order when a suite ran, with their headings (without one the "not
+#: applicable" expectations box moves down: :func:`page_sections`). The browser tests look each
+#: one up.
 SECTIONS = (
-    ("overview", "Dataset"),
+    ("findings", "Findings"),
     ("expectations", "Schema validation and expectations"),
+    ("overview", "Dataset"),
     ("reliability", "Reliability per pool"),
     ("pool-disagreement", "Pool disagreement"),
     ("leaderboards", "Leaderboards per pool"),
@@ -114,13 +117,18 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         svg = draw(*args, **kwargs) if charts else None
         return Markup(svg) if svg else None
 
+    from .findings import findings
+
     ds = results.get("dataset") or {}
     st = results.get("stability") or {}
+    expectations = _expectations(results.get("expectations"))
     view = {
         "title": f"Annotation audit: {ds.get('name') or 'dataset'}",
-        "sections": SECTIONS,
+        "sections": page_sections(expectations_first="na" not in expectations),
+        "findings": [{"text": f.text, "section": f.section} for f in findings(results)],
         "overview": _overview(ds, results.get("meta") or {}),
-        "expectations": _expectations(results.get("expectations")),
+        "expectations": expectations,
+        "expectations_first": "na" not in expectations,
         "reliability": _reliability(results.get("reliability"), chart, ch),
         "pool_disagreement": _disagreement(results.get("pool_disagreement"),
                                            results.get("within_pool"), ds, chart, ch),
@@ -137,6 +145,40 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
     return view
 
 
+def page_sections(*, expectations_first: bool) -> tuple:
+    """:data:`SECTIONS` in page order: the findings first; the expectations right after them
+    when a suite ran, else (a "not applicable" box) just before the method section."""
+    if expectations_first:
+        return SECTIONS
+    rest = tuple(s for s in SECTIONS if s[0] != "expectations")
+    exp = next(s for s in SECTIONS if s[0] == "expectations")
+    return rest[:-1] + (exp,) + rest[-1:]
+
+
+def shown_source(source) -> str | None:
+    """The input as the header shows it: relative to the working directory when it lies under
+    it, else as the user gave it; an absolute path outside it (a home or temporary folder) is
+    cut to ``…/`` and its last two components, so the report does not publish the local layout.
+    """
+    import os
+
+    if source is None:
+        return None
+    text = str(source)
+    if not text:
+        return text
+    try:
+        rel = os.path.relpath(text)
+    except ValueError:  # another drive on Windows
+        rel = None
+    if rel is not None and os.path.isabs(text) and not rel.startswith(os.pardir):
+        return rel
+    if os.path.isabs(text):
+        parts = [p for p in Path(text).parts if p not in (os.sep, "/", Path(text).anchor)]
+        return "…/" + "/".join(parts[-2:])
+    return text
+
+
 def _overview(ds: dict, meta: dict) -> dict:
     pools = [{"name": p, **info} for p, info in (ds.get("pools") or {}).items()]
     scale = ds.get("label_scale") or {}
@@ -148,7 +190,7 @@ def _overview(ds: dict, meta: dict) -> dict:
                   f"{scale.get('max')}"]
     models = ds.get("models") or []
     return {
-        "name": ds.get("name"), "source": meta.get("source"),
+        "name": ds.get("name"), "source": shown_source(meta.get("source")),
         "facts": [("dataset", ds.get("name") or "-"), ("items", num(ds.get("n_items"))),
                   ("judgments", num(ds.get("n_annotations"))),
                   ("annotators", num(ds.get("n_annotators"))),
@@ -479,7 +521,7 @@ def _method(meta: dict, extra: dict | None = None) -> dict:
              ("seed", num(meta.get("seed"))), ("bootstrap resamples", num(meta.get("n_bootstrap"))),
              ("interval", f"{num(boot.get('level'), 2)} {boot.get('method', '')}".strip()
               if boot else "-"),
-             ("source", meta.get("source") or "-")]
+             ("source", shown_source(meta.get("source")) or "-")]
     skip = {"tool", "version", "seed", "n_bootstrap", "bootstrap", "source", "versions"}
     facts += [(k, cell(v)) for k, v in meta.items() if k not in skip]
     return {"facts": facts, "versions": list((meta.get("versions") or {}).items()),
