@@ -49,6 +49,7 @@ SIZE_CATEGORIES = (("n<1K", 1e3), ("1K<n<10K", 1e4), ("10K<n<100K", 1e5), ("100K
                    ("n>1T", math.inf))
 SIZE_VALUES = ("unknown",) + tuple(name for name, _ in SIZE_CATEGORIES)
 DEFAULT_CREATOR = "expert-generated"
+ALL = "all"              # audit.rank.ALL, the board of every human pool (not imported: numpy)
 
 _CROWD = re.compile(r"crowd|normal|worker|mturk|turk|prolific|amt|layperson|lay|public|volunteer",
                     re.I)
@@ -81,6 +82,38 @@ def _num(x, digits: int = 3) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     return f"{x:.{digits}f}"
+
+
+def _n(count, noun: str, plural: str | None = None) -> str:
+    """``1 annotator``, ``3 annotators``, ``NaN annotators``: a count with its noun in the right
+    number."""
+    one = isinstance(count, int) and not isinstance(count, bool) and count == 1
+    return f"{_num(count)} {noun if one else (plural or noun + 's')}"
+
+
+def html_comment(text) -> str:
+    """``text`` safe inside an HTML comment: no ``--`` (so no ``-->`` and no ``--!>``), no
+    leading ``>``; Markdown escaping does not apply there (the comment is not rendered)."""
+    text = str(text).replace("\n", " ")
+    while "--" in text:
+        text = text.replace("--", "- -")
+    return text.lstrip(">")
+
+
+def _board(pool, results: dict, esc=str) -> str:
+    """``the X leaderboard``; the key of every human pool together reads as the pooled board."""
+    pools = (results.get("dataset") or {}).get("pools") or {}
+    if pool == ALL and ALL not in pools:
+        return "the pooled leaderboard (all human pools)"
+    return f"the {esc(pool)} leaderboard"
+
+
+def _in_board(pool, results: dict, esc=str) -> str:
+    """``in X`` / ``in the pooled leaderboard (all human pools)``."""
+    pools = (results.get("dataset") or {}).get("pools") or {}
+    if pool == ALL and ALL not in pools:
+        return "in the pooled leaderboard (all human pools)"
+    return f"in {esc(pool)}"
 
 
 def _pct(x) -> str:
@@ -191,18 +224,22 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     """One sentence per pool pair: labels differ (full label), winners differ, opposite winners,
     each beside the rate expected if the pools were interchangeable (the permutation null) and
     the excess over it; then the permutation p of each comparison."""
-    out = []
+    out, no_null = [], []
+    pools = (results.get("dataset") or {}).get("pools") or {}
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         first = rows[0]
         if first.get("majority_differs_rate") is None and first.get("mean_difference") is not None:
-            out.append(_score_difference_sentence(first, a, b, esc))
+            out.append(_score_difference_sentence(first, a, b, esc, no_null=no_null))
             continue
         if first.get("n_items_both_unanimous") == 0:
             out.append(f"{esc(a)} and {esc(b)} are never both unanimous on an item, so their "
                        "majority labels are not compared.")
             continue
-        s = (f"On the {_num(first.get('n_items_both_unanimous'))} items where both {esc(a)} and "
-             f"{esc(b)} are unanimous, their {first.get('granularity', 'label')}s differ on "
+        single = all((pools.get(p) or {}).get("n_annotators") == 1 for p in (a, b))
+        where = (f"labelled by both {esc(a)} and {esc(b)} (one annotator each)" if single else
+                 f"where both {esc(a)} and {esc(b)} are unanimous")
+        s = (f"On the {_n(first.get('n_items_both_unanimous'), 'item')} {where}, their "
+             f"{first.get('granularity', 'label')}s differ on "
              f"{_against_null(first, 'majority_differs_rate')}")
         tested = [first]
         for r in rows[1:]:
@@ -220,13 +257,26 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
         reasons = {n["not_defined"] for r in tested
                    if (n := against_null(r, "majority_differs_rate")) and n["not_defined"]}
         if reasons:
-            s += ". No permutation null: " + "; ".join(sorted(reasons))
+            no_null.append("; ".join(sorted(reasons)))
         if ps:
             s += ". Permutation test of interchangeable pools (annotators shuffled between them): " \
                 + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + _p(n)
                             for r, n in ps)
         out.append(s + ".")
-    return out
+    return _say_no_null_once(out, no_null)
+
+
+def _say_no_null_once(sentences: list[str], reasons: list[str]) -> list[str]:
+    """Append why a comparison has no permutation null: to its own sentence when one pair has
+    it, once after the list when several pairs share the reason."""
+    if not reasons:
+        return sentences
+    if len(sentences) == 1 or len(set(reasons)) > 1:
+        return [f"{s[:-1]}. No permutation null: {r}." for s, r in zip(sentences, reasons)] \
+            if len(sentences) == len(reasons) else sentences + \
+            [f"No permutation null: {r}." for r in sorted(set(reasons))]
+    return sentences + [("No pair has a permutation null" if len(reasons) == len(sentences)
+                         else "Some pairs have no permutation null") + f": {reasons[0]}."]
 
 
 def _against_null(row: dict, stat: str) -> str:
@@ -265,19 +315,23 @@ def _points(value, interval=None) -> str:
     return text
 
 
-def _score_difference_sentence(row: dict, a: str, b: str, esc=str) -> str:
+def _score_difference_sentence(row: dict, a: str, b: str, esc=str, *,
+                               no_null: list | None = None) -> str:
     """Pool disagreement on a continuous scale, where unanimity is not defined: the per-item
     difference of the pools' mean scores, signed and absolute, with their CIs, and the absolute
     difference expected if the pools were interchangeable."""
     cis = row.get("ci95") or {}
     diff = {"value": row.get("mean_difference"), "ci95": cis.get("mean_difference")}
     absdiff = {"value": row.get("mean_abs_difference"), "ci95": cis.get("mean_abs_difference")}
-    s = (f"On the {_num(row.get('n_items_shared'))} items both {esc(a)} and {esc(b)} rated, "
+    s = (f"On the {_n(row.get('n_items_shared'), 'item')} both {esc(a)} and {esc(b)} rated, "
          f"{esc(b)}'s mean score minus {esc(a)}'s is {_ci(diff, paren=True)} on average, and "
          f"{_ci(absdiff, paren=True)} in absolute value")
     n = against_null(row, "mean_abs_difference")
     if n and n["not_defined"]:
-        s += f". No permutation null: {n['not_defined']}"
+        if no_null is None:
+            s += f". No permutation null: {n['not_defined']}"
+        else:
+            no_null.append(n["not_defined"])
     elif n and n["null"] is not None:
         s += f", against {_num(n['null'])} expected if the pools were interchangeable"
         if n["excess"] is not None:
@@ -338,19 +392,30 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
             scores = [f"{esc(r['model'])} "
                       f"{_ci({'value': r.get('score'), 'ci95': r.get('ci95')}, paren=True)}"
                       for r in top]
-            out.append(f"{esc(pool)} leaderboard ({len(rows)} models), top: "
+            what = ("win rate, a tie counting half" if top[0].get("win_rate") is not None
+                    else "mean score, higher is better")
+            board = _board(pool, results, esc)
+            size = _n(len(rows), "model")
+            board = (f"{board[:-1]}, {size})" if board.endswith(")") else f"{board} ({size})")
+            out.append(f"{board[0].upper()}{board[1:]}, top three by {what}: "
                        + "; ".join(scores) + ".")
     for pp in st.get("pool_pairs") or []:
-        out.append(f"Switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}: Kendall τ = "
-                   f"{_num(pp.get('kendall_tau'))}, {_num(pp.get('n_displaced'))} model(s) "
-                   f"change rank, score shift SD {_num(pp.get('score_shift_sd'), 4)}.")
+        moved = pp.get("n_displaced")
+        out.append(f"Switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}: "
+                   + ("no model changes rank" if moved == 0 else
+                      f"{_n(moved, 'model')} change{'s' if moved == 1 else ''} rank")
+                   + f" (Kendall τ = {_num(pp.get('kendall_tau'))}); the models' scores move "
+                   f"by {_num(pp.get('score_shift_sd'), 4)} (standard deviation of the change).")
     for pool, p, se in displacement(st):
-        out.append(f"Resampling the items reorders the {esc(pool)} leaderboard with probability "
+        out.append(f"Resampling the items reorders {_board(pool, results, esc)} with probability "
                    f"{_num(p)}" + (f" ± {_num(se)} (Monte-Carlo s.e.)" if se is not None else "")
                    + ".")
-    for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
-        out.append(f"Least separated pair in {esc(r.get('pool'))}: {esc(r.get('model_hi'))} and "
-                   f"{esc(r.get('model_lo'))} (gap {_num(r.get('gap'), 4)}) {_swap(r)}.")
+    for pool, rows in _closest_by_pool(st).items():
+        pairs = [f"{esc(r.get('model_hi'))} and {esc(r.get('model_lo'))} (score gap "
+                 f"{_num(r.get('gap'), 4)}) {_swap(r)}" for r in rows]
+        where = _in_board(pool, results, esc)
+        out.append(f"Least separated {'pair' if len(rows) == 1 else 'pairs'} {where}: "
+                   + "; ".join(pairs) + ".")
     sim = [simulation_row(r) for r in st.get("simulation") or []]
     if sim:
         sd = (st.get("simulation_model") or {})
@@ -367,8 +432,24 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
                                for r in sim) + ".")
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:  # rating data: no winner to flip (``skipped`` says so)
-        out.append(f"{_num(fl.get('count', 0))} item(s) have opposite majority winners in "
-                   f"different pools.")
+        count = fl.get("count", 0)
+        out.append(f"{_n(count, 'item')} {'has' if count == 1 else 'have'} opposite majority "
+                   "winners in different pools.")
+    return out
+
+
+_WORDS = {2: "Two", 3: "Three"}
+
+
+def _closest_by_pool(st: dict, *, at_least: float | None = None) -> dict:
+    """The three pairs most likely to swap (at least ``at_least``), grouped by pool in the order
+    of each pool's likeliest pair."""
+    rows = sorted(st.get("closest_pairs") or [], key=swap_key)
+    if at_least is not None:
+        rows = [r for r in rows if (swap(r)["bootstrap"] or 0) >= at_least]
+    out = {}
+    for r in rows[:3]:
+        out.setdefault(r.get("pool"), []).append(r)
     return out
 
 
@@ -436,7 +517,7 @@ def limitations(results: dict, esc=str) -> list[str]:
         out.append(f"All human judgments come from one annotator pool ({esc(humans[0])}), so "
                    "nothing here says whether another population of annotators would label the "
                    "items the same way.")
-    undefined = []
+    undefined, low = [], []
     for pool, stats in ((results.get("reliability") or {}).get("by_pool") or {}).items():
         entry = (stats or {}).get("krippendorff_alpha")
         if not entry:
@@ -445,13 +526,21 @@ def limitations(results: dict, esc=str) -> list[str]:
         if a is None:
             undefined.append(esc(pool))
         elif a < ALPHA_TENTATIVE:
-            out.append(f"Agreement within the {esc(pool)} pool is low (Krippendorff's α = "
-                       f"{_ci(entry)}; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for "
-                       "tentative conclusions): a single label from this pool says much about "
-                       "who gave it.")
+            low.append((esc(pool), entry))
         elif a < ALPHA_RELIABLE:
             out.append(f"Agreement within the {esc(pool)} pool is moderate (Krippendorff's α = "
                        f"{_ci(entry)}): good enough for tentative conclusions only.")
+    if len(low) == 1:
+        out.append(f"Agreement within the {low[0][0]} pool is low (Krippendorff's α = "
+                   f"{_ci(low[0][1])}; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for "
+                   "tentative conclusions): its annotators often label the same item "
+                   "differently, so one label from this pool is a weak guide to the item.")
+    elif low:
+        out.append("Agreement is low within " + _and(
+            [f"{p} (Krippendorff's α = {_ci(e)})" for p, e in low])
+            + f"; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for tentative conclusions. "
+            "Annotators of the same pool often label the same item differently, so one label "
+            "from these pools is a weak guide to the item.")
     if undefined:
         out.append(f"Agreement within {', '.join(undefined)} cannot be measured (a single "
                    "annotator, or no item judged twice), so the reliability of "
@@ -460,27 +549,40 @@ def limitations(results: dict, esc=str) -> list[str]:
         s = _pool_limitation(rows, a, b, esc)
         if s:
             out.append(s)
-    for w in results.get("within_pool") or []:
-        t = within_test(w)
-        if t["p"] is not None and t["p"] < EFFECT_P:
-            out.append(f"Annotators within {esc(w['pool'])} are not interchangeable "
-                       f"({t['name'] or 'annotator effect'} {_p(t)}): which annotator "
-                       "labelled an item changes its label.")
+    effects = [(esc(w["pool"]), t) for w in results.get("within_pool") or []
+               if (t := within_test(w))["p"] is not None and t["p"] < EFFECT_P]
+    if len(effects) == 1:
+        (p, t), = effects
+        name = t["name"] or "annotator effect"
+        out.append(f"Annotators within {p} are not interchangeable ({name} {_p(t)}): some of "
+                   "them label systematically differently from the "
+                   "others, so an item's label depends on who labelled it.")
+    elif effects:
+        out.append("Annotators within " + _and(
+            [f"{p} ({t['name'] or 'annotator effect'} {_p(t)})" for p, t in effects])
+            + " are not interchangeable: some annotators label systematically differently "
+            "from the others in their pool, so an item's label depends on who labelled it.")
     jpi = ds.get("judgments_per_item") or {}
     if jpi.get("min") is not None and jpi["min"] < FEW_JUDGMENTS:
-        out.append(f"Some items have only {jpi['min']} judgment(s), so their majority label can "
+        out.append(f"Some items have only {_n(jpi['min'], 'judgment')}, so their majority label can "
                    "turn on a single annotator.")
     st = results.get("stability") or {}
     for pp in st.get("pool_pairs") or []:
         if (pp.get("n_displaced") or 0) > 0:
             out.append(f"The leaderboard depends on who judges: switching from "
                        f"{esc(pp['pool_a'])} to {esc(pp['pool_b'])} changes the rank of "
-                       f"{pp['n_displaced']} model(s) (Kendall τ = {_num(pp.get('kendall_tau'))}).")
-    close = [r for r in sorted(st.get("closest_pairs") or [], key=swap_key)
-             if (swap(r)["bootstrap"] or 0) >= NOTABLE_SWAP]
-    for r in close[:3]:
-        out.append(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} are within resampling noise "
-                   f"of each other in {esc(r.get('pool'))}: their order would {_swap(r)}.")
+                       f"{_n(pp['n_displaced'], 'model')} (Kendall τ = {_num(pp.get('kendall_tau'))}).")
+    for pool, rows in _closest_by_pool(st, at_least=NOTABLE_SWAP).items():
+        where = _in_board(pool, results, esc)
+        if len(rows) == 1:
+            r = rows[0]
+            out.append(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} are within resampling "
+                       f"noise of each other {where}: their order would {_swap(r)}.")
+        else:
+            out.append(f"{_WORDS.get(len(rows), len(rows))} neighbouring pairs are within "
+                       f"resampling noise {where}: "
+                       + "; ".join(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} would "
+                                   f"{_swap(r)}" for r in rows) + ".")
     sim = [r for r in map(simulation_row, st.get("simulation") or []) if (r["p"] or 0) >= 0.5]
     if sim:
         r = min(sim, key=lambda r: r["n_models"])
@@ -563,18 +665,54 @@ def annotations_per_item(results: dict, esc=str) -> str:
     ds = results.get("dataset") or {}
     jpi = ds.get("judgments_per_item") or {}
     if jpi.get("min") is not None and jpi.get("min") == jpi.get("max"):
-        per_item = f"{_num(jpi['min'])} judgments per item"
+        per_item = f"{_n(jpi['min'], 'judgment')} per item"
     else:
         per_item = (f"{_num(jpi.get('min'))} to {_num(jpi.get('max'))} judgments per item "
                     f"(median {_num(jpi.get('median'), 1)})")
-    s = (f"{per_item}; {_num(ds.get('n_annotations'))} judgments of "
-         f"{_num(ds.get('n_items'))} items by {_num(ds.get('n_annotators'))} annotators")
+    s = (f"{per_item}; {_n(ds.get('n_annotations'), 'judgment')} of "
+         f"{_n(ds.get('n_items'), 'item')} by {_n(ds.get('n_annotators'), 'annotator')}")
     pools = ds.get("pools") or {}
     if pools:
-        s += " in " + ", ".join(f"{esc(p)} ({_num(i.get('n_annotations'))} judgments, "
-                                f"{_num(i.get('n_annotators'))} annotator(s))"
-                                for p, i in pools.items())
+        s += (" in " + ("one pool" if len(pools) == 1 else f"{len(pools)} pools") + ": "
+              + "; ".join(f"{esc(p)}, {_n(i.get('n_annotations'), 'judgment')} by "
+                          f"{_n(i.get('n_annotators'), 'annotator')}" for p, i in pools.items()))
     return s + "."
+
+
+def _nan_note(columns: list, metrics: list, pools: dict, esc=str) -> str:
+    """Why the reliability table holds NaN: the reason the results give (a coefficient not
+    defined on the scale), or a pool of one annotator, or no item judged twice in the pool."""
+    by_reason, single, unjudged = {}, [], []
+    for m in metrics:
+        cells = [(c, (s or {}).get(m)) for c, s in columns]
+        for c, e in cells:
+            if e is None or (e or {}).get("value") is not None:
+                continue
+            if e.get("not_defined"):
+                by_reason.setdefault(e["not_defined"], [])
+                if METRIC_NAMES.get(m, m) not in by_reason[e["not_defined"]]:
+                    by_reason[e["not_defined"]].append(METRIC_NAMES.get(m, m))
+            elif (pools.get(c) or {}).get("n_annotators") == 1:
+                single += [c] if c not in single else []
+            else:
+                unjudged += [c] if c not in unjudged else []
+    notes = [f"{_and(names)} {'is' if len(names) == 1 else 'are'} "
+             f"{esc(reason.split('; use ', 1)[0])}"
+             for reason, names in by_reason.items()]
+    if single:
+        notes.append(f"{_and([esc(c) for c in single])} "
+                     + ("has one annotator" if len(single) == 1 else "have one annotator each")
+                     + ", so there is no agreement to measure")
+    if unjudged:
+        notes.append(f"{_and([esc(c) for c in unjudged])} "
+                     f"{'has' if len(unjudged) == 1 else 'have'} no item judged twice")
+    return ("NaN marks a coefficient not defined here: " + "; ".join(notes) + ".") if notes else ""
+
+
+def _and(names: list) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    names = [str(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- the card ---------------------------------------------------------------------------------------
@@ -610,11 +748,13 @@ def annotations_block(results: dict, *, creators: dict | None = None,
                    "rows": [{"metric": METRIC_NAMES.get(m, m),
                              "cells": [Markup(_ci((s or {}).get(m), cell=True)) for _, s in columns]}
                             for m in metrics]} if metrics else None
+    if reliability:
+        reliability["note"] = Markup(_nan_note(columns, metrics, ds.get("pools") or {}, md_escape))
     boot = meta.get("bootstrap") or {}
     method = (f"{boot.get('method', 'bootstrap')}, {meta.get('n_bootstrap')} resamples, seed "
               f"{meta.get('seed')}")
     return _environment().get_template("dataset_card.md.j2").render(
-        start=Markup(START), end=Markup(END), version=meta.get("version", ""),
+        start=Markup(START), end=Markup(END), version=Markup(html_comment(meta.get("version", ""))),
         pools=pools, judgments_per_item=Markup(annotations_per_item(results, md_escape)),
         reliability=reliability,
         disagreement=safe(disagreement_sentences(results, md_escape)),
