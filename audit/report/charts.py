@@ -31,7 +31,37 @@ METRIC_LABELS = {"krippendorff_alpha": "Krippendorff α", "fleiss_kappa": "Fleis
                  "gwet_ac1": "Gwet AC1", "icc": "ICC", "percent_agreement": "agreement",
                  "cohen_kappa": "Cohen κ", "icc_k": "ICC (k)"}
 
-_PALETTE = ("#1f5fa8", "#d1495b", "#2a9d8f", "#e9a03b", "#6c4f9c", "#5c6b73", "#8ab17d", "#b5651d")
+#: Okabe & Ito (2008), "Color Universal Design": eight colours told apart under the common
+#: colour-vision deficiencies, yellow last (weak on white). One per pool, in :func:`pool_colours`
+#: order; a ninth pool reuses the first colour.
+OKABE_ITO = ("#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000",
+             "#f0e442")
+#: Colour of what is not a pool (all humans together, a simulated leaderboard, a moved model).
+NEUTRAL = "#5c6b73"
+_GREY = "#9aa5ab"
+
+
+def pool_colours(pools, judges=()) -> dict:
+    """One fixed colour per pool: the human pools in sorted order, then the judge pools in
+    sorted order, take :data:`OKABE_ITO` in turn. Every chart of a report reads the same map,
+    so a pool has one colour on the whole page whichever pools a chart shows."""
+    judges = {str(j) for j in judges}
+    names = sorted({str(p) for p in pools} - judges) + sorted(judges & {str(p) for p in pools})
+    return {p: OKABE_ITO[i % len(OKABE_ITO)] for i, p in enumerate(names)}
+
+
+def dataset_colours(dataset: dict | None) -> dict:
+    """:func:`pool_colours` of a result's ``dataset`` block (its ``pools`` with their ``judge``
+    flag)."""
+    pools = (dataset or {}).get("pools") or {}
+    return pool_colours(pools, [p for p, info in pools.items() if (info or {}).get("judge")])
+
+
+def _colour(colours: dict | None, pool, names) -> str:
+    """``pool``'s colour from ``colours``; without a map, from :func:`pool_colours` of the
+    ``names`` the chart draws; :data:`NEUTRAL` for a series that is not a pool."""
+    colours = colours if colours is not None else pool_colours(names)
+    return colours.get(str(pool), NEUTRAL)
 
 _ALLOWED_TAGS = frozenset({"svg", "g", "defs", "clipPath", "path", "use", "text", "tspan", "rect",
                            "circle", "ellipse", "line", "polyline", "polygon", "style", "title"})
@@ -119,7 +149,12 @@ def _render(name: str, width: float, height: float, draw) -> str:
     from matplotlib.figure import Figure
 
     buf = io.StringIO()
-    with matplotlib.rc_context({**_RC, "svg.hashsalt": f"audit-{name}"}):
+    from cycler import cycler
+
+    # matplotlib's default cycle would paint an unstyled artist (an error bar's cap) in a colour
+    # a reader could take for a pool's
+    with matplotlib.rc_context({**_RC, "svg.hashsalt": f"audit-{name}",
+                                "axes.prop_cycle": cycler(color=[NEUTRAL])}):
         fig = Figure(figsize=(width, min(height, 40.0)), layout="constrained")
         draw(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None,
@@ -143,8 +178,10 @@ def _err(value, ci) -> tuple[float, float]:
 
 
 # -- one chart per result block ---------------------------------------------------------------------
-def reliability_chart(reliability: dict | None, *, metrics=None) -> str | None:
-    """Forest plot: each metric's value and 95% CI, one marker per pool (all humans first)."""
+def reliability_chart(reliability: dict | None, *, metrics=None,
+                      colours: dict | None = None) -> str | None:
+    """Forest plot: each metric's value and 95% CI, one marker per pool in its
+    :func:`pool_colours` colour (all humans first, in :data:`NEUTRAL`)."""
     if not reliability:
         return None
     series = {}
@@ -157,6 +194,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None) -> str | None:
     if not rows:
         return None
     names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
+    pools = [p for p in (reliability.get("by_pool") or {})]
 
     def draw(fig):
         ax = fig.add_subplot()
@@ -173,7 +211,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None) -> str | None:
                 err[0].append(lo)
                 err[1].append(hi)
             ax.errorbar(xs, ys, xerr=err, fmt="o", ms=4, capsize=2, lw=1.2,
-                        color=_PALETTE[j % len(_PALETTE)], label=short(pool))
+                        color=_colour(colours, pool, pools), label=short(pool))
         ax.set_yticks(range(len(metrics)), [METRIC_LABELS.get(m, m) for m in metrics])
         ax.set_ylim(len(metrics) - 0.5, -0.5)
         ax.axvline(0.667, color="#999", lw=0.8, ls=":")
@@ -226,7 +264,7 @@ def confusion_heatmap(labels_a: list, labels_b: list, counts, *, pool_a: str, po
     return _render(name, size + 1.0, size, draw)
 
 
-def leaderboard_chart(leaderboards: dict | None) -> str | None:
+def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None) -> str | None:
     """Side-by-side panels, one per pool: each model's score with its 95% CI, same model order."""
     boards = {p: rows for p, rows in (leaderboards or {}).items() if rows}
     if not boards:
@@ -249,7 +287,7 @@ def leaderboard_chart(leaderboards: dict | None) -> str | None:
                 err[0].append(lo)
                 err[1].append(hi)
             ax.errorbar(xs, ys, xerr=err, fmt="o", ms=4, capsize=2, lw=1.2,
-                        color=_PALETTE[k % len(_PALETTE)])
+                        color=_colour(colours, pool, pools))
             ax.set_title(short(pool, 24))
             ax.grid(axis="x", color="#eee")
             ax.set_xlabel("score (95% CI)")
@@ -284,7 +322,7 @@ def slope_chart(leaderboards: dict | None) -> str | None:
             if not pts:
                 continue
             moved = len({y for _, y in pts}) > 1
-            color = _PALETTE[i % len(_PALETTE)] if moved else "#9aa5ab"
+            color = "#1d2327" if moved else _GREY  # pool colours stay for pools
             ax.plot(*zip(*pts), marker="o", ms=4, lw=2 if moved else 1, color=color)
             x0, y0 = pts[0]
             x1, y1 = pts[-1]
@@ -299,10 +337,10 @@ def slope_chart(leaderboards: dict | None) -> str | None:
     return _render("slope", 4.5 + 1.6 * len(pools), 1.2 + 0.28 * len(order), draw)
 
 
-def swap_chart(closest_pairs: list | None) -> str | None:
+def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> str | None:
     """Horizontal bars: the probability that each close pair of neighbours swaps under
-    resampling (±2 Monte-Carlo s.e. as error bars), with the closed form Φ(−gap/(√2·SD)) as a
-    marker where the results carry it."""
+    resampling (±2 Monte-Carlo s.e. as error bars), each bar in its pool's colour, with the
+    closed form Φ(−gap/(√2·SD)) as a marker where the results carry it."""
     from .read import swap
 
     rows = [(r, swap(r)) for r in closest_pairs or []]
@@ -316,13 +354,15 @@ def swap_chart(closest_pairs: list | None) -> str | None:
                   + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r, _ in rows]
         boot = [s["bootstrap"] for _, s in rows]
         err = [2 * s["mc_se"] if s["mc_se"] is not None else 0.0 for _, s in rows]
-        ax.barh(range(len(rows)), boot, xerr=err, color=_PALETTE[0], ecolor="#333",
-                capsize=2, label="bootstrap share (±2 MC s.e.)")
+        names = [r.get("pool") for r, _ in rows if r.get("pool") is not None]
+        ax.barh(range(len(rows)), boot, xerr=err, ecolor="#333", capsize=2,
+                color=[_colour(colours, r.get("pool"), names) for r, _ in rows],
+                label="bootstrap share (±2 MC s.e.)")
         closed = [(i, s["closed_form"]) for i, (_, s) in enumerate(rows)
                   if s["closed_form"] is not None]
         if closed:
             ax.plot([c for _, c in closed], [i for i, _ in closed], "D", ms=4,
-                    color=_PALETTE[1 % len(_PALETTE)], label="closed form Φ(−gap/(√2·SD))")
+                    color="#1d2327", label="closed form Φ(−gap/(√2·SD))")
             ax.legend(frameon=False, fontsize=8, loc="lower right")
         ax.set_yticks(range(len(rows)), labels)
         ax.invert_yaxis()
@@ -334,7 +374,8 @@ def swap_chart(closest_pairs: list | None) -> str | None:
     return _render("swaps", 7.0, 0.8 + 0.3 * len(rows), draw)
 
 
-def displacement_histogram(histograms: dict | None) -> str | None:
+def displacement_histogram(histograms: dict | None, *,
+                           colours: dict | None = None) -> str | None:
     """Bars: in how many bootstrap resamples 0, 1, 2, ... models change rank, one colour per pool."""
     hist = {p: {int(k): int(v) for k, v in (h or {}).items()} for p, h in (histograms or {}).items()}
     hist = {p: h for p, h in hist.items() if h and sum(h.values()) > 0}
@@ -350,7 +391,8 @@ def displacement_histogram(histograms: dict | None) -> str | None:
             total = sum(hist[pool].values())
             ax.bar([x - 0.4 + width * (j + 0.5) for x in xs],
                    [hist[pool].get(x, 0) / total for x in xs], width=width,
-                   color=_PALETTE[j % len(_PALETTE)], label=short(pool))
+                   color=_colour(colours, pool, [p for p in pools if p != "all"]),
+                   label=short(pool))
         ax.set_xticks(xs)
         ax.set_xlabel("models whose rank differs from the full-data leaderboard")
         ax.set_ylabel("share of bootstrap resamples")
@@ -377,12 +419,12 @@ def simulation_curve(simulation: list | None) -> str | None:
         band = [(i, r["interval95"]) for i, r in enumerate(rows) if r["interval95"]]
         if band:
             ax.fill_between([n[i] for i, _ in band], [b[0] for _, b in band],
-                            [b[1] for _, b in band], color=_PALETTE[0], alpha=0.12, lw=0,
+                            [b[1] for _, b in band], color=NEUTRAL, alpha=0.12, lw=0,
                             label="95% interval over the SD's uncertainty")
         ax.fill_between(n, [max(0, a - 2 * s) for a, s in zip(p, se)],
-                        [min(1, a + 2 * s) for a, s in zip(p, se)], color=_PALETTE[0], alpha=0.3,
+                        [min(1, a + 2 * s) for a, s in zip(p, se)], color=NEUTRAL, alpha=0.3,
                         lw=0, label="±2 Monte-Carlo s.e.")
-        ax.plot(n, p, marker="o", ms=4, color=_PALETTE[0])
+        ax.plot(n, p, marker="o", ms=4, color=NEUTRAL)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("models on the leaderboard")
         ax.set_ylabel("P(at least one model displaced)")

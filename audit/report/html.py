@@ -112,8 +112,14 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
 
     from . import charts as ch
 
+    colours = ch.dataset_colours(results.get("dataset"))
+
     def chart(draw, *args, **kwargs):
-        """A chart's sanitised SVG, marked safe for the template; None when not drawn."""
+        """A chart's sanitised SVG, marked safe for the template; None when not drawn. Every
+        chart that draws pools takes the page's one pool-colour map."""
+        if draw in (ch.reliability_chart, ch.leaderboard_chart, ch.swap_chart,
+                    ch.displacement_histogram):
+            kwargs["colours"] = colours
         svg = draw(*args, **kwargs) if charts else None
         return Markup(svg) if svg else None
 
