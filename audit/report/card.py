@@ -108,6 +108,12 @@ def _board(pool, results: dict, esc=str) -> str:
     return f"the {esc(pool)} leaderboard"
 
 
+def _pool_label(pool, results: dict, esc=str) -> str:
+    """The pool's name, or ``pooled (all human pools)`` for the board of every human pool."""
+    pools = (results.get("dataset") or {}).get("pools") or {}
+    return "pooled (all human pools)" if pool == ALL and ALL not in pools else esc(pool)
+
+
 def _in_board(pool, results: dict, esc=str) -> str:
     """``in X`` / ``in the pooled leaderboard (all human pools)``."""
     pools = (results.get("dataset") or {}).get("pools") or {}
@@ -406,16 +412,24 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
                       f"{_n(moved, 'model')} change{'s' if moved == 1 else ''} rank")
                    + f" (Kendall τ = {_num(pp.get('kendall_tau'))}); the models' scores move "
                    f"by {_num(pp.get('score_shift_sd'), 4)} (standard deviation of the change).")
-    for pool, p, se in displacement(st):
-        out.append(f"Resampling the items reorders {_board(pool, results, esc)} with probability "
-                   f"{_num(p)}" + (f" ± {_num(se)} (Monte-Carlo s.e.)" if se is not None else "")
+    disp = displacement(st)
+    if disp:
+        has_se = any(se is not None for _, _, se in disp)
+        out.append("Probability that resampling the items changes the order of the leaderboard"
+                   + (" (± Monte-Carlo s.e.)" if has_se else "") + ": " + "; ".join(
+                       f"{_pool_label(pool, results, esc)} {_num(p)}"
+                       + (f" ± {_num(se)}" if se is not None else "") for pool, p, se in disp)
                    + ".")
-    for pool, rows in _closest_by_pool(st).items():
-        pairs = [f"{esc(r.get('model_hi'))} and {esc(r.get('model_lo'))} (score gap "
-                 f"{_num(r.get('gap'), 4)}) {_swap(r)}" for r in rows]
-        where = _in_board(pool, results, esc)
-        out.append(f"Least separated {'pair' if len(rows) == 1 else 'pairs'} {where}: "
-                   + "; ".join(pairs) + ".")
+    closest = _closest_by_pool(st)
+    if closest:
+        parts = []
+        for pool, rows in closest.items():
+            pairs = [f"{esc(r.get('model_hi'))} and {esc(r.get('model_lo'))} (score gap "
+                     f"{_num(r.get('gap'), 4)}) {_swap(r)}" for r in rows]
+            parts.append(f"{_in_board(pool, results, esc)}, " + " and ".join(pairs))
+        n = sum(map(len, closest.values()))
+        out.append(("The pair" if n == 1 else f"The {n} pairs") + " of neighbouring models "
+                   "likeliest to swap places: " + "; ".join(parts) + ".")
     sim = [simulation_row(r) for r in st.get("simulation") or []]
     if sim:
         sd = (st.get("simulation_model") or {})
