@@ -138,7 +138,7 @@ def test_undefined_pools_are_named_once():
     for stats in r["reliability"]["by_pool"].values():
         stats["krippendorff_alpha"] = {"value": None, "ci95": [None, None]}
     lim = [s for s in C.limitations(r) if "cannot be measured" in s]
-    assert lim == ["Agreement within target, control cannot be measured (a single annotator, or "
+    assert lim == ["Agreement within target and control cannot be measured (a single annotator, or "
                    "no item judged twice), so the reliability of those pools is unknown."]
     assert C.reliability_sentences(r)[-1].startswith("Agreement is undefined within target, control")
     r["dataset"]["judgments_per_item"] = {"min": 6, "median": 6.0, "max": 6}

@@ -351,7 +351,7 @@ def _score_difference_sentence(row: dict, a: str, b: str, esc=str, *,
 def within_sentences(results: dict, esc=str) -> list[str]:
     """One sentence per pool: how often its annotators disagree on an item, and whether they
     are interchangeable, read from the within-item permutation test (:func:`_effect`)."""
-    out, undefined = [], []
+    out, undefined, undefined_raw = [], [], []
     for w in results.get("within_pool") or []:
         if w.get("disagreement_rate") is None and w.get("within_item_sd") is not None:
             sd = {"value": w["within_item_sd"], "ci95": w.get("within_item_sd_ci95")}
@@ -360,13 +360,14 @@ def within_sentences(results: dict, esc=str) -> list[str]:
             continue
         if w.get("disagreement_rate") is None:
             undefined.append(esc(w["pool"]))
+            undefined_raw.append(w["pool"])
             continue
         rate = {"value": w.get("disagreement_rate"), "ci95": w.get("ci95")}
         out.append(f"{esc(w['pool'])}: {_ci(rate, _pct, paren=True)} of items have at least "
                    f"one disagreeing judgment; {_effect(w)}.")
     if undefined:
-        out.append(f"Not measurable within {', '.join(undefined)} (a single annotator, or no "
-                   "item judged twice).")
+        out.append(f"Not measurable within {_and(undefined)} "
+                   f"({_why_undefined(undefined_raw, results)}).")
     return out
 
 
@@ -435,8 +436,12 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
         sd = (st.get("simulation_model") or {})
         sd_text = ""
         if finite(sd.get("perturbation_sd")):
-            sd_text = (f" at the measured score perturbation SD "
-                       f"{_ci({'value': sd['perturbation_sd'], 'ci95': sd.get('perturbation_sd_ci95')}, lambda x: _num(x, 4), paren=True)}")
+            value = _ci({"value": sd["perturbation_sd"], "ci95": sd.get("perturbation_sd_ci95")},
+                        lambda x: _num(x, 4))
+            sd_text = (" when every model's score moves as much as scores move between pools here"
+                       if sd.get("perturbation_used", "pool_switch") == "pool_switch" else
+                       " when every model's score moves by its bootstrap standard deviation here")
+            sd_text += f" (SD {value})"
         reading = "± Monte-Carlo s.e." + ("; in brackets the 95% interval over the SD's own "
                                           "uncertainty" if any(r["interval95"] for r in sim)
                                           else "")
@@ -452,7 +457,7 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
     return out
 
 
-_WORDS = {2: "Two", 3: "Three"}
+_WORDS = {2: "two", 3: "three"}
 
 
 def _closest_by_pool(st: dict, *, at_least: float | None = None) -> dict:
@@ -531,7 +536,7 @@ def limitations(results: dict, esc=str) -> list[str]:
         out.append(f"All human judgments come from one annotator pool ({esc(humans[0])}), so "
                    "nothing here says whether another population of annotators would label the "
                    "items the same way.")
-    undefined, low = [], []
+    undefined, undefined_raw, low = [], [], []
     for pool, stats in ((results.get("reliability") or {}).get("by_pool") or {}).items():
         entry = (stats or {}).get("krippendorff_alpha")
         if not entry:
@@ -539,6 +544,7 @@ def limitations(results: dict, esc=str) -> list[str]:
         a = entry.get("value")
         if a is None:
             undefined.append(esc(pool))
+            undefined_raw.append(pool)
         elif a < ALPHA_TENTATIVE:
             low.append((esc(pool), entry))
         elif a < ALPHA_RELIABLE:
@@ -556,8 +562,8 @@ def limitations(results: dict, esc=str) -> list[str]:
             "Annotators of the same pool often label the same item differently, so one label "
             "from these pools is a weak guide to the item.")
     if undefined:
-        out.append(f"Agreement within {', '.join(undefined)} cannot be measured (a single "
-                   "annotator, or no item judged twice), so the reliability of "
+        out.append(f"Agreement within {_and(undefined)} cannot be measured "
+                   f"({_why_undefined(undefined_raw, results)}), so the reliability of "
                    f"{'that pool' if len(undefined) == 1 else 'those pools'} is unknown.")
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         s = _pool_limitation(rows, a, b, esc)
@@ -590,11 +596,12 @@ def limitations(results: dict, esc=str) -> list[str]:
         where = _in_board(pool, results, esc)
         if len(rows) == 1:
             r = rows[0]
-            out.append(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} are within resampling "
-                       f"noise of each other {where}: their order would {_swap(r)}.")
+            out.append(f"{where[0].upper()}{where[1:]}, {esc(r['model_hi'])} and "
+                       f"{esc(r['model_lo'])} are within resampling noise of each other: their "
+                       f"order would {_swap(r)}.")
         else:
-            out.append(f"{_WORDS.get(len(rows), len(rows))} neighbouring pairs are within "
-                       f"resampling noise {where}: "
+            out.append(f"{where[0].upper()}{where[1:]}, {_WORDS.get(len(rows), len(rows))} "
+                       "neighbouring pairs are within resampling noise: "
                        + "; ".join(f"{esc(r['model_hi'])} and {esc(r['model_lo'])} would "
                                    f"{_swap(r)}" for r in rows) + ".")
     sim = [r for r in map(simulation_row, st.get("simulation") or []) if (r["p"] or 0) >= 0.5]
@@ -632,6 +639,15 @@ def limitations(results: dict, esc=str) -> list[str]:
                    "rank change between pools); that is not evidence that the labels are free of "
                    "annotator or pool effects.")
     return out
+
+
+def _why_undefined(pools: list, results: dict) -> str:
+    """Why agreement is not measurable in ``pools``: one annotator each when the results say so,
+    else the two possible reasons."""
+    info = (results.get("dataset") or {}).get("pools") or {}
+    if pools and all((info.get(p) or {}).get("n_annotators") == 1 for p in pools):
+        return "one annotator" + (" each" if len(pools) > 1 else "")
+    return "a single annotator, or no item judged twice"
 
 
 def _pool_limitation(rows: list, a: str, b: str, esc=str) -> str | None:
