@@ -105,11 +105,28 @@ def print_dataset(ds: dict, *, source: str | None = None, console: Console | Non
     console.print(t)
 
 
+def print_findings(results: dict, *, console: Console | None = None) -> None:
+    """The findings (:func:`audit.report.findings.findings`), most severe first, one inert line
+    each with the report section that details it; nothing when there is none."""
+    from .findings import findings
+
+    found = findings(results)
+    if not found:
+        return
+    console = console or _console()
+    console.print(_text("findings", "bold"))
+    for i, f in enumerate(found, 1):
+        console.print(Text.assemble(_text(f"{i}. "), _text(f.text),
+                                    _text(f"  [#{f.section}]", "dim")))
+    console.print()
+
+
 def print_summary(results: dict, *, out=None, report: bool = True,
                   console: Console | None = None) -> None:
     """Headline figures of an audit; with ``out``, where its files are (``report=False``: only
     results.json was written)."""
     console = console or _console()
+    print_findings(results, console=console)
     print_dataset(results["dataset"], source=results["meta"]["source"], console=console)
     _reliability(results.get("reliability"), console)
     _pool_disagreement(results.get("pool_disagreement"), console)
