@@ -124,6 +124,22 @@ class SingleAnnotatorPoolNaN(DegenerateDataWarning):
         self.pools = tuple(pools)
 
 
+#: How every "not defined on a continuous scale" reason begins (audit.measure.moments).
+CONTINUOUS_REASON = "not defined for a continuous scale"
+
+
+class ContinuousScaleNaN(SingleAnnotatorPoolNaN):
+    """NaNs that follow from the scale: statistics of label categories (Fleiss' kappa, Gwet's
+    AC1, percent agreement, Cohen's kappa, majority labels) are not defined on a continuous
+    scale, where the toolkit uses the interval alpha, the ICC and mean scores instead.
+
+    The rule (:class:`audit.measure._ScopedWarnings`): a :class:`DegenerateDataWarning` whose
+    reason is :func:`audit.measure.moments.not_defined`'s text (it starts with
+    :data:`CONTINUOUS_REASON`). The CLI shows these as one
+    ``info:`` line (:mod:`audit.notices`), details under ``--verbose``; ``pools`` is empty.
+    """
+
+
 def join_names(names: Iterable[object], limit: int = 8) -> str:
     """Render a short, quoted list of names for a message."""
     names = [repr(str(n)) for n in names]

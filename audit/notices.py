@@ -18,7 +18,7 @@ messages are made inert for the terminal (:func:`audit.escape.terminal.text`).
 
 from __future__ import annotations
 
-from .errors import SingleAnnotatorPoolNaN, join_names
+from .errors import ContinuousScaleNaN, SingleAnnotatorPoolNaN, join_names
 
 
 class Notices:
@@ -27,9 +27,14 @@ class Notices:
     def __init__(self):
         self.pools: list[str] = []
         self.details: list[str] = []
+        self.scale: list[str] = []
 
     def add(self, warning: SingleAnnotatorPoolNaN) -> None:
         """Record one gathered warning (its pools and its message)."""
+        if isinstance(warning, ContinuousScaleNaN):
+            if str(warning) not in self.scale:
+                self.scale.append(str(warning))
+            return
         for pool in warning.pools:
             if pool not in self.pools:
                 self.pools.append(pool)
@@ -41,12 +46,19 @@ class Notices:
         """The ``info:`` lines to print: none when nothing was noted."""
         from .escape.terminal import text
 
+        out = []
+        if self.scale:
+            head = ("info: statistics of label categories (Fleiss' kappa, Gwet's AC1, percent "
+                    "agreement, Cohen's kappa) are undefined on a continuous scale by design "
+                    "(null in the results); the interval alpha, ICC and mean scores stand in")
+            out += ([text(head + "; --verbose for details")] if not verbose else
+                    [text(head + ":")] + [text(f"info:   {d}") for d in self.scale])
         if not self.details:
-            return []
+            return out
         n = len(self.pools)
         head = (f"info: {n} single-annotator pool{'' if n == 1 else 's'} "
                 f"({join_names(self.pools)}): agreement and within-pool statistics are "
                 "undefined by design (null in the results)")
         if not verbose:
-            return [text(head + "; --verbose for details")]
-        return [text(head + ":")] + [text(f"info:   {d}") for d in self.details]
+            return out + [text(head + "; --verbose for details")]
+        return out + [text(head + ":")] + [text(f"info:   {d}") for d in self.details]

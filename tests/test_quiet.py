@@ -214,3 +214,28 @@ def test_validate_quiet_answers_by_its_exit_code(tmp_path):
     result = invoke("validate", tmp_path / "t.csv", "--quiet")
     assert loud.exit_code == result.exit_code == 0
     assert "judgments" in loud.stdout and result.stdout == ""
+
+
+def test_category_statistics_on_a_continuous_scale_are_one_info_line(tmp_path):
+    """The shipped WMT MQM sample is a continuous scale: Fleiss' kappa and the other category
+    statistics are NaN by design, one ``info:`` line (details with --verbose), no warning."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    data = repo / "data" / "wmt23_zhen_mqm"
+    base = [sys.executable, "-m", "audit.cli", "run", str(data / "wmt23_zhen_mqm.csv"),
+            "--spec", str(data / "wmt23_zhen_mqm.yaml"), "--bootstrap", "20", "--no-report"]
+    quiet = subprocess.run(base + ["--out", str(tmp_path / "a")], capture_output=True,
+                           text=True, cwd=repo)
+    assert quiet.returncode == 0, quiet.stderr
+    info = [ln for ln in quiet.stderr.splitlines() if ln.startswith("info:")]
+    assert len(info) == 1 and "continuous scale" in info[0], quiet.stderr
+    assert "warning:" not in quiet.stderr and "is NaN" not in quiet.stderr
+    loud = subprocess.run(base + ["--out", str(tmp_path / "b"), "--verbose"],
+                          capture_output=True, text=True, cwd=repo)
+    assert loud.stderr.count("Fleiss' kappa, Gwet's AC1, percent agreement, Cohen's kappa "
+                             "are NaN") == 3, loud.stderr
+    assert ((tmp_path / "a" / "results.json").read_bytes()
+            == (tmp_path / "b" / "results.json").read_bytes())

@@ -20,7 +20,8 @@ import contextvars
 import functools
 import warnings
 
-from ..errors import DegenerateDataWarning, InputError, SingleAnnotatorPoolNaN
+from ..errors import (CONTINUOUS_REASON, ContinuousScaleNaN, DegenerateDataWarning,
+                      InputError, SingleAnnotatorPoolNaN)
 from ..resample import Bootstrap
 from ..results import jsonable
 
@@ -78,7 +79,7 @@ class _ScopedWarnings:
 
     def __exit__(self, *exc):
         self._cm.__exit__(*exc)
-        groups: dict[bool, dict[str, list[str]]] = {False: {}, True: {}}
+        groups: dict[str, dict[str, list[str]]] = {"data": {}, "pool": {}, "scale": {}}
         pools: list[str] = []
         for w in self._caught:
             if not issubclass(w.category, DegenerateDataWarning):
@@ -88,16 +89,19 @@ class _ScopedWarnings:
             pool = self._by_design(what)
             if pool is not None and pool not in pools:
                 pools.append(pool)
-            by_reason = groups[pool is not None].setdefault(why, [])
+            kind = ("pool" if pool is not None else
+                    "scale" if why.startswith(CONTINUOUS_REASON) else "data")
+            by_reason = groups[kind].setdefault(why, [])
             if what not in by_reason:
                 by_reason.append(what)
-        for by_design, by_reason in groups.items():
+        for kind, by_reason in groups.items():
             if not by_reason:
                 continue
             parts = [f"{', '.join(whats)} {'is' if len(whats) == 1 else 'are'} NaN: {why}"
                      for why, whats in by_reason.items()]
             message = f"{self.scope}: " + "; ".join(parts)
-            warnings.warn(SingleAnnotatorPoolNaN(message, pools=pools) if by_design
+            warnings.warn(SingleAnnotatorPoolNaN(message, pools=pools) if kind == "pool"
+                          else ContinuousScaleNaN(message) if kind == "scale"
                           else DegenerateDataWarning(message), stacklevel=4)
         return False
 

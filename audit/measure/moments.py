@@ -55,7 +55,9 @@ CATEGORY_STATISTICS = ("fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_k
 
 def not_defined(scale) -> str:
     """Why a category statistic is NaN on a continuous ``scale``."""
-    return (f"not defined for a continuous scale with {len(scale.values):,} distinct values; "
+    from ..errors import CONTINUOUS_REASON
+
+    return (f"{CONTINUOUS_REASON} with {len(scale.values):,} distinct values; "
             "use krippendorff_alpha (interval) / icc")
 
 
