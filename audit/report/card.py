@@ -553,14 +553,15 @@ def limitations(results: dict, esc=str) -> list[str]:
     if len(low) == 1:
         out.append(f"Agreement within the {low[0][0]} pool is low (Krippendorff's α = "
                    f"{_ci(low[0][1])}; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for "
-                   "tentative conclusions): its annotators often label the same item "
-                   "differently, so one label from this pool is a weak guide to the item.")
+                   "tentative conclusions): its annotators agree little beyond what the label "
+                   "frequencies alone would give, so one label from this pool is a weak guide to "
+                   "the item.")
     elif low:
         out.append("Agreement is low within " + _and(
             [f"{p} (Krippendorff's α = {_ci(e)})" for p, e in low])
             + f"; Krippendorff (2004) asks for {ALPHA_TENTATIVE} even for tentative conclusions. "
-            "Annotators of the same pool often label the same item differently, so one label "
-            "from these pools is a weak guide to the item.")
+            "Annotators of the same pool agree little beyond what the label frequencies alone "
+            "would give, so one label from these pools is a weak guide to the item.")
     if undefined:
         out.append(f"Agreement within {_and(undefined)} cannot be measured "
                    f"({_why_undefined(undefined_raw, results)}), so the reliability of "
