@@ -356,3 +356,14 @@ def test_the_all_board_reads_as_the_pooled_leaderboard():
     assert C._board("all", r) == "the pooled leaderboard (all human pools)"
     r["dataset"]["pools"]["all"] = {"n_annotators": 3}  # a pool really named "all"
     assert C._board("all", r) == "the all leaderboard"
+
+
+def test_the_reason_for_no_null_is_said_once_and_names_its_pairs():
+    said = ["On a and b, x.", "On a and c, y.", "On b and c, z."]
+    assert C._say_no_null_once(said, []) == said
+    assert C._say_no_null_once(said[:1], [("a and b", "why")]) == ["On a and b, x. No permutation "
+                                                                   "null: why."]
+    every = C._say_no_null_once(said, [("a and b", "why"), ("a and c", "why"), ("b and c", "why")])
+    assert every == said + ["No pair has a permutation null: why."]
+    some = C._say_no_null_once(said, [("a and b", "why"), ("b and c", "why")])
+    assert some == said + ["No permutation null for a and b; b and c: why."]

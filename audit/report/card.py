@@ -235,7 +235,9 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         first = rows[0]
         if first.get("majority_differs_rate") is None and first.get("mean_difference") is not None:
-            out.append(_score_difference_sentence(first, a, b, esc, no_null=no_null))
+            reasons = []
+            out.append(_score_difference_sentence(first, a, b, esc, no_null=reasons))
+            no_null += [(f"{esc(a)} and {esc(b)}", r) for r in reasons]
             continue
         if first.get("n_items_both_unanimous") == 0:
             out.append(f"{esc(a)} and {esc(b)} are never both unanimous on an item, so their "
@@ -263,7 +265,7 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
         reasons = {n["not_defined"] for r in tested
                    if (n := against_null(r, "majority_differs_rate")) and n["not_defined"]}
         if reasons:
-            no_null.append("; ".join(sorted(reasons)))
+            no_null.append((f"{esc(a)} and {esc(b)}", "; ".join(sorted(reasons))))
         if ps:
             s += ". Permutation test of interchangeable pools (annotators shuffled between them): " \
                 + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + _p(n)
@@ -272,17 +274,21 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     return _say_no_null_once(out, no_null)
 
 
-def _say_no_null_once(sentences: list[str], reasons: list[str]) -> list[str]:
-    """Append why a comparison has no permutation null: to its own sentence when one pair has
-    it, once after the list when several pairs share the reason."""
-    if not reasons:
+def _say_no_null_once(sentences: list[str], no_null: list[tuple[str, str]]) -> list[str]:
+    """Why a comparison has no permutation null, said once: inside the sentence when there is
+    one pool pair, else one closing bullet per reason naming the pairs it applies to (all of
+    them: "No pair has ...")."""
+    if not no_null:
         return sentences
-    if len(sentences) == 1 or len(set(reasons)) > 1:
-        return [f"{s[:-1]}. No permutation null: {r}." for s, r in zip(sentences, reasons)] \
-            if len(sentences) == len(reasons) else sentences + \
-            [f"No permutation null: {r}." for r in sorted(set(reasons))]
-    return sentences + [("No pair has a permutation null" if len(reasons) == len(sentences)
-                         else "Some pairs have no permutation null") + f": {reasons[0]}."]
+    if len(sentences) == 1:
+        return [f"{sentences[0][:-1]}. No permutation null: {no_null[0][1]}."]
+    by_reason = {}
+    for pair, reason in no_null:
+        by_reason.setdefault(reason, []).append(pair)
+    if len(by_reason) == 1 and len(no_null) == len(sentences):
+        return sentences + [f"No pair has a permutation null: {no_null[0][1]}."]
+    return sentences + [f"No permutation null for {'; '.join(pairs)}: {reason}."
+                        for reason, pairs in by_reason.items()]
 
 
 def _against_null(row: dict, stat: str) -> str:
