@@ -31,11 +31,11 @@ METRIC_LABELS = {"krippendorff_alpha": "Krippendorff α", "fleiss_kappa": "Fleis
                  "gwet_ac1": "Gwet AC1", "icc": "ICC", "percent_agreement": "agreement",
                  "cohen_kappa": "Cohen κ", "icc_k": "ICC (k)"}
 
-#: Okabe & Ito (2008), "Color Universal Design": eight colours told apart under the common
-#: colour-vision deficiencies, yellow last (weak on white). One per pool, in :func:`pool_colours`
-#: order; a ninth pool reuses the first colour.
-OKABE_ITO = ("#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000",
-             "#f0e442")
+#: Okabe & Ito (2008), "Color Universal Design": colours told apart under the common
+#: colour-vision deficiencies; their black is left out (it is the axes' and the text's colour)
+#: and yellow comes last (weak on white). One per pool, in :func:`pool_colours` order; an eighth
+#: pool reuses the first colour.
+OKABE_ITO = ("#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#f0e442")
 #: Colour of what is not a pool (all humans together, a simulated leaderboard, a moved model).
 NEUTRAL = "#5c6b73"
 _GREY = "#9aa5ab"

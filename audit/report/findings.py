@@ -178,7 +178,8 @@ def _within(rows) -> list[Finding]:
         hits.append((t["effect"] or 0.0, part + ")"))
     if not hits:
         return []
-    pools = "; ".join(part for _, part in hits)
+    parts = [part for _, part in hits]
+    pools = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
     return [Finding(f"Annotators are not interchangeable within {pools}: the label an item gets "
                     "depends on which of them labelled it.", "pool-disagreement", 2,
                     min(max(e for e, _ in hits), 1.0), "within_pool")]
@@ -199,10 +200,10 @@ def _reliability(rel) -> list[Finding]:
     if not low:
         return []
     severity = 3 if any(ci[1] < ALPHA_FLOOR for _, _, ci in low) else 2
-    listed = ", ".join(f"{p} {num_ci(v, ci)}" for p, v, ci in low)
-    noun = "pool" if len(low) == 1 else f"{len(low)} pools"
-    return [Finding(f"Krippendorff's α is below {ALPHA_FLOOR} (the floor for tentative "
-                    f"conclusions, Krippendorff 2004) in {noun}: {listed}.", "reliability",
+    parts = [f"{p} ({num_ci(v, ci)})" for p, v, ci in low]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return [Finding(f"Krippendorff's α is below {ALPHA_FLOOR}, the floor for tentative "
+                    f"conclusions (Krippendorff 2004), in {listed}.", "reliability",
                     severity, min(max(ALPHA_FLOOR - v for _, v, _ in low), 1.0), "reliability")]
 
 
