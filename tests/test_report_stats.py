@@ -325,3 +325,31 @@ def test_a_null_without_a_test_is_named_not_shown_as_a_number():
     assert f"No pair has a permutation null: {reason}" in card and card.count(reason) == 1
     assert "expected if the pools were interchangeable" not in card
     assert "disagree beyond chance" not in " ".join(limitations(res))
+
+
+# -- findings: the judge and the pool split, stated first ---------------------------------------------
+def test_findings_state_the_judge_and_the_pool_split_first(audit):
+    """The crossed design's three planted effects open the report and the summary: the experts'
+    reversed view (a large excess), the judge following the crowd, crowd annotator 0's lean."""
+    res = audit["results"]
+    box = section_text(audit["html"], "findings")
+    (entry,) = res["judge_alignment"]
+    (d,) = entry["differences"]
+    assert entry["tracks"] == "crowd" and d["pool_a"] == "crowd"
+    judge = (f"Judge gpt-4 tracks crowd: its agreement with one crowd annotator is "
+             f"{d['difference']:.3f} [{d['ci95'][0]:.3f}, {d['ci95'][1]:.3f}] above expert over "
+             f"{d['n']:,} comparisons.")
+    assert judge in box
+    row = next(r for r in res["pool_disagreement"] if r["granularity"] == "label")
+    rate, ci = row["winner_reversed_rate"], row["ci95"]["winner_reversed_rate"]
+    split = (f"crowd and expert name opposite winners on {pct(rate)} [{100 * ci[0]:.1f}, "
+             f"{100 * ci[1]:.1f}] of {row['n_items_both_unanimous']:,} items "
+             f"({pct(row['null']['winner_reversed_rate'])} expected if the pools were "
+             "interchangeable")
+    assert split in box
+    assert box.index(split) < box.index(judge)  # a large excess before a significant effect
+    assert "Annotators are not interchangeable within crowd (" in box
+    lines = audit["summary"].splitlines()
+    assert lines[0] == "findings"
+    assert any(judge in x and x.endswith("[#judge-alignment]") for x in lines[1:7])
+    assert any(split in x and x.endswith("[#pool-disagreement]") for x in lines[1:7])
