@@ -367,3 +367,13 @@ def test_the_reason_for_no_null_is_said_once_and_names_its_pairs():
     assert every == said + ["No pair has a permutation null: why."]
     some = C._say_no_null_once(said, [("a and b", "why"), ("b and c", "why")])
     assert some == said + ["No permutation null for a and b; b and c: why."]
+
+
+def test_rank_changes_between_several_pool_pairs_are_one_sentence():
+    r = {"stability": {"pool_pairs": [
+        {"pool_a": "a", "pool_b": "b", "n_displaced": 5, "kendall_tau": 0.5},
+        {"pool_a": "a", "pool_b": "c", "n_displaced": 0, "kendall_tau": 1.0},
+        {"pool_a": "b", "pool_b": "c", "n_displaced": 1, "kendall_tau": 0.9}]}}
+    said = [s for s in C.limitations(r) if "depends on who judges" in s]
+    assert said == ["The leaderboard depends on who judges: switching from a to b changes the rank "
+                    "of 5 models (Kendall τ = 0.500); from b to c, of 1 model (Kendall τ = 0.900)."]

@@ -230,7 +230,7 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
     """One sentence per pool pair: labels differ (full label), winners differ, opposite winners,
     each beside the rate expected if the pools were interchangeable (the permutation null) and
     the excess over it; then the permutation p of each comparison."""
-    out, no_null = [], []
+    out, no_null, never = [], [], []
     pools = (results.get("dataset") or {}).get("pools") or {}
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         first = rows[0]
@@ -240,8 +240,7 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
             no_null += [(f"{esc(a)} and {esc(b)}", r) for r in reasons]
             continue
         if first.get("n_items_both_unanimous") == 0:
-            out.append(f"{esc(a)} and {esc(b)} are never both unanimous on an item, so their "
-                       "majority labels are not compared.")
+            never.append(f"{esc(a)} and {esc(b)}")
             continue
         single = all((pools.get(p) or {}).get("n_annotators") == 1 for p in (a, b))
         where = (f"labelled by both {esc(a)} and {esc(b)} (one annotator each)" if single else
@@ -271,7 +270,14 @@ def disagreement_sentences(results: dict, esc=str) -> list[str]:
                 + "; ".join((f"{r.get('granularity')}s " if len(ps) > 1 else "") + _p(n)
                             for r, n in ps)
         out.append(s + ".")
-    return _say_no_null_once(out, no_null)
+    out = _say_no_null_once(out, no_null)
+    if len(never) == 1:
+        out.append(f"{never[0]} are never both unanimous on an item, so their majority labels are "
+                   "not compared.")
+    elif never:
+        out.append(f"No item has both pools unanimous for {'; '.join(never)}, so their majority "
+                   "labels are not compared.")
+    return out
 
 
 def _say_no_null_once(sentences: list[str], no_null: list[tuple[str, str]]) -> list[str]:
@@ -594,11 +600,13 @@ def limitations(results: dict, esc=str) -> list[str]:
         out.append(f"Some items have only {_n(jpi['min'], 'judgment')}, so their majority label can "
                    "turn on a single annotator.")
     st = results.get("stability") or {}
-    for pp in st.get("pool_pairs") or []:
-        if (pp.get("n_displaced") or 0) > 0:
-            out.append(f"The leaderboard depends on who judges: switching from "
-                       f"{esc(pp['pool_a'])} to {esc(pp['pool_b'])} changes the rank of "
-                       f"{_n(pp['n_displaced'], 'model')} (Kendall τ = {_num(pp.get('kendall_tau'))}).")
+    moved = [pp for pp in st.get("pool_pairs") or [] if (pp.get("n_displaced") or 0) > 0]
+    if moved:
+        out.append("The leaderboard depends on who judges: " + "; ".join(
+            (f"switching from {esc(pp['pool_a'])} to {esc(pp['pool_b'])} changes the rank of "
+             if i == 0 else f"from {esc(pp['pool_a'])} to {esc(pp['pool_b'])}, of ")
+            + f"{_n(pp['n_displaced'], 'model')} (Kendall τ = {_num(pp.get('kendall_tau'))})"
+            for i, pp in enumerate(moved)) + ".")
     for pool, rows in _closest_by_pool(st, at_least=NOTABLE_SWAP).items():
         where = _in_board(pool, results, esc)
         if len(rows) == 1:
