@@ -67,6 +67,11 @@ TABLE_METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agre
 METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ",
                 "gwet_ac1": "Gwet's AC1", "percent_agreement": "percent agreement", "icc": "ICC"}
 
+#: How to read the annotator-effect sizes the within-pool sentences show.
+EFFECT_MEANINGS = {"η²": "the share of the score variance that the annotator accounts for",
+                   "Cramér's V": "how strongly the label depends on the annotator, 0 none to 1 "
+                                 "fully"}
+
 #: A dataset string as inert inline Markdown (:func:`audit.escape.markdown.inline`).
 md_escape = inline
 
@@ -398,7 +403,9 @@ def _effect(w: dict) -> str:
                     "annotators label the same items")
     if refs:
         text += "; for reference " + ", ".join(refs)
-    return text + f"; {t['effect_name']} {_num(t['effect'])})"
+    meaning = EFFECT_MEANINGS.get(t["effect_name"])
+    return (text + f"; {t['effect_name']} {_num(t['effect'])}"
+            + (f", {meaning}" if meaning and t["effect"] is not None else "") + ")")
 
 
 def stability_sentences(results: dict, esc=str) -> list[str]:
