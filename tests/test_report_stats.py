@@ -287,6 +287,12 @@ def test_continuous_null_and_pooled_anova_are_shown():
             f"{null['mean_abs_difference']:.3f} {e['estimate']:.3f} [{e['ci95'][0]:.3f}, "
             f"{e['ci95'][1]:.3f}] "
             + perm_p(null["p_value"], null["mc_se"], null["n_permutations"])) in html
+    box = section_text(render_html(res), "findings")
+    assert (f"On the {row['n_items_shared']:,} items both rated, the mean scores of p1 and p2 "
+            f"differ by {row['mean_abs_difference']:.3f} [{lo:.3f}, {hi:.3f}] per item (mean "
+            f"absolute difference; {null['mean_abs_difference']:.3f} expected if the pools were "
+            f"interchangeable; excess {e['estimate']:.3f} [{e['ci95'][0]:.3f}, "
+            f"{e['ci95'][1]:.3f}]") in box
     card = " ".join(annotations_block(res).split())
     assert (f"against {null['mean_abs_difference']:.3f} expected if the pools were "
             f"interchangeable (excess {e['estimate']:.3f}, 95% CI {e['ci95'][0]:.3f} to "

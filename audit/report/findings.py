@@ -135,9 +135,9 @@ def _pool_disagreement(rows) -> list[Finding]:
             if not isinstance(items, int):
                 continue
             large = n["excess"] >= n["null"]
-            text = (f"On the {items:,} items both rated, {a} and {b} differ by "
-                    f"{num_ci(n['observed'], n['ci95'])} per item on average "
-                    f"({n['null']:.3f} expected if the pools were interchangeable; excess "
+            text = (f"On the {items:,} items both rated, the mean scores of {a} and {b} "
+                    f"differ by {num_ci(n['observed'], n['ci95'])} per item (mean absolute "
+                    f"difference; {n['null']:.3f} expected if the pools were interchangeable; excess "
                     f"{num_ci(n['excess'], n['excess_ci95'])}, {p})")
             magnitude = min(max(n["excess"] / n["null"], 0.0), 1.0) if n["null"] > 0 else 1.0
         else:
@@ -173,8 +173,11 @@ def _within(rows) -> list[Finding]:
         if t["effect"] is not None:
             part += f", {t['effect_name']} {t['effect']:.3f}"
         rate, ci = w.get("disagreement_rate"), _ci(w.get("ci95"))
+        sd, sd_ci = w.get("within_item_sd"), _ci(w.get("within_item_sd_ci95"))
         if finite(rate) and ci:
             part += f"; a disagreement on {pct_ci(rate, ci)} of its items"
+        elif finite(sd) and sd_ci:
+            part += f"; within-item SD {num_ci(sd, sd_ci)}"
         hits.append((t["effect"] or 0.0, part + ")"))
     if not hits:
         return []
