@@ -139,7 +139,9 @@ def test_undefined_pools_are_named_once():
         stats["krippendorff_alpha"] = {"value": None, "ci95": [None, None]}
     lim = [s for s in C.limitations(r) if "cannot be measured" in s]
     assert lim == ["Agreement within target and control cannot be measured (a single annotator, or "
-                   "no item judged twice), so the reliability of those pools is unknown."]
+                   "no item judged twice), so the reliability of those pools is unknown; across "
+                   "every human annotator together, Krippendorff's α = 0.410 (95% CI 0.360 to "
+                   "0.460)."]
     assert C.reliability_sentences(r)[-1].startswith("Agreement is undefined within target, control")
     r["dataset"]["judgments_per_item"] = {"min": 6, "median": 6.0, "max": 6}
     assert C.annotations_per_item(r).startswith("6 judgments per item;")

@@ -556,6 +556,7 @@ def limitations(results: dict, esc=str) -> list[str]:
                    "nothing here says whether another population of annotators would label the "
                    "items the same way.")
     undefined, undefined_raw, low = [], [], []
+    overall = ((results.get("reliability") or {}).get("overall") or {}).get("krippendorff_alpha")
     for pool, stats in ((results.get("reliability") or {}).get("by_pool") or {}).items():
         entry = (stats or {}).get("krippendorff_alpha")
         if not entry:
@@ -584,7 +585,10 @@ def limitations(results: dict, esc=str) -> list[str]:
     if undefined:
         out.append(f"Agreement within {_and(undefined)} cannot be measured "
                    f"({_why_undefined(undefined_raw, results)}), so the reliability of "
-                   f"{'that pool' if len(undefined) == 1 else 'those pools'} is unknown.")
+                   f"{'that pool' if len(undefined) == 1 else 'those pools'} is unknown"
+                   + (f"; across every human annotator together, Krippendorff's α = "
+                      f"{_ci(overall, paren=True)}" if (overall or {}).get("value") is not None
+                      else "") + ".")
     for (a, b), rows in _by_pair(results.get("pool_disagreement")).items():
         s = _pool_limitation(rows, a, b, esc)
         if s:
