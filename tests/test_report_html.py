@@ -93,8 +93,8 @@ def test_flipped_items_are_capped_and_counted():
     html = render_html(full_results(), max_items=5)
     sec = section_html(html, "flipped-items")
     assert sec.count("<tr>") == 1 + 5  # header + 5 items
-    assert "42 item(s)" in section_text(html, "flipped-items")
-    assert "first 5" in section_text(html, "flipped-items")
+    assert "42 items where" in section_text(html, "flipped-items")
+    assert "showing 5 of 42" in section_text(html, "flipped-items")
 
 
 def test_page_is_self_contained():
@@ -309,3 +309,47 @@ def test_swap_and_simulation_charts_draw_the_new_uncertainty():
     no_interval = [dict(r, interval95=[None, None]) for r in st["simulation"]]
     assert "95% interval over the SD's uncertainty" not in _texts(
         charts.simulation_curve(no_interval))
+
+
+def test_baseline_section_and_flipped_count(tmp_path):
+    """``check --baseline --out`` gives the report a section of what changed — label names,
+    per pool, per annotator — from results.json's ``baseline``; the flipped-items list says
+    how many it shows of how many and where the rest are."""
+    import json as _json
+    import re as _re
+
+    from click.testing import CliRunner
+
+    from audit.cli import cli
+
+    repo = Path(__file__).resolve().parents[1]
+    old = repo / "data" / "pandalm" / "testset-v1.json"
+    records = _json.loads(old.read_text())
+    for r in records[:30]:
+        r["annotator2"] = (r["annotator2"] + 1) % 3
+    new = tmp_path / "new.json"
+    new.write_text(_json.dumps(records))
+    res = CliRunner().invoke(cli, ["check", str(new), "--baseline", str(old), "--suite",
+                                   str(repo / "expectations" / "pandalm.yaml"), "--bootstrap",
+                                   "20", "--out", str(tmp_path / "o"), "--quiet"])
+    assert res.exit_code in (0, 1), res.output
+    results = _json.loads((tmp_path / "o" / "results.json").read_text())
+    rel = results["baseline"]["relabelled"]
+    html = (tmp_path / "o" / "report.html").read_text()
+    section = html[html.index('id="baseline"'):]
+    section = section[:section.index("</section>")]
+    text = _re.sub(r"\s+", " ", _re.sub(r"<[^>]+>", " ", section))
+    assert f"{rel['count']} judgments relabelled" in text
+    for t in rel["transitions"]:
+        assert f"{t['old']} {t['new']} {t['count']}" in text
+    assert rel["by_pool"]["annotator2"]["n_relabelled"] == 30
+    assert "annotator2 annotator2 30 999 3.0%" in text
+    fl = results["stability"]["flipped_items"]
+    shown = len(fl["items"])
+    if fl["truncated"]:
+        assert f"showing {shown} of {fl['n_flipped']}" in html
+    assert "items.parquet" in html[html.index('id="flipped-items"'):]
+    plain = CliRunner().invoke(cli, ["run", str(old), "--bootstrap", "20", "--out",
+                                     str(tmp_path / "r"), "--quiet"])
+    assert plain.exit_code == 0
+    assert "Not applicable: no baseline" in (tmp_path / "r" / "report.html").read_text()

@@ -54,8 +54,12 @@ SECTIONS = (
     ("simulation", "Displacement probability by leaderboard size"),
     ("judge-alignment", "Judge alignment"),
     ("flipped-items", "Items whose winner flips"),
+    ("baseline", "What changed since the baseline"),
     ("method", "Method, seed and versions"),
 )
+
+#: Most relabelled judgments listed in the baseline section (every one is in results.json).
+MAX_CHANGES = 50
 
 
 # -- formatting -------------------------------------------------------------------------------------
@@ -145,6 +149,7 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         "simulation": _simulation(st, chart, ch),
         "judge_alignment": _judges(results.get("judge_alignment")),
         "flipped_items": _flipped(st.get("flipped_items"), max_items),
+        "baseline": _baseline(results.get("baseline")),
         "method": _method(results.get("meta") or {},
                           {"leaderboard method": results.get("leaderboard_method")}),
     }
@@ -517,8 +522,51 @@ def _flipped(fl, max_items: int) -> dict:
             winners = [("", cell(winners))]
         shown.append({"item": it.get("item"), "text": excerpt(it["text"]) if it.get("text")
                       else "", "winners": winners})
-    return {"count": num(fl.get("count", len(items))), "items": shown,
-            "n_more": max(int(fl.get("count", len(items)) or 0) - len(shown), 0)}
+    total = int(fl.get("n_flipped", fl.get("count", len(items))) or 0)
+    return {"count": num(total), "items": shown, "n_shown": num(len(shown)),
+            "n_more": max(total - len(shown), 0)}
+
+
+def _baseline(bl) -> dict:
+    """The baseline diff of ``check --baseline`` (results.json ``baseline``): what changed,
+    relabelled judgments by label name, per pool and per annotator, and what moved in the
+    leaderboards and reliability."""
+    if not bl:
+        return {"na": "no baseline: run check --baseline OLD --out DIR"}
+    rel = bl.get("relabelled") or {}
+    changes = [{"item": c.get("item"), "annotator": c.get("annotator"), "pool": c.get("pool"),
+                "old": c.get("old_name", c.get("old_label")),
+                "new": c.get("new_name", c.get("new_label"))}
+               for c in (rel.get("changes") or [])[:MAX_CHANGES]]
+    by_pool = [{"pool": p, "n": num(v.get("n_relabelled")), "of": num(v.get("n_shared")),
+                "share": pct(v.get("share"))} for p, v in (rel.get("by_pool") or {}).items()]
+    by_ann = [{"annotator": a.get("annotator"), "pool": a.get("pool"),
+               "n": num(a.get("n_relabelled")), "of": num(a.get("n_shared")),
+               "share": pct(a.get("share"))}
+              for a in ((rel.get("by_annotator") or {}).get("annotators") or [])]
+    transitions = [{"old": t.get("old"), "new": t.get("new"), "count": num(t.get("count"))}
+                   for t in rel.get("transitions") or []]
+    boards = []
+    for pool, b in (bl.get("leaderboards") or {}).items():
+        moved = [{"model": m, "old": v.get("old_rank"), "new": v.get("new_rank"),
+                  "old_score": num(v.get("old_score")), "new_score": num(v.get("new_score"))}
+                 for m, v in (b.get("models") or {}).items()]
+        boards.append({"pool": pool, "tau": num(b.get("kendall_tau")),
+                       "n_moved": sum(r["old"] != r["new"] for r in moved), "models": moved})
+    alpha = ((bl.get("reliability") or {}).get("overall") or {}).get("krippendorff_alpha") or {}
+    n_changes = int(rel.get("count") or 0)
+    return {"source": bl.get("source"),
+            "n_items": bl.get("n_items") or {}, "n_judgments": bl.get("n_judgments") or {},
+            "added": num((bl.get("items_added") or {}).get("count")),
+            "removed": num((bl.get("items_removed") or {}).get("count")),
+            "relabelled_items": num((bl.get("items_relabelled") or {}).get("count")),
+            "n_changes": num(n_changes), "changed_share": pct(bl.get("changed_label_share")),
+            "changes": changes, "n_changes_shown": num(len(changes)),
+            "changes_truncated": n_changes > len(changes),
+            "by_pool": by_pool, "by_annotator": by_ann, "transitions": transitions,
+            "boards": boards,
+            "alpha": {"old": num(alpha.get("old")), "new": num(alpha.get("new")),
+                      "change": num(alpha.get("change"))} if alpha else None}
 
 
 def _method(meta: dict, extra: dict | None = None) -> dict:
