@@ -202,20 +202,26 @@ def test_hostile_dataset_name_and_tags_stay_data(tmp_path, name):
     assert check_card(text) == []
 
 
-def test_existing_card_keeps_its_key_and_says_so(tmp_path):
+def test_existing_card_keeps_its_keys_but_takes_the_flags(tmp_path):
+    """A card's hand-written YAML is kept, except the keys a flag (or the spec) gives now:
+    the user asked for those, so they replace the card's value; nothing else changes."""
     src = tmp_path / "t.csv"
     src.write_text(TABLE)
     readme = tmp_path / "card" / "README.md"
     readme.parent.mkdir()
-    readme.write_text("---\nlicense: mit\n---\n\n# Mine\n\nHand-written.\n", encoding="utf-8")
+    readme.write_text("---\nlicense: mit\npretty_name: Mine\n---\n\n# Mine\n\nHand-written.\n",
+                      encoding="utf-8")
     result = invoke("card", src, "--card", readme, "--bootstrap", 5, "--quiet",
                     "--license", "cc-by-4.0", "--language", "en")
     assert result.exit_code == 0, result.output
     meta = front(readme.read_text(encoding="utf-8"))
-    assert meta["license"] == "mit" and meta["language"] == ["en"]
-    assert "keeps its own license: 'mit', not 'cc-by-4.0'" in result.output
-    assert "language" not in result.output.split("keeps its own", 1)[1].split("\n")[0]
+    assert meta["license"] == "cc-by-4.0" and meta["language"] == ["en"]
+    assert meta["pretty_name"] == "Mine"
+    assert "keeps its own" not in result.output
     assert "Hand-written." in readme.read_text(encoding="utf-8")
+    again = invoke("card", src, "--card", readme, "--bootstrap", 5, "--quiet")
+    assert again.exit_code == 0
+    assert front(readme.read_text(encoding="utf-8"))["license"] == "cc-by-4.0"
 
 
 # -- golden front matter on three real datasets ----------------------------------------------------

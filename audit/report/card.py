@@ -860,10 +860,17 @@ def render_card(results: dict, *, existing: str | None = None, creators: dict | 
         name = (results.get("dataset") or {}).get("name") or "this dataset"
         return Template(_SKELETON).render(card_data=front_matter(data.to_dict()),
                                           title=md_escape(name), block=block)
-    return _update(existing, data.to_dict(), block, path=path)
+    from .card_meta import yaml_fields
+
+    explicit = yaml_fields((results.get("dataset") or {}).get("card"))
+    return _update(existing, data.to_dict(), block, path=path, explicit=explicit)
 
 
-def _update(existing: str, computed: dict, block: str, *, path=None) -> str:
+def _update(existing: str, computed: dict, block: str, *, path=None,
+            explicit: dict | None = None) -> str:
+    """``existing`` with the block replaced and the YAML completed: a key the card already has
+    is kept as written, except those the spec or a flag gave this run (``explicit``), which the
+    user asked for now and so replace the card's value (the YAML is then re-written)."""
     import yaml
     from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
@@ -879,6 +886,10 @@ def _update(existing: str, computed: dict, block: str, *, path=None) -> str:
             raise InputError("the card's YAML metadata is not a mapping", path=path)
     else:
         yaml_text, body, user = "", existing, {}
+    replace = {k: v for k, v in (explicit or {}).items() if k in user and user[k] != v}
+    if replace:
+        yaml_text = front_matter({**user, **replace})
+        user = {**user, **replace}
     added = {k: v for k, v in computed.items() if k not in user}
     if added:
         extra = front_matter(added)

@@ -203,9 +203,10 @@ def yaml_fields(meta: dict | None) -> dict:
 
 
 def kept_values(results: dict, card_text: str) -> list[str]:
-    """Messages for each publishing key that ``card_text`` (an updated card) keeps with a value
-    other than the one the spec or a flag gave: a key written by hand in the card's YAML is
-    kept as written (:func:`audit.report.card.render_card`), so the user is told, not ignored."""
+    """Messages for each publishing key that ``card_text`` (an updated card) has with a value
+    other than the one the spec or a flag gave. :func:`audit.report.card.render_card` writes
+    those values over the card's own, so this is empty unless that rule is broken: a check
+    that what was asked for is what was written."""
     import yaml
     from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
