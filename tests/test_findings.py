@@ -254,3 +254,20 @@ def test_hand_built_hostile_results_escape_in_findings():
     assert {t for t, _ in tags} <= {"section", "h2", "ul", "li", "a", "p"}
     assert all(set(a) <= {"href", "id", "class"} for _, a in tags)
     assert all(a["href"].startswith("#") for t, a in tags if t == "a")
+
+
+def test_pandalm_flipped_items_sentence_states_the_share_and_its_interval(pandalm):
+    """Opposite majority winners between pools are a finding at any leaderboard size: the
+    count, the share with its Wilson interval (checked against statsmodels) and the link."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    res, html = pandalm["results"], pandalm["html"]
+    fl = res["stability"]["flipped_items"]
+    k, n = fl["n_flipped"], fl["n_compared"]
+    lo, hi = proportion_confint(k, n, method="wilson")
+    text = section_text(html, "findings")
+    assert f"{k:,} of {n:,} compared items ({rate_ci(k / n, [lo, hi])})" in text
+    assert 'href="#flipped-items"' in section_html(html, "findings")
+    none = copy.deepcopy(res)
+    none["stability"]["flipped_items"].update(n_flipped=0, count=0, items=[])
+    assert not [f for f in findings(none) if f.kind == "flipped_items"]

@@ -24,7 +24,9 @@ of the numbers alone.
    Krippendorff α has its whole 95% interval below 0.667; a leaderboard displacement probability
    whose 95% interval (over the perturbation SD's uncertainty) lies above 0.5 at the largest size
    stated. Magnitude: the excess, 0.667 − α, P(displaced).
-2. **Significant.** A significant excess smaller than that; a within-pool annotator effect
+2. **Significant.** A significant excess smaller than that; items whose majority winner flips
+   between human pools (any: the labels per-item consumers take; magnitude: their share, with a
+   Wilson interval); a within-pool annotator effect
    (within-item permutation p < 0.05; magnitude: Cramér's V or η²); a judge that tracks one human
    pool (the t interval of the paired difference of agreements excludes 0; magnitude: the
    difference); α below 0.667 with an interval that reaches it; P(displaced) ≥ 0.2 at the largest
@@ -59,7 +61,7 @@ SIZES = (10, 20)
 ALPHA_TEST = 0.05
 
 #: Report section order, for the tie-break.
-_ORDER = ("pool-disagreement", "reliability", "simulation", "judge-alignment")
+_ORDER = ("pool-disagreement", "reliability", "simulation", "judge-alignment", "flipped-items")
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,27 @@ def _judges(entries) -> list[Finding]:
     return out
 
 
+def _flipped(st) -> list[Finding]:
+    """Items whose majority winner is A in one human pool and B in another: the labels a
+    reward model or a DPO pair would consume one per item, exposed at any leaderboard size.
+    Tier 2 when there is any (magnitude: their share), with the Wilson interval of the share;
+    no sentence when nothing was compared."""
+    from ..intervals import wilson_list
+
+    fl = (st or {}).get("flipped_items") or {}
+    k = fl.get("n_flipped", fl.get("count"))
+    n = fl.get("n_compared")
+    if not isinstance(k, int) or not isinstance(n, int) or n <= 0 or k <= 0:
+        return []
+    ci = wilson_list(k, n)
+    pools = fl.get("pools") or []
+    between = f" between {', '.join(str(p) for p in pools)}" if len(pools) >= 2 else ""
+    text = (f"{k:,} of {n:,} compared items ({pct_ci(k / n, ci)}) have opposite majority "
+            f"winners{between}: per-item consumers (reward models, DPO pairs) get a different "
+            "label depending on the pool; every item is in items.parquet.")
+    return [Finding(text, "flipped-items", 2, k / n, "flipped_items")]
+
+
 def findings(results: dict, *, limit: int = MAX_FINDINGS) -> list[Finding]:
     """The report's findings, most severe first (module docstring), at most ``limit``.
 
@@ -284,7 +307,8 @@ def findings(results: dict, *, limit: int = MAX_FINDINGS) -> list[Finding]:
              + _within(results.get("within_pool"))
              + _reliability(results.get("reliability"))
              + _simulation(results.get("stability"))
-             + _judges(results.get("judge_alignment")))
+             + _judges(results.get("judge_alignment"))
+             + _flipped(results.get("stability")))
     found = [f for f in found if math.isfinite(f.magnitude)]
     found.sort(key=lambda f: (-f.severity, -f.magnitude, _ORDER.index(f.section)))
     return found[:limit]
