@@ -256,6 +256,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
         click.echo(f"warning: {category.__name__}: {text(message)}", err=True)
 
 
+def audit_options(f):
+    """``--min-per-pool`` and ``--unit``: how the audit counts, shared by ``run`` and ``check``."""
+    f = click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
+                     show_default=True, help="Leaderboard aggregation: every judgment, or one "
+                                             "majority vote per item.")(f)
+    return click.option("--min-per-pool", type=click.IntRange(min=1), default=2,
+                        show_default=True, help="Judgments a pool needs on an item to count in "
+                                                "pool disagreement.")(f)
+
+
 def load_options(f):
     """The options every command that reads a dataset shares."""
     opts = [
@@ -428,10 +438,7 @@ def cli():
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
-@click.option("--min-per-pool", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Judgments a pool needs on an item to count in pool disagreement.")
-@click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
-              show_default=True, help="Leaderboard aggregation: every judgment, or one majority vote per item.")
+@audit_options
 @click.option("--no-report", "no_report", is_flag=True,
               help="Write only OUT/results.json: no HTML report, charts, dataset card or "
                    "items.parquet.")
@@ -584,11 +591,7 @@ class CheckCommand(AuditCommand):
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
-@click.option("--min-per-pool", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Judgments a pool needs on an item to count in pool disagreement.")
-@click.option("--unit", type=click.Choice(["judgment", "majority"]), default="judgment",
-              show_default=True, help="Leaderboard aggregation: every judgment, or one majority "
-                                      "vote per item.")
+@audit_options
 @click.pass_context
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
           spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap,

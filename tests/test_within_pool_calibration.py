@@ -51,10 +51,14 @@ def test_the_pooled_chi_square_was_conservative_on_crossed_designs(null_run):
     (item difficulty inflates its reference variance); Cochran's Q, on the same data, does
     not."""
     name, cfg, data, _ = null_run
-    if name == "sparse":
-        pytest.skip("the pooled test's bias needs annotators sharing items")
     old, _ = rejection(pooled_chi2_p(*data, n_annotators=cfg["n_annotators"],
                                      n_permutations=99, seed=3))
+    if name == "sparse":
+        # each item's annotators are a random draw from 30: difficulty averages out over an
+        # annotator's items, so the pooled test is only mildly conservative here, and
+        # Cochran's Q needs a fully crossed design
+        assert 0.01 <= old <= 0.07, old
+        return
     assert old < 0.02, old
     q, _ = rejection(cochran_q_p(*data, n_items=cfg["n_items"],
                                  n_annotators=cfg["n_annotators"]))
