@@ -278,8 +278,10 @@ class PoolMajorities:
     pools: tuple[str, ...]
 
 
-def pool_majorities(votes: Votes, pools) -> PoolMajorities:
-    """Each pool's :data:`MAJORITY_RULE` outcome on every (item, pair) any of ``pools`` judged."""
+def pool_counts(votes: Votes, pools) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Item code, model pair code (``lo * n_models + hi``) and (A won, tie, B won) vote counts of
+    each pool, per (item, model pair) that any of ``pools`` judged:
+    ``(item (U,), pair (U,), counts (U, len(pools), 3))``."""
     pools = tuple(pools)
     mask = votes.mask(pools)
     local = np.full(len(votes.pools), -1, dtype=np.int64)
@@ -288,6 +290,15 @@ def pool_majorities(votes: Votes, pools) -> PoolMajorities:
     item, pair, row = units_of(votes.item[mask], votes.lo[mask] * m + votes.hi[mask],
                                len(votes.items))
     cell = (row * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
-    counts = np.bincount(cell, minlength=len(item) * len(pools) * 3).reshape(-1, 3)
-    outcome = np.where(counts.sum(axis=1) > 0, majority(counts), -1).reshape(-1, len(pools))
+    counts = np.bincount(cell, minlength=len(item) * len(pools) * 3)
+    return item, pair, counts.reshape(len(item), len(pools), 3)
+
+
+def pool_majorities(votes: Votes, pools) -> PoolMajorities:
+    """Each pool's :data:`MAJORITY_RULE` outcome on every (item, pair) any of ``pools`` judged."""
+    pools = tuple(pools)
+    item, pair, counts = pool_counts(votes, pools)
+    flat = counts.reshape(-1, 3)
+    outcome = np.where(flat.sum(axis=1) > 0, majority(flat), -1).reshape(-1, len(pools))
+    m = len(votes.models)
     return PoolMajorities(item, pair // m, pair % m, outcome, pools)

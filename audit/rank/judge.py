@@ -103,7 +103,7 @@ from ..errors import DegenerateDataWarning
 from ..intervals import wilson_list
 from ..resample import Bootstrap, multinomial_weights, percentile_ci
 from ..table import AnnotationTable
-from .counts import Votes, cluster_patterns, majority, pairwise_votes, units_of
+from .counts import Votes, cluster_patterns, majority, pairwise_votes, pool_counts
 
 INDISTINGUISHABLE = "indistinguishable"
 
@@ -150,21 +150,6 @@ def alignment_from_votes(table: AnnotationTable, votes: Votes, *,
     return out
 
 
-def pool_counts(votes: Votes, pools) -> tuple[np.ndarray, np.ndarray]:
-    """Item code and (A won, tie, B won) vote counts of each pool, per (item, model pair) that any
-    of ``pools`` judged: ``(item (U,), counts (U, len(pools), 3))``."""
-    pools = tuple(pools)
-    mask = votes.mask(pools)
-    local = np.full(len(votes.pools), -1, dtype=np.int64)
-    local[[votes.pools.index(p) for p in pools]] = np.arange(len(pools))
-    m = len(votes.models)
-    item, _, row = units_of(votes.item[mask], votes.lo[mask] * m + votes.hi[mask],
-                            len(votes.items))
-    cell = (row * len(pools) + local[votes.pool[mask]]) * 3 + votes.outcome[mask]
-    counts = np.bincount(cell, minlength=len(item) * len(pools) * 3)
-    return item, counts.reshape(len(item), len(pools), 3)
-
-
 def unit_agreement(counts: np.ndarray) -> dict:
     """Per-comparison statistics from ``counts`` (U, 1 + K, 3): the judge first, then K pools.
 
@@ -188,7 +173,7 @@ def unit_agreement(counts: np.ndarray) -> dict:
 
 
 def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap) -> dict:
-    item, counts = pool_counts(votes, (judge, *humans))
+    item, _, counts = pool_counts(votes, (judge, *humans))
     keep = counts[:, 0, :].sum(axis=1) > 0
     item, counts = item[keep], counts[keep]
     u = unit_agreement(counts)
