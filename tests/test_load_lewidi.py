@@ -186,3 +186,13 @@ def test_pool_column_alone_uses_the_datasets_metadata_file():
     assert table_per_pool(alone) == table_per_pool(explicit)
     assert alone.info["pools_from"] == str(folder / "CSC_annotators_meta.json")
     assert {"nan", "DATA_EXPIRED", "CONSENT_REVOKED"} <= set(alone.pools)   # as written: no folding
+
+
+def test_a_text_nested_past_the_parser_s_depth_is_kept_as_text():
+    """A text field that looks like a JSON conversation but nests past the parser's recursion
+    limit is shown as the text it is (it used to raise RecursionError: exit 3)."""
+    from audit.load.lewidi import _one_text
+
+    deep = '{"user": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert _one_text(deep) == deep
+    assert _one_text('{"user": "hi", "bot": "hello"}') == "hi"

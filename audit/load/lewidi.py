@@ -311,7 +311,7 @@ def _one_text(value) -> str:
     if text.startswith("{") and '"user"' in text:
         try:
             turns = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # a text, not a conversation
             return text
         if isinstance(turns, dict) and "user" in turns:
             return str(turns["user"])
