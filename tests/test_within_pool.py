@@ -411,20 +411,6 @@ def test_continuous_large_pools_use_the_mean_score_gcmh(monkeypatch):
     assert w["annotator_effect_p"] == pytest.approx(stats.chi2.sf(test["statistic"], k - 1))
 
 
-def test_measurements_carry_the_within_item_p_value_per_pool_and_the_worst():
-    from audit.judge.measurements import measurements
-    from results_examples import full_results
-
-    res = full_results()
-    m = measurements(res)
-    p = {r["pool"]: r["annotator_effect_p"] for r in res["within_pool"]}
-    for pool, value in p.items():
-        assert m.loc[f"annotator_effect_p[{pool}]", "value"] == value
-    assert m.loc["annotator_effect_p[every]", "value"] == min(p.values())
-    assert m.loc["annotator_effect_p[every]", "worst"] == min(p, key=p.get)
-    assert m.loc["annotator_effect_p[every]", "higher_is_better"]
-
-
 def test_a_scale_too_wide_for_the_asymptotic_test_takes_fewer_permutations(monkeypatch):
     """A pool whose gCMH arrays ((judgments + items) x labels) would not fit is tested by as
     many permutations as the budget allows (>= 99), or not at all with the reason: never a
