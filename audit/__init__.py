@@ -1,10 +1,10 @@
 """annotation-audit: audit human-annotation and preference datasets before release.
 
-The pipeline reads like the package: :mod:`audit.load` (adapters) -> :mod:`audit.schema`
+The pipeline reads like the package: :mod:`audit.ingest` (adapters) -> :mod:`audit.contract.schema`
 (validation) -> :mod:`audit.measure` (reliability, pool disagreement) -> :mod:`audit.rank`
 (leaderboards and their stability) -> :mod:`audit.report` (terminal, JSON, HTML, card).
 
-Public API: :func:`load` (:func:`audit.load.load`) and :func:`run` (:func:`audit.pipeline.run`).
+Public API: :func:`load` (:func:`audit.ingest.load`) and :func:`run` (:func:`audit.pipeline.run`).
 Both take a path, a hub name, a pandas ``DataFrame`` or a ``datasets.Dataset`` /
 ``DatasetDict``, and the CLI's options as keywords (``spec=`` a YAML path or a dict)::
 
@@ -23,8 +23,8 @@ __all__ = ["load", "run", "__version__"]
 
 
 def load(source, **options):
-    """Load ``source`` into a validated :class:`audit.table.AnnotationTable`; see :func:`audit.load.load`."""
-    from .load import load as _load
+    """Load ``source`` into a validated :class:`audit.contract.table.AnnotationTable`; see :func:`audit.ingest.load`."""
+    from .ingest import load as _load
     return _load(source, **options)
 
 

@@ -285,8 +285,8 @@ class Shape:
     def of(cls, table) -> Shape:
         import numpy as np
 
-        from . import columns as C
-        from .labels import LabelKind
+        from .contract import columns as C
+        from .contract.labels import LabelKind
         from .measure.moments import is_continuous
         from .measure.wide import is_wide
 

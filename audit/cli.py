@@ -472,7 +472,7 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
 def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
              spark_conf):
     """Load and validate SOURCE only: exit 0 when it is a valid annotation table, 2 when not."""
-    from .load import load
+    from .ingest import load
     from .report.summary import print_dataset
 
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
@@ -491,7 +491,7 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
     OUT/spec.yaml, which reads it back exactly, with either engine:
     annotation-audit run OUT/judgments --spec OUT/spec.yaml --engine spark"""
     from .export import DATA_DIR, SPEC_FILE, export_table
-    from .load import load
+    from .ingest import load
     from .outputs import MANIFEST, find_inputs, guard_folder, verify_inputs
 
     inputs = find_inputs(source, spec=spec, pools=pools, format=fmt)
@@ -603,12 +603,12 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from pathlib import Path
 
     from .escape.terminal import text as terminal_text
-    from .judge import github as gh
-    from .judge.baseline import text_lines as baseline_lines
-    from .judge.check import check as run_check
-    from .judge.junit import junit_xml
-    from .judge.outcomes import text_lines
-    from .judge.suite import load_suite
+    from .suites import github as gh
+    from .suites.baseline import text_lines as baseline_lines
+    from .suites.check import check as run_check
+    from .suites.junit import junit_xml
+    from .suites.outcomes import text_lines
+    from .suites.suite import load_suite
     from .outputs import find_inputs, guard_file, guard_folder, write_text
     from .progress import steps
     from .results import dumps
@@ -657,9 +657,9 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
 def _check_error(err, code, message, *, suite, junit_path, github) -> None:
     """``check``'s record of a run that could not finish (exit 2 or 3): a JUnit file with one
     ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite)."""
-    from .judge import github as gh
-    from .judge.junit import junit_error_xml
-    from .judge.suite import SuiteFileError
+    from .suites import github as gh
+    from .suites.junit import junit_error_xml
+    from .suites.suite import SuiteFileError
     from .outputs import write_text
 
     text = message.removeprefix("error: ")

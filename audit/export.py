@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import columns as C
-from .table import AnnotationTable
+from .contract import columns as C
+from .contract.table import AnnotationTable
 
 DATA_DIR = "judgments"
 SPEC_FILE = "spec.yaml"

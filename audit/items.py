@@ -36,7 +36,7 @@ metadata (``columns``), so a pool or label holding ``:`` is never ambiguous.
     the pool's judgments on the unit (0 where it did not judge it).
 ``P:count:<label>`` (int64), ``P:share:<label>`` (float64, null where ``P:n`` is 0)
     the label distribution and the soft label (counts / ``P:n``), one column per scale value in
-    scale order. A categorical scale with more than :data:`audit.labels.CATEGORY_LIMIT` values
+    scale order. A categorical scale with more than :data:`audit.contract.labels.CATEGORY_LIMIT` values
     has no count or share columns (they would be hundreds): its majority and unanimity are still
     given.
 ``P:majority``
@@ -52,7 +52,7 @@ metadata (``columns``), so a pool or label holding ``:`` is never ambiguous.
     ``"A"``, ``"tie"`` or ``"B"``: the plurality of the pool's winner votes, a tie for the most
     votes giving ``"tie"`` (:data:`audit.rank.counts.MAJORITY_RULE`, the leaderboards' rule).
 
-Continuous scales (:func:`audit.labels.is_continuous`) have no label counts: ``P:n``,
+Continuous scales (:func:`audit.contract.labels.is_continuous`) have no label counts: ``P:n``,
 ``P:mean`` and ``P:sd`` (sample SD, ``ddof=1``; null below two judgments) of the scores instead,
 and no majority, unanimity or class.
 
@@ -102,9 +102,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import columns as C
-from .labels import CATEGORY_LIMIT, WINNER_NAMES, LabelKind, is_continuous
-from .table import AnnotationTable
+from .contract import columns as C
+from .contract.labels import CATEGORY_LIMIT, WINNER_NAMES, LabelKind, is_continuous
+from .contract.table import AnnotationTable
 
 ITEMS_FILE = "items.parquet"
 ITEMS_CSV = "items.csv"

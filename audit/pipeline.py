@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .resample import Bootstrap
-from .table import AnnotationTable
+from .contract.table import AnnotationTable
 
 Step = Callable[[str], contextlib.AbstractContextManager]
 
@@ -84,14 +84,14 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     ----------
     source
         A path or hub name, a :class:`pandas.DataFrame`, or a ``datasets.Dataset`` /
-        ``DatasetDict``: anything :func:`audit.load.load` accepts.
+        ``DatasetDict``: anything :func:`audit.ingest.load` accepts.
     format, spec, pools, pool_column, min_pool_annotators, aspect, split, name
-        The loading options of :func:`audit.load.load` (the CLI's ``--format``, ``--spec``,
+        The loading options of :func:`audit.ingest.load` (the CLI's ``--format``, ``--spec``,
         ...); ``spec`` is a YAML path, a dict of the same keys, or a
-        :class:`audit.load.spec.DatasetSpec`. ``aspect=None`` is MultiPref's default aspect.
+        :class:`audit.ingest.spec.DatasetSpec`. ``aspect=None`` is MultiPref's default aspect.
     engine, spark_master, spark_conf
         ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
-        (:mod:`audit.spark`); everything after them is the same code.
+        (:mod:`audit.ingest.spark`); everything after them is the same code.
     out
         Output folder, written as one set (:func:`audit.outputs.write_run`): the files and a
         ``manifest.json`` are staged beside it and swapped in together, so a reader never sees
@@ -119,7 +119,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     step
         Progress hook: ``step(name)`` is a context manager around each stage.
     allow_outside
-        Let a spec file name a file outside its folder (:func:`audit.load.load`).
+        Let a spec file name a file outside its folder (:func:`audit.ingest.load`).
     max_memory
         The memory budget (:mod:`audit.budget`): bytes, a size (``"8G"``) or a share of the
         available memory (``"75%"``); None keeps the budget in force (default: half the
@@ -140,7 +140,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         The result object (see :mod:`audit.results`).
     """
     from .budget import check_resampling, limit, parse_max_memory
-    from .load import DEFAULT_ASPECT, load
+    from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
     from .report.card_meta import from_spec
 

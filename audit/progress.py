@@ -1,6 +1,6 @@
 """Progress of the pipeline's steps on standard error: a spinner on a terminal, lines in a log.
 
-The pipeline (:func:`audit.pipeline.run`, :func:`audit.judge.check.check`) calls
+The pipeline (:func:`audit.pipeline.run`, :func:`audit.suites.check.check`) calls
 ``step(name)`` around each stage (loading and validating, measuring, ranking, the per-item
 table, writing). :func:`steps` picks how that is shown:
 

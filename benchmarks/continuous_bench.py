@@ -81,7 +81,7 @@ def stage_times(path: str, spec: str, resamples: int) -> dict:
     """Time load, measure and rank of one audit in this process (``--stages``)."""
     import warnings
 
-    from audit.load import load
+    from audit.ingest import load
     from audit.measure import measure
     from audit.rank import rank
     from audit.resample import Bootstrap
@@ -175,7 +175,7 @@ def render(results: dict) -> str:
             "memory estimate, the summary and writing `results.json` and its manifest. Where "
             "the continuous audit spends its time: `load` encodes one category per distinct "
             "number (the label scale is the observed values): the raw labels are factorised, "
-            "their distinct texts read as numbers all at once (`audit.labels.parse_numbers`: "
+            "their distinct texts read as numbers all at once (`audit.contract.labels.parse_numbers`: "
             "a vectorised automaton of the number grammar, then `float`) and the scale built "
             "from their sorted floats; `results.json` shows such a scale by its range "
             "(`{kind, n_values, min, max}`), not its values. `measure` and `rank` re-weight "

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from audit.items import item_table, write_items  # noqa: E402
-from audit.table import build_table  # noqa: E402
+from audit.contract.table import build_table  # noqa: E402
 from benchmarks import synth  # noqa: E402
 
 KINDS = {"pairwise": ("pairwise", False), "rating": ("rating", False),

@@ -1,4 +1,4 @@
-"""Calibration and power of the judge verdict (:mod:`audit.rank.judge`), by seeded simulation.
+"""Calibration and power of the judge verdict (:mod:`audit.rank.judge_alignment`), by seeded simulation.
 
 A dataset: ``n_items`` comparisons of one model pair, each with its own true outcome
 distribution ``p = ((1 - t) q, t, (1 - t) (1 - q))`` over (A won, tie, B won), ``t ~ U(0.05,
@@ -16,9 +16,9 @@ independent draw.
 Verdicts, all on the same simulated datasets (vectorised over datasets):
 
 ``t``
-    :func:`audit.rank.judge.clustered_t_interval` (the library's verdict: Student t interval of
+    :func:`audit.rank.judge_alignment.clustered_t_interval` (the library's verdict: Student t interval of
     the paired difference of random-annotator agreements, Bonferroni over pool pairs);
-    :func:`library_verdicts` runs :func:`audit.rank.judge.alignment_from_votes` itself on the
+    :func:`library_verdicts` runs :func:`audit.rank.judge_alignment.alignment_from_votes` itself on the
     first datasets and must give the same verdicts.
 ``percentile``
     the paired percentile item bootstrap of the same difference (the verdict of b218c0e).
@@ -49,7 +49,7 @@ from scipy.special import ndtri
 from audit.errors import DegenerateDataWarning
 from audit.intervals import mc_se
 from audit.rank.counts import Votes, majority
-from audit.rank.judge import INDISTINGUISHABLE, alignment_from_votes, clustered_t_interval
+from audit.rank.judge_alignment import INDISTINGUISHABLE, alignment_from_votes, clustered_t_interval
 from audit.resample import Bootstrap
 
 NULL_VOTES = ((3, 1), (1, 3), (5, 1), (2, 2), (1, 1), (3, 1, 2))
@@ -89,7 +89,7 @@ def simulate(rng: np.random.Generator, *, n_datasets: int, n_items: int,
 
 def agreements(counts: np.ndarray) -> np.ndarray:
     """(datasets, items, pools) expected agreement of the judge's vote with a random annotator
-    of each pool (see :func:`audit.rank.judge.unit_agreement`)."""
+    of each pool (see :func:`audit.rank.judge_alignment.unit_agreement`)."""
     judge = counts[..., 0, :].argmax(axis=-1)
     pools = counts[..., 1:, :]
     hit = np.take_along_axis(pools, judge[..., None, None], axis=-1)[..., 0]
@@ -183,7 +183,7 @@ def verdicts(*, n_datasets: int, n_items: int, votes: tuple[int, ...], taste_sd:
 
 def as_votes(counts: np.ndarray) -> tuple[SimpleNamespace, Votes]:
     """One dataset's (items, 1 + pools, 3) counts as the table stand-in and :class:`Votes` that
-    :func:`audit.rank.judge.alignment_from_votes` reads."""
+    :func:`audit.rank.judge_alignment.alignment_from_votes` reads."""
     n_items, slots = counts.shape[:2]
     cell = np.repeat(np.arange(counts.size), counts.reshape(-1))
     item, slot, outcome = np.unravel_index(cell, counts.shape)
@@ -198,7 +198,7 @@ def as_votes(counts: np.ndarray) -> tuple[SimpleNamespace, Votes]:
 
 
 def library_verdicts(counts: np.ndarray, *, n_resamples: int = 100) -> list[str]:
-    """``tracks`` of :func:`audit.rank.judge.alignment_from_votes` on each dataset."""
+    """``tracks`` of :func:`audit.rank.judge_alignment.alignment_from_votes` on each dataset."""
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)  # a 1-vote pool has no ceiling

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.measure import measure
 from audit.measure.ac1 import gwet_ac1, percent_agreement
 from audit.measure.alpha import krippendorff_alpha
@@ -101,7 +101,7 @@ def reference_points(table) -> dict[str, float]:
 
 
 def load_table(relpath: str):
-    from audit.load import load
+    from audit.ingest import load
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return load(DATA / relpath)
@@ -121,7 +121,7 @@ def main(argv=None) -> None:
     if args.synthetic:
         import sys
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from audit.table import build_table
+        from audit.contract.table import build_table
         from benchmarks import synth
         raw = synth.generate(args.synthetic, kind="pairwise", seed=0)
         tables[f"synthetic {args.synthetic:,}"] = build_table(raw, synth.scale("pairwise"),

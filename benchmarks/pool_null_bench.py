@@ -110,7 +110,7 @@ def cost(n: int, resamples: int) -> list[tuple[str, float, float, float]]:
     from audit.measure import pool_null
     from audit.measure.disagreement import pool_disagreement
     from audit.resample import Bootstrap
-    from audit.table import build_table
+    from audit.contract.table import build_table
     from benchmarks import synth
 
     rows = []

@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
-from audit.labels import WINNER_NAMES, LabelKind, LabelScale
+from audit.contract import columns as C
+from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from audit.rank import rank
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 
 REPO = Path(__file__).resolve().parents[1]
 PANDALM = REPO.parent / "shared" / "data" / "pandalm_testset" / "testset-v1.json"

@@ -74,7 +74,7 @@ def make_lake(root: Path, n: int, seed: int) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from audit import columns as C
+    from audit.contract import columns as C
 
     done = root / "_COMPLETE"
     if done.exists():

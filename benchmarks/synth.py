@@ -6,7 +6,7 @@ A judgment is a noisy reading of an item's latent value by an annotator from one
   ``theta[b] - theta[a] + item_sd * eta_i`` (Bradley & Terry 1952 / Thurstone 1927 style strengths
   ``theta ~ N(0, model_sd)``). Annotator ``j`` of pool ``p`` reads
   ``z = latent + shift_p[b] - shift_p[a] + bias_p + noise_p * eps`` and labels it on the
-  preference scale ``-k..k`` (negative = model_a better, :mod:`audit.labels`): a tie inside
+  preference scale ``-k..k`` (negative = model_a better, :mod:`audit.contract.labels`): a tie inside
   ``|z| < tie``, else the sign of ``z`` with strength ``1 + floor((|z| - tie) / step)`` capped at k.
 * **rating** — item ``i`` is one output of ``model``; latent ``theta[model] + item_sd * eta_i``;
   the label is the Likert bin ``1..levels`` of ``z = latent + bias_p + noise_p * eps``, or with
@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
-from audit.labels import LabelKind, LabelScale
+from audit.contract import columns as C
+from audit.contract.labels import LabelKind, LabelScale
 
 KINDS = ("pairwise", "rating")
 #: Bumped whenever the same arguments would give different data (benchmark caches key on it).
@@ -130,8 +130,8 @@ def generate(n_judgments: int | None = None, *, n_items: int | None = None,
     Returns
     -------
     pandas.DataFrame
-        Columns from :mod:`audit.columns`; pass it with :func:`scale` to
-        :func:`audit.table.build_table`.
+        Columns from :mod:`audit.contract.columns`; pass it with :func:`scale` to
+        :func:`audit.contract.table.build_table`.
     """
     _check_kind(kind)
     lo, hi = (int(v) for v in per_item)
@@ -205,7 +205,7 @@ def battles(frame: pd.DataFrame) -> pd.DataFrame:
     """The LMArena / FastChat battle layout of a pairwise frame: model_a, model_b, winner.
 
     ``winner`` is ``"model_a"`` for a negative label, ``"model_b"`` for a positive one and
-    ``"tie"`` for 0 (the sign convention of :mod:`audit.labels`).
+    ``"tie"`` for 0 (the sign convention of :mod:`audit.contract.labels`).
     """
     sign = np.sign(frame[C.LABEL].to_numpy().astype(np.int64)) + 1
     winner = pd.Categorical.from_codes(sign, ["model_a", "tie", "model_b"])

@@ -75,7 +75,7 @@ def profile_top(fn, *args, n: int = 12, **kwargs) -> str:
 
 
 def load_table(path: str, kind: str):
-    from audit.table import build_table
+    from audit.contract.table import build_table
 
     raw = pd.read_parquet(path)
     with warnings.catch_warnings():

@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.resample import Bootstrap
 
 FASTCHAT_DEFAULT_C = 1.0

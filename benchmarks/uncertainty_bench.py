@@ -81,7 +81,7 @@ def paper_rows() -> list[str]:
 
 
 def swap_rows() -> list[str]:
-    from audit.load import load
+    from audit.ingest import load
     from audit.rank import rank
     from audit.resample import Bootstrap
 

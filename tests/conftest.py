@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from audit import columns as C
-from audit.labels import WINNER_NAMES, LabelKind, LabelScale
-from audit.table import build_table
+from audit.contract import columns as C
+from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+from audit.contract.table import build_table
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -1,7 +1,7 @@
 """Real datasets for the measurement tests.
 
 Two views of the same raw records: the canonical table — from the adapters
-(:func:`audit.load.load`) when they are installed, else built here from the raw JSON with
+(:func:`audit.ingest.load`) when they are installed, else built here from the raw JSON with
 ``build_table`` — and an items x annotators ``wide`` frame of numeric labels (NaN = not rated)
 that the reference implementations (krippendorff, statsmodels, irrCAC, pingouin) read. The wide
 frame is always built from the JSON directly, never from the toolkit's codes, so the comparison
@@ -17,9 +17,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
-from audit.labels import LabelKind, LabelScale
-from audit.table import build_table
+from audit.contract import columns as C
+from audit.contract.labels import LabelKind, LabelScale
+from audit.contract.table import build_table
 from conftest import PANDALM_ANNOTATORS, PANDALM_SIGN, pandalm_records, shared_data
 
 #: name -> (relative folder, splits, scale)
@@ -69,9 +69,9 @@ def lewidi_rows(name: str) -> tuple[tuple, ...]:
 
 
 def adapter_load():
-    """:func:`audit.load.load`, or None while the adapters are not there."""
+    """:func:`audit.ingest.load`, or None while the adapters are not there."""
     try:
-        from audit.load import load
+        from audit.ingest import load
     except ImportError:
         return None
     return load

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit import columns as C
-from audit.labels import WINNER_NAMES, LabelKind, LabelScale
-from audit.table import build_table
+from audit.contract import columns as C
+from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+from audit.contract.table import build_table
 
 WINNER_SCALE = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
 FIVE_POINT = LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2))

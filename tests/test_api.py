@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 import audit
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError, SchemaError
-from audit.load.readers import read_table
-from audit.load.spec import DatasetSpec, read_spec, spec_from_dict
+from audit.ingest.readers import read_table
+from audit.ingest.spec import DatasetSpec, read_spec, spec_from_dict
 
 datasets = pytest.importorskip("datasets")
 
@@ -248,7 +248,7 @@ def fail(*args, **kwargs):
 
 
 def test_run_unknown_keyword_is_a_type_error_before_load(monkeypatch):
-    import audit.load as load_pkg
+    import audit.ingest as load_pkg
 
     monkeypatch.setattr(load_pkg, "load", fail)
     with pytest.raises(TypeError, match="unexpected keyword argument 'sepc'"):
@@ -260,7 +260,7 @@ def test_run_unknown_keyword_is_a_type_error_before_load(monkeypatch):
 
 
 def test_load_unknown_keyword_is_a_type_error_before_reading(monkeypatch):
-    import audit.load as load_pkg
+    import audit.ingest as load_pkg
 
     monkeypatch.setattr(load_pkg, "wrap", fail)  # the first thing load() does
     with pytest.raises(TypeError, match="unexpected keyword argument 'sepc'"):
@@ -271,7 +271,7 @@ def test_load_unknown_keyword_is_a_type_error_before_reading(monkeypatch):
 
 def test_run_accepts_every_load_option():
     """A loading option added to load() must be a keyword of run() too (and of the CLI)."""
-    from audit.load import load
+    from audit.ingest import load
     from audit.pipeline import run
 
     load_options = set(inspect.signature(load).parameters) - {"source"}

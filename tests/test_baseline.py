@@ -14,14 +14,14 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
-from audit.judge.baseline import (ADDED, CHANGE, RELABELLED, REMOVED, compare,
+from audit.suites.baseline import (ADDED, CHANGE, RELABELLED, REMOVED, compare,
                                   judgment_changes, leaderboard_change, relabel_breakdown,
                                   reliability_change, text_lines)
-from audit.labels import LabelKind, LabelScale
-from audit.load import load
-from audit.table import build_table
+from audit.contract.labels import LabelKind, LabelScale
+from audit.ingest import load
+from audit.contract.table import build_table
 from conftest import PANDALM_SIGN, shared_data
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def test_compare_block(versions):
     json.dumps(block, allow_nan=False)
 
 
-#: PandaLM's labels as the canonical scale names them (audit.labels.WINNER_NAMES).
+#: PandaLM's labels as the canonical scale names them (audit.contract.labels.WINNER_NAMES).
 NAMES = {-1: "A", 0: "tie", 1: "B"}
 
 

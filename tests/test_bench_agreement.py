@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from audit.table import build_table
+from audit.contract.table import build_table
 from benchmarks import synth, tools
 
 pytest.importorskip("evalica", reason="evalica is in the test extra: pip install -e '.[test]'")

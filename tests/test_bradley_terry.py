@@ -16,7 +16,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import log_expit
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.rank import ALL, rank
 from audit.rank.bradley_terry import bradley_terry, strongly_connected

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from junitparser import Error, JUnitXml
 
 from audit.cli import cli
-from audit.judge.github import append_step_summary, repo_path, step_summary
+from audit.suites.github import append_step_summary, repo_path, step_summary
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

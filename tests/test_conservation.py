@@ -13,14 +13,14 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from audit.errors import AuditError, InternalError
-from audit.load import load
-from audit.load import table as table_adapter
-from audit.load._common import REPEATED_RULE
-from audit.load.multipref import NOT_A_RECORD_RULE
-from audit.load.table import EMPTY_CELL_RULE
+from audit.ingest import load
+from audit.ingest import table as table_adapter
+from audit.ingest.common import REPEATED_RULE
+from audit.ingest.adapters.multipref import NOT_A_RECORD_RULE
+from audit.ingest.adapters.table import EMPTY_CELL_RULE
 from tests.conftest import REPO, shared_data
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -127,7 +127,7 @@ def test_an_uncounted_drop_is_an_internal_error(monkeypatch, tmp_path):
 def test_a_validated_label_that_loses_its_code_is_an_internal_error(monkeypatch):
     """The failure the issue found: a label passes validation and is then encoded as missing."""
     from audit import schema
-    from audit.schema import Coded
+    from audit.contract.schema import Coded
 
     validate = schema.validate_raw
 
@@ -144,8 +144,8 @@ def test_a_validated_label_that_loses_its_code_is_an_internal_error(monkeypatch)
 
 
 def test_build_table_without_counts_takes_the_rows_it_is_given():
-    from audit.labels import LabelKind, LabelScale
-    from audit.table import build_table
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
 
     raw = pd.DataFrame({C.ITEM: [1, 1, 2], C.ANNOTATOR: ["a", "b", "a"], C.LABEL: ["x", "y", "x"]})
     with warnings.catch_warnings():

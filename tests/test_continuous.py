@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import measure
 from audit.measure.ac1 import gwet_ac1, percent_agreement
 from audit.measure.alpha import krippendorff_alpha
@@ -37,7 +37,7 @@ from audit.measure.wide import (CohenStatistics, CountStatistics, is_wide, item_
                                 pool_item_labels, sparse_patterns)
 from audit.pipeline import audit_table
 from audit.resample import Bootstrap, item_resamples, patterns, weight_blocks
-from audit.table import build_table
+from audit.contract.table import build_table
 
 TOL = 1e-9
 POOLS = {"a0": "p1", "a1": "p1", "a2": "p1", "a3": "p2", "a4": "p2", "a5": "p2"}

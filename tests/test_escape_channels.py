@@ -36,8 +36,8 @@ from audit.escape import github as gh
 from audit.escape import markdown as md
 from audit.escape import terminal
 from audit.escape import xml as xml_esc
-from audit.judge import github as judge_github
-from audit.judge.junit import junit_error_xml, junit_xml
+from audit.suites import github as judge_github
+from audit.suites.junit import junit_error_xml, junit_xml
 
 FRAGMENTS = ("::", "\n::error::forged", "\n::add-mask::secret", "\n::stop-commands::tok",
              "::warning file=x,line=1::w", "%0A", "%0D", "%25", "%", "%3A", "%2C", "\r", "\n",

@@ -49,7 +49,7 @@ COMMANDS = {
     "card": (lambda d: ["card", d / "t.csv", "--out", d / "c", "--bootstrap", 5],
              "audit.report.card:render_card"),
     "check": (lambda d: ["check", d / "t.csv", "--suite", d / "s.yaml", "--bootstrap", 5],
-              "audit.judge.check:fit_table"),
+              "audit.suites.check:fit_table"),
     "simulate": (lambda d: ["simulate", "--perturbation-sd", 1, "--score-range", 1, "--sims", 20],
                  "audit.rank:simulate"),
 }
@@ -296,7 +296,7 @@ def test_check_junit_on_bad_data(files):
 
 
 def test_check_junit_on_internal_error(files, monkeypatch):
-    force(monkeypatch, "audit.judge.check:fit_table", ValueError("boom"))
+    force(monkeypatch, "audit.suites.check:fit_table", ValueError("boom"))
     result = invoke("check", files / "t.csv", "--suite", files / "s.yaml", "--junit",
                     files / "j.xml", "--github")
     assert result.exit_code == 3

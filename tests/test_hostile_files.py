@@ -26,8 +26,8 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import cli
-from audit.load.readers import MAX_JSONL_LINE_BYTES
-from audit.load.yamlsafe import MAX_BYTES, MAX_DEPTH, MAX_NODES
+from audit.ingest.readers import MAX_JSONL_LINE_BYTES
+from audit.ingest.yamlsafe import MAX_BYTES, MAX_DEPTH, MAX_NODES
 
 TABLE = ("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n3,a,y\n3,b,y\n")
 SUITE = "suite: s\nexpectations:\n  - expect: unique_judgments\n"
@@ -244,7 +244,7 @@ def test_jsonl_line_over_the_limit(d):
 
 
 def test_jsonl_line_at_the_limit_is_read(d, monkeypatch):
-    import audit.load.readers as R
+    import audit.ingest.readers as R
 
     monkeypatch.setattr(R, "MAX_JSONL_LINE_BYTES", 60)
     lines = ['{"item": "1", "annotator": "a", "label": "x"}',

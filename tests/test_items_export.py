@@ -23,15 +23,15 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from audit.escape.spreadsheet import (TRIGGERS, escape_cell, escape_column, needs_prefix,
                                       unescape_cell)
 from audit.items import CLASSES, item_table, write_items
-from audit.labels import WINNER_NAMES, LabelKind, LabelScale
-from audit.load import load
+from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+from audit.ingest import load
 from audit.rank import flipped_items
-from audit.table import build_table
+from audit.contract.table import build_table
 
 ROOT = Path(__file__).resolve().parent.parent
 PANDALM = ROOT / "data" / "pandalm" / "testset-v1.json"

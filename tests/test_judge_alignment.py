@@ -12,7 +12,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import stats
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.rank import ALL, judge_alignment, rank
 from audit.resample import Bootstrap
 from rank_data import RATING_SCALE, rating_raw, table_of

@@ -7,9 +7,9 @@ comparison; a judge that draws like one pool must be found to track it. Agreemen
 pool's *majority* winner fails the first check: a majority of 3 or 5 votes sits on the likely
 outcome more often than one vote does, so that pool looks closer to the judge.
 
-The null checks run the library's interval (:func:`audit.rank.judge.clustered_t_interval`)
+The null checks run the library's interval (:func:`audit.rank.judge_alignment.clustered_t_interval`)
 vectorised over thousands of datasets; :func:`test_vectorised_verdicts_are_the_librarys` checks
-that they are the verdicts :func:`audit.rank.judge.alignment_from_votes` gives.
+that they are the verdicts :func:`audit.rank.judge_alignment.alignment_from_votes` gives.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.rank import judge_alignment
-from audit.rank.judge import INDISTINGUISHABLE
+from audit.rank.judge_alignment import INDISTINGUISHABLE
 from audit.resample import Bootstrap
 from benchmarks.judge_fairness import (NAMES, block_verdicts, library_verdicts, simulate,
                                        verdicts)

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
-from audit.labels import (CATEGORY_LIMIT, LabelKind, LabelScale, distinct_numbers,
+from audit.contract import columns as C
+from audit.contract.labels import (CATEGORY_LIMIT, LabelKind, LabelScale, distinct_numbers,
                           infer_scale, is_continuous, parse_number, parse_numbers)
 from audit.report.html import render_html
-from audit.table import build_table
+from audit.contract.table import build_table
 
 # characters the reading rules treat differently: digits, signs, dot, exponent, ASCII spaces,
 # spaces only str.strip knows, NUL, non-ASCII digits, letters of nan / inf, underscores
@@ -147,7 +147,7 @@ def test_a_scale_inferred_from_labels_codes_them_as_reading_each_does():
     raw = ["2.50", "1", "-0.0", "x", " 1e0", "7", "2.5"]
     scale = infer_scale(LabelKind.INTERVAL, raw)
     assert scale.values == (0, 1, 2.5, 7)
-    from audit.labels import distinct_labels
+    from audit.contract.labels import distinct_labels
     distinct = distinct_labels(raw)  # the list validation reads the scale's codes of
     index = {v: i for i, v in enumerate(scale.values)}
     assert scale.codes(distinct).tolist() == [index.get(parse_number(v), -1) for v in distinct]

@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from audit.errors import InputError, SchemaError
-from audit.labels import LabelKind, LabelScale, infer_scale, label_text, parse_number
-from audit.load import load
+from audit.contract.labels import LabelKind, LabelScale, infer_scale, label_text, parse_number
+from audit.ingest import load
 
 
 def write(tmp_path, name, text):

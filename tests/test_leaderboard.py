@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import rankdata
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.rank import ALL, rank
 from audit.rank.counts import cluster_patterns, pair_units, pairwise_votes
 from audit.resample import Bootstrap, multinomial_weights

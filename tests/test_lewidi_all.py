@@ -24,8 +24,8 @@ from collections import defaultdict
 import pytest
 
 import audit
-from audit import columns as C
-from audit.load import LoadWarning, load
+from audit.contract import columns as C
+from audit.ingest import LoadWarning, load
 from conftest import SHARED_DATA, shared_data
 
 SPLITS = ("train", "dev", "test")

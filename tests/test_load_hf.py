@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError
-from audit.load import detect_format, load
-from audit.load.readers import read_table
+from audit.ingest import detect_format, load
+from audit.ingest.readers import read_table
 
 datasets = pytest.importorskip("datasets")
 

@@ -12,9 +12,9 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError
-from audit.load import LoadWarning, detect_format, load
+from audit.ingest import LoadWarning, detect_format, load
 from conftest import shared_data
 
 SPLITS = ("train", "dev", "test")
@@ -163,7 +163,7 @@ def test_unknown_pool_column_lists_the_fields():
 
 
 def test_kind_override_keeps_declared_values():
-    from audit.load.lewidi import load_lewidi
+    from audit.ingest.adapters.lewidi import load_lewidi
 
     table = load_lewidi(shared_data("lewidi2025/Paraphrase/Paraphrase_dev.json"), kind="interval")
     assert table.scale.kind.value == "interval" and table.scale.values == tuple(range(-5, 6))
@@ -191,7 +191,7 @@ def test_pool_column_alone_uses_the_datasets_metadata_file():
 def test_a_text_nested_past_the_parser_s_depth_is_kept_as_text():
     """A text field that looks like a JSON conversation but nests past the parser's recursion
     limit is shown as the text it is (it used to raise RecursionError: exit 3)."""
-    from audit.load.lewidi import _one_text
+    from audit.ingest.adapters.lewidi import _one_text
 
     deep = '{"user": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert _one_text(deep) == deep

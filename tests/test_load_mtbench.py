@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError
-from audit.load import LoadWarning, detect_format, load
+from audit.ingest import LoadWarning, detect_format, load
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mtbench"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError, SchemaError
-from audit.load import detect_format, load
+from audit.ingest import detect_format, load
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "multipref" / "multipref_sample.jsonl"
 SIGN = {"A-is-clearly-better": -2, "A-is-slightly-better": -1, "Tie": 0,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from audit import columns as C
-from audit.load import LoadWarning, detect_format, load
+from audit.contract import columns as C
+from audit.ingest import LoadWarning, detect_format, load
 from conftest import shared_data
 
 REPO = Path(__file__).resolve().parents[1]

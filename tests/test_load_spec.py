@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError, SchemaError
-from audit.load import load
-from audit.load.spec import read_spec
+from audit.ingest import load
+from audit.ingest.spec import read_spec
 
 SPEC = Path(__file__).resolve().parent / "fixtures" / "table" / "ratings_wide.yaml"
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import InputError
-from audit.load import LoadWarning, detect_format, load
-from audit.load.pools import read_pools
-from audit.load.readers import read_table
+from audit.ingest import LoadWarning, detect_format, load
+from audit.ingest.pools import read_pools
+from audit.ingest.readers import read_table
 
 TABLES = Path(__file__).resolve().parent / "fixtures" / "table"
 WIDE, SPEC, LONG, POOLS = (TABLES / n for n in ("ratings_wide.csv", "ratings_wide.yaml",

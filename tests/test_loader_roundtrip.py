@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import audit
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import AuditError, SchemaError
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import measure
 from audit.measure.ac1 import (gwet_ac1, gwet_ac1_batched, percent_agreement,
                                percent_agreement_batched)
@@ -26,7 +26,7 @@ from audit.measure.icc import crossed_subset, icc2, icc2_batched, icc2k, icc2k_b
 from audit.measure.kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa,
                                  fleiss_kappa_batched)
 from audit.resample import Bootstrap, patterns
-from audit.table import build_table
+from audit.contract.table import build_table
 from measure_data import lewidi_table
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,

@@ -308,7 +308,7 @@ def test_card_through_a_symlink_keeps_the_link_and_the_mode(d):
 
 # -- the library guards too -------------------------------------------------------------------------
 def test_pipeline_run_refuses_before_loading(d, monkeypatch):
-    import audit.load
+    import audit.ingest
     from audit.pipeline import run
 
     def no_load(*args, **kwargs):
@@ -321,7 +321,7 @@ def test_pipeline_run_refuses_before_loading(d, monkeypatch):
 
 def test_export_table_refuses_a_folder_holding_its_source(d):
     from audit.export import export_table
-    from audit.load import load
+    from audit.ingest import load
 
     table = load(d / "t.csv")
     with kept(d), pytest.raises(InputError, match="holds the source"):

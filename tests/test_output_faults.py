@@ -65,7 +65,7 @@ def cli_run(src: Path, out: Path, seed: int) -> subprocess.Popen:
 def world(tmp_path_factory):
     """The input, the audits of both seeds, and the complete old and new sets they make."""
     from audit.items import item_table, write_items
-    from audit.load import load
+    from audit.ingest import load
     from audit.outputs import find_inputs, write_run
     from audit.pipeline import run
 

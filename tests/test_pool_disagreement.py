@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning, InputError
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import measure
 from audit.measure.disagreement import TIE_BREAKS, consensus_labels, pool_disagreement
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 from conftest import PANDALM_ANNOTATORS, PANDALM_SIGN, pandalm_records, pandalm_table, shared_data
 from measure_data import lewidi_table
 

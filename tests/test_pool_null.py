@@ -18,13 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.intervals import WILSON, wilson_list
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure.disagreement import _rate_block, cell_indicators, pool_disagreement
 from audit.resample import Bootstrap, multinomial_weights, percentile_ci
-from audit.table import build_table
+from audit.contract.table import build_table
 from benchmarks.pool_null_bench import DESIGNS, calibrate, need_of, null_of_counts, simulate_counts
 from conftest import pandalm_table
 from measure_data import lewidi_table

@@ -22,11 +22,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from audit.errors import InputError
-from audit.load import LoadWarning, load
-from audit.load.pools import (MISSING_POOL, OTHER_POOL, UNKNOWN_POOL, fold_pools, match_keys,
+from audit.ingest import LoadWarning, load
+from audit.ingest.pools import (MISSING_POOL, OTHER_POOL, UNKNOWN_POOL, fold_pools, match_keys,
                               pool_name)
 from conftest import shared_data
 

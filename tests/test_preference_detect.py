@@ -11,11 +11,11 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
-from audit.labels import LabelKind
-from audit.load import LoadWarning, load
-from audit.load.infer import recognise_preference
+from audit.contract.labels import LabelKind
+from audit.ingest import LoadWarning, load
+from audit.ingest.infer import recognise_preference
 
 
 def pairwise_csv(tmp_path, labels, name="pairs.csv"):

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import measure
 from audit.measure.ac1 import gwet_ac1, percent_agreement
 from audit.measure.alpha import coincidence_matrix, krippendorff_alpha
@@ -25,7 +25,7 @@ from audit.measure.counts import codes, item_label_counts, pair_tables
 from audit.measure.icc import crossed_subset, icc2, icc2k
 from audit.measure.kappa import cohen_kappa, cohen_kappa_tables, cohen_weights, fleiss_kappa
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 from conftest import pandalm_table
 from measure_data import (LEWIDI, lewidi_rows, lewidi_table, lewidi_wide,
                           long_from_wide, pandalm_loaded_table, pandalm_wide, raw_lewidi_table)

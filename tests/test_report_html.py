@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from results_examples import (bare_results, full_results, minimal_results, parse_html,
                               section_html, section_text)
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.report import charts, write_reports
 from audit.report.html import SECTIONS, confusion_matrix, page_sections, render_html
 
@@ -256,7 +256,7 @@ def test_cli_run_writes_report_and_card(tmp_path):
 
 def synthetic_table(n_items: int, *, seed: int = 0, n_models: int = 8):
     """A MultiPref-shaped table: crowd and expert pools (2 judgments each) and a judge pool."""
-    from audit.table import build_table
+    from audit.contract.table import build_table
 
     rng = np.random.default_rng(seed)
     models = np.array([f"model-{k}" for k in range(n_models)])

@@ -18,15 +18,15 @@ from conftest import shared_data
 from results_examples import section_text
 from rich.console import Console
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
 from audit.report.card import annotations_block, limitations
 from audit.report.html import render_html
 from audit.report.summary import print_summary
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 
 MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps")
 

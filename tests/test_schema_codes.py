@@ -1,4 +1,4 @@
-"""audit.schema validates on codes: the same table and the same failures (raw value, source row)
+"""audit.contract.schema validates on codes: the same table and the same failures (raw value, source row)
 as validating the raw values, every failure at once."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import SchemaError
-from audit.labels import LabelKind, LabelScale
-from audit.schema import string_categorical
-from audit.table import build_table
+from audit.contract.labels import LabelKind, LabelScale
+from audit.contract.schema import string_categorical
+from audit.contract.table import build_table
 
 VALUES = {
     "ints": st.integers(-5, 5_000),

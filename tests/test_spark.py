@@ -19,11 +19,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from audit.errors import EngineError, InputError, SchemaError
 from audit.export import export_table
-from audit.load import load
+from audit.ingest import load
 from audit.pipeline import run
 from benchmarks import synth
 from tests.conftest import REPO, shared_data
@@ -41,7 +41,7 @@ def _spark_or_skip(*, java: bool = True):
     except ImportError:
         reason = "pyspark not installed (pip install 'annotation-audit[spark]')"
     else:
-        from audit.spark.session import java_available
+        from audit.ingest.spark.session import java_available
 
         reason = None if not java or java_available() else "no Java runtime for Spark"
     if reason:
@@ -53,7 +53,7 @@ def _spark_or_skip(*, java: bool = True):
 @pytest.fixture(scope="module")
 def spark():
     _spark_or_skip()
-    from audit.spark import get_session
+    from audit.ingest.spark import get_session
 
     return get_session("local[2]")
 
@@ -233,7 +233,7 @@ def test_repeated_judgments_alone_are_found_from_the_codes_and_listed_by_spark(s
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from audit.spark.validate import has_repeats
+    from audit.ingest.spark.validate import has_repeats
 
     data = tmp_path / "dupes"
     data.mkdir()
@@ -296,7 +296,7 @@ def test_check_suite_with_engine_spark(spark, tmp_path):
 def test_a_failed_spark_job_is_one_message_with_what_to_set(spark, monkeypatch, tmp_path):
     from pyspark.errors import PySparkException
 
-    from audit.spark import encode
+    from audit.ingest.spark import encode
 
     def too_big(*args, **kwargs):
         raise PySparkException("Total size of serialized results of 9 tasks (1030.2 MiB) is "
@@ -365,7 +365,7 @@ def test_preference_is_recognised_on_both_engines(spark, tmp_path):
 
 def test_a_judgment_lost_on_spark_is_an_internal_error(spark, monkeypatch, tmp_path):
     from audit.errors import InternalError
-    from audit.spark import frame
+    from audit.ingest.spark import frame
 
     data, spec, _ = _synthetic_dataset(tmp_path, n_items=60)
     count = frame.count_judgments
@@ -394,7 +394,7 @@ def test_missing_java_is_one_clear_message(monkeypatch):
     _spark_or_skip(java=False)  # Java itself is what this test takes away
     from pyspark.sql import SparkSession
 
-    from audit.spark import session
+    from audit.ingest.spark import session
 
     monkeypatch.setattr(session, "java_available", lambda: False)
     monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
@@ -409,7 +409,7 @@ def test_spark_master_without_spark_engine_is_refused():
 
 def test_pandas_engine_never_imports_pyspark(tmp_path):
     """Installed or not, pyspark stays out of the pandas engine's run (pandera would load
-    ``pyspark.pandas`` on import; :mod:`audit.schema` hides it). great_expectations, on the
+    ``pyspark.pandas`` on import; :mod:`audit.contract.schema` hides it). great_expectations, on the
     ``check`` path, imports pyspark itself whenever it is installed; that is left to it."""
     script = tmp_path / "pandas_run.py"
     script.write_text("import sys, warnings; warnings.simplefilter('ignore')\n"
@@ -444,7 +444,7 @@ def test_export_refuses_to_overwrite(tmp_path):
 def test_source_order_puts_runs_of_a_split_back_in_order():
     """The driver's reorder: runs of consecutive positions (file splits, as Spark returns
     them) sorted as runs, rows otherwise; always the same permutation as a full sort."""
-    from audit.spark.encode import _source_order
+    from audit.ingest.spark.encode import _source_order
 
     rng = np.random.default_rng(11)
     for _ in range(200):

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom, kendalltau, norm, rankdata
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.rank import ALL, rank
 from audit.rank.leaderboard import Board
 from audit.rank.stability import closest_pairs, displacement, kendall_tau_b
@@ -235,7 +235,7 @@ def test_displacement_carries_its_monte_carlo_error(pandalm_result):
 
 
 def test_displacement_probability_is_still_a_checkable_measurement(pandalm_result):
-    from audit.judge.measurements import measurements
+    from audit.suites.measurements import measurements
 
     m = measurements(pandalm_result).set_index("measurement")
     for pool, p in pandalm_result["stability"]["bootstrap_displacement_probability"].items():

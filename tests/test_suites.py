@@ -17,15 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import columns as C
-from audit.judge.batches import batches
-from audit.judge.check import fit_measurements, fit_table
-from audit.judge.measurements import measurements
-from audit.judge.outcomes import fmt, outcomes, summary
-from audit.judge.suite import (CATALOGUE, EVERY, SuiteFileError, from_gx_json, load_suite,
+from audit.contract import columns as C
+from audit.suites.batches import batches
+from audit.suites.check import fit_measurements, fit_table
+from audit.suites.measurements import measurements
+from audit.suites.outcomes import fmt, outcomes, summary
+from audit.suites.suite import (CATALOGUE, EVERY, SuiteFileError, from_gx_json, load_suite,
                                parse_suite, to_gx_json)
-from audit.labels import LabelKind, LabelScale
-from audit.table import build_table
+from audit.contract.labels import LabelKind, LabelScale
+from audit.contract.table import build_table
 from results_examples import full_results
 
 REPO = Path(__file__).resolve().parents[1]
@@ -311,7 +311,7 @@ def _claims_suite(thresholds):
 def judged(toy):
     """One great_expectations run: the claims at their exact observed values (must pass), just
     past them (must fail), an undefined measurement (must fail), and the row expectations."""
-    from audit.judge.gx_run import validate
+    from audit.suites.gx_run import validate
 
     res = full_results()
     res["stability"]["bootstrap_displacement_probability"]["expert"] = None

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
-from audit import columns as C
-from audit.table import build_table
+from audit.contract import columns as C
+from audit.contract.table import build_table
 from benchmarks import synth
 from benchmarks.synth import PoolSpec
 

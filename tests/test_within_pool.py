@@ -17,14 +17,14 @@ from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import SquareTable, cochrans_q
 from statsmodels.stats.proportion import proportion_confint
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit import intervals
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import within_item as W
 from audit.measure.within_pool import annotator_effect, within_pool
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 from conftest import pandalm_table, shared_data
 from measure_data import lewidi_table
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from audit.judge.measurements import measurements
-from audit.judge.outcomes import outcomes
-from audit.judge.suite import CATALOGUE, parse_suite
+from audit.suites.measurements import measurements
+from audit.suites.outcomes import outcomes
+from audit.suites.suite import CATALOGUE, parse_suite
 from results_examples import full_results
 
 
@@ -40,7 +40,7 @@ def test_catalogue_entry_reads_as_a_claim():
 
 @pytest.mark.parametrize("pool, passes", [("expert", True), ("crowd", False), ("every", False)])
 def test_great_expectations_judges_the_claim(pool, passes):
-    from audit.judge.gx_run import validate
+    from audit.suites.gx_run import validate
 
     res = full_results()
     m = measurements(res)

@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 
 import audit
-from audit import columns as C
+from audit.contract import columns as C
 from audit.cli import cli
 from conftest import REPO, shared_data
 

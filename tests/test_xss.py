@@ -17,15 +17,15 @@ import pandas as pd
 import pytest
 from results_examples import PAYLOADS, full_results, parse_html, section_text
 
-from audit import columns as C
+from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
-from audit.labels import LabelKind, LabelScale
+from audit.contract.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
 from audit.report import write_reports
 from audit.report.card import END, START, check_card, md_escape
 from audit.report.html import SECTIONS
 from audit.resample import Bootstrap
-from audit.table import build_table
+from audit.contract.table import build_table
 
 POOLS = (f"crowd{PAYLOADS[0]}", f"expert{PAYLOADS[1]}", f"judge{PAYLOADS[2]}")
 MODELS = tuple(f"m{i}{p}" for i, p in enumerate(PAYLOADS[3:8]))

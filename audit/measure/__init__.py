@@ -37,7 +37,7 @@ _SINGLE_POOLS: contextvars.ContextVar[tuple] = contextvars.ContextVar(
 @contextlib.contextmanager
 def _single_annotator_pools(table):
     """Let :class:`_ScopedWarnings` know which of ``table``'s pools one annotator holds."""
-    from .. import columns as C
+    from ..contract import columns as C
 
     known, pools = _SINGLE_POOLS.get()
     if known is not table:  # measure() has counted them already for reliability()
@@ -161,7 +161,7 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     Parameters
     ----------
     table
-        A canonical :class:`audit.table.AnnotationTable`.
+        A canonical :class:`audit.contract.table.AnnotationTable`.
     bootstrap
         Seed, number of resamples and CI level; the same seed gives identical output.
     min_per_pool

@@ -40,7 +40,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .. import columns as C
+from ..contract import columns as C
 from ..resample import ITEM_METHOD, Bootstrap, ci_dict, item_codes, item_resamples
 from .counts import Codes, warn_degenerate
 from .icc import SUBSET_RULE, crossed_block, icc2, icc2k

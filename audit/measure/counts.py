@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import columns as C
+from ..contract import columns as C
 from ..errors import DegenerateDataWarning
 from ..resample import item_codes, patterns
 

@@ -8,7 +8,7 @@ unanimous; then the pools' labels form a q x q confusion table, and
     the share of those items on which the two pools' labels differ;
 ``winner_reversed_rate`` (preference labels only)
     the share on which they name opposite winners: one pool says A is better (label < 0) and the
-    other says B (label > 0). A tie is never opposite to anything (:mod:`audit.labels`).
+    other says B (label > 0). A tie is never opposite to anything (:mod:`audit.contract.labels`).
 
 Because both pools are internally unanimous on these items, a difference cannot be blamed on
 noise inside a pool — but it is not all a pool effect either: interchangeable annotators split
@@ -137,7 +137,7 @@ def rates(table: np.ndarray, signs: np.ndarray | None) -> tuple[float, float]:
 def pool_label_counts(table) -> tuple[np.ndarray, list[str], np.ndarray]:
     """(n_items, n_pools, q) judgment counts by item, pool and label; the pool names; and the
     number of annotators in each pool."""
-    from .. import columns as C
+    from ..contract import columns as C
     from ..resample import item_codes
     f = table.frame
     item, n_items = item_codes(f, C.ITEM)
@@ -164,7 +164,7 @@ class _PoolLabels:
         self.wide = is_wide(table.scale)
         self.ordered, self.tie_break = ordered, tie_break
         if self.wide:
-            from .. import columns as C
+            from ..contract import columns as C
             from ..resample import item_codes
             f = table.frame
             self.item, self.n_items = item_codes(f, C.ITEM)
@@ -322,7 +322,7 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
     """
     from itertools import combinations
 
-    from ..labels import Granularity, LabelKind
+    from ..contract.labels import Granularity, LabelKind
     from .moments import is_continuous
 
     check_tie_break(tie_break)

@@ -3,10 +3,10 @@
 Which sufficient statistic, per scale
 -------------------------------------
 Every coefficient is a function of a per-item summary, and the summary is chosen by the scale
-(:func:`audit.labels.is_continuous`, imported here):
+(:func:`audit.contract.labels.is_continuous`, imported here):
 
 * **category counts** ``n[i, c]`` (:mod:`audit.measure.counts`) for nominal, ordinal and
-  preference scales, and for interval scales of at most :data:`~audit.labels.CATEGORY_LIMIT`
+  preference scales, and for interval scales of at most :data:`~audit.contract.labels.CATEGORY_LIMIT`
   values (a 1-5 rating, a 0-10 score). Items with equal counts are interchangeable, so a
   bootstrap draws a few hundred patterns, not the items.
 * **moments** — per item the number of judgments ``m``, their sum ``S1`` and sum of squares
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..labels import CATEGORY_LIMIT, is_continuous  # noqa: F401 - the scale's, kept there
+from ..contract.labels import CATEGORY_LIMIT, is_continuous  # noqa: F401 - the scale's, kept there
 
 #: Relative size below which a difference of sums of squares is rounding, not variance.
 _ROUNDING = 1e-12

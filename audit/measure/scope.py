@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import columns as C
+from ..contract import columns as C
 from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
 from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
 from .alpha import krippendorff_alpha, krippendorff_alpha_batched

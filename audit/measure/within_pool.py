@@ -152,7 +152,7 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[
     :class:`~audit.errors.DegenerateDataWarning`.
     """
     from ..intervals import WILSON, wilson_list
-    from ..labels import LabelKind
+    from ..contract.labels import LabelKind
     from .counts import codes, warn_degenerate
     from .moments import is_continuous
     from .wide import is_wide, item_disagrees

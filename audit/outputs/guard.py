@@ -97,14 +97,14 @@ def find_inputs(source=None, *, spec=None, pools=None, suite=None, baseline=None
     ----------
     source, baseline
         A dataset: a file, a folder (every file in it, recursively), or anything else
-        :func:`audit.load.load` takes (not local: nothing to protect).
+        :func:`audit.ingest.load` takes (not local: nothing to protect).
     spec
-        A spec path, dict or :class:`audit.load.spec.DatasetSpec`; the pools file it names is
+        A spec path, dict or :class:`audit.ingest.spec.DatasetSpec`; the pools file it names is
         an input too (read relative to the spec's folder).
     pools
         An annotator -> pool file, or a mapping.
     suite
-        An expectation suite path or :class:`audit.judge.suite.Suite`.
+        An expectation suite path or :class:`audit.suites.suite.Suite`.
     format
         With ``"auto"`` or ``"lewidi"``, a LeWiDi dataset's ``*_annotators_meta.json`` beside
         the source is an input.
@@ -163,7 +163,7 @@ def _spec_pools_file(spec) -> Path | None:
     from ..errors import AuditError
 
     try:
-        from ..load.spec import read_spec
+        from ..ingest.spec import read_spec
 
         # every file the spec names is an input, wherever it lies: with --allow-outside the
         # loader reads one outside the spec's folder, which must be protected all the same

@@ -15,7 +15,7 @@ sample of items:
   perturbation, with its Monte-Carlo s.e. and its range over the perturbation SD's 95%
   interval (:func:`_sd_df` says where the SD's degrees of freedom come from);
 * exposure (:mod:`audit.rank.exposure`): the items whose majority winner flips between pools;
-* judge alignment (:mod:`audit.rank.judge`): which human pool an LLM judge agrees with.
+* judge alignment (:mod:`audit.rank.judge_alignment`): which human pool an LLM judge agrees with.
 
 Everything returned is plain JSON (no numpy types; NaN is None).
 """
@@ -28,14 +28,14 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError, join_names
-from ..labels import LabelKind, is_continuous
+from ..contract.labels import LabelKind, is_continuous
 from ..resample import ITEM_METHOD, Bootstrap
-from ..table import AnnotationTable
+from ..contract.table import AnnotationTable
 from ..results import jsonable
 from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
-from .judge import alignment_from_votes, judge_alignment
+from .judge_alignment import alignment_from_votes, judge_alignment
 from .leaderboard import Board, pairwise_board, rating_board, rating_boards_over_items
 from .simulation import (DEFAULT_SIZES, GAP_MODELS, MODEL, independent_adjacent, sd_interval,
                          simulate)

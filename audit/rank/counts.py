@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .. import columns as C
+from ..contract import columns as C
 from ..resample import item_codes, patterns
-from ..table import AnnotationTable
+from ..contract.table import AnnotationTable
 
 #: The rule that turns a unit's winner votes into one vote.
 MAJORITY_RULE = ("plurality of the winner votes (A / tie / B); a tie for the most votes, "
@@ -76,7 +76,7 @@ class Scores:
 
 
 def pairwise_votes(table: AnnotationTable) -> Votes:
-    """Reduce a pairwise table to :class:`Votes` (the sign convention of :mod:`audit.labels`)."""
+    """Reduce a pairwise table to :class:`Votes` (the sign convention of :mod:`audit.contract.labels`)."""
     f = table.frame
     models = sorted(set(map(str, f[C.MODEL_A].cat.categories)) |
                     set(map(str, f[C.MODEL_B].cat.categories)))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import columns as C
-from ..table import AnnotationTable
+from ..contract import columns as C
+from ..contract.table import AnnotationTable
 from .counts import TIE, Votes, pairwise_votes, pool_majorities
 
 

@@ -1,7 +1,7 @@
 """The dataset card's publishing metadata: ``license``, ``language``, ``task_categories``,
 ``tags``, ``pretty_name`` (and the Croissant document's ``description`` and ``url``).
 
-The values come from the spec's ``card:`` section (:mod:`audit.load.spec`) and the CLI's
+The values come from the spec's ``card:`` section (:mod:`audit.ingest.spec`) and the CLI's
 ``--license``, ``--language``, ``--task-category``, ``--tag`` and ``--pretty-name`` flags, which
 override it key by key (a list flag given once replaces the spec's whole list):
 
@@ -113,7 +113,7 @@ def card_metadata(spec_card: dict | None = None, *, spec_path=None, license: str
     Parameters
     ----------
     spec_card
-        The spec's ``card:`` section (:attr:`audit.load.spec.DatasetSpec.card`), validated for
+        The spec's ``card:`` section (:attr:`audit.ingest.spec.DatasetSpec.card`), validated for
         shape by the spec reader.
     spec_path
         The spec file, for messages.
@@ -222,11 +222,11 @@ def kept_values(results: dict, card_text: str) -> list[str]:
 
 def from_spec(spec, flags: dict | None = None, *, allow_outside: bool = False) -> dict:
     """:func:`card_metadata` of a spec (a path, a dict or a
-    :class:`audit.load.spec.DatasetSpec`, or None) and the CLI's ``flags``
+    :class:`audit.ingest.spec.DatasetSpec`, or None) and the CLI's ``flags``
     (``{"license": ..., "language": [...], ...}``); ``{}`` when neither sets anything."""
     section, path = {}, None
     if spec is not None:
-        from ..load.spec import read_spec
+        from ..ingest.spec import read_spec
 
         parsed = read_spec(spec, allow_outside=allow_outside)
         section, path = parsed.card, parsed.path

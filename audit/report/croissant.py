@@ -104,7 +104,7 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
         ``(name, path)`` of each source data file: ``name`` its path relative to the source
         (``contentUrl``), ``path`` where to read it for the hash.
     spec
-        The run's :class:`audit.load.spec.DatasetSpec`, if any: its ``columns`` say which
+        The run's :class:`audit.ingest.spec.DatasetSpec`, if any: its ``columns`` say which
         source column holds each canonical column (record set ``judgments``).
     """
     from ..outputs.fs import sha256_file
@@ -198,7 +198,7 @@ def _judgments_record_set(results: dict, source_files: list, spec) -> dict | Non
     renames or maps labels or reads with options Croissant cannot state, an adapter's format),
     and when the file lacks an item, annotator or label column: a record set that read other
     values than the audit did would be wrong."""
-    from .. import columns as C
+    from ..contract import columns as C
 
     if len(source_files) != 1:
         return None
@@ -285,7 +285,7 @@ def write_croissant(results: dict, folder, *, inputs=None) -> Path:
 
 def _spec(inputs):
     """The run's dataset spec, read from the inputs (already validated by the load)."""
-    from ..load.spec import read_spec
+    from ..ingest.spec import read_spec
 
     for role, given in getattr(inputs, "given", ()):
         if role == "spec":

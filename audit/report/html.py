@@ -16,7 +16,7 @@ import json
 import math
 from pathlib import Path
 
-from ..labels import WINNER_NAMES
+from ..contract.labels import WINNER_NAMES
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
                    judge_rows, p_is, p_text, simulation_row, swap, swap_key, within_test)
 

@@ -1,0 +1,284 @@
+"""The pandera schema of the canonical table, validated lazily at the entry.
+
+Validation runs on integer codes, never on an object copy of the raw table. Each id column is
+factorised once into a categorical of its values' strings (:func:`string_categorical`, which the
+table then keeps) and the label into the codes of its distinct raw values. pandera validates that
+coded frame (codes stored as floats, so a missing value is NaN): ``not null`` on every column;
+the label's scale check on its codes, decided once per distinct raw value (an ``isin`` on the
+values, not on the rows); and the frame checks (one judgment per (item, annotator), ``model_a``
+differs from ``model_b``) on code keys. A check that passes on every row returns ``True``, so
+no per-row result is built unless something failed.
+
+All checks run in one pass (``lazy=True``) and their failures come back as one tidy frame
+(``column, check, failure_case, index``), where ``failure_case`` is the raw value and ``index``
+the source row or record; both are looked up only for the rows that failed. That frame is raised
+as :class:`audit.errors.SchemaError`, which the CLI prints as one readable list.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@contextmanager
+def _without_pyspark_pandas():
+    """Hide ``pyspark.pandas`` while pandera loads, unless it is loaded already.
+
+    On import pandera loads ``pyspark.pandas`` whenever pyspark is installed (so that pyspark's
+    patch of ``pandas.Series`` comes before ``pandera.typing``; this project uses schema objects,
+    not ``pandera.typing``). With the ``[spark]`` extra installed that would put pyspark (0.2 s,
+    15 MB) on the pandas engine's path; hidden, pyspark is imported only with
+    ``--engine spark``. ``tests/test_spark.py`` checks both, and both engines in one process.
+    """
+    if "pyspark.pandas" in sys.modules:
+        yield
+        return
+    sys.modules["pyspark.pandas"] = None  # an import of it raises ImportError, which pandera skips
+    try:
+        yield
+    finally:
+        if sys.modules.get("pyspark.pandas", 0) is None:
+            del sys.modules["pyspark.pandas"]
+
+
+with _without_pyspark_pandas():
+    import pandera.pandas as pa
+    from pandera.errors import SchemaErrors
+
+from . import columns as C
+from ..errors import InputError, SchemaError
+from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
+                     parse_number)
+
+UNIQUE_CHECK = "one judgment per (item, annotator)"
+MODELS_CHECK = "model_a differs from model_b"
+_FRAME_CHECKS = {UNIQUE_CHECK: [C.ITEM, C.ANNOTATOR], MODELS_CHECK: [C.MODEL_A, C.MODEL_B]}
+
+
+@dataclass(frozen=True)
+class Coded:
+    """The validated columns of a raw frame, ready for the table.
+
+    ``ids`` maps each id column present (``pool`` always) to a categorical of its values'
+    strings with sorted categories, as ``pd.Categorical(column.astype(str))``; ``label`` is the
+    label as a categorical on the scale (categories ``scale.values``).
+    """
+
+    ids: dict[str, pd.Categorical]
+    label: pd.Categorical
+
+
+def string_categorical(values: pd.Series) -> pd.Categorical:
+    """``pd.Categorical(values.astype(str))`` with missing values left missing (code -1).
+
+    Only the distinct values are turned into strings: the column is factorised once, its
+    distinct values converted and sorted, and the codes remapped. A column in which equal values
+    can print differently (``0.0`` and ``-0.0``; ``1`` and ``1.0`` in one object column) is
+    converted row by row first.
+    """
+    if _equal_values_may_print_differently(values):
+        missing = values.isna().to_numpy()
+        values = values.astype(str).mask(missing)
+    codes, uniques = pd.factorize(values)
+    names = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    cats, remap = _sorted_strings(names)
+    codes = np.where(codes >= 0, remap[codes] if len(names) else -1, -1)
+    return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
+
+
+def sorted_index(values) -> pd.Index:
+    """An Index of distinct sorted values that knows it is unique without hashing them.
+
+    pandas checks that categories are unique; for a strictly increasing Index its monotonicity
+    check (one pass of comparisons) settles that, instead of a hash table of every value.
+    """
+    index = pd.Index(values, dtype=object)
+    index.is_monotonic_increasing  # noqa: B018 - caches strict monotonicity, hence uniqueness
+    return index
+
+
+def _equal_values_may_print_differently(values: pd.Series) -> bool:
+    """Whether two values that factorise together could have different strings."""
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biuSU":
+        return False
+    if dtype.kind == "f":
+        return bool((values == 0).any())
+    if dtype.kind == "O":
+        return pd.api.types.infer_dtype(values, skipna=True) not in ("string", "integer",
+                                                                     "boolean", "empty")
+    return not pd.api.types.is_string_dtype(dtype)
+
+
+def _sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(names, return_inverse=True)`` for an object array of strings; short strings
+    are sorted as fixed-width unicode (C comparisons in code-point order, as Python's)."""
+    if len(names) == 0:
+        return names, np.zeros(0, dtype=np.int64)
+    width = max(map(len, names))
+    if width <= 64 and "\0" not in "".join(names):  # fixed width drops trailing NULs
+        fixed, remap = np.unique(names.astype(f"<U{max(width, 1)}"), return_inverse=True)
+        return fixed.astype(object), remap.reshape(-1)
+    cats, remap = np.unique(names, return_inverse=True)
+    return cats, remap.reshape(-1)
+
+
+def label_rule(scale: LabelScale, distinct) -> tuple[str, np.ndarray, np.ndarray]:
+    """The label check's name, whether each distinct raw value passes it, and each one's code
+    on the scale (-1 off the scale). Both engines decide the label check with this, once per
+    distinct raw value, by :meth:`audit.contract.labels.LabelScale.codes`: a value passes exactly when it
+    has a code, so a label that passes validation is never encoded as missing."""
+    distinct = list(distinct)
+    codes = scale.codes(distinct)
+    ok = codes >= 0
+    if scale.kind is LabelKind.INTERVAL and all(
+            parse_number(distinct[i]) is None for i in np.flatnonzero(~ok)):
+        name = "label is a number"
+    else:
+        shown = ", ".join(repr(v) if isinstance(v, str) else label_text(v)
+                          for v in scale.values[:12])
+        more = ", ..." if len(scale.values) > 12 else ""
+        name = f"label in declared set {{{shown}{more}}}"
+        if scale.aliases:
+            read = ", ".join(repr(label_text(k)) for k, _ in scale.aliases[:12])
+            name += f" (or read as one: {read}{', ...' if len(scale.aliases) > 12 else ''})"
+    return name, np.asarray(ok, dtype=bool), np.asarray(codes, dtype=np.int64)
+
+
+def _label_check(scale: LabelScale, distinct: list) -> tuple[pa.Check, np.ndarray]:
+    """The label check on factorised codes and the scale code of each distinct raw value."""
+    name, ok, codes = label_rule(scale, distinct)
+    ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
+    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), codes
+
+
+def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.DataFrameSchema:
+    """The schema of the coded frame: every column not null, the label check, the frame checks.
+
+    ``models_differ`` is the row check of ``model_a`` against ``model_b`` (pairwise data).
+    """
+    cols = {col: pa.Column(None, nullable=False) for col in columns}
+    cols[C.LABEL] = pa.Column(None, checks=[label_check], nullable=False)
+    checks = [pa.Check(_unique_item_annotator, name=UNIQUE_CHECK)]
+    if models_differ is not None:
+        checks.append(pa.Check(models_differ, name=MODELS_CHECK))
+    return pa.DataFrameSchema(cols, checks=checks, strict=False, coerce=False)
+
+
+def _codes(s: pd.Series) -> np.ndarray:
+    """Integer codes of a coded column (-1 where missing)."""
+    v = s.to_numpy()
+    return np.where(np.isnan(v), -1, v).astype(np.int64)
+
+
+def _rows_ok(ok: np.ndarray, index: pd.Index):
+    """A check's outcome: ``True`` when every row passed, else the per-row booleans."""
+    return True if ok.all() else pd.Series(ok, index=index)
+
+
+def _unique_item_annotator(df: pd.DataFrame):
+    item, ann = _codes(df[C.ITEM]), _codes(df[C.ANNOTATOR])
+    key = (item + 1) * (int(ann.max(initial=0)) + 2) + (ann + 1)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return True
+    return _rows_ok(~pd.Series(key).duplicated(keep=False).to_numpy(), df.index)
+
+
+def _models_differ(cat_a: pd.Categorical, cat_b: pd.Categorical):
+    """Row check: model_a's string differs from model_b's (two missing values count as equal)."""
+    union = cat_a.categories.union(cat_b.categories)
+    to_a = np.append(union.get_indexer(cat_a.categories), -1)
+    to_b = np.append(union.get_indexer(cat_b.categories), -1)
+
+    def check(df: pd.DataFrame):
+        return _rows_ok(to_a[_codes(df[C.MODEL_A])] != to_b[_codes(df[C.MODEL_B])], df.index)
+    return check
+
+
+def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
+    """Validate ``raw`` lazily and return its coded columns; raise :class:`SchemaError` listing
+    every failure.
+
+    A missing ``pool`` column is the single pool :data:`audit.contract.columns.DEFAULT_POOL`.
+    """
+    n = len(raw)
+    for col in (*C.ID_COLUMNS, C.LABEL):
+        bad = first_unstorable(raw[col]) if col in raw.columns else None
+        if bad is not None:
+            raise InputError(f"contains {bad[1]}; remove it", path=source, column=col,
+                             row=bad[0])
+    ids = {}
+    for col in C.ID_COLUMNS:
+        if col in raw.columns:
+            ids[col] = string_categorical(raw[col])
+        elif col == C.POOL:
+            ids[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
+                                                 categories=pd.Index([C.DEFAULT_POOL]))
+    try:
+        label_codes, distinct = factorize_labels(raw[C.LABEL])
+    except InputError as err:  # lists or mappings as labels
+        raise InputError(err.message, path=source, column=C.LABEL) from None
+    label_check, scale_code = _label_check(scale, distinct)
+    names = [*ids, C.LABEL]
+    block = np.empty((len(names), n))  # one float block: no consolidation copy
+    for row, values in zip(block, [cat.codes for cat in ids.values()] + [label_codes]):
+        row[:] = values
+    block[block < 0] = np.nan
+    frame = pd.DataFrame(block.T, columns=names, index=pd.RangeIndex(n), copy=False)
+    pairwise = C.MODEL_A in ids and C.MODEL_B in ids
+    schema = canonical_schema(label_check, list(ids),
+                              _models_differ(ids[C.MODEL_A], ids[C.MODEL_B]) if pairwise else None)
+    try:
+        schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
+    except SchemaErrors as err:
+        raise SchemaError(_tidy(err.failure_cases, raw), source=source) from None
+    codes = np.where(label_codes >= 0, scale_code[label_codes] if len(scale_code) else -1, -1)
+    label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
+                                      ordered=scale.kind is not LabelKind.NOMINAL)
+    return Coded(ids=ids, label=label)
+
+
+def _raw_values(raw: pd.DataFrame, column: str, positions) -> list:
+    """The raw values of ``column`` at ``positions``, as Python objects."""
+    if column not in raw.columns:
+        return [C.DEFAULT_POOL] * len(positions)
+    return raw[column].iloc[list(positions)].astype(object).tolist()
+
+
+def _tidy(fc: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per failure with the raw value; a frame-level check gives one row per offending
+    source row."""
+    fc = fc.copy()
+    fc["check"] = fc["check"].astype(str).str.replace("not_nullable", "not null")
+    rows = []
+    for check, cols in _FRAME_CHECKS.items():
+        hit = fc["check"] == check
+        if hit.any():
+            pos = sorted(set(pd.to_numeric(fc.loc[hit, "index"]).astype(int)))
+            values = [_raw_values(raw, c, pos) for c in cols]
+            rows.append(pd.DataFrame({"column": ", ".join(cols), "check": check,
+                                      "failure_case": list(zip(*values)), "index": pos}))
+            fc = fc[~hit]
+    fc = fc[["column", "check", "failure_case", "index"]].reset_index(drop=True)
+    fc["failure_case"] = fc["failure_case"].astype(object)
+    for column, part in fc.groupby("column", sort=False):
+        fc.loc[part.index, "failure_case"] = pd.Series(
+            _raw_values(raw, column, pd.to_numeric(part["index"]).astype(int)),
+            index=part.index, dtype=object)
+    fc = pd.concat([fc, *rows], ignore_index=True)
+    fc["index"] = _source_index(raw.index, fc["index"])
+    return fc
+
+
+def _source_index(index: pd.Index, positions: pd.Series):
+    pos = pd.to_numeric(positions, errors="coerce")
+    out = []
+    for p in pos:
+        out.append(None if np.isnan(p) else index[int(p)])
+    return out

@@ -1,0 +1,293 @@
+"""The canonical annotation table and its construction from an adapter's raw frame.
+
+:func:`build_table` is the single entry every adapter goes through: it checks the columns,
+validates the raw judgments lazily with the pandera schema (:mod:`audit.contract.schema`), reports every
+failure at once naming the source row, and encodes ids as categoricals and labels on the scale.
+
+Conservation (checked on every load, by both engines)
+-----------------------------------------------------
+An adapter counts the judgments it read from the source (``info["rows_read"]``: a long table's
+rows, a wide table's annotator cells, a record's annotations) and every judgment it left out by
+a documented rule (``info["dropped"]``, a list of ``{"rule", "n"}``; see
+:class:`audit.ingest.common.Ledger`). After encoding, the number of coded labels must equal
+``rows_read`` minus the dropped judgments; anything else is a bug in annotation-audit and raises
+:class:`audit.errors.InternalError` (exit 3), never a silent loss. ``results.json`` reports the
+three numbers in its ``dataset`` block (:meth:`AnnotationTable.summary`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from . import columns as C
+from ..errors import DegenerateDataWarning, InputError, InternalError, join_names
+from .labels import Granularity, LabelKind, LabelScale
+
+
+@dataclass
+class AnnotationTable:
+    """A validated canonical table plus what is needed to read it.
+
+    Attributes
+    ----------
+    frame
+        One row per judgment; columns from :mod:`audit.contract.columns`. Ids are categoricals, ``label``
+        is a categorical whose categories are ``scale.values``. The index is the source row or
+        record the judgment came from.
+    scale
+        The label scale.
+    name
+        Dataset name used in reports.
+    source
+        Where the data was read from (path or hub name).
+    judge_pools
+        Pools that are automatic judges (an LLM), not people; compared with the human pools
+        rather than pooled with them.
+    info
+        What the adapter knows about the source: ``format``, and the conservation counts
+        ``rows_read`` and ``dropped`` (see the module docstring).
+    """
+
+    frame: pd.DataFrame
+    scale: LabelScale
+    name: str
+    source: str
+    judge_pools: tuple[str, ...] = ()
+    info: dict = field(default_factory=dict)
+
+    # -- shape ----------------------------------------------------------------------------------
+    @property
+    def is_pairwise(self) -> bool:
+        return C.MODEL_A in self.frame.columns and C.MODEL_B in self.frame.columns
+
+    @property
+    def is_rating(self) -> bool:
+        return C.MODEL in self.frame.columns and not self.is_pairwise
+
+    @property
+    def pools(self) -> list[str]:
+        """Pools with at least one judgment, in category order."""
+        col = self.frame[C.POOL].cat
+        used = _used_codes(col.codes.to_numpy(), len(col.categories))
+        return [str(p) for p, u in zip(col.categories, used) if u]
+
+    @property
+    def human_pools(self) -> list[str]:
+        return [p for p in self.pools if p not in self.judge_pools]
+
+    @property
+    def label_codes(self) -> np.ndarray:
+        return self.frame[C.LABEL].cat.codes.to_numpy()
+
+    def subset(self, mask, *, rule: str = "outside the subset") -> AnnotationTable:
+        """A table of the rows where ``mask`` holds, unused categories dropped from the ids.
+
+        The judgments left out are counted under ``rule`` in ``info["dropped"]``, so the
+        subset's :meth:`summary` still adds up (``rows_read`` minus dropped = judgments).
+        """
+        mask = np.asarray(mask)
+        f = self.frame.loc[mask].copy()
+        for col in C.ID_COLUMNS:
+            if col in f.columns:
+                f[col] = _drop_unused(f[col].array)
+        info = dict(self.info)
+        removed = len(self.frame) - len(f)
+        if removed:
+            info["rows_read"] = int(info.get("rows_read", len(self.frame)))
+            info["dropped"] = [*info.get("dropped", []), {"rule": rule, "n": removed}]
+        return replace(self, frame=f, info=info)
+
+    def pool(self, name: str) -> AnnotationTable:
+        if name not in self.pools:
+            raise InputError(f"no pool {name!r}; pools are {join_names(self.pools)}", key="pool")
+        col = self.frame[C.POOL].cat
+        code = [str(c) for c in col.categories].index(name)
+        return self.subset(col.codes.to_numpy() == code, rule=f"not in pool {name!r}")
+
+    def humans(self) -> AnnotationTable:
+        """The table without the judge pools."""
+        if not self.judge_pools:
+            return self
+        return self.subset(~self.frame[C.POOL].isin(self.judge_pools).to_numpy(),
+                           rule="judge pools")
+
+    def at(self, granularity: Granularity | str) -> AnnotationTable:
+        """The same table at a granularity: ``winner`` collapses a preference label to its sign."""
+        granularity = Granularity(granularity)
+        if granularity is Granularity.LABEL:
+            return self
+        scale = self.scale.winner_scale()
+        signs = np.sign(np.asarray(self.scale.values, dtype=int))[self.label_codes] + 1
+        f = self.frame.copy()
+        f[C.LABEL] = pd.Categorical.from_codes(signs, categories=pd.Index(scale.values),
+                                               ordered=True)
+        return replace(self, frame=f, scale=scale)
+
+    def summary(self) -> dict:
+        """The ``dataset`` block of results.json (counted on the category codes).
+
+        ``rows_read``, ``rows_dropped`` (``[{"rule", "n"}]``) and ``n_annotations`` account for
+        every judgment of the source: ``rows_read - sum(n) == n_annotations``. With
+        ``min_pool_annotators``, ``pools_folded`` records the pools folded into ``other``.
+        """
+        f = self.frame
+        item, n_item_cats = _codes(f[C.ITEM])
+        ann, n_ann_cats = _codes(f[C.ANNOTATOR])
+        pool, _ = _codes(f[C.POOL])
+        names = [str(p) for p in f[C.POOL].cat.categories]
+        pools = {}
+        for p in self.pools:
+            here = pool == names.index(p)
+            pools[p] = {"n_annotators": int(_used_codes(ann[here], n_ann_cats).sum()),
+                        "n_annotations": int(here.sum()),
+                        "n_items": int(_used_codes(item[here], n_item_cats).sum()),
+                        "judge": p in self.judge_pools}
+        per_item = np.bincount(item[item >= 0], minlength=n_item_cats)
+        per_item = per_item[per_item > 0]
+        out = {
+            "name": self.name,
+            "n_items": int(len(per_item)),
+            "n_annotations": int(len(f)),
+            "rows_read": int(self.info.get("rows_read", len(f))),
+            "rows_dropped": [{"rule": str(d["rule"]), "n": int(d["n"])}
+                             for d in self.info.get("dropped", [])],
+            "n_annotators": int(_used_codes(ann, n_ann_cats).sum()),
+            "label_kind": self.scale.kind.value,
+            "label_scale": self.scale.summary(),
+            "judgments_per_item": {"min": int(per_item.min()), "median": float(np.median(per_item)),
+                                   "max": int(per_item.max())},
+            "pools": pools,
+        }
+        if "pools_folded" in self.info:  # --min-pool-annotators: what was folded, and into what
+            out["pools_folded"] = self.info["pools_folded"]
+        model_cols = C.PAIRWISE if self.is_pairwise else (C.MODEL,) if self.is_rating else ()
+        if model_cols:
+            used = set()
+            for col in model_cols:
+                codes, n = _codes(f[col])
+                used.update(map(str, f[col].cat.categories[_used_codes(codes, n)]))
+            out["models"] = sorted(used)
+        return out
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
+    """A categorical column's codes and its number of categories."""
+    return col.cat.codes.to_numpy(), len(col.cat.categories)
+
+
+def _used_codes(codes: np.ndarray, n_categories: int) -> np.ndarray:
+    """Which of ``n_categories`` categories occur among ``codes`` (-1 = missing is ignored)."""
+    return np.bincount(codes[codes >= 0].astype(np.int64), minlength=n_categories) > 0
+
+
+def _drop_unused(cat: pd.Categorical) -> pd.Categorical:
+    """``cat.remove_unused_categories()`` by one ``bincount`` instead of a sort of the codes."""
+    codes = np.asarray(cat.codes)
+    used = _used_codes(codes, len(cat.categories))
+    if used.all():
+        return cat
+    new = np.cumsum(used) - 1
+    categories = cat.categories[used]
+    categories.is_monotonic_increasing  # noqa: B018 - sorted ids: uniqueness without hashing
+    return pd.Categorical.from_codes(np.where(codes >= 0, new[codes], -1),
+                                     categories=categories, ordered=cat.ordered)
+
+
+def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
+                judge_pools=(), info: dict | None = None) -> AnnotationTable:
+    """Validate an adapter's raw frame and turn it into an :class:`AnnotationTable`.
+
+    Parameters
+    ----------
+    raw
+        One row per judgment with at least ``item``, ``annotator`` and ``label`` (``pool``
+        defaults to :data:`audit.contract.columns.DEFAULT_POOL`); its index names the source row / record.
+    scale
+        The declared label scale. For an interval scale with no declared values, the observed
+        numbers become the values.
+    info
+        Kept on the table. ``rows_read`` and ``dropped`` are the adapter's conservation counts
+        (see the module docstring); without them, ``raw`` is everything that was read.
+
+    Raises
+    ------
+    InputError
+        A required column is missing, or the table is empty.
+    SchemaError
+        Any schema check failed; every failure is listed.
+    InternalError
+        The coded labels do not add up to the judgments read minus those dropped by a rule.
+    """
+    from .schema import validate_raw
+
+    missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
+    if missing:
+        raise InputError(f"missing required column(s) {join_names(missing)}; "
+                         f"columns present: {join_names(raw.columns)}", path=source)
+    if len(raw) == 0:
+        raise InputError("the table is empty: no judgments to audit", path=source)
+    has_pair = [c in raw.columns for c in C.PAIRWISE]
+    if any(has_pair) and not all(has_pair):
+        raise InputError("pairwise data needs both model_a and model_b", path=source,
+                         column=C.PAIRWISE[has_pair.index(False)])
+    if scale.kind is LabelKind.INTERVAL and not scale.values:
+        scale = replace(scale, values=observed_numbers(raw[C.LABEL], scale))
+    info = dict(info or {})
+    info.setdefault("rows_read", len(raw))
+    info.setdefault("dropped", [])
+    coded = validate_raw(raw, scale, source=source)
+    check_conservation(info, n_rows=len(raw), n_coded=int((coded.label.codes >= 0).sum()),
+                       source=source)
+
+    out = pd.DataFrame(index=raw.index)
+    for col in C.ID_COLUMNS:
+        if col in coded.ids:
+            out[col] = coded.ids[col]
+    out[C.LABEL] = coded.label
+    for col in C.EXTRAS:
+        if col in raw.columns:
+            vals = raw[col]
+            if col == C.TEXT:
+                vals = vals.astype(str).str.slice(0, C.EXCERPT_CHARS)
+            out[col] = pd.Categorical(vals.astype(str))
+    table = AnnotationTable(out, scale, name=name, source=source,
+                            judge_pools=tuple(judge_pools), info=info)
+    _warn_degenerate(table)
+    return table
+
+
+def observed_numbers(labels, scale: LabelScale) -> tuple:
+    """The distinct numbers among raw ``labels`` as ``scale`` reads them, sorted: the values of
+    an interval scale declared without any."""
+    from .labels import distinct_labels, distinct_numbers
+
+    return distinct_numbers(distinct_labels(labels), scale.aliases)
+
+
+def check_conservation(info: dict, *, n_rows: int, n_coded: int, source: str) -> None:
+    """Raise :class:`InternalError` unless ``n_coded`` labels (and the ``n_rows`` judgments
+    that reached encoding) equal ``info["rows_read"]`` minus every judgment in
+    ``info["dropped"]``."""
+    read = int(info["rows_read"])
+    dropped = sum(int(d["n"]) for d in info["dropped"])
+    if n_rows != read - dropped or n_coded != n_rows:
+        rules = "; ".join(f"{d['rule']}: {d['n']}" for d in info["dropped"]) or "none"
+        raise InternalError(
+            f"{source}: judgments were lost between reading and encoding: {read} read, "
+            f"{dropped} dropped by counted rules ({rules}), {n_rows} validated, {n_coded} "
+            "encoded. This is a bug in annotation-audit; please report it with this message")
+
+
+def _warn_degenerate(table: AnnotationTable) -> None:
+    f = table.frame
+    n_ann = f[C.ANNOTATOR].nunique()
+    if n_ann < 2:
+        warnings.warn(f"{table.source}: only one annotator ({f[C.ANNOTATOR].iloc[0]!s}); "
+                      "agreement statistics will be NaN", DegenerateDataWarning, stacklevel=3)
+    if f[C.LABEL].nunique() < 2:
+        warnings.warn(f"{table.source}: every judgment has the same label; chance-corrected "
+                      "agreement statistics will be NaN", DegenerateDataWarning, stacklevel=3)

@@ -1,0 +1,279 @@
+"""Adapters: every source shape into the one canonical table (:func:`audit.contract.table.build_table`).
+
+==============  ==========================================================  =====================
+format          source                                                      module
+==============  ==========================================================  =====================
+``multipref``   ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.multipref`
+``mt-bench``    ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.mtbench`
+``pandalm``     PandaLM ``testset-v1.json``                                 :mod:`.pandalm`
+``lewidi``      LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.lewidi`
+``table``       any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.table`
+``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.hf`
+==============  ==========================================================  =====================
+
+A pandas ``DataFrame`` or a ``datasets.Dataset`` / ``DatasetDict`` in memory is a source too
+(:mod:`.memory`): a DataFrame is read as a table file, a Dataset through the ``hf`` path, both
+detected by their columns as files are.
+
+Nothing after this package knows which source a table came from. Heavy imports (``datasets``,
+``pyarrow``) happen inside the functions that need them, so importing this package stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import InputError, join_names
+from ..contract.table import AnnotationTable
+from .common import LoadWarning, existing_path, is_hub_name
+from .memory import InMemory, wrap
+
+__all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
+
+ENGINES = ("pandas", "spark")
+FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
+DEFAULT_ASPECT = "overall_pref"
+KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
+
+# format -> (module, function, the load() options it takes)
+_ADAPTERS = {
+    "multipref": ("multipref", "load_multipref", ("aspect", "split")),
+    "mt-bench": ("mtbench", "load_mtbench", ("split",)),
+    "pandalm": ("pandalm", "load_pandalm", ("pools", "pool_column")),
+    "lewidi": ("lewidi", "load_lewidi", ("split", "pools", "pool_column", "min_pool_annotators",
+                                         "spec")),
+    "table": ("table", "load_table", ("spec", "pools", "pool_column", "min_pool_annotators")),
+    "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column", "min_pool_annotators")),
+}
+
+
+def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
+         min_pool_annotators: int | None = None, aspect: str = DEFAULT_ASPECT,
+         split: str | None = None, name: str | None = None, engine: str = "pandas",
+         spark_master: str | None = None, spark_conf: dict | None = None,
+         allow_outside: bool = False) -> AnnotationTable:
+    """Load ``source`` into a validated canonical :class:`audit.contract.table.AnnotationTable`.
+
+    Parameters
+    ----------
+    source
+        A file, a folder (LeWiDi dataset, ``datasets`` ``save_to_disk`` or hub download), a
+        hub name such as ``allenai/multipref``, a pandas ``DataFrame`` (read as a table file),
+        or a ``datasets.Dataset`` / ``DatasetDict`` (read as the ``hf`` format; ``split``
+        picks one split). See :mod:`audit.ingest.memory`.
+    format
+        One of :data:`FORMATS`, or ``"auto"`` to detect it (:func:`detect_format`). With a
+        ``spec`` and ``"auto"``, a file or DataFrame is read as ``table`` and a folder, hub
+        name or Dataset as ``hf`` (a LeWiDi source stays ``lewidi``).
+    spec
+        A dataset spec for ``table``, ``hf`` and ``lewidi`` sources: a YAML file's path, a dict
+        of the same keys (validated the same way, :func:`audit.ingest.spec.spec_from_dict`), or
+        a :class:`audit.ingest.spec.DatasetSpec`.
+    pools, pool_column
+        An annotator -> pool file (CSV / TSV / JSON) or mapping; ``pool_column`` names the pool
+        field of a metadata file (or, for a table without ``pools``, the column holding pools).
+        Metadata keyed ``17`` matches the data's ``Ann17`` (:mod:`audit.ingest.pools`).
+    min_pool_annotators
+        Fold every pool fewer annotators hold, and placeholder pools (``nan``,
+        ``DATA_EXPIRED``), into ``"other"``, reported in a warning and
+        ``table.info["pools_folded"]``; no judgment is dropped. None (default) folds nothing;
+        1 folds the placeholders only (:func:`audit.ingest.pools.fold_pools`).
+    aspect
+        MultiPref: ``overall_pref``, ``helpful_pref``, ``truthful_pref`` or ``harmless_pref``.
+    split
+        Which split of an MT-Bench, LeWiDi or ``datasets`` source; None loads every split.
+    name
+        Dataset name for reports; defaults to one derived from the source.
+    engine
+        ``"pandas"`` (default: this process, no Java) or ``"spark"``: read, map, validate and
+        encode on Spark (:func:`audit.ingest.spark.load_spark`; long or spec-mapped tables only).
+    spark_master
+        ``--engine spark``: the master URL (``local[2]``, ``spark://...``, ``sc://...``); default
+        the active session, else ``local[*]``.
+    spark_conf
+        ``--engine spark``: settings for the session it starts (``{"spark.driver.memory":
+        "8g"}``); an already running session is used as it is.
+    allow_outside
+        Let a spec file name a file outside its own folder (``pools.file``); by default that
+        is an InputError naming the key, so a spec from a pull request cannot make the audit
+        read other files on the machine (:func:`audit.ingest.spec.read_spec`).
+
+    Raises
+    ------
+    TypeError
+        ``source`` is none of the above (before anything is read).
+    InputError
+        The source is missing, unreadable, of an undetectable format, or an option does not
+        apply to its format; the message names the file, key, column or row.
+    SchemaError
+        Judgments that break the canonical schema, all listed with their source rows.
+    """
+    source = wrap(source)
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; engines: {join_names(ENGINES)}",
+                         key="engine")
+    if engine == "spark":
+        if isinstance(source, InMemory):
+            raise InputError(f"engine 'spark' reads files, folders and tables; a {source.kind} "
+                             "in memory loads with engine='pandas'", path=str(source),
+                             key="engine")
+        from .spark import load_spark
+
+        spec = _read_spec_path(spec, allow_outside)
+        return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
+                          pool_column=pool_column, name=name, split=split,
+                          min_pool_annotators=min_pool_annotators,
+                          aspect=None if aspect == DEFAULT_ASPECT else aspect)
+    for option, value in (("spark_master", spark_master), ("spark_conf", spark_conf)):
+        if value:
+            raise InputError(f"--{option.replace('_', '-')} needs --engine spark", key=option)
+    if format == "auto":
+        format = _auto_format(source, spec)
+    if format not in _ADAPTERS:
+        raise InputError(f"unknown format {format!r}; formats: auto, {join_names(FORMATS)}",
+                         key="format")
+    if isinstance(source, InMemory):
+        from . import memory
+
+        if format not in memory.FORMATS:
+            raise memory.unsupported(source, format)
+        if format == "table" and not source.is_frame:
+            format = "hf"  # a Dataset mapped like a table is what the hf adapter does
+    module, function, accepted = _ADAPTERS[format]
+    given = {"spec": spec, "pools": pools, "pool_column": pool_column, "split": split,
+             "min_pool_annotators": min_pool_annotators,
+             "aspect": None if aspect == DEFAULT_ASPECT and "aspect" not in accepted else aspect}
+    for option, value in given.items():
+        if value is not None and option not in accepted:
+            raise InputError(f"--{option.replace('_', '-')} does not apply to the {format} "
+                             f"format", key=option)
+    kwargs = {k: v for k, v in given.items() if k in accepted}
+    if "spec" in kwargs:
+        kwargs["spec"] = _read_spec_path(kwargs["spec"], allow_outside)
+    if isinstance(source, InMemory) and format == "table":
+        from .memory import load_frame as adapter
+    else:
+        adapter = getattr(importlib.import_module(f".adapters.{module}", __name__), function)
+    return adapter(source, name=name, **kwargs)
+
+
+def _read_spec_path(spec, allow_outside: bool):
+    """A spec given as a path, read once here with ``allow_outside``; anything else as is."""
+    from .spec import DatasetSpec, read_spec
+
+    if spec is None or isinstance(spec, (Mapping, DatasetSpec)):
+        return spec
+    return read_spec(spec, allow_outside=bool(allow_outside))
+
+
+def detect_format(source) -> str:
+    """The format of ``source``, from its extension and a cheap look at its first record.
+
+    Rules: a JSON array of objects with ``cmp_key`` and ``annotator1`` is ``pandalm``; a JSON
+    object of records with ``annotators`` and ``annotations`` (or a folder of
+    ``<DS>_<split>.json`` files) is ``lewidi``; rows with ``normal_worker_annotations`` /
+    ``expert_worker_annotations`` are ``multipref``; rows with ``judge``, ``winner``,
+    ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; columns ``item``, ``annotator``,
+    ``label`` are ``table`` (``hf`` for a ``datasets`` folder). Known hub names map to their
+    format, other hub names to ``hf``.
+
+    Raises
+    ------
+    InputError
+        The source is missing or its format cannot be told; the message lists the formats.
+    """
+    source = wrap(source)
+    found = _sniff(source)
+    if found is None and isinstance(source, InMemory):
+        raise InputError(f"cannot detect the format of this {source.kind} (columns: "
+                         f"{join_names(source.columns, limit=12)}); name its columns item, "
+                         "annotator, label, or map them with spec= (a dict or a YAML path), or "
+                         f"pass format= ({'|'.join(FORMATS)})", path=str(source))
+    if found is None:
+        from .readers import DATA_EXTENSIONS, table_columns
+
+        path = Path(source)
+        seen = ""
+        if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
+            cols = table_columns(path)
+            seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
+        raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
+                         f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
+    return found
+
+
+def _auto_format(source, spec) -> str:
+    if spec is None:
+        return detect_format(source)
+    if isinstance(source, InMemory):
+        return "table" if source.is_frame else "hf"
+    found = _sniff(source)
+    if found == "lewidi":
+        return found
+    from .readers import is_parquet_dataset
+
+    if is_hub_name(source):
+        return "hf"
+    path = Path(source)
+    return "table" if not path.is_dir() or is_parquet_dataset(path) else "hf"
+
+
+def _sniff(source) -> str | None:
+    from . import readers as R
+
+    if isinstance(source, InMemory):
+        return _by_columns(source.columns, folder=not source.is_frame)
+    if is_hub_name(source):
+        return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
+    path = existing_path(source)
+    if R.is_parquet_dataset(path):
+        return _by_columns(R.table_columns(path), folder=False)
+    if path.is_dir():
+        if R.is_save_to_disk(path):
+            return _by_columns(R.dataset_columns(path), folder=True)
+        from .adapters.lewidi import _FILE as LEWIDI_FILE
+
+        if any(LEWIDI_FILE.match(p.name) for p in path.iterdir()):
+            return "lewidi"
+        return _by_columns(R.dataset_columns(path), folder=True)
+    ext = path.suffix.lower()
+    if ext == ".json":
+        first = R.first_json_record(path)
+        if first is None:
+            data = R.read_json(path)  # the precise error for invalid or truncated JSON
+            if isinstance(data, list) and data and isinstance(data[0], dict):
+                first = ("array", data[0])
+            elif isinstance(data, dict) and data and isinstance(next(iter(data.values())), dict):
+                first = ("object", next(iter(data.values())))
+            else:
+                return None
+        kind, rec = first
+        if not isinstance(rec, dict):
+            return None
+        if kind == "object":
+            return "lewidi" if {"annotators", "annotations"} <= set(rec) else None
+        return _by_columns(list(rec), folder=False)
+    if ext in R.DATA_EXTENSIONS:
+        return _by_columns(R.table_columns(path), folder=False)
+    return None
+
+
+def _by_columns(columns, *, folder: bool) -> str | None:
+    from ..contract import columns as C
+    from .adapters.mtbench import FIELDS as MTBENCH_FIELDS
+    from .adapters.multipref import POOL_COLUMNS
+
+    cols = {str(c) for c in columns}
+    if cols & set(POOL_COLUMNS):
+        return "multipref"
+    if set(MTBENCH_FIELDS) <= cols:
+        return "mt-bench"
+    if {"cmp_key", "annotator1"} <= cols:
+        return "pandalm"
+    if {"annotators", "annotations"} <= cols:
+        return "lewidi"
+    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
+        return "hf" if folder else "table"
+    return None

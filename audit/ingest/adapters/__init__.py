@@ -1,0 +1,1 @@
+"""One adapter per source format, each turning it into the canonical long table (:mod:`audit.contract.columns`)."""

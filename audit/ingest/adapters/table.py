@@ -1,0 +1,129 @@
+"""Any long or wide table (CSV / TSV / JSONL / JSON / Parquet, or a frame) into the canonical table.
+
+A long table whose columns are already named ``item``, ``annotator``, ``label`` (optionally
+``pool``, ``model_a``, ``model_b``, ``model``, ``category``, ``turn``, ``text``) needs no spec: its
+labels are preference with ``model_a`` / ``model_b`` (a recognised vocabulary such as ``A`` /
+``B`` / ``tie``, or integers ``-k..k``), ordinal or interval ratings with ``model``, else nominal
+on the observed labels (:mod:`audit.ingest.infer`; each reading that is not nominal is stated in a
+notice). Anything else is mapped with a YAML dataset spec (:mod:`audit.ingest.spec`). Labels are
+read as :mod:`audit.contract.labels` states: numbers as numbers, text exactly as written.
+
+Pools, first match wins: the ``pools=`` argument (file or mapping); the spec's ``pools``; the
+data's column named by ``pool_column``; the data's ``pool`` column; the single default pool.
+In a wide table an empty cell means the annotator did not judge that item: it is no judgment,
+and is counted in ``results.json`` (``dataset.rows_dropped``) under :data:`EMPTY_CELL_RULE`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...contract import columns as C
+from ...errors import InputError, join_names
+from ...contract.table import AnnotationTable, build_table
+from ..common import Ledger, default_name, existing_path
+from ..pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
+from ..readers import read_table
+from ..spec import DatasetSpec, read_spec
+
+#: The rule the wide layout's empty cells are counted under in ``results.json``.
+EMPTY_CELL_RULE = "empty cell in a wide table (the annotator did not judge the item)"
+
+
+def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
+               min_pool_annotators: int | None = None, name: str | None = None) -> AnnotationTable:
+    """Load a table file, mapped by ``spec`` (a YAML path or :class:`DatasetSpec`) when given.
+
+    Raises
+    ------
+    InputError
+        Missing file, unreadable bytes, a spec or a column that does not fit.
+    SchemaError
+        Judgments that break the canonical schema, each naming its source row (0-based data row).
+    """
+    check_min_pool_annotators(min_pool_annotators)
+    spec = read_spec(spec) if spec is not None else DatasetSpec()
+    path = existing_path(source)
+    frame = read_table(path, **spec.read)
+    return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
+                      min_pool_annotators=min_pool_annotators, name=name)
+
+
+def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: str,
+               pools=None, pool_column: str | None = None,
+               min_pool_annotators: int | None = None, name: str | None = None) -> AnnotationTable:
+    """Map a source frame onto the canonical columns and build the table (see the module docstring).
+
+    The frame's index names the source rows in schema failures.
+    """
+    spec = spec or DatasetSpec()
+    raw = _rename(frame, spec, source)
+    ledger = Ledger(rows_read=len(raw))
+    if spec.layout == "wide":
+        raw = _melt(raw, spec, source, ledger)
+    missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
+    if missing:
+        hint = ("map them in the spec's columns" if spec.path is not None else
+                "name them item, annotator, label or map them with a --spec file")
+        raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
+                         f"{join_names(frame.columns, limit=20)}; {hint}", path=source,
+                         column=missing[0])
+    raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
+    raw = raw[[c for c in C.ALL if c in raw.columns]]
+    scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source)
+    return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
+                       source=source, judge_pools=spec.judge_pools,
+                       info={"format": "table", "layout": spec.layout, **folded,
+                             **ledger.info()})
+
+
+def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
+    absent = [src for src in spec.columns.values() if src not in frame.columns]
+    if absent:
+        canon = next(k for k, v in spec.columns.items() if v == absent[0])
+        raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
+                         f"not have; columns present: {join_names(frame.columns, limit=20)}",
+                         path=source, column=absent[0])
+    shadowed = [c for c in spec.columns if c in frame.columns and spec.columns[c] != c]
+    raw = frame.drop(columns=shadowed)
+    return raw.rename(columns={src: canon for canon, src in spec.columns.items()})
+
+
+def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> pd.DataFrame:
+    """One row per (row, annotator column); an empty cell (the annotator did not judge the
+    item) is dropped and counted under :data:`EMPTY_CELL_RULE`."""
+    cols = list(spec.annotator_columns)
+    absent = [c for c in cols if c not in raw.columns]
+    if absent:
+        raise InputError(f"annotator column(s) {join_names(absent)} named in the spec are not in "
+                         f"the table; columns present: {join_names(raw.columns, limit=20)}",
+                         path=source, column=absent[0])
+    if C.ITEM not in raw.columns:
+        raise InputError(f"a wide table needs an item column; columns present: "
+                         f"{join_names(raw.columns, limit=20)}", path=source, column=C.ITEM)
+    keep = [c for c in C.ALL if c in raw.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
+            and c not in cols]
+    long = raw.melt(id_vars=keep, value_vars=cols, var_name=C.ANNOTATOR, value_name=C.LABEL,
+                    ignore_index=False)
+    ledger.rows_read = len(long)
+    return ledger.drop(long, long[C.LABEL].isna().to_numpy(), rule=EMPTY_CELL_RULE)
+
+
+def _pools(raw: pd.DataFrame, *, spec: DatasetSpec, source: str, pools,
+           pool_column: str | None) -> pd.DataFrame:
+    mapping = resolve_pools(pools, pool_column=pool_column)
+    if mapping is None and spec.pools_map is not None:
+        mapping = {str(k): str(v) for k, v in spec.pools_map.items()}
+    if mapping is None and spec.pools_file is not None:
+        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    if mapping is not None:
+        raw = raw.copy()
+        raw[C.POOL] = assign_pools(raw[C.ANNOTATOR], mapping, source=source)
+    elif pool_column is not None:
+        if pool_column not in raw.columns:
+            raise InputError(f"no column {pool_column!r} to take pools from; columns present: "
+                             f"{join_names(raw.columns, limit=20)}", path=source,
+                             column=pool_column)
+        raw = raw.drop(columns=[C.POOL], errors="ignore").rename(columns={pool_column: C.POOL})
+    return raw

@@ -1,0 +1,142 @@
+"""Small helpers the adapters share: source paths, hub names, label recoding, repairs with a
+warning, and the :class:`Ledger` that counts every judgment an adapter reads and drops."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..contract import columns as C
+from ..errors import AuditWarning, InputError
+from ..contract.labels import LabelKind, LabelScale
+
+#: File extensions the readers understand (a path with one of these is never a hub name).
+TABLE_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
+_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class LoadWarning(AuditWarning):
+    """The source was repaired while loading (duplicate judgments dropped, unknown pools).
+
+    The repair is stated in the message with its count; nothing is repaired silently.
+    """
+
+
+def warn(message: str) -> None:
+    warnings.warn(message, LoadWarning, stacklevel=3)
+
+
+def is_hub_name(source) -> bool:
+    """True when ``source`` is not a local path and reads like a hub name ``owner/name``."""
+    text = str(source)
+    if isinstance(source, Path) or Path(text).exists():
+        return False
+    return bool(_HUB_NAME.match(text)) and not text.lower().endswith(TABLE_EXTENSIONS)
+
+
+def existing_path(source, *, what: str = "file") -> Path:
+    """``source`` as a Path that exists; an InputError naming the path when it does not."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise InputError(f"{what} not found", path=str(source))
+    return path
+
+
+@dataclass
+class Ledger:
+    """How many judgments an adapter read from its source, and how many each rule dropped.
+
+    ``rows_read`` counts judgments as the source holds them: one per row of a long table, per
+    annotator cell of a wide table, per annotation of a record. Every judgment an adapter leaves
+    out goes through :meth:`drop` with the rule that left it out, so :func:`audit.contract.table.build_table`
+    can check that the judgments it encodes are exactly ``rows_read`` minus the dropped ones
+    (and ``results.json`` can report them). Pass :meth:`info` into ``build_table``'s ``info``.
+    """
+
+    rows_read: int = 0
+    dropped: list[dict] = field(default_factory=list)
+
+    def drop(self, frame: pd.DataFrame, mask, *, rule: str) -> pd.DataFrame:
+        """``frame`` without the rows where ``mask`` holds, counted under ``rule``."""
+        mask = np.asarray(mask, dtype=bool)
+        self.count(rule, int(mask.sum()))
+        return frame.loc[~mask] if mask.any() else frame
+
+    def count(self, rule: str, n: int) -> None:
+        """Count ``n`` judgments dropped by ``rule`` (nothing is recorded for 0)."""
+        if n:
+            for entry in self.dropped:
+                if entry["rule"] == rule:
+                    entry["n"] += int(n)
+                    return
+            self.dropped.append({"rule": rule, "n": int(n)})
+
+    def info(self) -> dict:
+        """``{"rows_read": ..., "dropped": [...]}`` for :func:`audit.contract.table.build_table`."""
+        return {"rows_read": int(self.rows_read), "dropped": [dict(d) for d in self.dropped]}
+
+
+def recode(values: pd.Series, mapping: Mapping) -> pd.Series:
+    """Map raw labels onto scale values, vectorised; keep what does not map visible.
+
+    Values are matched as a spec's ``label.map`` matches them (:mod:`audit.contract.labels`: the same
+    text, the same text but for surrounding whitespace, or, for a key written as a number, the
+    same number, so ``1``, ``"1"`` and ``"1.0"`` agree); missing values stay missing (the schema
+    reports them as null); any other value becomes the string ``"unknown <raw>"`` so the
+    schema's declared-set check reports it with its raw form instead of silently matching a
+    scale value.
+    """
+    reader = LabelScale(LabelKind.NOMINAL, aliases=mapping)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    uniques = list(uniques)
+    mapped = [reader.alias(u) for u in uniques]
+    out = np.array([("unknown " + repr(u)) if m is reader.NO_ALIAS else m
+                    for u, m in zip(uniques, mapped)] + [None], dtype=object)
+    return pd.Series(out[codes], index=values.index, dtype=object)
+
+
+#: The rule :func:`drop_repeated_judgments` counts its drops under.
+REPEATED_RULE = "repeated judgment of an item by the same annotator (the last one kept)"
+
+
+def drop_repeated_judgments(raw: pd.DataFrame, *, source: str, what: str,
+                            ledger: Ledger | None = None) -> pd.DataFrame:
+    """Keep the last of repeated (item, annotator) judgments, with a warning naming the count.
+
+    Used only by adapters of published data known to repeat a judge on an item (MT-Bench,
+    MD-Agreement); a user's own table with repeats is a schema error instead. The dropped
+    judgments are counted in ``ledger`` under :data:`REPEATED_RULE`.
+    """
+    dup = raw.duplicated([C.ITEM, C.ANNOTATOR], keep="last")
+    n = int(dup.sum())
+    if n:
+        first = raw.loc[dup, [C.ITEM, C.ANNOTATOR]].iloc[0]
+        warn(f"{source}: {n} repeated judgment(s) of the same item by the same {what} "
+             f"(e.g. item {first[C.ITEM]!s}, {what} {first[C.ANNOTATOR]!s}); kept the last of each")
+        raw = raw.loc[~dup.to_numpy()]
+    if ledger is not None:
+        ledger.count(REPEATED_RULE, n)
+    return raw
+
+
+def excerpt(values: pd.Series) -> pd.Series:
+    """The first :data:`audit.contract.columns.EXCERPT_CHARS` characters of each text, whitespace collapsed."""
+    text = values.astype(object).where(values.notna(), "").astype(str)
+    return text.str.replace(r"\s+", " ", regex=True).str.strip().str.slice(0, C.EXCERPT_CHARS)
+
+
+def default_name(source, fallback: str) -> str:
+    text = str(source)
+    if is_hub_name(text):
+        return text.split("/", 1)[1]
+    stem = Path(text).name
+    for ext in TABLE_EXTENSIONS:
+        if stem.lower().endswith(ext):
+            return stem[: -len(ext)]
+    return stem or fallback

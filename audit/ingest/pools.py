@@ -1,0 +1,335 @@
+"""Annotator -> pool mappings: read from a file, matched to the data's ids, folded when tiny.
+
+Accepted files:
+
+* CSV / TSV with a column ``annotator`` and a column ``pool`` (or the column named by
+  ``pool_column``);
+* JSON object ``{annotator: pool}``;
+* JSON metadata object ``{annotator: {field: value, ...}}`` (LeWiDi's ``*_annotators_meta.json``)
+  or JSON array of records, with ``pool_column`` naming the field that becomes the pool, e.g.
+  ``Nationality``. Any field works.
+
+Pool names are text. A metadata value becomes a pool name by one deterministic rule
+(:func:`pool_name`): text is stripped of surrounding blanks; an integral number is written
+without a decimal point (``26`` and ``26.0`` are one pool); other numbers by their shortest
+round-trip form; ``true`` / ``false``; a list or object as compact JSON with sorted keys (a
+list keeps its order, as its authors wrote it). A value that is absent, null, NaN, empty text or
+an empty list / object gives the pool :data:`MISSING_POOL`, with one warning naming how many
+annotators have it.
+
+Ids are matched exactly first. Data ids the mapping does not name are then matched by number when
+the two sides number annotators with different prefixes (the data's ``Ann17`` and a metadata key
+``17``, ``ann_17`` or ``Annotator17``): same digits, leading zeros included (``Ann07`` is not
+``7``), prefixes equal up to case and separators, or one empty, or one the start of the other,
+and only where exactly one key fits. A warning says how many ids were matched that way, with an
+example. Annotators still unmatched get the pool :data:`UNKNOWN_POOL` and one warning naming how
+many they are.
+
+Tiny pools: with ``min_pool_annotators=N`` (:func:`fold_pools`), every pool that fewer than ``N``
+annotators of the data hold, and every placeholder pool (:data:`PLACEHOLDER_POOLS`: ``nan``,
+``DATA_EXPIRED``, ``CONSENT_REVOKED``, empty...), is renamed :data:`OTHER_POOL`. Judgments are
+never dropped; the folded pools and their annotator and judgment counts go into one warning and
+``table.info["pools_folded"]``. :data:`UNKNOWN_POOL` (annotators the mapping lacks) and judge pools
+are never folded: folding them would hide that the metadata is incomplete, or mix people with
+an automatic judge. Without ``N`` (the default) no pool is folded: the pools are the values as
+their authors wrote them. ``N = 1`` folds the placeholders only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..contract import columns as C
+from ..errors import InputError, join_names
+from .common import existing_path, warn
+from .readers import read_json, read_table
+
+#: Pool given to annotators a pool mapping does not name.
+UNKNOWN_POOL = "unknown"
+#: Pool given to annotators the mapping names with no value (absent field, null, NaN, empty).
+MISSING_POOL = "missing"
+#: Pool that tiny and placeholder pools are folded into (``min_pool_annotators``).
+OTHER_POOL = "other"
+#: Pool names (compared case-insensitively) that say a value is missing rather than give one:
+#: always folded into :data:`OTHER_POOL` when folding is asked for. ``DATA_EXPIRED`` and
+#: ``CONSENT_REVOKED`` are what Prolific writes for a participant whose data was withdrawn.
+PLACEHOLDER_POOLS = frozenset({"", MISSING_POOL, "nan", "none", "null", "na", "n/a",
+                               "data_expired", "consent_revoked"})
+
+_NUMBERED = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)$")
+_SEPARATORS = re.compile(r"[\s_\-.#:/]+")
+
+
+def pool_name(value) -> str:
+    """A metadata value as a pool name (module docstring); missing -> :data:`MISSING_POOL`."""
+    if value is None:
+        return MISSING_POOL
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if math.isnan(x):
+            return MISSING_POOL
+        return str(int(x)) if x.is_integer() and abs(x) < 2 ** 53 else repr(x)
+    if isinstance(value, str):
+        text = value.strip()
+        return text if text else MISSING_POOL
+    if isinstance(value, (Mapping, list, tuple)):
+        if not value:
+            return MISSING_POOL
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          default=str)
+    if value is pd.NA or value is pd.NaT:
+        return MISSING_POOL
+    return str(value).strip() or MISSING_POOL
+
+
+def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
+    """Read an annotator -> pool mapping from a CSV / TSV / JSON file (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        The file is missing or unreadable, lacks the annotator or pool column, names an
+        annotator twice with different pools, or ``pool_column`` is not a field of the metadata
+        (the message lists the fields).
+    """
+    path = existing_path(source, what="pools file")
+    if path.suffix.lower() == ".json":
+        data = read_json(path)
+        if isinstance(data, list):
+            return _from_frame(pd.DataFrame.from_records(data), path, pool_column)
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object mapping annotator -> pool or -> metadata",
+                             path=str(path))
+        return _from_json_object(data, path, pool_column)
+    return _from_frame(read_table(path), path, pool_column)
+
+
+def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[str, str]:
+    nested = [k for k, v in data.items() if isinstance(v, dict)]
+    if not nested:
+        if pool_column is not None:
+            raise InputError(f"--pool-column {pool_column!r} given, but this file maps annotators "
+                             "straight to pools (no metadata fields)", path=str(path))
+        return _with_missing({str(k): pool_name(v) for k, v in data.items()}, path, None)
+    if len(nested) != len(data):
+        bad = next(k for k, v in data.items() if not isinstance(v, dict))
+        raise InputError("mixes metadata objects and plain values", path=str(path), key=bad)
+    fields = sorted({str(f) for v in data.values() for f in v})
+    if pool_column is None:
+        raise InputError(f"an annotator metadata file needs --pool-column; fields: "
+                         f"{join_names(fields)}", path=str(path))
+    if pool_column not in fields:
+        raise InputError(f"no field {pool_column!r} in the annotator metadata; fields: "
+                         f"{join_names(fields)}", path=str(path), key=pool_column)
+    mapping = {str(k): pool_name(v.get(pool_column)) for k, v in data.items()}
+    return _with_missing(mapping, path, pool_column)
+
+
+def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dict[str, str]:
+    pool_col = pool_column or C.POOL
+    for col in (C.ANNOTATOR, pool_col):
+        if col not in frame.columns:
+            raise InputError(f"no column {col!r} in the pools file; columns: "
+                             f"{join_names(frame.columns)}", path=str(path), column=col)
+    no_id = frame[C.ANNOTATOR].isna().to_numpy()
+    if no_id.any():
+        raise InputError("empty annotator", path=str(path), column=C.ANNOTATOR,
+                         row=int(no_id.argmax()))
+    ann = frame[C.ANNOTATOR].map(pool_name)
+    pool = frame[pool_col].map(pool_name)
+    clash = pd.DataFrame({"a": ann, "p": pool}).drop_duplicates().duplicated("a", keep=False)
+    if clash.any():
+        who = ann[clash.to_numpy()].iloc[0]
+        raise InputError(f"annotator {who!r} is given more than one pool", path=str(path),
+                         column=C.ANNOTATOR)
+    return _with_missing(dict(zip(ann, pool)), path, pool_col)
+
+
+def _with_missing(mapping: dict[str, str], path: Path, field: str | None) -> dict[str, str]:
+    empty = [k for k, v in mapping.items() if v == MISSING_POOL]
+    if empty:
+        what = f"no {field!r}" if field else "no pool"
+        warn(f"{path}: {len(empty)} annotator(s) have {what} (e.g. "
+             f"{join_names(empty, limit=3)}); their pool is {MISSING_POOL!r}")
+    return mapping
+
+
+def resolve_pools(pools, *, pool_column: str | None = None, base: Path | None = None):
+    """``pools`` as a mapping: None stays None, a Mapping is used as is, a path is read.
+
+    A relative path is taken relative to ``base`` (a spec file's folder) when given.
+    """
+    if pools is None:
+        return None
+    if isinstance(pools, Mapping):
+        return {str(k): pool_name(v) for k, v in pools.items()}
+    path = Path(pools)
+    if base is not None and not path.is_absolute():
+        path = base / path
+    return read_pools(path, pool_column=pool_column)
+
+
+def _numbered(text: str):
+    m = _NUMBERED.match(text.strip())
+    if m is None:
+        return None
+    return _SEPARATORS.sub("", m.group("prefix")).casefold(), m.group("number")
+
+
+def _prefixes_agree(a: str, b: str) -> bool:
+    return a.startswith(b) or b.startswith(a)
+
+
+def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
+    """The mapping key that names each data id: the id itself, else the one key with its number.
+
+    See the module docstring for the rule. Ids no key names are left out. A key serves one id
+    at most.
+    """
+    keys = [str(k) for k in keys]
+    key_set = set(keys)
+    out = {}
+    rest = []
+    for i in dict.fromkeys(str(i) for i in ids):
+        if i in key_set:
+            out[i] = i
+        else:
+            rest.append(i)
+    if not rest:
+        return out
+    by_number = defaultdict(list)
+    for k in keys:
+        if k not in out:
+            parts = _numbered(k)
+            if parts is not None:
+                by_number[parts[1]].append((parts[0], k))
+    if not by_number:
+        return out
+    found = {}
+    for i in rest:
+        parts = _numbered(i)
+        if parts is None:
+            continue
+        fits = [k for prefix, k in by_number.get(parts[1], ()) if _prefixes_agree(parts[0], prefix)]
+        if len(fits) == 1:
+            found[i] = fits[0]
+    used = Counter(found.values())
+    out.update({i: k for i, k in found.items() if used[k] == 1})
+    return out
+
+
+def assign_pools(annotators: pd.Series, mapping: Mapping[str, str], *, source: str) -> pd.Series:
+    """The pool of each annotator id (see the module docstring for how ids are matched).
+
+    Ids matched by number, not exactly, and ids the mapping lacks (pool :data:`UNKNOWN_POOL`)
+    each give one warning with their count.
+    """
+    ids = annotators.astype(str)
+    unique = pd.unique(ids)
+    key_of = match_keys(unique, mapping)
+    by_number = {i: k for i, k in key_of.items() if i != k}
+    if by_number:
+        i, k = next(iter(by_number.items()))
+        warn(f"{source}: {len(by_number)} of {len(unique)} annotator id(s) matched the pools "
+             f"mapping by number, not exactly (e.g. the data's {i!r} is the key {k!r}); "
+             f"{len(key_of) - len(by_number)} matched exactly")
+    pools = ids.map({i: mapping[k] for i, k in key_of.items()})
+    missing = pools.isna()
+    if missing.any():
+        absent = pd.unique(ids[missing])
+        warn(f"{source}: {len(absent)} annotator(s) ({int(missing.sum())} judgment(s)) are not in "
+             f"the pools mapping (e.g. {join_names(absent, limit=3)}); their pool is "
+             f"{UNKNOWN_POOL!r}")
+        pools = pools.where(~missing, UNKNOWN_POOL)
+    return pools
+
+
+def check_min_pool_annotators(value) -> int | None:
+    """``min_pool_annotators`` as an int >= 1, or None (no folding); an InputError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f"--min-pool-annotators must be a whole number >= 1; got {value!r}",
+                         key="min_pool_annotators")
+    return int(value)
+
+
+def is_placeholder(pool: str) -> bool:
+    """True for a pool name that stands for a missing value (:data:`PLACEHOLDER_POOLS`)."""
+    return str(pool).strip().casefold() in PLACEHOLDER_POOLS
+
+
+def fold_pools(raw: pd.DataFrame, min_annotators: int | None, *, source: str,
+               keep: Iterable[str] = ()) -> tuple[pd.DataFrame, dict]:
+    """Fold tiny and placeholder pools of ``raw[pool]`` into :data:`OTHER_POOL`.
+
+    Parameters
+    ----------
+    raw
+        One row per judgment with ``annotator`` and, when the data has pools, ``pool``.
+    min_annotators
+        A pool held by fewer annotators (counted in ``raw``) is folded; None folds nothing.
+    keep
+        Pools never folded (judge pools); :data:`UNKNOWN_POOL` is never folded either.
+
+    Returns
+    -------
+    raw, info
+        ``raw`` with the pools renamed (same rows), and ``{"pools_folded": {...}}`` for the
+        table's ``info`` (``{}`` when ``min_annotators`` is None): the threshold, the pool
+        folded into, each folded pool with its reason and counts, and the totals.
+    """
+    n = check_min_pool_annotators(min_annotators)
+    if n is None:
+        return raw, {}
+    record = {"min_annotators": n, "into": OTHER_POOL, "pools": [], "n_annotators": 0,
+              "n_judgments": 0}
+    if C.POOL not in raw.columns:
+        return raw, {"pools_folded": record}
+    codes, uniques = pd.factorize(raw[C.POOL], use_na_sentinel=True)
+    names = pd.Index([str(u) for u in uniques])
+    ann_codes = pd.factorize(raw[C.ANNOTATOR], use_na_sentinel=True)[0]
+    pairs = pd.DataFrame({"pool": codes, "ann": ann_codes})[codes >= 0]
+    n_ann = pairs.drop_duplicates().groupby("pool").size().reindex(range(len(names)), fill_value=0)
+    n_judg = pairs.groupby("pool").size().reindex(range(len(names)), fill_value=0)
+    never = {UNKNOWN_POOL, *map(str, keep)}
+    folded = []
+    for code in sorted(range(len(names)), key=lambda c: names[c]):
+        pool = names[code]
+        if pool in never:
+            continue
+        reason = ("placeholder" if is_placeholder(pool) else
+                  f"fewer than {n} annotators" if n_ann[code] < n else None)
+        if reason:
+            folded.append({"pool": pool, "reason": reason, "n_annotators": int(n_ann[code]),
+                           "n_judgments": int(n_judg[code])})
+    if not folded:
+        return raw, {"pools_folded": record}
+    folded_names = {f["pool"] for f in folded}
+    into = OTHER_POOL if OTHER_POOL not in set(names) - folded_names else f"{OTHER_POOL} (folded)"
+    hit = (codes >= 0) & names.isin(folded_names)[codes]
+    raw = raw.copy()
+    raw[C.POOL] = raw[C.POOL].astype(object).where(~hit, into)
+    record.update(into=into, pools=folded,
+                  n_annotators=int(pd.unique(ann_codes[hit]).size),
+                  n_judgments=int(hit.sum()))
+    listed = ", ".join(f"{f['pool']!r} ({f['n_annotators']} annotator(s), {f['n_judgments']} "
+                       f"judgment(s))" for f in folded[:5])
+    more = f" and {len(folded) - 5} more" if len(folded) > 5 else ""
+    warn(f"{source}: --min-pool-annotators {n}: folded {len(folded)} pool(s) into {into!r}: "
+         f"{listed}{more}; {record['n_annotators']} annotator(s), {record['n_judgments']} "
+         f"judgment(s) in all, none dropped")
+    return raw, {"pools_folded": record}

@@ -1,0 +1,311 @@
+"""A source on Spark -> the canonical columns, as a Spark DataFrame (nothing collected).
+
+The Spark twin of :func:`audit.ingest.adapters.table.from_frame`, for the two shapes the Spark engine
+reads: a long table whose columns are already canonical, and any table mapped by a YAML dataset
+spec (:mod:`audit.ingest.spec`: renamed columns, a wide layout, ``label.map``, pools from a file,
+a mapping or a column). Ids and labels are cast to text here, as the pandas engine compares them
+(ids as ``pd.Categorical(values.astype(str))``, labels as :func:`audit.contract.labels.label_text` writes a
+typed value: ``7.0`` as ``7``): the two engines see the same strings. A spec's ``label.map`` is
+not applied here: it is part of the scale (:meth:`audit.contract.labels.LabelScale.codes`), which reads
+each distinct raw label once on the driver.
+
+Conservation: :func:`count_judgments` counts the judgments by label in one pass (the pass that
+finds the distinct labels anyway), and a wide table's empty cells, kept until then as rows with a
+missing label, are counted and dropped there; :func:`audit.ingest.spark.encode.encode_table` checks the
+collected codes against those counts.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import re
+from pathlib import Path
+
+from ...contract import columns as C
+from ...errors import InputError, join_names
+from ..common import warn
+from ..pools import UNKNOWN_POOL, resolve_pools
+from ..readers import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+from ..spec import DatasetSpec
+
+_GLOB_CHARS = set("*?[{")
+
+#: Where each judgment sits in the source, carried through mapping so the driver can put the
+#: judgments in source order (files by path, rows in file order), the order the pandas engine
+#: reads them in. Results do not depend on row order; two listings do (flipped items in table
+#: order, a pair shown as its first judgment shows it).
+FILE, BLOCK, ROW, COLUMN = "__audit_file", "__audit_block", "__audit_row", "__audit_column"
+POSITION = (FILE, BLOCK, ROW)
+_UNSUPPORTED_READ = ("skiprows",)
+#: What a Spark catalog table name looks like (``table``, ``db.table``, ``cat.db.`t-1```).
+_TABLE_NAME = re.compile(r"(?:\w+|`[^`]+`)(?:\.(?:\w+|`[^`]+`))*")
+
+
+def source_kind(source: str) -> str:
+    """``parquet``, ``csv``, ``json`` for a path, folder, glob or URL; ``table`` for a name
+    in the Spark catalog (anything that is none of those)."""
+    text = str(source)
+    if "://" in text or any(ch in text for ch in _GLOB_CHARS):
+        return _kind_of_name(text.rstrip("/")) or "parquet"
+    path = Path(text).expanduser()
+    if path.is_dir():
+        kinds = {_kind_of_name(p.name) for p in path.rglob("*")
+                 if p.is_file() and not p.name.startswith((".", "_"))}
+        kinds.discard(None)
+        if len(kinds) > 1:
+            raise InputError(f"the folder mixes {', '.join(sorted(kinds))} files; point at one "
+                             "kind (a glob such as DIR/*.parquet)", path=text)
+        if not kinds:
+            raise InputError("the folder has no Parquet, CSV or JSON(L) files", path=text)
+        return kinds.pop()
+    if path.exists():
+        kind = _kind_of_name(path.name)
+        if kind is None:
+            raise InputError("--engine spark reads Parquet, CSV / TSV and JSON(L) tables; "
+                             f"{path.suffix or 'this file'} is none of them", path=text)
+        return kind
+    if not _TABLE_NAME.fullmatch(text) or _kind_of_name(text):
+        raise InputError("not found: no such file, folder or glob (nor a Spark table name)",
+                         path=text)
+    return "table"
+
+
+def _kind_of_name(name: str) -> str | None:
+    ext = Path(name).suffix.lower()
+    if ext in PARQUET_EXTENSIONS:
+        return "parquet"
+    if ext in CSV_EXTENSIONS:
+        return "csv"
+    if ext in JSONL_EXTENSIONS or ext == ".json":
+        return "json"
+    return None
+
+
+def read_source(spark, source, *, read: dict | None = None):
+    """``source`` as a Spark DataFrame (lazy: nothing is scanned beyond the schema).
+
+    CSV columns are all text, an empty cell is missing (as with pandas); a ``.json`` file may
+    be an array of records or JSON Lines.
+
+    Raises
+    ------
+    InputError
+        Nothing matches the path or glob, the name is no table in the catalog, or Spark cannot
+        read it; the message names the source.
+    """
+    from pyspark.errors import PySparkException
+
+    text = str(source)
+    read = dict(read or {})
+    bad = [k for k in _UNSUPPORTED_READ if k in read]
+    if bad:
+        raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
+    kind = source_kind(text)
+    if kind != "table" and "://" not in text and any(ch in text for ch in _GLOB_CHARS) \
+            and not globlib.glob(str(Path(text).expanduser()), recursive=True):
+        raise InputError("no file matches this pattern", path=text)
+    try:
+        if kind == "table":
+            if not spark.catalog.tableExists(text):
+                raise InputError("not found: no such file, folder or glob, and no table of that "
+                                 "name in the Spark catalog", path=text)
+            return spark.table(text)  # a table or view: no file metadata, Spark's own order
+        path = str(Path(text).expanduser()) if "://" not in text else text
+        if kind == "parquet":
+            return with_position(spark.read.parquet(path))
+        if kind == "json":
+            multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
+            return with_position(spark.read.json(path, multiLine=multiline))
+        sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
+        options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
+                   "encoding": "UTF-8", "mode": "FAILFAST"}
+        if read.get("comment"):
+            options["comment"] = read["comment"]
+        return with_position(spark.read.options(**options).csv(path))
+    except PySparkException as err:
+        raise InputError(f"Spark cannot read it: {_first_line(err)}", path=text) from None
+
+
+def with_position(df):
+    """``df`` (read from files) plus each row's file, file split and row id (:data:`POSITION`)
+    from Spark's hidden ``_metadata`` column, which every file source has."""
+    from pyspark.sql import functions as F
+
+    return df.select("*", F.col("_metadata.file_path").alias(FILE),
+                     F.col("_metadata.file_block_start").alias(BLOCK),
+                     F.monotonically_increasing_id().alias(ROW))
+
+
+def _starts_array(text: str) -> bool:
+    path = Path(text)
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(4096).lstrip()
+    return head.startswith(b"[")
+
+
+def _first_line(err) -> str:
+    msg = str(err).strip()
+    return msg.splitlines()[0] if msg else type(err).__name__
+
+
+def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
+                    pool_column: str | None = None):
+    """Map a source DataFrame onto the canonical columns (see the module docstring).
+
+    Returns the DataFrame with the canonical columns present, ids and labels as text.
+
+    Raises
+    ------
+    InputError
+        The spec names a column the source lacks, or a required column is missing.
+    """
+    from pyspark.sql import functions as F
+
+    columns = [c for c in df.columns if c not in POSITION]
+    absent = [src for src in spec.columns.values() if src not in columns]
+    if absent:
+        canon = next(k for k, v in spec.columns.items() if v == absent[0])
+        raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
+                         f"not have; columns present: {join_names(columns, limit=20)}",
+                         path=source, column=absent[0])
+    shadowed = [c for c in spec.columns if c in columns and spec.columns[c] != c]
+    df = df.drop(*shadowed)
+    for canon, src in spec.columns.items():
+        if canon != src:
+            df = df.withColumnRenamed(src, canon)
+    if spec.layout == "wide":
+        df = _unpivot(df, spec, source)
+    missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
+    if missing and spec.path is None:
+        from .. import _by_columns
+
+        named = _by_columns(columns, folder=False)
+        if named not in (None, "table", "hf"):
+            raise InputError(f"this reads as {named} data, and --engine spark reads long or "
+                             f"spec-mapped tables; convert it once with 'annotation-audit "
+                             f"export SOURCE OUT' and audit OUT", path=source)
+    if missing:
+        hint = ("map them in the spec's columns" if spec.path is not None else
+                "name them item, annotator, label or map them with a --spec file")
+        raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
+                         f"{join_names(columns, limit=20)}; {hint}", path=source,
+                         column=missing[0])
+    df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    keep = [c for c in C.ALL if c in df.columns]
+    position = [c for c in (COLUMN, *POSITION) if c in df.columns]
+    has_pair = [c in keep for c in C.PAIRWISE]
+    if any(has_pair) and not all(has_pair):
+        raise InputError("pairwise data needs both model_a and model_b", path=source,
+                         column=C.PAIRWISE[has_pair.index(False)])
+    nulls = [str(v) for v in spec.read.get("na_values", [])]
+    out = []
+    for col in keep:
+        value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
+        if nulls and col not in (C.TEXT,):
+            value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
+        out.append(value.alias(col))
+    return df.select(*out, *position)
+
+
+def label_text(df, column: str):
+    """Column ``column`` of ``df`` as label text, as :func:`audit.contract.labels.label_text` writes a
+    typed value: text as it is, a whole number without a decimal point (``7.0`` -> ``7``,
+    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, NaN missing. (A fractional typed number
+    is Java's text of it, which can differ from Python's, ``1.0E-5`` for ``1e-05``: the same
+    number on a numeric scale, another label on a nominal one.)"""
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    value = F.col(column)
+    dtype = df.schema[column].dataType
+    if isinstance(dtype, T.BooleanType):
+        return F.when(value, F.lit("True")).when(~value, F.lit("False"))
+    if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+        x = value.cast("double")
+        whole = (x == F.floor(x)) & (F.abs(x) < F.lit(2.0 ** 63))
+        return (F.when(F.isnan(x), F.lit(None).cast("string"))
+                .when(whole, x.cast("long").cast("string"))
+                .otherwise(x.cast("string")))
+    return value.cast("string")
+
+
+def count_judgments(df, *, layout: str):
+    """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
+
+    Returns ``(df, distinct, info)``: the frame without a wide table's empty cells; the distinct
+    raw labels (None for a missing one, which the schema check reports); and the conservation
+    counts ``{"rows_read", "dropped"}`` (:mod:`audit.contract.table`), a wide table's empty cells counted
+    under :data:`audit.ingest.adapters.table.EMPTY_CELL_RULE` as the pandas engine counts them.
+    """
+    from pyspark.sql import functions as F
+
+    from ..adapters.table import EMPTY_CELL_RULE
+
+    counts = {r[0]: int(r[1]) for r in df.groupBy(C.LABEL).count().collect()}
+    info = {"rows_read": sum(counts.values()), "dropped": []}
+    if layout == "wide":
+        empty = counts.pop(None, 0)
+        if empty:
+            info["dropped"].append({"rule": EMPTY_CELL_RULE, "n": empty})
+        df = df.where(F.col(C.LABEL).isNotNull())
+    return df, list(counts), info
+
+
+def _unpivot(df, spec: DatasetSpec, source: str):
+    cols = list(spec.annotator_columns)
+    absent = [c for c in cols if c not in df.columns]
+    if absent:
+        raise InputError(f"annotator column(s) {join_names(absent)} named in the spec are not in "
+                         f"the table; columns present: {join_names(df.columns, limit=20)}",
+                         path=source, column=absent[0])
+    if C.ITEM not in df.columns:
+        raise InputError(f"a wide table needs an item column; columns present: "
+                         f"{join_names(df.columns, limit=20)}", path=source, column=C.ITEM)
+    from pyspark.sql import functions as F
+
+    keep = [c for c in C.ALL if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
+            and c not in cols] + [c for c in POSITION if c in df.columns]
+    values = df.select(*keep, *[label_text(df, c).alias(c) for c in cols])
+    long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
+    # pandas melts column by column: every row of the first annotator column comes first;
+    # empty cells stay (a missing label) until count_judgments counts and drops them
+    rank = F.create_map(*[F.lit(x) for i, c in enumerate(cols) for x in (c, i)])
+    return long.withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int"))
+
+
+def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):
+    from pyspark.sql import functions as F
+
+    mapping = resolve_pools(pools, pool_column=pool_column)
+    if mapping is None and spec.pools_map is not None:
+        mapping = {str(k): str(v) for k, v in spec.pools_map.items()}
+    if mapping is None and spec.pools_file is not None:
+        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    if mapping is not None:
+        spark = df.sparkSession
+        table = spark.createDataFrame(sorted(mapping.items()),
+                                      f"`_ann` string, `{C.POOL}` string")
+        df = (df.drop(C.POOL).withColumn("_ann", F.col(C.ANNOTATOR).cast("string"))
+              .join(F.broadcast(table), on="_ann", how="left").drop("_ann"))
+        unknown = (df.where(F.col(C.POOL).isNull())
+                   .agg(F.count(F.lit(1)).alias("n"),
+                        F.countDistinct(F.col(C.ANNOTATOR)).alias("k"),
+                        F.slice(F.sort_array(F.collect_set(F.col(C.ANNOTATOR).cast("string"))),
+                                1, 3).alias("some"))
+                   .first())
+        if unknown["n"]:
+            warn(f"{source}: {unknown['k']} annotator(s) ({unknown['n']} judgment(s)) are not in "
+                 f"the pools mapping (e.g. {join_names(unknown['some'], limit=3)}); their pool "
+                 f"is {UNKNOWN_POOL!r}")
+            df = df.withColumn(C.POOL, F.coalesce(F.col(C.POOL), F.lit(UNKNOWN_POOL)))
+    elif pool_column is not None:
+        if pool_column not in df.columns:
+            raise InputError(f"no column {pool_column!r} to take pools from; columns present: "
+                             f"{join_names(df.columns, limit=20)}", path=source,
+                             column=pool_column)
+        df = df.drop(C.POOL).withColumnRenamed(pool_column, C.POOL)
+    if C.POOL not in df.columns:
+        df = df.withColumn(C.POOL, F.lit(C.DEFAULT_POOL))
+    return df

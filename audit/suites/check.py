@@ -1,0 +1,235 @@
+"""The gate: load a dataset, audit it if the suite needs it, and validate the suite.
+
+:func:`check` is what ``annotation-audit check`` calls. Order matters for fast, clear failures:
+the suite is read and validated first (a bad suite costs nothing), then checked against the
+loaded table (pools, columns, pairwise data, ``--baseline``), and only then are the
+measurements computed and the suite run through great_expectations. Every mismatch between the
+suite and the data is a :class:`audit.suites.suite.SuiteFileError` naming the suite line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import AuditWarning, join_names
+from ..resample import Bootstrap
+from ..contract.table import AnnotationTable
+from .suite import ALL, EVERY, Expectation, Suite, load_suite
+
+Step = Callable[[str], contextlib.AbstractContextManager]
+
+
+def _no_progress(name: str) -> contextlib.AbstractContextManager:
+    return contextlib.nullcontext()
+
+
+@dataclass
+class CheckResult:
+    """What a check produced.
+
+    Attributes
+    ----------
+    suite
+        The validated suite.
+    results
+        The audit's result dict with an ``expectations`` block (and ``baseline`` in PR mode).
+    validation
+        great_expectations' ``ExpectationSuiteValidationResult``.
+    """
+
+    suite: Suite
+    results: dict
+    validation: object
+
+    @property
+    def success(self) -> bool:
+        return bool(self.validation.success)
+
+    @cached_property
+    def validation_json(self) -> dict:
+        """The validation result in great_expectations' JSON form."""
+        return self.validation.to_json_dict()
+
+
+def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
+          n_bootstrap: int = 1000, min_per_pool: int = 2, unit: str = "judgment",
+          load_options: dict | None = None, out: str | Path | None = None,
+          step: Step = _no_progress) -> CheckResult:
+    """Validate ``source`` against an expectation suite.
+
+    Parameters
+    ----------
+    source
+        A path or hub name accepted by :func:`audit.ingest.load`.
+    suite
+        A suite file (YAML) or a parsed :class:`audit.suites.suite.Suite`.
+    baseline
+        The previous version of the dataset (dataset-PR mode): the result gets a ``baseline``
+        block (:func:`audit.suites.baseline.compare`) and the baseline claims can run.
+    seed, n_bootstrap, min_per_pool, unit
+        Passed to the audit (:func:`audit.pipeline.audit_table`), which runs only when a claim
+        needs a measurement or a baseline is given.
+    load_options
+        Passed to :func:`audit.ingest.load` for both versions.
+    out
+        Folder to write what ``annotation-audit run --out`` writes into — ``results.json``
+        (here with the ``expectations`` block, the pass/fail table, and in PR mode the
+        ``baseline`` block), ``report.html`` with its charts, ``dataset_card.md`` and the
+        per-item table ``items.parquet`` (:mod:`audit.items`) — as one
+        set with a ``manifest.json`` (:func:`audit.outputs.write_run`). With it the full audit
+        runs even when no claim needs it, so the report is complete. Resolved before anything
+        is read, and refused when it would touch an input (:mod:`audit.outputs`).
+
+    Raises
+    ------
+    SuiteFileError
+        The suite is bad, or does not fit the data (message names the line).
+
+    Without ``baseline`` the suite's dataset-PR claims are skipped with a warning, and listed
+    in the result (``expectations.skipped``).
+    """
+    from ..ingest import load
+    from ..pipeline import audit_table, meta
+    from . import gx_run
+    from .batches import batches
+    from .measurements import measurements
+    from .outcomes import summary
+
+    from ..outputs import find_inputs, guard_folder, verify_inputs
+    from ..report.card_meta import from_spec
+
+    load_options = load_options or {}
+    inputs = find_inputs(source, spec=load_options.get("spec"), pools=load_options.get("pools"),
+                         suite=suite, baseline=baseline,
+                         format=load_options.get("format", "auto"))
+    if out is not None:
+        guard_folder(out, inputs)
+    suite = suite if isinstance(suite, Suite) else load_suite(suite)
+    card = from_spec(load_options.get("spec"), allow_outside=bool(
+        load_options.get("allow_outside"))) if out is not None else {}
+    verify_inputs(inputs)
+    with step("loading and validating"):
+        table = load(source, **(load_options or {}))
+        old = load(baseline, **(load_options or {})) if baseline is not None else None
+    skipped = []
+    if old is None:
+        suite, skipped = without_baseline_claims(suite)
+    fit_table(suite, table, has_baseline=old is not None)
+    boot = Bootstrap(n_bootstrap, seed)
+    options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
+    if "audit" in suite.needs or old is not None or out is not None:
+        results = audit_table(table, step=step, **options)
+    else:
+        results = {"meta": meta(table, boot), "dataset": table.summary()}
+    if old is not None:
+        from .baseline import compare
+
+        with step("baseline audit and comparison"):
+            old_results = audit_table(old, **options)
+            results["baseline"] = compare(old, table, old_results=old_results,
+                                          new_results=results)
+    frames = batches(table, suite.batches)
+    if "measurements" in suite.batches:
+        frames["measurements"] = measurements(results)
+        fit_measurements(suite, frames["measurements"])
+    with step("running the expectation suite"):
+        validation = gx_run.validate(suite, frames, skipped=skipped)
+    outcome = CheckResult(suite, results, validation)
+    results["expectations"] = summary(outcome.validation_json)
+    if out is not None:
+        from ..outputs import write_run
+
+        from ..items import item_table, write_items
+
+        if card:  # the spec's card: section, as run --out writes it
+            results["dataset"]["card"] = card
+        with step("per-item table"):
+            items = item_table(table)
+        with step("writing the report and dataset card"):
+            write_run(results, out, inputs=inputs, report=True, command="check",
+                      extra=lambda folder: write_items(items, folder))
+    return outcome
+
+
+def without_baseline_claims(suite: Suite) -> tuple[Suite, list[dict]]:
+    """The suite without its dataset-PR claims, and those claims as skipped entries.
+
+    Without ``--baseline`` the claims comparing two versions cannot run; they are reported as
+    skipped (with a warning), so one suite serves both pull requests and plain checks.
+    """
+    keep = tuple(e for e in suite.expectations if "baseline" not in e.kind.needs)
+    skipped = [{"expectation": e.title, "expect": e.expect, "line": e.line,
+                "description": e.description, "claim": e.claim,
+                "reason": "needs --baseline OLD_SOURCE (dataset-PR mode)"}
+               for e in suite.expectations if "baseline" in e.kind.needs]
+    if skipped:
+        warnings.warn(f"{suite.path or suite.name}: {len(skipped)} dataset-PR expectation(s) "
+                      f"skipped (line(s) {', '.join(str(s['line']) for s in skipped)}): they "
+                      "need --baseline OLD_SOURCE", AuditWarning, stacklevel=3)
+    return replace(suite, expectations=keep), skipped
+
+
+def _pools_named(exp: Expectation) -> list[tuple[str, str]]:
+    """(key, pool name) for every pool an expectation names (tokens excluded)."""
+    named = []
+    for key in ("pool", "judge"):
+        v = exp.params.get(key)
+        if v is not None and v not in (ALL, EVERY):
+            named.append((key, v))
+    pools = exp.params.get("pools")
+    if isinstance(pools, list):
+        named += [("pools", p) for p in pools]
+    return named
+
+
+def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> None:
+    """Check that every expectation can run on ``table``; raise SuiteFileError naming the line."""
+    for exp in suite.expectations:
+        needs = exp.kind.needs
+        if "baseline" in needs and not has_baseline:
+            raise suite.error(exp, "compares against a previous version; give it with "
+                              "--baseline OLD_SOURCE (dataset-PR mode)")  # library callers
+        if "pairwise" in needs and not table.is_pairwise:
+            raise suite.error(exp, "needs pairwise data (model_a and model_b columns); "
+                              f"{table.source} has none")
+        if "models" in needs and not (table.is_pairwise or table.is_rating):
+            raise suite.error(exp, "needs model columns (model_a / model_b, or model); "
+                              f"{table.source} has none")
+        if "preference" in needs and not table.scale.is_preference:
+            raise suite.error(exp, f"needs preference labels; {table.source} has "
+                              f"{table.scale.kind.value} labels")
+        column = exp.params.get("column")
+        if column is not None and column not in table.frame.columns:
+            raise suite.error(exp, f"column {column!r} is not in {table.source}; its columns "
+                              f"are {join_names(table.frame.columns)}", key="column")
+        if exp.params.get("judge") == EVERY and not table.judge_pools:
+            raise suite.error(exp, f"{table.source} has no judge pool (an LLM judge) to compare "
+                              "with the human pools")
+        for key, name in _pools_named(exp):
+            known = table.judge_pools if key == "judge" else table.pools
+            what = "judge pool" if key == "judge" else "pool"
+            if name not in known:
+                raise suite.error(exp, f"no {what} {name!r} in {table.source}; "
+                                  f"{what}s are {join_names(known) or 'none'}", key=key)
+
+
+def fit_measurements(suite: Suite, frame) -> None:
+    """Check that every claim's measurement exists; raise SuiteFileError naming the line."""
+    for exp in suite.expectations:
+        mid = exp.measurement
+        if mid is None or mid in frame.index:
+            continue
+        q = frame["quantity"].to_numpy()
+        quantity = mid.split("[", 1)[0]
+        have = frame.index[q == quantity].tolist()
+        if have:
+            raise suite.error(exp, f"the audit has no measurement {mid!r}; it has "
+                              f"{join_names(have)}")
+        raise suite.error(exp, f"the audit measured no {quantity} on this data (e.g. a "
+                          "metric defined only for ordered labels, a single pool, or no "
+                          "models to rank)")
