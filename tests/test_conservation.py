@@ -17,7 +17,7 @@ from audit.contract import columns as C
 from audit.cli import cli
 from audit.errors import AuditError, InternalError
 from audit.ingest import load
-from audit.ingest import table as table_adapter
+from audit.ingest.adapters import table as table_adapter
 from audit.ingest.common import REPEATED_RULE
 from audit.ingest.adapters.multipref import NOT_A_RECORD_RULE
 from audit.ingest.adapters.table import EMPTY_CELL_RULE
