@@ -5,21 +5,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import platform
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .resample import Bootstrap
 from .contract.table import AnnotationTable
-
-Step = Callable[[str], contextlib.AbstractContextManager]
-
-
-@contextlib.contextmanager
-def _quiet_step(name: str):
-    yield
+from .progress import Step, no_step
+from .resample import Bootstrap
 
 
 def meta(table: AnnotationTable, bootstrap: Bootstrap, **extra) -> dict:
@@ -42,7 +35,7 @@ def meta(table: AnnotationTable, bootstrap: Bootstrap, **extra) -> dict:
 
 
 def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: int = 2,
-                unit: str = "judgment", step: Step = _quiet_step, **rank_options) -> dict:
+                unit: str = "judgment", step: Step = no_step, **rank_options) -> dict:
     """Every analysis on an already loaded table, after its memory estimate is checked against
     the budget in force (:func:`audit.budget.check_table`; exit 2 before anything is
     allocated when it is over)."""
@@ -70,7 +63,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
         sizes: Sequence[int] | None = None, gap_model: str | None = None,
         perturbation: str | None = None, n_sims: int | None = None,
-        max_flipped: int | None = None, step: Step = _quiet_step,
+        max_flipped: int | None = None, step: Step = no_step,
         load_options: dict | None = None, allow_outside: bool = False,
         max_memory=None, items: bool | None = None, items_csv: bool = False,
         card: dict | None = None) -> dict:

@@ -22,6 +22,17 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
+#: A progress hook: ``step(name)`` is a context manager around one pipeline stage. Every
+#: orchestrator (:func:`audit.pipeline.run`, :func:`audit.pipeline.audit_table`,
+#: :func:`audit.suites.check.check`) takes one as ``step=``, :func:`no_step` by default.
+Step = Callable[[str], contextlib.AbstractContextManager]
+
+
+@contextlib.contextmanager
+def no_step(name: str) -> Iterator[None]:
+    """The silent :data:`Step`: runs the stage and shows nothing."""
+    yield
+
 
 def is_terminal(stream=None) -> bool:
     """Whether ``stream`` (default: the current standard error) is an interactive terminal."""
@@ -40,7 +51,7 @@ def step_line(name: str, seconds: float) -> str:
 
 
 @contextlib.contextmanager
-def _log_steps() -> Iterator[Callable[[str], contextlib.AbstractContextManager]]:
+def _log_steps() -> Iterator[Step]:
     import click
 
     @contextlib.contextmanager
@@ -53,10 +64,10 @@ def _log_steps() -> Iterator[Callable[[str], contextlib.AbstractContextManager]]
 
 
 @contextlib.contextmanager
-def steps(*, enabled: bool = True) -> Iterator[Callable[[str], contextlib.AbstractContextManager]]:
+def steps(*, enabled: bool = True) -> Iterator[Step]:
     """Yield ``step(name)``, a context manager around one pipeline step (module docstring)."""
     if not enabled:
-        yield lambda name: contextlib.nullcontext()
+        yield no_step
     elif is_terminal():
         from .report.summary import progress_steps
 
