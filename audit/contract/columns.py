@@ -36,9 +36,17 @@ REQUIRED = (ITEM, ANNOTATOR, POOL, LABEL)
 PAIRWISE = (MODEL_A, MODEL_B)
 EXTRAS = (CATEGORY, TURN, TEXT)
 ID_COLUMNS = (ITEM, ANNOTATOR, POOL, MODEL_A, MODEL_B, MODEL)
-ALL = REQUIRED + PAIRWISE + (MODEL,) + EXTRAS
+#: Every column of the contract, in the order adapters keep them.
+COLUMNS = REQUIRED + PAIRWISE + (MODEL,) + EXTRAS
 
 #: Pool name used when a source names no pools.
 DEFAULT_POOL = "all"
+#: Key of the leaderboard (and of suite ``pool:`` choices) of every human pool together.
+#:
+#: It has the same spelling as :data:`DEFAULT_POOL` on purpose: a source that names no pools
+#: has one human pool, ``"all"``, and its board of every human pool is that same pool, so the
+#: two keys coincide in ``results.json``. A source that names several pools may not name one
+#: of them ``"all"`` (:func:`audit.rank.rank` rejects it), so the key stays unambiguous.
+EVERY_HUMAN_POOL = "all"
 #: Length of the text excerpt kept per item.
 EXCERPT_CHARS = 200

@@ -52,7 +52,7 @@ _SCALAR = (str, int, float, bool)
 _SHAPE = {
     "name": str,
     "layout": ("enum", LAYOUTS),
-    "columns": {col: str for col in C.ALL},
+    "columns": {col: str for col in C.COLUMNS},
     "annotator_columns": ("list", str),
     "label": {
         "kind": ("enum", tuple(k.value for k in LabelKind)),

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import InputError, join_names
 from ..contract.labels import LabelKind, is_continuous
+from ..contract.columns import EVERY_HUMAN_POOL as ALL
 from ..resample import ITEM_METHOD, Bootstrap
 from ..contract.table import AnnotationTable
 from ..results import jsonable
@@ -44,8 +45,6 @@ from .stability import CLOSED_FORM, closest_pairs, displacement, pool_switches
 __all__ = ["rank", "simulate", "independent_adjacent", "sd_interval", "flipped_items",
            "judge_alignment", "ALL", "UNITS", "PERTURBATIONS"]
 
-#: Key of the leaderboard of every human (non-judge) pool together.
-ALL = "all"
 UNITS = ("judgment", "majority")
 PERTURBATIONS = ("pool_switch", "bootstrap")
 

@@ -220,7 +220,7 @@ def _kind_text(p: Param) -> str:
         return f"a number in [{lo:g}, {hi:g}]"
     return {"count": "a whole number >= 0", "share": "a number >= 0",
             "values": "a non-empty list",
-            "column": f"one of {join_names(C.ALL)}", "pool": "a pool name"
+            "column": f"one of {join_names(C.COLUMNS)}", "pool": "a pool name"
             + (f" or {' / '.join(p.tokens)}" if p.tokens else ""),
             "pools": f"a list of two pool names, or {EVERY!r}",
             "choice": f"one of {join_names(p.choices)}"}[p.kind]
@@ -254,8 +254,8 @@ def _check_value(p: Param, value, fail):
             fail(f"{p.name!r} must be a non-empty list of labels or names, got {value!r}")
         return list(value)
     if p.kind == "column":
-        if value not in C.ALL:
-            fail(unknown_name("column", value, C.ALL))
+        if value not in C.COLUMNS:
+            fail(unknown_name("column", value, C.COLUMNS))
         return value
     if p.kind == "pool":
         if not isinstance(value, (str, int)) or isinstance(value, bool) or str(value) == "":

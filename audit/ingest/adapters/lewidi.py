@@ -151,7 +151,7 @@ def load_lewidi(source, *, split: str | None = None, pools=None, pool_column: st
         hit = raw[C.LABEL].astype(str).isin(lookup).to_numpy()
         raw.loc[hit, C.LABEL] = raw.loc[hit, C.LABEL].astype(str).map(lookup).to_numpy()
     scale = _scale(raw[C.LABEL], task, spec=spec, kind=kind, order=order)
-    raw = raw[[c for c in C.ALL if c in raw.columns]]
+    raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     info = {"format": "lewidi", "task": task, "splits": [s for s, _ in files]}
     if pools_from is not None:
         info["pools_from"] = pools_from

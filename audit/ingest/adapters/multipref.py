@@ -97,6 +97,6 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
     raw = items.join(judgments, how="inner")
     raw[C.LABEL] = recode(raw[C.LABEL], dict(zip(LABEL_NAMES, SCALE.values)))
     raw.index = pd.Index(raw[C.ITEM].to_numpy(), name=ID)
-    raw = raw[[c for c in C.ALL if c in raw.columns]]
+    raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     return build_table(raw, SCALE, name=name or default_name(source, "multipref"), source=src,
                        info={"format": "multipref", "aspect": aspect, **ledger.info()})

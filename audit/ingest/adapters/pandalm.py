@@ -64,7 +64,7 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
     items[C.TEXT] = excerpt(pd.Series(text, index=frame.index))
     long = frame[ann_cols].melt(var_name=C.ANNOTATOR, value_name=C.LABEL, ignore_index=False)
     ledger = Ledger(rows_read=len(long))  # one judgment per annotator field; none is dropped
-    raw = items.join(long, how="inner").loc[:, lambda d: [c for c in C.ALL if c in d]]
+    raw = items.join(long, how="inner").loc[:, lambda d: [c for c in C.COLUMNS if c in d]]
     raw.index = pd.Index(raw[C.ITEM].to_numpy(), name="idx")
     raw[C.LABEL] = recode(raw[C.LABEL], RAW_TO_SIGN)
     if pools is None and pool_column is not None:

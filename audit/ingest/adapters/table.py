@@ -70,7 +70,7 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
                          column=missing[0])
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
-    raw = raw[[c for c in C.ALL if c in raw.columns]]
+    raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source)
     return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                        source=source, judge_pools=spec.judge_pools,
@@ -102,7 +102,7 @@ def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> 
     if C.ITEM not in raw.columns:
         raise InputError(f"a wide table needs an item column; columns present: "
                          f"{join_names(raw.columns, limit=20)}", path=source, column=C.ITEM)
-    keep = [c for c in C.ALL if c in raw.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
+    keep = [c for c in C.COLUMNS if c in raw.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
             and c not in cols]
     long = raw.melt(id_vars=keep, value_vars=cols, var_name=C.ANNOTATOR, value_name=C.LABEL,
                     ignore_index=False)

@@ -193,7 +193,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          f"{join_names(columns, limit=20)}; {hint}", path=source,
                          column=missing[0])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
-    keep = [c for c in C.ALL if c in df.columns]
+    keep = [c for c in C.COLUMNS if c in df.columns]
     position = [c for c in (COLUMN, *POSITION) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
@@ -265,7 +265,7 @@ def _unpivot(df, spec: DatasetSpec, source: str):
                          f"{join_names(df.columns, limit=20)}", path=source, column=C.ITEM)
     from pyspark.sql import functions as F
 
-    keep = [c for c in C.ALL if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
+    keep = [c for c in C.COLUMNS if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
             and c not in cols] + [c for c in POSITION if c in df.columns]
     values = df.select(*keep, *[label_text(df, c).alias(c) for c in cols])
     long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
