@@ -86,7 +86,7 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
         values = values.astype(str).mask(missing)
     codes, uniques = pd.factorize(values)
     names = pd.Index(uniques).astype(str).to_numpy(dtype=object)
-    cats, remap = _sorted_strings(names)
+    cats, remap = sorted_strings(names)
     codes = np.where(codes >= 0, remap[codes] if len(names) else -1, -1)
     return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
 
@@ -115,7 +115,7 @@ def _equal_values_may_print_differently(values: pd.Series) -> bool:
     return not pd.api.types.is_string_dtype(dtype)
 
 
-def _sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(names, return_inverse=True)`` for an object array of strings; short strings
     are sorted as fixed-width unicode (C comparisons in code-point order, as Python's)."""
     if len(names) == 0:

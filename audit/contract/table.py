@@ -256,7 +256,7 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
             out[col] = pd.Categorical(vals.astype(str))
     table = AnnotationTable(out, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
-    _warn_degenerate(table)
+    warn_degenerate(table)
     return table
 
 
@@ -282,7 +282,12 @@ def check_conservation(info: dict, *, n_rows: int, n_coded: int, source: str) ->
             "encoded. This is a bug in annotation-audit; please report it with this message")
 
 
-def _warn_degenerate(table: AnnotationTable) -> None:
+def warn_degenerate(table: AnnotationTable) -> None:
+    """Warn (:class:`DegenerateDataWarning`) when ``table`` has one annotator or one label.
+
+    Agreement is undefined then, so the statistics will be NaN; the warning says why before
+    the reader meets the NaN. Both engines call it on the table they build.
+    """
     f = table.frame
     n_ann = f[C.ANNOTATOR].nunique()
     if n_ann < 2:

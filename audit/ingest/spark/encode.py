@@ -27,8 +27,8 @@ import pandas as pd
 
 from ...contract import columns as C
 from ...contract.labels import LabelKind, LabelScale
-from ...contract.schema import _sorted_strings, sorted_index
-from ...contract.table import AnnotationTable, _warn_degenerate, check_conservation
+from ...contract.schema import sorted_index, sorted_strings
+from ...contract.table import AnnotationTable, check_conservation, warn_degenerate
 from .frame import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
@@ -156,7 +156,7 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     for col in ids + extras:  # one column at a time, each Arrow buffer released once read
         names, _ = dictionaries[col]
         values = _take(_pop(arrow, col), order)
-        cats, remap = _sorted_strings(names)  # a no-op unless Spark sorted another way
+        cats, remap = sorted_strings(names)  # a no-op unless Spark sorted another way
         if not np.array_equal(remap, np.arange(len(names))):
             values = remap[values]
         out[col] = pd.Categorical.from_codes(values, categories=sorted_index(cats))
@@ -167,7 +167,7 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
                           **{c: out[c] for c in extras}})
     table = AnnotationTable(frame, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
-    _warn_degenerate(table)
+    warn_degenerate(table)
     return table
 
 
