@@ -366,7 +366,7 @@ def test_100000_distinct_values_run_every_analysis():
 @settings(max_examples=20, deadline=None, derandomize=True)
 @given(st.integers(1, 120), st.integers(1, 260), st.integers(0, 2 ** 16))
 def test_item_draws_do_not_depend_on_block_size_or_threads(block_rows, n_resamples, seed):
-    import audit.resample as resample
+    import audit.resample.weights as resample
 
     boot = Bootstrap(n_resamples=n_resamples, seed=seed)
     counts = np.random.default_rng(seed).integers(0, 3, size=700)
@@ -412,7 +412,7 @@ def test_item_resamples_are_shared_by_every_statistic():
 def test_item_resamples_kept_with_their_owner_give_the_same_numbers():
     import gc
 
-    import audit.resample as resample
+    import audit.resample.items as resample
 
     class Owner:
         pass

@@ -71,7 +71,7 @@ def _all_weights(counts, boot, stream, rows):
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.integers(1, 400), st.integers(1, 500), st.integers(0, 2 ** 16))
 def test_weight_blocks_do_not_depend_on_block_size_or_threads(block_rows, n_resamples, seed):
-    import audit.resample as resample
+    import audit.resample.weights as resample
     from audit.resample import Bootstrap
 
     boot = Bootstrap(n_resamples=n_resamples, seed=seed)

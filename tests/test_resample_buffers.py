@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit import resample as R
+from audit.resample import items as R
 from audit.resample import Bootstrap, item_resamples, weight_blocks
 
 
