@@ -659,7 +659,7 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
     ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite)."""
     from .suites import github as gh
     from .suites.junit import junit_error_xml
-    from .suites.suite import SuiteFileError
+    from .errors import SuiteFileError
     from .outputs import write_text
 
     text = message.removeprefix("error: ")

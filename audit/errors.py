@@ -79,6 +79,17 @@ class SuiteError(AuditError):
     """An expectation suite that cannot be run (unknown expectation, bad threshold)."""
 
 
+class SuiteFileError(SuiteError):
+    """A suite that cannot be run, and where: ``path`` the suite file, ``line`` the 1-based line
+    (either may be None). The message starts with them, ``path, line N: what is wrong``."""
+
+    def __init__(self, message: str, *, path=None, line: int | None = None):
+        self.path, self.line, self.message = path, line, message
+        where = ", ".join(p for p in (str(path) if path else None,
+                                      f"line {line}" if line else None) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
 class InternalError(AuditError):
     """A broken invariant inside the toolkit (e.g. judgments lost between reading and encoding):
     a bug in annotation-audit, not bad input; the CLI exits 3 and asks for a bug report."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..contract import columns as C
-from ..errors import SuiteError, join_names
+from ..errors import SuiteFileError, join_names
 
 #: Scope tokens: every human pool pooled together; each pool (pair) separately, worst counts.
 ALL = "all"
@@ -26,16 +26,6 @@ METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement"
            "icc", "icc_k")
 USES = ("value", "ci_low", "ci_high")
 GRANULARITIES = ("label", "winner")
-
-
-class SuiteFileError(SuiteError):
-    """A suite that cannot be run; ``path`` and ``line`` say where (line is 1-based)."""
-
-    def __init__(self, message: str, *, path=None, line: int | None = None):
-        self.path, self.line, self.message = path, line, message
-        where = ", ".join(p for p in (str(path) if path else None,
-                                      f"line {line}" if line else None) if p)
-        super().__init__(f"{where}: {message}" if where else message)
 
 
 # -- the catalogue ----------------------------------------------------------------------------

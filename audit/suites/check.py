@@ -4,29 +4,21 @@
 the suite is read and validated first (a bad suite costs nothing), then checked against the
 loaded table (pools, columns, pairwise data, ``--baseline``), and only then are the
 measurements computed and the suite run through great_expectations. Every mismatch between the
-suite and the data is a :class:`audit.suites.suite.SuiteFileError` naming the suite line.
+suite and the data is a :class:`audit.errors.SuiteFileError` naming the suite line.
 """
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from ..errors import AuditWarning, join_names
+from ..progress import Step, no_step
 from ..resample import Bootstrap
 from ..contract.table import AnnotationTable
 from .suite import ALL, EVERY, Expectation, Suite, load_suite
-
-Step = Callable[[str], contextlib.AbstractContextManager]
-
-
-def _no_progress(name: str) -> contextlib.AbstractContextManager:
-    return contextlib.nullcontext()
-
 
 @dataclass
 class CheckResult:
@@ -59,7 +51,7 @@ class CheckResult:
 def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
           n_bootstrap: int = 1000, min_per_pool: int = 2, unit: str = "judgment",
           load_options: dict | None = None, out: str | Path | None = None,
-          step: Step = _no_progress) -> CheckResult:
+          step: Step = no_step) -> CheckResult:
     """Validate ``source`` against an expectation suite.
 
     Parameters

@@ -38,8 +38,9 @@ from pathlib import Path
 import yaml
 
 from ..contract import columns as C
+from ..errors import SuiteFileError
 from .catalogue import (ALL, CATALOGUE, COMMON_KEYS, EVERY, META_KEY, TOP_KEYS, Kind,
-                        SuiteFileError, unknown_name, validate_params)
+                        unknown_name, validate_params)
 
 __all__ = ["ALL", "EVERY", "CATALOGUE", "META_KEY", "SuiteFileError", "Expectation", "Suite",
            "load_suite", "parse_suite", "to_gx_json", "from_gx_json", "gx_expectation",
