@@ -1,6 +1,9 @@
 """The audit's result object: one JSON-serialisable dict, written as ``results.json``.
 
-Every renderer (terminal summary, HTML report, dataset card, JUnit file) is a pure function of it.
+Every renderer (terminal summary, HTML report, dataset card, JUnit file) is a pure function of it,
+in its JSON form (:func:`json_form`: undefined values as None). The library
+(:func:`audit.measure.measure`, :func:`audit.rank.rank`, :func:`audit.run`) returns floats with
+NaN where a value is undefined; :func:`dumps` alone turns NaN into ``null``.
 Keys, top level: ``meta``, ``dataset``, then one block per analysis (``reliability``,
 ``pool_disagreement``, ``within_pool``, ``leaderboards``, ``stability``, ``judge_alignment``, ...).
 The same inputs and seed give the same bytes: nothing time- or host-dependent is written.
@@ -20,27 +23,50 @@ from pathlib import Path
 import numpy as np
 
 
-def jsonable(obj):
-    """Convert numpy scalars / arrays, tuples and NaN / inf to plain JSON values (NaN -> None)."""
+def _convert(obj, finite):
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): _convert(v, finite) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [_convert(v, finite) for v in obj]
     if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return _convert(obj.tolist(), finite)
     if isinstance(obj, (np.bool_, bool)):
         return bool(obj)
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return None if math.isnan(x) or math.isinf(x) else x
+        return finite(float(obj))
     return obj
 
 
+def plain(obj):
+    """``obj`` in plain Python types: numpy scalars and arrays, tuples -> ``bool``, ``int``,
+    ``float``, lists; keys -> ``str``. NaN stays NaN: the form the library returns
+    (:func:`audit.measure.measure`, :func:`audit.rank.rank`, :func:`audit.run`)."""
+    return _convert(obj, lambda x: x)
+
+
+def jsonable(obj):
+    """:func:`plain` with NaN and inf as None: the one NaN-to-None conversion, applied by
+    :func:`dumps` (and so by :func:`json_form`)."""
+    return _convert(obj, lambda x: None if math.isnan(x) or math.isinf(x) else x)
+
+
 def dumps(results: dict) -> str:
-    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null)."""
-    return json.dumps(jsonable(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null),
+    checked against the result contract first (:func:`audit.contract.results.checked`: a
+    producer that drifts from it is an internal error naming the block and key)."""
+    from .contract.results import checked  # pydantic: on the first write, never at start-up
+
+    return json.dumps(checked(jsonable(results)), indent=2, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
+def json_form(results: dict) -> dict:
+    """``results`` as ``results.json`` holds them (``json.loads(dumps(results))``: NaN as None):
+    what every renderer reads (the report, the card, the terminal summary, suites), whether the
+    results come from a run or from a file (:func:`read`)."""
+    return json.loads(dumps(results))
 
 
 def write(results: dict, path: str | Path) -> Path:

@@ -1,0 +1,39 @@
+"""What every block of ``results.json`` is built from: the model settings, numbers, intervals.
+
+A block is a frozen pydantic model that forbids unknown keys and converts nothing
+(``strict``): a key the model does not name, or a string where a number belongs, is a
+contract failure, not a value quietly coerced. Models describe the JSON form, which is what
+:func:`audit.results.dumps` validates after its one NaN-to-null conversion; they also accept
+NaN, so the library's own result dict (NaN floats, :func:`audit.run`) validates as is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+
+from ...metrics import KEYS
+
+
+class Block(BaseModel):
+    """A block of results.json: frozen, unknown keys forbidden, no type coercion; each field's
+    docstring is its description in the published JSON Schema."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True,
+                              use_attribute_docstrings=True)
+
+
+def _null_if_undefined(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else x
+
+
+#: A number that may be undefined: NaN in the library, ``null`` in results.json.
+Num = Annotated[float | None, PlainSerializer(_null_if_undefined, when_used="json")]
+
+#: A 95% interval ``[low, high]`` (either end null when undefined).
+Interval = Annotated[list[Num], Field(min_length=2, max_length=2)]
+
+#: A reliability coefficient's key, as :mod:`audit.metrics` registers it.
+MetricKey = Literal[KEYS]  # type: ignore[valid-type]

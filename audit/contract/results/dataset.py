@@ -1,0 +1,168 @@
+"""The ``meta`` and ``dataset`` blocks: how the run was made, and what was read."""
+
+from __future__ import annotations
+
+from pydantic import StrictBool, StrictInt
+
+from .base import Block
+
+
+class BootstrapSettings(Block):
+    """The item bootstrap behind every interval and probability of the run."""
+
+    n_resamples: StrictInt
+    """Number of item resamples."""
+    seed: StrictInt
+    """Seed of every random step: the same inputs and seed give the same bytes."""
+    level: float
+    """Interval level (0.95: the ``ci95`` keys)."""
+    method: str
+    """How the resamples are drawn, in words."""
+
+
+class Versions(Block):
+    """Versions of the interpreter and the numerical libraries the numbers came from."""
+
+    python: str
+    numpy: str
+    pandas: str
+
+
+class Meta(Block):
+    """How the run was made. Nothing time- or host-dependent is written here."""
+
+    tool: str
+    """Always ``annotation-audit``."""
+    version: str
+    """The annotation-audit version that wrote the file (the schema's ``version``)."""
+    seed: StrictInt
+    """Seed of the run (as ``bootstrap.seed``)."""
+    n_bootstrap: StrictInt
+    """Number of item resamples (as ``bootstrap.n_resamples``)."""
+    bootstrap: BootstrapSettings
+    """The resampling settings."""
+    source: str
+    """The input as it was given (path or hub name)."""
+    engine: str
+    """Where loading ran: ``pandas`` or ``spark``."""
+    versions: Versions
+    """Library versions."""
+    run_id: str = None
+    """Digest of the file's content without this key; the run id of the folder's
+    ``manifest.json``. Absent from a result that was not written as an output folder."""
+
+
+class LabelScaleSummary(Block):
+    """The label scale. A scale of categories lists every value (``values``, ``names``); a
+    continuous scale (the observed numbers of an interval label) gives its range instead
+    (``n_values``, ``min``, ``max``)."""
+
+    kind: str
+    """``nominal``, ``ordinal``, ``interval`` or ``preference``."""
+    values: list[StrictInt | float | str | StrictBool] = None
+    """Every label value in scale order (categories only)."""
+    names: list[str] = None
+    """Display name of each value (e.g. ``A``, ``tie``, ``B``), when the scale names them."""
+    aliases: dict[str, StrictInt | float | str | StrictBool] = None
+    """Raw label text mapped onto a value (``{"bad": 1}``), when the spec gives any."""
+    n_values: StrictInt = None
+    """Distinct observed values (continuous scale only)."""
+    min: StrictInt | float = None
+    """Smallest observed value (continuous scale only)."""
+    max: StrictInt | float = None
+    """Largest observed value (continuous scale only)."""
+
+
+class PoolSummary(Block):
+    """One annotator pool's size."""
+
+    n_annotators: StrictInt
+    n_annotations: StrictInt
+    """Judgments by the pool."""
+    n_items: StrictInt
+    """Items the pool judged."""
+    judge: StrictBool
+    """True for an LLM-judge pool (kept out of the human reliability and of ``all``)."""
+
+
+class DroppedRows(Block):
+    """Source rows a documented rule dropped."""
+
+    rule: str
+    """The rule, in words."""
+    n: StrictInt
+    """Rows it dropped."""
+
+
+class JudgmentsPerItem(Block):
+    """How many judgments an item has."""
+
+    min: StrictInt
+    median: float
+    max: StrictInt
+
+
+class FoldedPool(Block):
+    """A pool folded into the ``other`` pool by ``--min-pool-annotators``."""
+
+    pool: str
+    reason: str
+    """``placeholder`` (``nan``, ``DATA_EXPIRED``) or ``fewer than N annotators``."""
+    n_annotators: StrictInt
+    n_judgments: StrictInt
+
+
+class PoolsFolded(Block):
+    """What ``--min-pool-annotators`` folded, and into which pool; no judgment is dropped."""
+
+    min_annotators: StrictInt
+    """The threshold given."""
+    into: str
+    """The pool they were folded into (``other``)."""
+    pools: list[FoldedPool]
+    n_annotators: StrictInt
+    """Annotators in the folded pools, all together."""
+    n_judgments: StrictInt
+    """Judgments in the folded pools, all together."""
+
+
+class CardMetadata(Block):
+    """Publishing metadata for the dataset card (the spec's ``card:`` section and the CLI's
+    flags); only the keys that were set."""
+
+    license: str = None
+    language: list[str] = None
+    task_categories: list[str] = None
+    tags: list[str] = None
+    pretty_name: str = None
+    description: str = None
+    url: str = None
+
+
+class Dataset(Block):
+    """What was read. Conservation: ``rows_read - sum(rows_dropped[].n) == n_annotations``."""
+
+    name: str
+    n_items: StrictInt
+    """Items with at least one judgment."""
+    n_annotations: StrictInt
+    """Judgments audited (one per item and annotator)."""
+    rows_read: StrictInt
+    """Judgments the adapter read from the source."""
+    rows_dropped: list[DroppedRows]
+    """Judgments dropped, by rule (empty when none was)."""
+    n_annotators: StrictInt
+    label_kind: str
+    """``nominal``, ``ordinal``, ``interval`` or ``preference``."""
+    label_scale: LabelScaleSummary
+    judgments_per_item: JudgmentsPerItem
+    pools: dict[str, PoolSummary]
+    """Every pool by name, judge pools included."""
+    pools_folded: PoolsFolded = None
+    """Present with ``--min-pool-annotators``."""
+    models: list[str] = None
+    """Models compared or rated, sorted; absent when the table has no model column."""
+    card: CardMetadata = None
+    """Present when publishing metadata was given."""
+
+

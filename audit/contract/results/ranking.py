@@ -1,0 +1,258 @@
+"""The ``leaderboards``, ``leaderboard_method``, ``stability`` and ``judge_alignment`` blocks:
+one leaderboard per pool and how much the ranking depends on the pool and on the items.
+
+Scores are higher-is-better and rank 1 is best. A table with nothing to rank (no model
+column, or labels that cannot be averaged) has empty blocks and ``leaderboard_method.skipped``.
+"""
+
+from __future__ import annotations
+
+from pydantic import StrictBool, StrictInt
+
+from .base import Block, Interval, Num
+from .dataset import LabelScaleSummary
+
+
+class LeaderboardRow(Block):
+    """One model on one pool's leaderboard."""
+
+    model: str
+    score: Num
+    """Win rate (ties as half a win) for preferences, mean score for ratings."""
+    ci95: Interval
+    """Item (cluster) bootstrap interval of ``score``."""
+    rank: StrictInt
+    """1 + the number of models with a higher score (equal scores share the best rank)."""
+    n: StrictInt
+    """Comparisons (or scores) of the model; see ``leaderboard_method.n``."""
+    win_rate: Num
+    """Preferences: as ``score``; null for ratings."""
+    bt_strength: Num = None
+    """Preferences: Bradley-Terry strength (Bradley & Terry 1952); null where the maximum
+    likelihood estimate does not exist."""
+    bt_ci95: Interval = None
+
+
+class BootstrapCluster(Block):
+    """The leaderboards' resampling: whole items (all of an item's judgments together)."""
+
+    n_resamples: StrictInt
+    seed: StrictInt
+    level: float
+    method: str
+    cluster: str = None
+
+
+class BradleyTerryMethod(Block):
+    """How the Bradley-Terry strengths are fitted."""
+
+    estimator: str
+    tie_rule: str
+    reference: str
+
+
+class LeaderboardMethod(Block):
+    """How the leaderboards were built; every key but ``metric``, ``unit``, ``ci`` and
+    ``skipped`` is absent when ranking was skipped."""
+
+    metric: str | None
+    """``win_rate`` (preferences) or ``mean_score`` (ratings); null when skipped."""
+    unit: str
+    """``judgment`` (every judgment counts) or ``majority`` (one vote per item and pool)."""
+    unit_rule: str = None
+    tie_rule: str | None = None
+    """Preferences: how a tie counts; null for ratings."""
+    n: str = None
+    """What a row's ``n`` counts."""
+    ranking: str = None
+    ci: BootstrapCluster
+    pools: dict[str, list[str]] = None
+    """The pools behind each leaderboard (``all``: every human pool together)."""
+    judge_pools: list[str] = None
+    n_items: dict[str, StrictInt] = None
+    """Items behind each leaderboard."""
+    bt: BradleyTerryMethod = None
+    """Preferences only."""
+    score_scale: LabelScaleSummary = None
+    """Ratings only: the scale the scores are on."""
+    skipped: str = None
+    """Why nothing was ranked."""
+
+
+class PoolPair(Block):
+    """Two pools' leaderboards over their common models."""
+
+    pool_a: str
+    pool_b: str
+    n_models: StrictInt
+    """Models both pools rank."""
+    kendall_tau: Num
+    """Kendall's tau-b between the two rankings (1: the same order)."""
+    n_displaced: StrictInt
+    """Models whose rank differs."""
+    score_shift_sd: Num
+    """SD over models of the score shift (b minus a)."""
+    shifts: dict[str, float]
+    """Each model's score in b minus its score in a."""
+
+
+class ClosestPair(Block):
+    """The two neighbours on a leaderboard with the smallest score gap, and how often they
+    swap."""
+
+    pool: str
+    model_hi: str
+    model_lo: str
+    gap: Num
+    n_resamples: StrictInt
+    swap_probability_bootstrap: Num
+    """Share of item resamples in which the two swap."""
+    swap_probability_bootstrap_mc_se: Num
+    swap_probability_closed_form: Num
+    """``Phi(-gap / (sqrt(2) closed_form_sd))``."""
+    closed_form_sd: Num
+
+
+class SimulationRow(Block):
+    """The chance that a leaderboard of ``n_models`` with the measured gaps has a model out of
+    place under the measured perturbation."""
+
+    n_models: StrictInt
+    approximation: str
+    displacement_probability: Num
+    mc_se: Num
+    n_sims: StrictInt
+    interval95: Interval
+    """The probability at both ends of the perturbation SD's 95% interval."""
+    interval_method: str
+
+
+class SimulationModel(Block):
+    """The simulation's inputs, measured on the data; empty when ranking was skipped."""
+
+    model: str = None
+    reference_leaderboard: str = None
+    """The leaderboard whose gaps are used (``all``)."""
+    gap_model: str = None
+    """``resample`` the measured gaps, or spread them ``even``-ly over the score range."""
+    gaps: list[float] = None
+    score_range: Interval = None
+    perturbation: str = None
+    """Requested: ``pool_switch`` or ``bootstrap``."""
+    sizes: list[StrictInt] = None
+    n_sims: StrictInt = None
+    seed: StrictInt = None
+    note: str = None
+    """Why the requested perturbation was not used."""
+    perturbation_used: str = None
+    perturbation_sd: Num = None
+    perturbation_source: str = None
+    perturbation_sd_df: Num = None
+    """Degrees of freedom of the SD (null: no interval)."""
+    perturbation_sd_df_rule: str = None
+    perturbation_sd_ci95: Interval = None
+    skipped: str = None
+
+
+class FlippedItem(Block):
+    """An item whose majority winner differs between two human pools."""
+
+    item: str
+    model_a: str
+    model_b: str
+    winners: dict[str, str]
+    """Each pool's majority winner: ``A``, ``tie`` or ``B``."""
+    text: str = None
+    """The item's text, when the table has a text column."""
+
+
+class FlippedItems(Block):
+    """Items whose majority winner flips between human pools."""
+
+    pools: list[str] = None
+    """The human pools compared."""
+    count: StrictInt | None
+    """Flipped items (null: not measured)."""
+    n_flipped: StrictInt | None = None
+    truncated: StrictBool = None
+    """True when ``items`` lists fewer than ``count``."""
+    n_compared: StrictInt
+    """Items with a winner from two or more pools."""
+    share: Num
+    """``count / n_compared``."""
+    items: list[FlippedItem]
+    skipped: str = None
+
+
+class Stability(Block):
+    """How much the ranking depends on the pool and on the sample of items."""
+
+    pool_pairs: list[PoolPair]
+    closest_pairs: list[ClosestPair]
+    closest_pairs_method: str
+    bootstrap_displacement_probability: dict[str, Num]
+    """Per leaderboard: share of item resamples in which any model changes rank."""
+    bootstrap_displacement_mc_se: dict[str, Num]
+    displacement_histogram: dict[str, dict[str, StrictInt]]
+    """Per leaderboard: resamples by the number of models displaced (``"0"``, ``"1"``, ...)."""
+    simulation: list[SimulationRow]
+    simulation_model: SimulationModel
+    flipped_items: FlippedItems
+
+
+class Agreement(Block):
+    """An agreement share with its interval."""
+
+    agreement: Num
+    ci95: Interval
+    n: StrictInt = None
+    n_items: StrictInt = None
+
+
+class PoolAgreement(Block):
+    """How often the judge agrees with one human pool."""
+
+    pool: str
+    agreement: Num
+    """Expected agreement of the judge with a random annotator of the pool."""
+    ci95: Interval
+    n: StrictInt
+    """Comparisons both judged."""
+    ceiling: Agreement
+    """Agreement of two different annotators of the pool: what a judge can reach."""
+    majority_agreement: Agreement
+    """Share of comparisons where the judge's majority winner is the pool's."""
+
+
+class AgreementDifference(Block):
+    """The judge's agreement with pool a minus with pool b, on comparisons both judged."""
+
+    pool_a: str
+    pool_b: str
+    difference: Num
+    ci95: Interval
+    """Cluster-robust t interval, Bonferroni-adjusted to ``level``."""
+    n: StrictInt
+    tracks: str
+    """The pool the judge tracks on this pair, or ``indistinguishable``."""
+    level: float
+
+
+class AlignmentMethod(Block):
+    agreement: str
+    verdict: str
+    items: str
+
+
+class JudgeAlignment(Block):
+    """Which human pool an LLM judge agrees with."""
+
+    judge: str
+    agreement: list[PoolAgreement] = None
+    differences: list[AgreementDifference] = None
+    tracks: str | None = None
+    """The pool the judge tracks, ``indistinguishable``, or null (nothing to compare)."""
+    verdict: str = None
+    method: AlignmentMethod = None
+    skipped: str = None
+    """Why the judge was not compared (rating data has no winners)."""

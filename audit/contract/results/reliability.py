@@ -1,0 +1,101 @@
+"""The ``reliability`` block: every coefficient over the human pools and per pool.
+
+Every coefficient (keys registered in :mod:`audit.metrics`) is higher-is-better: 1 is perfect
+agreement, 0 chance agreement for the chance-corrected ones. ``value`` is null where the
+coefficient is undefined on the data, with the reason in ``not_defined`` or in a warning.
+"""
+
+from __future__ import annotations
+
+from pydantic import StrictInt
+
+from .base import Block, Interval, MetricKey, Num
+
+
+class Estimate(Block):
+    """One coefficient in one scope, with its percentile-bootstrap interval over items."""
+
+    value: Num
+    """The coefficient (null: undefined on this data)."""
+    ci95: Interval
+    """95% percentile-bootstrap interval over items."""
+    n_items: StrictInt = None
+    """Items that entered it (for alpha, Fleiss, AC1 and percent agreement: items with two or
+    more judgments; for ICC: the fully crossed subset)."""
+    n_pairs: StrictInt = None
+    """Cohen's kappa: annotator pairs with a defined kappa (``value`` is their mean)."""
+    median: Num = None
+    """Cohen's kappa: the median over annotator pairs."""
+    form: str = None
+    """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
+    annotators: list[str] = None
+    """ICC: the annotators of the fully crossed subset."""
+    subset_rule: str = None
+    """ICC: how that subset was chosen."""
+    not_defined: str = None
+    """Why the coefficient is undefined on this scale or data."""
+
+
+class CohenPair(Block):
+    """Cohen's kappa of one pair of annotators over the items both judged."""
+
+    annotator_a: str
+    annotator_b: str
+    pool_a: str | None
+    """Pool of ``annotator_a`` (its first judgment's)."""
+    pool_b: str | None
+    n_items: StrictInt
+    """Items both annotators judged."""
+    kappa: Num
+    ci95: Interval
+
+
+class CohenIntervals(Block):
+    """Intervals of the mean and the median over pairs."""
+
+    mean: Interval
+    median: Interval
+
+
+class CohenPairs(Block):
+    """Pairwise Cohen's kappa of every pair of annotators sharing ``min_overlap`` items."""
+
+    weights: str
+    """Disagreement weights: none (nominal), linear in scale ranks (ordinal) or values."""
+    min_overlap: StrictInt | None
+    """Shared items a pair needs (null where kappa is not computed at all)."""
+    n_pairs: StrictInt
+    """Pairs with a defined kappa."""
+    n_pairs_with_overlap: StrictInt
+    """Pairs sharing at least ``min_overlap`` items."""
+    mean: Num
+    median: Num
+    ci95: CohenIntervals
+    pairs: list[CohenPair]
+    not_defined: str = None
+    """Why no pair was computed."""
+
+
+class CohenPairsByScope(Block):
+    """Pairwise kappas over the human pools together and per pool."""
+
+    overall: CohenPairs
+    by_pool: dict[str, CohenPairs]
+
+
+class Reliability(Block):
+    """Agreement within the human pools together (``overall``) and within each pool
+    (``by_pool``, judge pools included: their own internal agreement)."""
+
+    level: str
+    """Measurement level of the labels: ``nominal``, ``ordinal`` or ``interval``; decides the
+    distance each coefficient uses and whether ICC is reported."""
+    statistic: str = None
+    """Continuous interval scale: how the coefficients are computed (per-item moments)."""
+    resampling: str = None
+    """Continuous interval scale: how items are resampled."""
+    overall: dict[MetricKey, Estimate]
+    """Every coefficient over every human annotator together."""
+    by_pool: dict[str, dict[MetricKey, Estimate]]
+    """Every coefficient within each pool. A pool held by one annotator has none defined."""
+    cohen_pairs: CohenPairsByScope
