@@ -34,40 +34,17 @@ them as booleans.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..contract import columns as C
-from ..errors import InputError, join_names
 from ..contract.labels import LabelKind, LabelScale
-from .common import existing_path
+from ..errors import InputError
+from .sources import existing_path
 
+#: ``layout``: one row per judgment, or one column per annotator (as :mod:`.spec_model`).
 LAYOUTS = ("long", "wide")
-_SCALAR = (str, int, float, bool)
-
-# Declared shape of a spec: a dict is a mapping with exactly these keys; ("list", T) a sequence of
-# T; ("map", T) a mapping of scalar keys to T; ("enum", values); a type or tuple of types a scalar.
-_SHAPE = {
-    "name": str,
-    "layout": ("enum", LAYOUTS),
-    "columns": {col: str for col in C.COLUMNS},
-    "annotator_columns": ("list", str),
-    "label": {
-        "kind": ("enum", tuple(k.value for k in LabelKind)),
-        "order": ("list", _SCALAR),
-        "map": ("map", _SCALAR),
-        "names": ("list", str),
-    },
-    "pools": {"file": str, "column": str, "map": ("map", str)},
-    "judge_pools": ("list", str),
-    "read": {"sep": str, "na_values": ("list", _SCALAR), "skiprows": int, "comment": str},
-    "split": str,
-    # publishing metadata for the dataset card and croissant.json (audit.report.card_meta)
-    "card": {"license": str, "language": ("list", str), "task_categories": ("list", str),
-             "tags": ("list", str), "pretty_name": str, "description": str, "url": str},
-}
 
 
 @dataclass(frozen=True)
@@ -159,7 +136,7 @@ def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
         wrong type, or a named file lies outside the spec's folder; the message names the key
         (where there is one) and the line.
     """
-    from . import yamlsafe
+    from . import yamlmodel, yamlsafe
 
     if isinstance(source, DatasetSpec):
         return source
@@ -169,13 +146,14 @@ def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
     if path.is_dir():
         raise InputError("is a folder, expected a YAML spec file", path=str(path))
     try:
-        root = yamlsafe.compose(yamlsafe.read_yaml_text(path, what="spec"))
+        data, lines = yamlmodel.read(yamlsafe.read_yaml_text(path, what="spec"))
     except yamlsafe.YamlProblem as err:
         raise InputError(_yaml_message(err), path=str(path)) from None
-    if root is None:
+    except yamlmodel.YamlInvalid as err:
+        raise _invalid(err.problem, path) from None
+    if data is None:
         return DatasetSpec(path=path)
-    data = _check(root, _SHAPE, "", path, yamlsafe.constructor())
-    return _build(data, root, path, allow_outside=allow_outside)
+    return _build(data, lines, path, allow_outside=allow_outside)
 
 
 def _yaml_message(err) -> str:
@@ -199,7 +177,7 @@ def inside_folder(folder: Path, name: str) -> Path | None:
 def spec_from_dict(data: Mapping) -> DatasetSpec:
     """A dataset spec given as a dict (``audit.load(df, spec={"label": {"kind": "ordinal"}})``).
 
-    The dict has the YAML file's keys and is validated by the same code, so a dict and a file
+    The dict has the YAML file's keys and is validated by the same model, so a dict and a file
     accept and refuse exactly the same specs; messages name the key (``label.kind``), with
     ``spec`` in place of a file name. Tuples count as lists, ``pathlib.Path`` values as text,
     numpy scalars as numbers. Relative paths in it (``pools.file``) are read from the working
@@ -211,156 +189,112 @@ def spec_from_dict(data: Mapping) -> DatasetSpec:
         A key is unknown or has the wrong type, or a value is not text, a number, a boolean, a
         list or a mapping; the message names the key.
     """
-    import yaml
+    from .yamlmodel import Lines
 
     if not isinstance(data, Mapping):
         raise InputError(f"the spec must be a mapping of keys to values; got "
                          f"{type(data).__name__}", path=_DICT, key="(top level)")
-    root = _as_node(data, "")
-    return _build(_check(root, _SHAPE, "", None, yaml.SafeLoader("")), root, None)
+    return _build(_plain(data, ""), Lines(), None)
 
 
 _DICT = "spec"
-_TAG = "tag:yaml.org,2002:"
 
 
-def _as_node(value, key: str):
-    """``value`` as the YAML node a file holding it would compose to (no line marks)."""
+def _plain(value, key: str):
+    """``value`` as the plain value a YAML file holding it would read to (tuples as lists,
+    paths as text, numpy scalars as Python numbers)."""
     import os
 
     import numpy as np
-    import yaml
 
     if isinstance(value, Mapping):
-        return yaml.MappingNode(_TAG + "map", [
-            (_as_node(k, key), _as_node(v, f"{key}.{k}" if key else str(k)))
-            for k, v in value.items()])
+        return {_plain(k, key): _plain(v, f"{key}.{k}" if key else str(k))
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return yaml.SequenceNode(_TAG + "seq", [_as_node(v, key) for v in value])
+        return [_plain(v, key) for v in value]
     if value is None:
-        return yaml.ScalarNode(_TAG + "null", "null")
+        return None
     if isinstance(value, (bool, np.bool_)):
-        return yaml.ScalarNode(_TAG + "bool", "true" if value else "false")
+        return bool(value)
     if isinstance(value, (int, np.integer)):
-        return yaml.ScalarNode(_TAG + "int", str(int(value)))
+        return int(value)
     if isinstance(value, (float, np.floating)):
-        x = float(value)
-        text = ".nan" if x != x else (".inf" if x > 0 else "-.inf") if abs(x) == float("inf") \
-            else repr(x)
-        return yaml.ScalarNode(_TAG + "float", text)
+        return float(value)
     if isinstance(value, (str, os.PathLike)):
-        return yaml.ScalarNode(_TAG + "str", os.fspath(value))
+        return os.fspath(value)
     raise InputError(f"{key or 'the spec'!r} must be text, a number, a list or a mapping; got "
                      f"a value of type {type(value).__name__!r}", path=_DICT,
                      key=key or "(top level)")
 
 
-def _line(node) -> int:
-    return node.start_mark.line + 1
+def _invalid(problem, path: Path | None) -> InputError:
+    """The InputError of a :class:`audit.ingest.yamlmodel.Problem` in the spec at ``path``."""
+    where = f"line {problem.line}: " if problem.line is not None else ""
+    return InputError(f"{where}{problem.message}", path=_DICT if path is None else str(path),
+                      key=problem.key or "(top level)")
 
 
-def _fail(path, key, node, message):
-    where = f"line {_line(node)}: " if node.start_mark is not None else ""
-    raise InputError(f"{where}{message}", path=_DICT if path is None else str(path),
-                     key=key or "(top level)")
+def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> DatasetSpec:
+    """The :class:`DatasetSpec` of a spec's plain ``data``, validated by
+    :class:`audit.ingest.spec_model.SpecFile`, then the checks that relate two keys."""
+    from . import yamlmodel
+    from .spec_model import SpecFile
 
+    def fail(key: str, at: tuple, message: str):
+        raise _invalid(yamlmodel.Problem(at, key, lines.value(at), message), path)
 
-def _check(node, shape, key, path, loader):
-    """Validate ``node`` against ``shape`` and return its Python value."""
-    import yaml
+    try:
+        spec = yamlmodel.validate(SpecFile, data, lines=lines, root="the spec")
+    except yamlmodel.YamlInvalid as err:
+        raise _invalid(err.problem, path) from None
 
-    if isinstance(shape, dict):
-        if not isinstance(node, yaml.MappingNode):
-            _fail(path, key, node, f"{key or 'the spec'} must be a mapping of keys to values")
-        out = {}
-        for knode, vnode in node.value:
-            name = loader.construct_object(knode, deep=True)
-            dotted = f"{key}.{name}" if key else str(name)
-            if name not in shape:
-                _fail(path, dotted, knode, f"unknown key {name!r}; allowed keys"
-                      f"{' under ' + repr(key) if key else ''}: {join_names(shape, limit=20)}")
-            if name in out:
-                _fail(path, dotted, knode, f"key {name!r} is given twice")
-            out[name] = (_check(vnode, shape[name], dotted, path, loader), vnode)
-        return out
-    if isinstance(shape, tuple) and shape and shape[0] == "list":
-        if not isinstance(node, yaml.SequenceNode):
-            _fail(path, key, node, f"{key!r} must be a list")
-        return [_check(item, shape[1], key, path, loader) for item in node.value]
-    if isinstance(shape, tuple) and shape and shape[0] == "map":
-        if not isinstance(node, yaml.MappingNode):
-            _fail(path, key, node, f"{key!r} must be a mapping")
-        return {_check(k, _SCALAR, key, path, loader): _check(v, shape[1], key, path, loader)
-                for k, v in node.value}
-    if isinstance(shape, tuple) and shape and shape[0] == "enum":
-        value = _check(node, str, key, path, loader)
-        if value not in shape[1]:
-            _fail(path, key, node, f"{key!r} must be one of {join_names(shape[1])}; got {value!r}")
-        return value
-    if not isinstance(node, yaml.ScalarNode):
-        _fail(path, key, node, f"{key!r} must be a single value, not a "
-              f"{'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}")
-    value = loader.construct_object(node, deep=True)
-    types = shape if isinstance(shape, tuple) else (shape,)
-    if value is None or not isinstance(value, types) or (
-            isinstance(value, bool) and bool not in types):
-        want = "text" if types == (str,) else "an integer" if types == (int,) else "a value"
-        _fail(path, key, node, f"{key!r} must be {want}; got {value!r}")
-    return value
+    def given(block: str) -> dict:
+        """The keys of ``block`` the spec gives, in its order, with their validated values."""
+        model = getattr(spec, block)
+        return {k: getattr(model, k) for k in data[block]} if model is not None else {}
 
-
-def _build(data: dict, root, path: Path | None, *, allow_outside: bool = False) -> DatasetSpec:
-    def val(d, k, default=None):
-        return d[k][0] if k in d else default
-
-    def node(d, k):
-        return d[k][1] if k in d else root
-
-    layout = val(data, "layout", "long")
-    columns = {k: v for k, (v, _) in val(data, "columns", {}).items()}
-    ann_cols = tuple(str(c) for c in val(data, "annotator_columns", []))
+    layout = spec.layout or "long"
+    columns = given("columns")
+    ann_cols = tuple(str(c) for c in spec.annotator_columns or [])
     if layout == "wide":
         if not ann_cols:
-            _fail(path, "annotator_columns", node(data, "layout"),
-                  "a wide layout needs annotator_columns (one column per annotator)")
+            fail("annotator_columns", ("layout",),
+                 "a wide layout needs annotator_columns (one column per annotator)")
         for col in (C.ANNOTATOR, C.LABEL):
             if col in columns:
-                _fail(path, f"columns.{col}", node(data, "columns"),
-                      f"a wide layout takes annotators from annotator_columns, not columns.{col}")
+                fail(f"columns.{col}", ("columns",),
+                     f"a wide layout takes annotators from annotator_columns, not columns.{col}")
     elif ann_cols:
-        _fail(path, "annotator_columns", node(data, "annotator_columns"),
-              "annotator_columns is for the wide layout; set layout: wide")
-    label = val(data, "label", {})
-    label_d = {k: v for k, (v, _) in label.items()}
-    order = tuple(label_d["order"]) if "order" in label_d else None
-    names = tuple(label_d["names"]) if "names" in label_d else None
+        fail("annotator_columns", ("annotator_columns",),
+             "annotator_columns is for the wide layout; set layout: wide")
+    label = given("label")
+    order = tuple(label["order"]) if "order" in label else None
+    names = tuple(label["names"]) if "names" in label else None
     if names is not None and (order is None or len(names) != len(order)):
-        _fail(path, "label.names", label["names"][1],
-              "label.names needs label.order, with one name per value")
-    if label_d.get("kind") == LabelKind.PREFERENCE.value and order is not None:
+        fail("label.names", ("label", "names"),
+             "label.names needs label.order, with one name per value")
+    if label.get("kind") == LabelKind.PREFERENCE.value and order is not None:
         try:
             LabelScale(LabelKind.PREFERENCE, order, names)
         except InputError as err:
-            _fail(path, "label.order", label["order"][1], err.message)
-    pools = {k: v for k, (v, _) in val(data, "pools", {}).items()}
+            fail("label.order", ("label", "order"), err.message)
+    pools = given("pools")
     if "file" in pools and "map" in pools:
-        _fail(path, "pools", node(data, "pools"), "give pools.file or pools.map, not both")
+        fail("pools", ("pools",), "give pools.file or pools.map, not both")
     if "column" in pools and "file" not in pools:
-        _fail(path, "pools.column", node(data, "pools"), "pools.column needs pools.file")
-    if "file" in pools and path is not None and not allow_outside:
-        if inside_folder(path.parent, pools["file"]) is None:
-            import os
+        fail("pools.column", ("pools",), "pools.column needs pools.file")
+    if ("file" in pools and path is not None and not allow_outside
+            and inside_folder(path.parent, pools["file"]) is None):
+        import os
 
-            _fail(path, "pools.file", val(data, "pools")["file"][1],
-                  f"{pools['file']!r} resolves to {os.path.realpath(path.parent / pools['file'])}"
-                  f", outside the spec's folder {os.path.realpath(path.parent)}; a spec names "
-                  "files in its own folder only (pass --allow-outside, or allow_outside=True, "
-                  "to read it)")
-    read = {k: v for k, (v, _) in val(data, "read", {}).items()}
+        fail("pools.file", ("pools", "file"),
+             f"{pools['file']!r} resolves to {os.path.realpath(path.parent / pools['file'])}"
+             f", outside the spec's folder {os.path.realpath(path.parent)}; a spec names "
+             "files in its own folder only (pass --allow-outside, or allow_outside=True, "
+             "to read it)")
     return DatasetSpec(
-        name=val(data, "name"), layout=layout, columns=columns, annotator_columns=ann_cols,
-        label_kind=label_d.get("kind"), label_order=order, label_map=label_d.get("map", {}),
+        name=spec.name, layout=layout, columns=columns, annotator_columns=ann_cols,
+        label_kind=label.get("kind"), label_order=order, label_map=label.get("map", {}),
         label_names=names, pools_file=pools.get("file"), pools_column=pools.get("column"),
-        pools_map=pools.get("map"), judge_pools=tuple(val(data, "judge_pools", [])),
-        read=read, split=val(data, "split"),
-        card={k: v for k, (v, _) in val(data, "card", {}).items()}, path=path)
+        pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
+        read=given("read"), split=spec.split, card=given("card"), path=path)

@@ -1,0 +1,75 @@
+"""The pydantic model of a dataset spec: which keys a spec may have and the type of each.
+
+:func:`audit.ingest.spec.read_spec` validates a spec file (or dict) with :class:`SpecFile`
+through :func:`audit.ingest.yamlmodel.validate`, so an unknown key or a value of the wrong type
+is one message naming the key and its line. What the keys mean, and the checks that relate two
+keys (a wide layout needs ``annotator_columns``), are in :mod:`audit.ingest.spec`.
+"""
+
+from __future__ import annotations
+
+from pydantic import create_model
+
+from ..contract import columns as C
+from ..contract.labels import LabelKind
+from .yamlmodel import Integer, Scalar, Strict, Text, one_of
+
+#: ``layout``: one row per judgment, or one column per annotator.
+LAYOUTS = ("long", "wide")
+
+#: ``columns``: a canonical column's name in the source, for any canonical column.
+Columns = create_model("Columns", __base__=Strict, **{col: (Text, None) for col in C.COLUMNS})
+
+
+class Label(Strict):
+    """``label``: the scale's kind, its values in order, how raw labels read, value names."""
+
+    kind: one_of(k.value for k in LabelKind) = None
+    order: list[Scalar] = None
+    map: dict[Scalar, Scalar] = None
+    names: list[Text] = None
+
+
+class Pools(Strict):
+    """``pools``: each annotator's pool, from a file in the spec's folder or a mapping."""
+
+    file: Text = None
+    column: Text = None
+    map: dict[Scalar, Text] = None
+
+
+class Read(Strict):
+    """``read``: options for reading a delimited text file."""
+
+    sep: Text = None
+    na_values: list[Scalar] = None
+    skiprows: Integer = None
+    comment: Text = None
+
+
+class Card(Strict):
+    """``card``: publishing metadata for the dataset card and croissant.json
+    (:mod:`audit.report.card_meta`)."""
+
+    license: Text = None
+    language: list[Text] = None
+    task_categories: list[Text] = None
+    tags: list[Text] = None
+    pretty_name: Text = None
+    description: Text = None
+    url: Text = None
+
+
+class SpecFile(Strict):
+    """A dataset spec as written (:mod:`audit.ingest.spec`); every key is optional."""
+
+    name: Text = None
+    layout: one_of(LAYOUTS) = None
+    columns: Columns = None
+    annotator_columns: list[Text] = None
+    label: Label = None
+    pools: Pools = None
+    judge_pools: list[Text] = None
+    read: Read = None
+    split: Text = None
+    card: Card = None
