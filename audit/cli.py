@@ -844,6 +844,16 @@ def simulate(perturbation_sd, closest_gap, gaps, score_range, sizes, approximati
         write_text(json_real, dumps(result))
 
 
+@cli.command()
+def schema():
+    """Print the JSON Schema of results.json (draft 2020-12): every block and key, its type and
+    what it means, generated from the result contract (audit.contract.results) that every
+    written results.json is checked against. docs/results.schema.json is a copy."""
+    from .contract.results import schema_text
+
+    click.echo(schema_text(), nl=False)
+
+
 def main(argv=None):
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="annotation-audit")
