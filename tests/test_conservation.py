@@ -126,7 +126,7 @@ def test_an_uncounted_drop_is_an_internal_error(monkeypatch, tmp_path):
 
 def test_a_validated_label_that_loses_its_code_is_an_internal_error(monkeypatch):
     """The failure the issue found: a label passes validation and is then encoded as missing."""
-    from audit import schema
+    from audit.contract import schema
     from audit.contract.schema import Coded
 
     validate = schema.validate_raw

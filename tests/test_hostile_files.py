@@ -244,7 +244,7 @@ def test_jsonl_line_over_the_limit(d):
 
 
 def test_jsonl_line_at_the_limit_is_read(d, monkeypatch):
-    import audit.ingest.readers as R
+    import audit.ingest.readers.json_files as R
 
     monkeypatch.setattr(R, "MAX_JSONL_LINE_BYTES", 60)
     lines = ['{"item": "1", "annotator": "a", "label": "x"}',

@@ -112,11 +112,11 @@ def test_non_utf8_far_into_a_large_file(tmp_path):
 
 
 def test_non_utf8_offset_across_a_read_boundary(tmp_path):
-    from audit.ingest.readers import _CHUNK
+    from audit.ingest.readers.text import CHUNK_BYTES
 
     # a two-byte character split across the 1 MiB read boundary, then an invalid byte
-    head = b"item,annotator,label\n" + b"1,a,x\n" * ((_CHUNK - 22) // 6)
-    head += b"#" * (_CHUNK - 1 - len(head))
+    head = b"item,annotator,label\n" + b"1,a,x\n" * ((CHUNK_BYTES - 22) // 6)
+    head += b"#" * (CHUNK_BYTES - 1 - len(head))
     data = head + "\u00e9".encode() + b"\n2,b,\x80\n"
     src = write(tmp_path, "edge.csv", data)
     offset = data.index(b"\x80")

@@ -1,19 +1,25 @@
-"""Adapters: every source shape into the one canonical table (:func:`audit.contract.table.build_table`).
+"""The loader: every source shape into the one canonical table (:func:`audit.contract.table.build_table`).
 
-==============  ==========================================================  =====================
+==============  ==========================================================  ==========================
 format          source                                                      module
-==============  ==========================================================  =====================
-``multipref``   ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.multipref`
-``mt-bench``    ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.mtbench`
-``pandalm``     PandaLM ``testset-v1.json``                                 :mod:`.pandalm`
-``lewidi``      LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.lewidi`
-``table``       any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.table`
-``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.hf`
-==============  ==========================================================  =====================
+==============  ==========================================================  ==========================
+``multipref``   ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.adapters.multipref`
+``mt-bench``    ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.adapters.mtbench`
+``pandalm``     PandaLM ``testset-v1.json``                                 :mod:`.adapters.pandalm`
+``lewidi``      LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.adapters.lewidi`
+``table``       any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.adapters.table`
+``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.adapters.hf`
+==============  ==========================================================  ==========================
 
 A pandas ``DataFrame`` or a ``datasets.Dataset`` / ``DatasetDict`` in memory is a source too
 (:mod:`.memory`): a DataFrame is read as a table file, a Dataset through the ``hf`` path, both
 detected by their columns as files are.
+
+The package, in the order a source meets it: :mod:`.sources` (a path or a hub name),
+:mod:`.memory` (data in memory), :mod:`.detect` (which format), :mod:`.readers` (files into
+frames), :mod:`.spec` (a YAML dataset spec), :mod:`.adapters` (each format into canonical
+rows, sharing :mod:`.common`), :mod:`.infer` (the label scale when none is declared),
+:mod:`.pools` (annotator pools), and :mod:`.spark` (the same on Spark).
 
 Nothing after this package knows which source a table came from. Heavy imports (``datasets``,
 ``pyarrow``) happen inside the functions that need them, so importing this package stays light.
@@ -23,19 +29,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..errors import InputError, join_names
 from ..contract.table import AnnotationTable
-from .common import LoadWarning, existing_path, is_hub_name
+from .common import LoadWarning
+from .detect import FORMATS, choose_format, detect_format
 from .memory import InMemory, wrap
 
 __all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
 
 ENGINES = ("pandas", "spark")
-FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
 DEFAULT_ASPECT = "overall_pref"
-KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
 
 # format -> (module, function, the load() options it takes)
 _ADAPTERS = {
@@ -130,7 +134,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         if value:
             raise InputError(f"--{option.replace('_', '-')} needs --engine spark", key=option)
     if format == "auto":
-        format = _auto_format(source, spec)
+        format = choose_format(source, spec)
     if format not in _ADAPTERS:
         raise InputError(f"unknown format {format!r}; formats: auto, {join_names(FORMATS)}",
                          key="format")
@@ -166,114 +170,3 @@ def _read_spec_path(spec, allow_outside: bool):
     if spec is None or isinstance(spec, (Mapping, DatasetSpec)):
         return spec
     return read_spec(spec, allow_outside=bool(allow_outside))
-
-
-def detect_format(source) -> str:
-    """The format of ``source``, from its extension and a cheap look at its first record.
-
-    Rules: a JSON array of objects with ``cmp_key`` and ``annotator1`` is ``pandalm``; a JSON
-    object of records with ``annotators`` and ``annotations`` (or a folder of
-    ``<DS>_<split>.json`` files) is ``lewidi``; rows with ``normal_worker_annotations`` /
-    ``expert_worker_annotations`` are ``multipref``; rows with ``judge``, ``winner``,
-    ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; columns ``item``, ``annotator``,
-    ``label`` are ``table`` (``hf`` for a ``datasets`` folder). Known hub names map to their
-    format, other hub names to ``hf``.
-
-    Raises
-    ------
-    InputError
-        The source is missing or its format cannot be told; the message lists the formats.
-    """
-    source = wrap(source)
-    found = _sniff(source)
-    if found is None and isinstance(source, InMemory):
-        raise InputError(f"cannot detect the format of this {source.kind} (columns: "
-                         f"{join_names(source.columns, limit=12)}); name its columns item, "
-                         "annotator, label, or map them with spec= (a dict or a YAML path), or "
-                         f"pass format= ({'|'.join(FORMATS)})", path=str(source))
-    if found is None:
-        from .readers import DATA_EXTENSIONS, table_columns
-
-        path = Path(source)
-        seen = ""
-        if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
-            cols = table_columns(path)
-            seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
-        raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
-                         f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
-    return found
-
-
-def _auto_format(source, spec) -> str:
-    if spec is None:
-        return detect_format(source)
-    if isinstance(source, InMemory):
-        return "table" if source.is_frame else "hf"
-    found = _sniff(source)
-    if found == "lewidi":
-        return found
-    from .readers import is_parquet_dataset
-
-    if is_hub_name(source):
-        return "hf"
-    path = Path(source)
-    return "table" if not path.is_dir() or is_parquet_dataset(path) else "hf"
-
-
-def _sniff(source) -> str | None:
-    from . import readers as R
-
-    if isinstance(source, InMemory):
-        return _by_columns(source.columns, folder=not source.is_frame)
-    if is_hub_name(source):
-        return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
-    path = existing_path(source)
-    if R.is_parquet_dataset(path):
-        return _by_columns(R.table_columns(path), folder=False)
-    if path.is_dir():
-        if R.is_save_to_disk(path):
-            return _by_columns(R.dataset_columns(path), folder=True)
-        from .adapters.lewidi import _FILE as LEWIDI_FILE
-
-        if any(LEWIDI_FILE.match(p.name) for p in path.iterdir()):
-            return "lewidi"
-        return _by_columns(R.dataset_columns(path), folder=True)
-    ext = path.suffix.lower()
-    if ext == ".json":
-        first = R.first_json_record(path)
-        if first is None:
-            data = R.read_json(path)  # the precise error for invalid or truncated JSON
-            if isinstance(data, list) and data and isinstance(data[0], dict):
-                first = ("array", data[0])
-            elif isinstance(data, dict) and data and isinstance(next(iter(data.values())), dict):
-                first = ("object", next(iter(data.values())))
-            else:
-                return None
-        kind, rec = first
-        if not isinstance(rec, dict):
-            return None
-        if kind == "object":
-            return "lewidi" if {"annotators", "annotations"} <= set(rec) else None
-        return _by_columns(list(rec), folder=False)
-    if ext in R.DATA_EXTENSIONS:
-        return _by_columns(R.table_columns(path), folder=False)
-    return None
-
-
-def _by_columns(columns, *, folder: bool) -> str | None:
-    from ..contract import columns as C
-    from .adapters.mtbench import FIELDS as MTBENCH_FIELDS
-    from .adapters.multipref import POOL_COLUMNS
-
-    cols = {str(c) for c in columns}
-    if cols & set(POOL_COLUMNS):
-        return "multipref"
-    if set(MTBENCH_FIELDS) <= cols:
-        return "mt-bench"
-    if {"cmp_key", "annotator1"} <= cols:
-        return "pandalm"
-    if {"annotators", "annotations"} <= cols:
-        return "lewidi"
-    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
-        return "hf" if folder else "table"
-    return None

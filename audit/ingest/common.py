@@ -1,24 +1,19 @@
-"""Small helpers the adapters share: source paths, hub names, label recoding, repairs with a
-warning, and the :class:`Ledger` that counts every judgment an adapter reads and drops."""
+"""What the adapters share when they build canonical rows: label recoding, repairs with a
+warning (:class:`LoadWarning`), text excerpts, and the :class:`Ledger` that counts every
+judgment an adapter reads and drops."""
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..contract import columns as C
-from ..errors import AuditWarning, InputError
+from ..errors import AuditWarning
 from ..contract.labels import LabelKind, LabelScale
-
-#: File extensions the readers understand (a path with one of these is never a hub name).
-TABLE_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
-_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
 class LoadWarning(AuditWarning):
@@ -29,23 +24,8 @@ class LoadWarning(AuditWarning):
 
 
 def warn(message: str) -> None:
+    """Issue ``message`` as a :class:`LoadWarning` attributed to the adapter's caller."""
     warnings.warn(message, LoadWarning, stacklevel=3)
-
-
-def is_hub_name(source) -> bool:
-    """True when ``source`` is not a local path and reads like a hub name ``owner/name``."""
-    text = str(source)
-    if isinstance(source, Path) or Path(text).exists():
-        return False
-    return bool(_HUB_NAME.match(text)) and not text.lower().endswith(TABLE_EXTENSIONS)
-
-
-def existing_path(source, *, what: str = "file") -> Path:
-    """``source`` as a Path that exists; an InputError naming the path when it does not."""
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise InputError(f"{what} not found", path=str(source))
-    return path
 
 
 @dataclass
@@ -130,13 +110,3 @@ def excerpt(values: pd.Series) -> pd.Series:
     text = values.astype(object).where(values.notna(), "").astype(str)
     return text.str.replace(r"\s+", " ", regex=True).str.strip().str.slice(0, C.EXCERPT_CHARS)
 
-
-def default_name(source, fallback: str) -> str:
-    text = str(source)
-    if is_hub_name(text):
-        return text.split("/", 1)[1]
-    stem = Path(text).name
-    for ext in TABLE_EXTENSIONS:
-        if stem.lower().endswith(ext):
-            return stem[: -len(ext)]
-    return stem or fallback

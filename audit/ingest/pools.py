@@ -50,8 +50,9 @@ import pandas as pd
 
 from ..contract import columns as C
 from ..errors import InputError, join_names
-from .common import existing_path, warn
+from .common import warn
 from .readers import read_json, read_table
+from .sources import existing_path
 
 #: Pool given to annotators a pool mapping does not name.
 UNKNOWN_POOL = "unknown"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...contract.table import AnnotationTable
-from ..common import default_name
 from ..pools import check_min_pool_annotators
 from ..readers import open_dataset
+from ..sources import default_name
 from ..spec import DatasetSpec, read_spec
 from .table import from_frame
 

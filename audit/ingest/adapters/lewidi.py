@@ -65,14 +65,16 @@ from ...contract import columns as C
 from ...errors import InputError, join_names
 from ...contract.labels import LabelKind, LabelScale, infer_scale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, drop_repeated_judgments, excerpt, existing_path, warn
+from ..common import Ledger, drop_repeated_judgments, excerpt, warn
 from ..pools import (UNKNOWN_POOL, assign_pools, check_min_pool_annotators, fold_pools, match_keys,
                     pool_name, resolve_pools)
 from ..readers import read_json
+from ..sources import existing_path
 from ..spec import read_spec
 
 SPLITS = ("train", "dev", "test")
-_FILE = re.compile(r"^(?P<ds>.+)_(?P<split>train|dev|test)\.json$", re.IGNORECASE)
+#: A LeWiDi data file's name, ``<DS>_<split>.json``: the dataset and the split it holds.
+FILE_NAME = re.compile(r"^(?P<ds>.+)_(?P<split>train|dev|test)\.json$", re.IGNORECASE)
 _ORD = LabelKind.ORDINAL.value
 _NOM = LabelKind.NOMINAL.value
 
@@ -176,7 +178,7 @@ def _files(source, split) -> tuple[list[tuple[str, Path]], str]:
         raise InputError(f"LeWiDi splits are {join_names(SPLITS)}; got {split!r}", key="split")
     path = existing_path(source)
     if path.is_file():
-        m = _FILE.match(path.name)
+        m = FILE_NAME.match(path.name)
         file_split = m.group("split").lower() if m else path.stem
         if split is not None and m and file_split != split:
             raise InputError(f"this file is the {file_split!r} split, not {split!r}",
@@ -184,7 +186,7 @@ def _files(source, split) -> tuple[list[tuple[str, Path]], str]:
         return [(file_split, path)], (m.group("ds") if m else path.stem)
     found = {}
     for f in sorted(path.iterdir()):
-        m = _FILE.match(f.name)
+        m = FILE_NAME.match(f.name)
         if m and f.is_file():
             found.setdefault(m.group("ds"), []).append((m.group("split").lower(), f))
     if not found:

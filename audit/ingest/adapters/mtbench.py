@@ -31,8 +31,9 @@ from ...contract import columns as C
 from ...errors import InputError, join_names
 from ...contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, default_name, drop_repeated_judgments, excerpt
+from ..common import Ledger, drop_repeated_judgments, excerpt
 from ..readers import open_dataset
+from ..sources import default_name
 
 SPLITS = ("human", "gpt4_pair")
 SCALE = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)

@@ -27,17 +27,18 @@ saying so), a ``save_to_disk`` folder, or a JSONL / JSON / Parquet file of hub-s
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...contract import columns as C
 from ...errors import InputError, join_names
 from ...contract.labels import LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, default_name, excerpt, recode
-from ..readers import as_list, open_dataset
+from ..common import Ledger, excerpt, recode
+from ..readers import open_dataset
+from ..sources import default_name
 
 POOL_COLUMNS = {"normal_worker_annotations": "crowd", "expert_worker_annotations": "expert"}
-ASPECTS = ("overall_pref", "helpful_pref", "truthful_pref", "harmless_pref")
 LABEL_NAMES = ("A-is-clearly-better", "A-is-slightly-better", "Tie", "B-is-slightly-better",
                "B-is-clearly-better")
 SCALE = LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2), LABEL_NAMES)
@@ -100,3 +101,12 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     return build_table(raw, SCALE, name=name or default_name(source, "multipref"), source=src,
                        info={"format": "multipref", "aspect": aspect, **ledger.info()})
+
+
+def as_list(value) -> list:
+    """A list from a list, tuple or numpy array (``datasets`` gives arrays); [] for missing."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return []

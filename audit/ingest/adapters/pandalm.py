@@ -21,9 +21,10 @@ from ...contract import columns as C
 from ...errors import InputError
 from ...contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, default_name, excerpt, recode
+from ..common import Ledger, excerpt, recode
 from ..pools import assign_pools, resolve_pools
 from ..readers import read_table
+from ..sources import default_name
 
 ANNOTATOR_COLUMN = re.compile(r"^annotator\d+$")
 RAW_TO_SIGN = {1: -1, 2: 1, 0: 0}

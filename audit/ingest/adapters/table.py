@@ -21,9 +21,10 @@ import pandas as pd
 from ...contract import columns as C
 from ...errors import InputError, join_names
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, default_name, existing_path
+from ..common import Ledger
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
 from ..readers import read_table
+from ..sources import default_name, existing_path
 from ..spec import DatasetSpec, read_spec
 
 #: The rule the wide layout's empty cells are counted under in ``results.json``.

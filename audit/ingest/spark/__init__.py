@@ -21,12 +21,12 @@ reads it back) and audited from there.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 
 from ...contract import columns as C
-from ...errors import EngineError, InputError
-from ..common import default_name
+from ...errors import InputError
+from ..sources import default_name
 from ..spec import DatasetSpec, read_spec
+from .failures import spark_failures
 from .session import get_session
 
 __all__ = ["get_session", "load_spark"]
@@ -99,30 +99,6 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
             raise SchemaError(repeated(df), source=text)
     table.info["spark_seconds"] = round(time.perf_counter() - started, 3)
     return table
-
-
-@contextmanager
-def spark_failures(source: str):
-    """Turn a Spark job's failure into one message: :class:`InputError` for a record Spark
-    cannot parse, :class:`EngineError` otherwise (with what to set when the driver ran out of
-    room for the collected codes)."""
-    from py4j.protocol import Py4JError
-    from pyspark.errors import PySparkException
-
-    try:
-        yield
-    except (PySparkException, Py4JError) as err:
-        from .frame import _first_line
-
-        text, first = str(err), _first_line(err)
-        if "MALFORMED_RECORD" in text or "Malformed" in text:
-            raise InputError(f"Spark cannot parse a record: {first[:300]}", path=source) from None
-        hint = ""
-        if "maxResultSize" in text or "OutOfMemory" in text or "Java heap space" in text:
-            hint = ("; the driver needs room for the collected codes (about 40 bytes per "
-                    "judgment): raise --spark-conf spark.driver.maxResultSize=4g and "
-                    "spark.driver.memory")
-        raise EngineError(f"Spark failed on {source}: {first[:300]}{hint}") from None
 
 
 def _master(spark) -> str | None:

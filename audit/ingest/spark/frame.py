@@ -25,8 +25,9 @@ from ...contract import columns as C
 from ...errors import InputError, join_names
 from ..common import warn
 from ..pools import UNKNOWN_POOL, resolve_pools
-from ..readers import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+from ..sources import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
 from ..spec import DatasetSpec
+from .failures import first_message_line
 
 _GLOB_CHARS = set("*?[{")
 
@@ -123,7 +124,7 @@ def read_source(spark, source, *, read: dict | None = None):
             options["comment"] = read["comment"]
         return with_position(spark.read.options(**options).csv(path))
     except PySparkException as err:
-        raise InputError(f"Spark cannot read it: {_first_line(err)}", path=text) from None
+        raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
 
 
 def with_position(df):
@@ -143,11 +144,6 @@ def _starts_array(text: str) -> bool:
     with open(path, "rb") as fh:
         head = fh.read(4096).lstrip()
     return head.startswith(b"[")
-
-
-def _first_line(err) -> str:
-    msg = str(err).strip()
-    return msg.splitlines()[0] if msg else type(err).__name__
 
 
 def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
@@ -179,9 +175,9 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         df = _unpivot(df, spec, source)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
     if missing and spec.path is None:
-        from .. import _by_columns
+        from ..detect import format_from_columns
 
-        named = _by_columns(columns, folder=False)
+        named = format_from_columns(columns, folder=False)
         if named not in (None, "table", "hf"):
             raise InputError(f"this reads as {named} data, and --engine spark reads long or "
                              f"spec-mapped tables; convert it once with 'annotation-audit "

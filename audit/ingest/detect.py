@@ -1,0 +1,136 @@
+"""Which format a source is: from its extension, its folder's files and a cheap look at its first
+record or its column names (:func:`detect_format`), without reading the data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError, join_names
+from .memory import InMemory, wrap
+from .sources import DATA_EXTENSIONS, existing_path, is_hub_name
+
+#: The formats :func:`audit.ingest.load` reads.
+FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
+#: Hub names whose format is known without looking at their columns.
+KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
+
+
+def detect_format(source) -> str:
+    """The format of ``source``, from its extension and a cheap look at its first record.
+
+    Rules: a JSON array of objects with ``cmp_key`` and ``annotator1`` is ``pandalm``; a JSON
+    object of records with ``annotators`` and ``annotations`` (or a folder of
+    ``<DS>_<split>.json`` files) is ``lewidi``; rows with ``normal_worker_annotations`` /
+    ``expert_worker_annotations`` are ``multipref``; rows with ``judge``, ``winner``,
+    ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; columns ``item``, ``annotator``,
+    ``label`` are ``table`` (``hf`` for a ``datasets`` folder). Known hub names map to their
+    format, other hub names to ``hf``.
+
+    Raises
+    ------
+    InputError
+        The source is missing or its format cannot be told; the message lists the formats.
+    """
+    source = wrap(source)
+    found = _sniff(source)
+    if found is None and isinstance(source, InMemory):
+        raise InputError(f"cannot detect the format of this {source.kind} (columns: "
+                         f"{join_names(source.columns, limit=12)}); name its columns item, "
+                         "annotator, label, or map them with spec= (a dict or a YAML path), or "
+                         f"pass format= ({'|'.join(FORMATS)})", path=str(source))
+    if found is None:
+        from .readers import table_columns
+
+        path = Path(source)
+        seen = ""
+        if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
+            cols = table_columns(path)
+            seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
+        raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
+                         f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
+    return found
+
+
+def choose_format(source, spec) -> str:
+    """The format :func:`audit.ingest.load` reads ``source`` as when given ``format="auto"``.
+
+    Without a spec, :func:`detect_format`. With one, a file or DataFrame is a ``table`` and a
+    folder, hub name or Dataset is ``hf``, except that a LeWiDi source stays ``lewidi`` and a
+    partitioned Parquet folder is a ``table``.
+    """
+    if spec is None:
+        return detect_format(source)
+    if isinstance(source, InMemory):
+        return "table" if source.is_frame else "hf"
+    found = _sniff(source)
+    if found == "lewidi":
+        return found
+    from .readers import is_parquet_dataset
+
+    if is_hub_name(source):
+        return "hf"
+    path = Path(source)
+    return "table" if not path.is_dir() or is_parquet_dataset(path) else "hf"
+
+
+def _sniff(source) -> str | None:
+    from . import readers as R
+
+    if isinstance(source, InMemory):
+        return format_from_columns(source.columns, folder=not source.is_frame)
+    if is_hub_name(source):
+        return KNOWN_HUB_NAMES.get(str(source).lower(), "hf")
+    path = existing_path(source)
+    if R.is_parquet_dataset(path):
+        return format_from_columns(R.table_columns(path), folder=False)
+    if path.is_dir():
+        if R.is_save_to_disk(path):
+            return format_from_columns(R.dataset_columns(path), folder=True)
+        from .adapters.lewidi import FILE_NAME as LEWIDI_FILE
+
+        if any(LEWIDI_FILE.match(p.name) for p in path.iterdir()):
+            return "lewidi"
+        return format_from_columns(R.dataset_columns(path), folder=True)
+    ext = path.suffix.lower()
+    if ext == ".json":
+        first = R.first_json_record(path)
+        if first is None:
+            data = R.read_json(path)  # the precise error for invalid or truncated JSON
+            if isinstance(data, list) and data and isinstance(data[0], dict):
+                first = ("array", data[0])
+            elif isinstance(data, dict) and data and isinstance(next(iter(data.values())), dict):
+                first = ("object", next(iter(data.values())))
+            else:
+                return None
+        kind, rec = first
+        if not isinstance(rec, dict):
+            return None
+        if kind == "object":
+            return "lewidi" if {"annotators", "annotations"} <= set(rec) else None
+        return format_from_columns(list(rec), folder=False)
+    if ext in DATA_EXTENSIONS:
+        return format_from_columns(R.table_columns(path), folder=False)
+    return None
+
+
+def format_from_columns(columns, *, folder: bool) -> str | None:
+    """The format whose columns ``columns`` are, or None; ``folder`` says a long table read from a
+    ``datasets`` folder is ``hf`` rather than ``table``. The Spark loader asks it too, to name
+    the format of a source it cannot read."""
+    from ..contract import columns as C
+    from .adapters.mtbench import FIELDS as MTBENCH_FIELDS
+    from .adapters.multipref import POOL_COLUMNS
+
+    cols = {str(c) for c in columns}
+    if cols & set(POOL_COLUMNS):
+        return "multipref"
+    if set(MTBENCH_FIELDS) <= cols:
+        return "mt-bench"
+    if {"cmp_key", "annotator1"} <= cols:
+        return "pandalm"
+    if {"annotators", "annotations"} <= cols:
+        return "lewidi"
+    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
+        return "hf" if folder else "table"
+    return None

@@ -1,0 +1,64 @@
+"""What a folder holds: a ``datasets`` ``save_to_disk`` folder, one partitioned Parquet dataset,
+or a hub download whose data files are grouped into splits.
+
+Only names and markers are looked at here; no data file is opened.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..sources import DATA_EXTENSIONS, PARQUET_EXTENSIONS
+
+#: Files ``datasets``' ``save_to_disk`` writes at the top of its folder.
+SAVE_TO_DISK_MARKERS = ("dataset_dict.json", "state.json", "dataset_info.json")
+_SPLIT_FILE = re.compile(r"^(?P<split>.+?)-\d{5}-of-\d{5}")
+
+
+def is_save_to_disk(path: Path) -> bool:
+    """Whether ``path`` is a folder written by ``datasets``' ``save_to_disk`` (has a marker)."""
+    return path.is_dir() and any((path / m).exists() for m in SAVE_TO_DISK_MARKERS)
+
+
+def is_parquet_dataset(path: Path) -> bool:
+    """A folder written as one Parquet dataset (by Spark, pyarrow or ``annotation-audit
+    export``): Parquet files only, with Hive partition folders (``pool=crowd/``), ``part-*``
+    files or a ``_SUCCESS`` marker. A hub download (``data/train-00000-of-00001.parquet``) is
+    not one: its files are splits."""
+    if not path.is_dir() or is_save_to_disk(path):
+        return False
+    files = [p for p in path.rglob("*") if p.is_file()
+             and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)]
+    if not files or any(p.suffix.lower() not in PARQUET_EXTENSIONS for p in files):
+        return False
+    hive = any("=" in part for p in files for part in p.relative_to(path).parts[:-1])
+    return hive or (path / "_SUCCESS").exists() or all(p.name.startswith("part-") for p in files)
+
+
+def shard_split(name: str) -> str | None:
+    """The split a hub shard's file name names (``train`` for ``train-00000-of-00001.parquet``),
+    or None when the name is not a shard's."""
+    m = _SPLIT_FILE.match(name)
+    return m.group("split") if m else None
+
+
+def data_files(path: Path) -> dict[str, list[Path]]:
+    """The data files of a hub-download folder, grouped by split name.
+
+    Files under ``data/`` when that folder exists, else every data file below ``path``. The split
+    is the file-name prefix before ``-00000-of-00001``, else the parent folder of a numbered
+    shard (``default/human/0000.parquet``), else the file stem.
+    """
+    root = path / "data" if (path / "data").is_dir() else path
+    files = sorted(p for p in root.rglob("*")
+                   if p.is_file() and p.suffix.lower() in DATA_EXTENSIONS
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                   and p.name not in SAVE_TO_DISK_MARKERS and p.name.lower() != "readme.md")
+    out: dict[str, list[Path]] = {}
+    for f in files:
+        split = shard_split(f.name)
+        if split is None:
+            split = f.parent.name if f.stem.isdigit() and f.parent != root else f.stem
+        out.setdefault(split, []).append(f)
+    return out

@@ -1,0 +1,157 @@
+"""JSON and JSON Lines files, with every failure an InputError that names the place.
+
+* JSON: invalid or truncated text names the file, line and column; trailing commas before ``}``
+  or ``]`` (LeWiDi 2025's annotator-metadata files) are tolerated. Nesting deeper than Python's
+  JSON decoder follows (:func:`json_depth_limit`, about 1,000 levels: the interpreter's
+  recursion limit) is an InputError naming the file and the limit, not a ``RecursionError``.
+* JSON Lines: read line by line; a line longer than :data:`MAX_JSONL_LINE_BYTES` (64 MiB) is an
+  InputError naming the file, the line and the limit, found before the line is decoded.
+* JSON arrays of records and JSON Lines keep their own types (nested values included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from ...errors import InputError
+from ..sources import existing_path
+from .text import CHUNK_BYTES, read_text, utf8_error
+
+#: Longest line of a JSON Lines file (bytes, without its newline). One record of annotation data
+#: is a few kilobytes; a MultiPref row with four long responses is under 100 KB.
+MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024
+# A JSON string literal, or a comma whose next non-blank character closes an object or array.
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\]|\\.)*"|,(?=\s*[}\]])', re.DOTALL)
+
+
+def json_depth_limit() -> int:
+    """The nesting depth beyond which :func:`json.loads` raises ``RecursionError``: about the
+    interpreter's recursion limit (:func:`sys.getrecursionlimit`, 1,000 by default), less the
+    frames already in use."""
+    import sys
+
+    return sys.getrecursionlimit()
+
+
+def too_deep(path, where: str = "") -> InputError:
+    """The InputError for JSON nested deeper than :func:`json_depth_limit`."""
+    return InputError(f"JSON nested too deeply{where}: Python's JSON decoder follows at most "
+                      f"about {json_depth_limit():,} levels of nested arrays and objects (the "
+                      "interpreter's recursion limit); annotation data nests a few levels",
+                      path=str(path))
+
+
+def loads(text: str, *, path, where: str = ""):
+    """:func:`json.loads`, with nesting too deep for the decoder an InputError (:func:`too_deep`);
+    a :class:`json.JSONDecodeError` is left to the caller."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise too_deep(path, where) from None
+
+
+def parse_json(text: str, *, path) -> object:
+    """Parse JSON text; tolerate trailing commas; errors name the file, line and column."""
+    try:
+        return loads(text, path=path)
+    except json.JSONDecodeError as err:
+        first = err
+    if text[:first.pos].rstrip().endswith(","):      # a trailing comma: LeWiDi 2025 metadata
+        try:
+            return loads(_strip_trailing_commas(text), path=path)
+        except json.JSONDecodeError:
+            pass
+    stripped = text.rstrip()
+    truncated = first.pos >= len(stripped) or not stripped.endswith(("]", "}"))
+    hint = " (the file looks truncated: it does not end with ']' or '}')" if truncated else ""
+    raise InputError(f"invalid JSON at line {first.lineno}, column {first.colno}: "
+                     f"{first.msg}{hint}", path=str(path)) from None
+
+
+def _strip_trailing_commas(text: str) -> str:
+    return _STRING_OR_TRAILING_COMMA.sub(lambda m: "" if m.group(0) == "," else m.group(0), text)
+
+
+def read_json(path) -> object:
+    """A JSON file as Python objects; see :func:`parse_json` for the errors."""
+    return parse_json(read_text(path), path=path)
+
+
+def read_jsonl(path) -> pd.DataFrame:
+    """A JSON Lines file as a frame, one row per line (blank lines skipped); nested values kept.
+
+    Lines end at ``\\n`` only (the JSON Lines rule): U+2028, U+0085 and the other breaks that
+    :meth:`str.splitlines` splits on are legal inside a JSON string written unescaped. The file
+    is read one line at a time; a line over :data:`MAX_JSONL_LINE_BYTES` is refused before it
+    is decoded."""
+    path = existing_path(path)
+    if path.is_dir():
+        raise InputError("is a folder, expected a file", path=str(path))
+    records = []
+    with open(path, "rb") as fh:
+        lineno = 0
+        while raw := fh.readline(MAX_JSONL_LINE_BYTES + 1):
+            lineno += 1
+            body = raw[:-1] if raw.endswith(b"\n") else raw
+            if len(body) > MAX_JSONL_LINE_BYTES:
+                raise InputError(f"line {lineno} is longer than {MAX_JSONL_LINE_BYTES:,} bytes "
+                                 f"({MAX_JSONL_LINE_BYTES // 2 ** 20} MiB), the most one JSON "
+                                 "Lines record may hold", path=str(path))
+            try:
+                line = body.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise utf8_error(path) from None
+            if not line.strip():
+                continue
+            try:
+                rec = loads(line, path=path, where=f" at line {lineno}")
+            except json.JSONDecodeError as err:
+                raise InputError(f"invalid JSON at line {lineno}, column {err.colno}: {err.msg}",
+                                 path=str(path)) from None
+            if not isinstance(rec, dict):
+                raise InputError(f"line {lineno} is not a JSON object (one record per line "
+                                 "expected)", path=str(path))
+            records.append(rec)
+    return pd.DataFrame.from_records(records)
+
+
+def records_frame(data, *, path) -> pd.DataFrame:
+    """A JSON array of objects as a frame."""
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise InputError("expected a JSON array of objects (one record per row)", path=str(path))
+    return pd.DataFrame.from_records(data)
+
+
+def first_json_record(path: Path) -> tuple[str, object] | None:
+    """A cheap look at a JSON file: ``("array", first element)`` or ``("object", first value)``.
+
+    Reads the first :data:`audit.ingest.readers.text.CHUNK_BYTES` only; None when the first
+    record does not fit in them or the text is not JSON.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(CHUNK_BYTES).decode("utf-8-sig", errors="replace")
+    dec = json.JSONDecoder()
+    i = _skip_ws(head, 0)
+    try:
+        if head[i] == "[":
+            rec, _ = dec.raw_decode(head, _skip_ws(head, i + 1))
+            return "array", rec
+        if head[i] == "{":
+            key, j = dec.raw_decode(head, _skip_ws(head, i + 1))
+            j = _skip_ws(head, j)
+            if isinstance(key, str) and head[j] == ":":
+                value, _ = dec.raw_decode(head, _skip_ws(head, j + 1))
+                return "object", value
+    except (json.JSONDecodeError, IndexError, RecursionError):
+        pass
+    return None
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i

@@ -1,0 +1,149 @@
+"""Table files into frames: CSV / TSV, JSON Lines, JSON arrays of records, Parquet files and
+partitioned Parquet folders.
+
+CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``); only empty
+cells are missing, so ``NA`` stays a label. pyarrow reads them when no pandas-only option is
+given; a parse error is re-read with pandas to name the line. JSONL, JSON arrays of records and
+Parquet keep their own types. Every failure is an InputError naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ...errors import InputError, join_names
+from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
+from .folders import is_parquet_dataset
+from .json_files import first_json_record, read_json, read_jsonl, records_frame
+from .text import first_line, is_utf8, utf8_error
+
+
+def read_table(path, *, sep: str | None = None, na_values=None, **pandas_options) -> pd.DataFrame:
+    """Read a CSV / TSV / JSONL / JSON (array of records) / Parquet file into a frame.
+
+    CSV and TSV columns are all text; only empty cells are missing unless ``na_values`` adds
+    more. ``sep`` defaults to a tab for ``.tsv`` / ``.tab`` and a comma otherwise. Other
+    keyword options go to :func:`pandas.read_csv`.
+    """
+    path = existing_path(path)
+    if path.is_dir():
+        if is_parquet_dataset(path):
+            return read_parquet_dataset(path)
+        raise InputError("is a folder, expected a table file (CSV, TSV, JSONL, JSON, Parquet) "
+                         "or a partitioned Parquet dataset", path=str(path))
+    ext = path.suffix.lower()
+    if ext in PARQUET_EXTENSIONS:
+        return read_parquet(path)
+    if ext in JSONL_EXTENSIONS:
+        return read_jsonl(path)
+    if ext == ".json":
+        return records_frame(read_json(path), path=path)
+    if sep is None:
+        sep = "\t" if ext in (".tsv", ".tab") else ","
+    return read_csv(path, sep=sep, na_values=na_values, **pandas_options)
+
+
+def read_csv(path: Path, *, sep: str = ",", na_values=None, **pandas_options) -> pd.DataFrame:
+    """A delimited text file, every column as text (see :func:`read_table`)."""
+    nulls = [""] + [str(v) for v in (na_values or [])]
+    if not pandas_options and len(sep) == 1:
+        try:
+            return _read_csv_arrow(path, sep=sep, nulls=nulls)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - re-read with pandas for a message naming the line
+            pass
+    try:
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=nulls,
+                            encoding="utf-8", engine="python" if len(sep) > 1 else "c",
+                            **pandas_options)
+    except UnicodeDecodeError:
+        raise utf8_error(path) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("the file is empty (no header row)", path=str(path)) from None
+    except (pd.errors.ParserError, ValueError, TypeError) as err:
+        if not is_utf8(path):  # binary or mis-encoded bytes: the more useful message
+            raise utf8_error(path) from None
+        raise InputError(f"cannot read as delimited text: {err}", path=str(path)) from None
+    return frame
+
+
+def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str]) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=True)
+    try:
+        with pcsv.open_csv(path, parse_options=parse) as reader:
+            names = reader.schema.names
+    except pa.ArrowInvalid as err:
+        if "Empty CSV file" in str(err):
+            raise InputError("the file is empty (no header row)", path=str(path)) from None
+        if "UTF8" in str(err) or "utf-8" in str(err).lower():
+            raise utf8_error(path) from None
+        raise
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
+    convert = pcsv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=nulls,
+                                  strings_can_be_null=True, quoted_strings_can_be_null=True)
+    try:
+        table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
+    except pa.ArrowInvalid as err:
+        if "UTF8" in str(err):
+            raise utf8_error(path) from None
+        raise
+    return table.to_pandas()
+
+
+def read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file as a frame; any pyarrow failure is an InputError naming the file."""
+    try:
+        return pd.read_parquet(path)
+    except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+        raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
+
+
+def read_parquet_dataset(path: Path) -> pd.DataFrame:
+    """A partitioned Parquet folder as one frame; Hive partition values stay text (``pool=01``
+    is the string ``"01"``, as Spark reads it with type inference off)."""
+    import pyarrow.dataset as ds
+
+    try:
+        data = ds.dataset(path, format="parquet",
+                          partitioning=ds.HivePartitioning.discover(infer_dictionary=True))
+        return data.to_table().to_pandas()
+    except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+        raise InputError(f"cannot read as a Parquet dataset: {err}", path=str(path)) from None
+
+
+def table_columns(path: Path) -> list[str]:
+    """The column names of a table file, read cheaply (header, schema or first record)."""
+    if is_parquet_dataset(path):
+        import pyarrow.dataset as ds
+
+        return list(ds.dataset(path, format="parquet", partitioning="hive").schema.names)
+    ext = path.suffix.lower()
+    if ext in PARQUET_EXTENSIONS:
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_schema(path).names)
+        except Exception as err:  # noqa: BLE001
+            raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
+    if ext in JSONL_EXTENSIONS:
+        first = first_line(path)
+        try:
+            rec = json.loads(first) if first else {}
+        except (json.JSONDecodeError, RecursionError):
+            return []
+        return list(rec) if isinstance(rec, dict) else []
+    if ext == ".json":
+        first = first_json_record(path)
+        return list(first[1]) if first and first[0] == "array" and isinstance(first[1], dict) else []
+    head = first_line(path)
+    sep = "\t" if ext in (".tsv", ".tab") or ("\t" in head and "," not in head) else ","
+    return [c.strip().strip('"') for c in head.split(sep)] if head else []

@@ -1,0 +1,50 @@
+"""What a source is, before anything is read: a local path, a hub name, a known file format.
+
+A source given as text is a local path when the path exists, else a hub name when it reads like
+``owner/name`` and does not end with one of the file extensions the readers understand
+(:data:`DATA_EXTENSIONS`). Nothing here opens a file; the heavy readers live in
+:mod:`audit.ingest.readers`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import InputError
+
+CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
+JSONL_EXTENSIONS = (".jsonl", ".ndjson")
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+#: File extensions the readers understand (a path with one of these is never a hub name).
+DATA_EXTENSIONS = CSV_EXTENSIONS + JSONL_EXTENSIONS + (".json",) + PARQUET_EXTENSIONS
+_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def is_hub_name(source) -> bool:
+    """True when ``source`` is not a local path and reads like a hub name ``owner/name``."""
+    text = str(source)
+    if isinstance(source, Path) or Path(text).exists():
+        return False
+    return bool(_HUB_NAME.match(text)) and not text.lower().endswith(DATA_EXTENSIONS)
+
+
+def existing_path(source, *, what: str = "file") -> Path:
+    """``source`` as a Path that exists; an InputError naming the path when it does not."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise InputError(f"{what} not found", path=str(source))
+    return path
+
+
+def default_name(source, fallback: str) -> str:
+    """The dataset name reports use when the caller gives none: a hub name's ``name`` part,
+    else the file or folder name without a data extension, else ``fallback``."""
+    text = str(source)
+    if is_hub_name(text):
+        return text.split("/", 1)[1]
+    stem = Path(text).name
+    for ext in DATA_EXTENSIONS:
+        if stem.lower().endswith(ext):
+            return stem[: -len(ext)]
+    return stem or fallback
