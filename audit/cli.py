@@ -526,7 +526,7 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     from .outputs import find_inputs, guard_file, guard_folder, write_card_set
     from .pipeline import run as run_audit
     from .report import write_card_file
-    from .report.card import parse_creators
+    from .report.hub_tags import parse_creators
 
     if (out is None) == (card_path is None):
         raise click.UsageError("give exactly one of --out DIR or --card PATH")

@@ -23,7 +23,8 @@ from huggingface_hub import DatasetCard, DatasetCardData, metadata_load, metadat
 from audit.cli import cli
 from audit.errors import InputError
 from audit.report import card_meta as M
-from audit.report.card import CREATOR_KINDS, SIZE_VALUES, check_card
+from audit.report.card import check_card
+from audit.report.hub_tags import CREATOR_KINDS, SIZE_VALUES
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "pandalm" / "testset-v1.json"
 TABLE = "item,annotator,pool,label\n" + "".join(

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from audit.cli import cli
 from audit.report import croissant as CR
-from audit.report.card import croissant_rai
+from audit.report.croissant import croissant_rai
 from audit.results import read
 
 mlc = pytest.importorskip("mlcroissant")

@@ -283,12 +283,13 @@ def synthetic_table(n_items: int, *, seed: int = 0, n_models: int = 8):
 def test_report_size_is_set_by_aggregates_not_items(record_property):
     from audit.pipeline import audit_table
     from audit.resample import Bootstrap
+    from audit.results import json_form
 
     sizes = {}
     for n in (1_000, 10_000):
         with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            results = audit_table(synthetic_table(n), bootstrap=Bootstrap(50, 0))
+            results = json_form(audit_table(synthetic_table(n), bootstrap=Bootstrap(50, 0)))
         html = render_html(results)
         assert section_ids(html) == [s for s, _ in page_sections(expectations_first=False)]
         sizes[n] = len(html.encode("utf-8"))

@@ -22,10 +22,12 @@ from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.contract.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
-from audit.report.card import annotations_block, limitations
+from audit.report.card import annotations_block
+from audit.report.limitations import limitations
 from audit.report.html import render_html
 from audit.report.summary import print_summary
 from audit.resample import Bootstrap
+from audit.results import json_form
 from audit.contract.table import build_table
 
 MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps")
@@ -62,8 +64,8 @@ def crossed_table(*, seed: int = 11, n: int = 120):
 def audit():
     with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        results = audit_table(crossed_table(), bootstrap=Bootstrap(200, 3), sizes=(5, 10),
-                              n_sims=2000)
+        results = json_form(audit_table(crossed_table(), bootstrap=Bootstrap(200, 3),
+                                        sizes=(5, 10), n_sims=2000))
     buf = io.StringIO()
     print_summary(results, console=Console(file=buf, width=400, highlight=False,
                                            soft_wrap=True, emoji=False))
@@ -277,7 +279,8 @@ def scores_table(*, seed: int = 5, n: int = 60):
 def test_continuous_null_and_pooled_anova_are_shown():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        res = audit_table(scores_table(), bootstrap=Bootstrap(100, 2), sizes=(4,), n_sims=500)
+        res = json_form(audit_table(scores_table(), bootstrap=Bootstrap(100, 2), sizes=(4,),
+                                    n_sims=500))
     (row,) = res["pool_disagreement"]
     null, e = row["null"], row["excess"]["mean_abs_difference"]
     assert null["p_value"] is not None

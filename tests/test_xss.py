@@ -21,6 +21,7 @@ from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.contract.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
+from audit.results import json_form
 from audit.report import write_reports
 from audit.report.card import END, START, check_card, md_escape
 from audit.report.html import SECTIONS
@@ -66,7 +67,7 @@ def reports(tmp_path_factory):
     out = {}
     with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        results = audit_table(hostile_table(), bootstrap=Bootstrap(30, 1))
+        results = json_form(audit_table(hostile_table(), bootstrap=Bootstrap(30, 1)))
     out["pipeline"] = (results, write_reports(results, tmp_path_factory.mktemp("pipeline")))
     hand = full_results(hostile=True)
     out["hand-built"] = (hand, write_reports(hand, tmp_path_factory.mktemp("hand")))

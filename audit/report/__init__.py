@@ -34,8 +34,7 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, in
     """
     from ..outputs import write_text
     from ..results import dumps
-    from .card import croissant_rai
-    from .croissant import write_croissant
+    from .croissant import croissant_rai, write_croissant
     from .html import render_html
 
     out = Path(out_dir)

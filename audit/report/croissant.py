@@ -5,7 +5,7 @@ https://docs.mlcommons.org/croissant/docs/croissant-spec.html) describes a datas
 ``sc:Dataset`` with its metadata, a ``distribution`` of ``cr:FileObject`` resources (each with
 its ``sha256`` and ``encodingFormat``) and ``recordSet`` nodes whose ``cr:Field`` s say how each
 value is extracted from a file. The Responsible-AI extension (Jain et al. 2024, Croissant RAI)
-adds the annotation fields, which are those of :func:`audit.report.card.croissant_rai`.
+adds the annotation fields (:func:`croissant_rai`).
 
 The document written here holds
 
@@ -25,11 +25,12 @@ The document written here holds
   records need an unpivot or a join that Croissant 1.0 cannot express, and a record set that
   reads a different table from the one audited would be wrong;
 * the RAI fields (``rai:annotationsPerItem``, ``rai:dataAnnotationAnalysis``,
-  ``rai:dataLimitations``, ``rai:machineAnnotationTools``, ``rai:annotatorDemographics``).
+  ``rai:dataLimitations``, ``rai:machineAnnotationTools``).
 
 Every string is data inside a JSON value (the serializer escapes it); ``@id`` values are built
 from positions, never from names, so a pool or column name cannot alias another node.
-``croissant_rai.json`` keeps the RAI node alone for readers of earlier runs.
+``croissant_rai.json`` keeps the RAI node alone (:func:`croissant_rai`) for readers of earlier
+runs.
 """
 
 from __future__ import annotations
@@ -89,6 +90,55 @@ ENCODINGS = {".csv": "text/csv", ".tsv": "text/tab-separated-values", ".json": "
 MAX_FILES = 1000
 
 
+#: The context of ``croissant_rai.json``, the RAI node alone.
+RAI_CONTEXT = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "sc": "https://schema.org/",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "dct": "http://purl.org/dc/terms/",
+    "conformsTo": "dct:conformsTo",
+}
+
+
+def croissant_rai(results: dict) -> dict:
+    """The Croissant RAI annotation fields as a JSON-LD ``sc:Dataset`` node (``croissant_rai.json``).
+
+    ``rai:annotationsPerItem`` (judgments per item and per pool), ``rai:dataAnnotationAnalysis``
+    (reliability, pool disagreement, within-pool variability, leaderboard stability: the
+    sentences of :mod:`audit.report.prose`), ``rai:dataLimitations``
+    (:func:`audit.report.limitations.limitations`) and ``rai:machineAnnotationTools`` (judge
+    pools). Strings are plain text (JSON escapes them).
+    """
+    from .limitations import limitations
+    from .prose import (annotations_per_item, disagreement_sentences, judge_sentences,
+                        reliability_sentences, stability_sentences, within_sentences)
+
+    ds = results.get("dataset") or {}
+    meta = results.get("meta") or {}
+    judges = [p for p, i in (ds.get("pools") or {}).items() if i.get("judge")]
+    analysis = ([f"Reliability per pool: {s}" for s in reliability_sentences(results)]
+                + disagreement_sentences(results)
+                + [f"Within-pool variability, {s}" for s in within_sentences(results)]
+                + stability_sentences(results)
+                + judge_sentences(results))
+    node = {
+        "@context": RAI_CONTEXT,
+        "@type": "sc:Dataset",
+        "name": ds.get("name"),
+        "conformsTo": list(CONFORMS_TO),
+        "rai:annotationsPerItem": annotations_per_item(results),
+        "rai:dataAnnotationAnalysis": analysis,
+        "rai:dataLimitations": limitations(results),
+    }
+    if judges:
+        node["rai:machineAnnotationTools"] = judges
+    if meta.get("source"):
+        node["isBasedOn"] = meta["source"]
+    return node
+
+
 def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (),
               spec=None) -> dict:
     """The Croissant document of a run whose files are in ``folder``.
@@ -108,7 +158,6 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
         source column holds each canonical column (record set ``judgments``).
     """
     from ..outputs.fs import sha256_file
-    from .card import croissant_rai
 
     ds = results.get("dataset") or {}
     meta = ds.get("card") or {}
@@ -141,7 +190,7 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
 
 
 def _description(results: dict, name: str) -> str:
-    from .card import annotations_per_item
+    from .prose import annotations_per_item
 
     return (f"Human annotation of {name}, audited by annotation-audit: "
             f"{annotations_per_item(results)}")

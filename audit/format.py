@@ -1,0 +1,156 @@
+"""Numbers as text: the one set of formatters every renderer uses.
+
+The HTML report, the dataset card, the terminal summary, the findings, the suite messages, the
+GitHub step summary and the judge verdict all show numbers from ``results.json``; each format
+is written once here, so a number reads the same on every channel. Each function takes a
+number as the result dict holds it (``None`` where it is undefined) and returns plain text:
+escaping for the channel is the renderer's (:mod:`audit.escape`).
+
+How the formats read:
+
+- :func:`number`: ``0.712`` (fixed decimals), ``1,234`` (a whole number, thousands separated),
+  ``NaN`` (undefined);
+- :func:`percent`: ``9.2%``, a share; :func:`points`: ``+1.2``, a difference of two shares in
+  percentage points;
+- :func:`significant`: ``0.1235`` or ``12`` (four significant digits, whole numbers as
+  integers), the observed values of suite expectations;
+- :func:`p_value`: ``0.0330`` or ``< 0.0001``; :func:`p_is`: ``p = 0.0330`` or
+  ``p < 0.0001``; :func:`p_bound`: ``0.0099``, the smallest p-value ``n`` permutations resolve
+  (``1 / (n + 1)``, Phipson & Smyth 2010);
+- :func:`with_interval`: ``0.712 [0.650, 0.770]`` (a cell), ``0.712, 95% CI 0.650 to 0.770``
+  (a sentence) or ``0.712 (95% CI 0.650 to 0.770)`` (a parenthesis), with any of the formats
+  above for the numbers;
+- :func:`count`: ``1 annotator``, ``3 annotators``, a count with its noun.
+
+This module imports nothing heavy: the CLI and the suites use it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+#: What an undefined number reads as.
+NAN = "NaN"
+
+
+def finite(x) -> bool:
+    """``x`` is a real number (not a bool) and finite: a value the formats below show."""
+    return (isinstance(x, numbers.Real) and not isinstance(x, bool)
+            and math.isfinite(float(x)))
+
+
+def number(x, digits: int = 3) -> str:
+    """A number for a table cell or a sentence.
+
+    Whole numbers (ints, and floats of a whole value of 1,000 or more) with thousands
+    separators; other floats with ``digits`` decimals; ``None``, NaN and infinities as
+    :data:`NAN`; a bool as ``yes`` / ``no``; anything else as ``str(x)``.
+    """
+    if x is None:
+        return NAN
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, numbers.Integral):
+        return f"{int(x):,}"
+    if isinstance(x, numbers.Real):
+        x = float(x)
+        if not math.isfinite(x):
+            return NAN
+        if x.is_integer() and abs(x) >= 1000:
+            return f"{int(x):,}"
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def percent(x, digits: int = 1) -> str:
+    """A share as a percentage, ``0.0924`` -> ``9.2%``; :data:`NAN` when undefined."""
+    if not finite(x):
+        return NAN
+    return f"{100 * x:.{digits}f}%"
+
+
+def points(x) -> str:
+    """A difference of two shares in percentage points, always signed: ``0.012`` -> ``+1.2``
+    (the unit, ``points`` or ``pt``, is the sentence's)."""
+    if not finite(x):
+        return NAN
+    return f"{100 * x:+.1f}"
+
+
+def significant(x, digits: int = 4) -> str:
+    """A number in at most ``digits`` significant digits, a whole number (1 or more) as an
+    integer: ``0.12345`` -> ``0.1235``, ``12.0`` -> ``12``; ``None`` / NaN as :data:`NAN`;
+    anything else (a bool, a string) as ``str(x)``."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return NAN
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1):
+        return str(int(x))
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def p_value(p, digits: int = 4) -> str:
+    """A p-value: ``digits`` decimals, or ``< 0.0001`` below what they show."""
+    if not finite(p):
+        return NAN
+    floor = 10.0 ** -digits
+    return f"< {floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+
+
+def p_is(p, digits: int = 4) -> str:
+    """``p = 0.0330`` or ``p < 0.0001`` (:func:`p_value` with its relation)."""
+    text = p_value(p, digits)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def p_bound(n_permutations: int) -> str:
+    """``1 / (n + 1)``, the smallest p-value ``n`` permutations resolve, in four decimals
+    (Phipson & Smyth 2010, "Permutation p-values should never be zero")."""
+    return f"{1 / (n_permutations + 1):.4f}"
+
+
+def interval(ci) -> list | None:
+    """``[lo, hi]`` when ``ci`` holds two finite ends, else None (an interval not shown)."""
+    if isinstance(ci, (list, tuple)) and len(ci) >= 2 and finite(ci[0]) and finite(ci[1]):
+        return [ci[0], ci[1]]
+    return None
+
+
+def with_interval(value, ci, show=number, *, style: str = "cell") -> str:
+    """A value with its 95% interval, each number shown by ``show``.
+
+    Parameters
+    ----------
+    value, ci
+        The estimate and its ``[lo, hi]``; the interval is left out unless both ends are
+        finite (:func:`interval`); an undefined ``value`` is :data:`NAN`.
+    show
+        The number format (:func:`number`, :func:`percent`, or ``lambda x: number(x, 4)``).
+    style
+        ``cell``: ``v [lo, hi]``; ``sentence``: ``v, 95% CI lo to hi``; ``paren``:
+        ``v (95% CI lo to hi)``.
+    """
+    if value is None:
+        return NAN
+    bounds = interval(ci)
+    if bounds is None:
+        return show(value)
+    lo, hi = (show(b) for b in bounds)
+    if style == "cell":
+        return f"{show(value)} [{lo}, {hi}]"
+    if style == "paren":
+        return f"{show(value)} (95% CI {lo} to {hi})"
+    if style == "sentence":
+        return f"{show(value)}, 95% CI {lo} to {hi}"
+    raise ValueError(f"style {style!r}: use cell, sentence or paren")
+
+
+def count(n, noun: str, plural: str | None = None) -> str:
+    """``1 annotator``, ``1,200 annotators``, ``NaN annotators``: a count with its noun in the
+    right number (``plural`` when it is not ``noun + 's'``)."""
+    one = isinstance(n, numbers.Integral) and not isinstance(n, bool) and n == 1
+    return f"{number(n)} {noun if one else (plural or noun + 's')}"
