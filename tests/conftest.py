@@ -52,3 +52,61 @@ def pandalm_table(*, judge_pools=()):
     scale = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
     return build_table(raw, scale, name="pandalm", source="pandalm_testset/testset-v1.json",
                        judge_pools=judge_pools)
+
+
+# -- results produced by the code (never written by hand: tests/test_results_schema.py checks) --
+
+#: Resamples for produced results: enough for every interval to exist, few enough to be fast.
+N_BOOTSTRAP = 20
+
+
+def preference_table(*, n_items: int = 40, seed: int = 0):
+    """A pairwise preference table built in code: pools ``crowd`` (four annotators, three per
+    item), ``expert`` (two, both on every item) and the judge pool ``gpt-4``; five models.
+
+    Each item has a true winner; the crowd errs more often than the experts, the judge sides
+    with the experts, so every block of the audit has defined numbers to read.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    models = ["gpt-4", "claude-v1", "gpt-3.5-turbo", "vicuna-13b", "llama-13b"]
+    strength = np.array([2.0, 1.5, 1.0, 0.5, 0.0])
+    rows = []
+    for i in range(n_items):
+        a, b = rng.choice(len(models), size=2, replace=False)
+        p_b = 1.0 / (1.0 + np.exp(strength[a] - strength[b]))
+        truth = 1 if rng.random() < p_b else -1
+        crowd = [f"c{k}" for k in rng.choice(4, size=3, replace=False)]
+        for ann, pool, err in [*((c, "crowd", 0.3) for c in crowd), ("e0", "expert", 0.1),
+                               ("e1", "expert", 0.15), ("gpt-4", "gpt-4", 0.12)]:
+            u = rng.random()
+            label = truth if u >= err else (0 if u < err / 2 else -truth)
+            rows.append({C.ITEM: f"cmp-{i:04d}", C.ANNOTATOR: ann, C.POOL: pool,
+                         C.LABEL: label, C.MODEL_A: models[a], C.MODEL_B: models[b],
+                         C.TEXT: f"prompt {i}"})
+    scale = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
+    return build_table(pd.DataFrame(rows), scale, name="toy-preferences",
+                       source="toy-preferences.jsonl", judge_pools=("gpt-4",))
+
+
+def audited(table, *, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> dict:
+    """The full audit of ``table`` as :func:`audit.pipeline.audit_table` returns it (NaN where
+    a value is undefined), degenerate-data warnings silenced."""
+    import warnings
+
+    from audit.pipeline import audit_table
+    from audit.resample import Bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed))
+
+
+@pytest.fixture(scope="session")
+def preference_results() -> dict:
+    """The audit of :func:`preference_table` in its JSON form (as results.json holds it).
+    Session-wide and shared: copy it (``copy.deepcopy``) before changing it."""
+    from audit.results import jsonable
+
+    return jsonable(audited(preference_table()))

@@ -52,6 +52,7 @@ COMMANDS = {
               "audit.suites.check:fit_table"),
     "simulate": (lambda d: ["simulate", "--perturbation-sd", 1, "--score-range", 1, "--sims", 20],
                  "audit.rank:simulate"),
+    "schema": (lambda d: ["schema", "--quiet"], "audit.contract.results:schema_text"),
 }
 
 
