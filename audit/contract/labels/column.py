@@ -1,0 +1,99 @@
+"""A raw label column as a whole: its distinct values, its codes on a scale, and the values no
+output could hold (lists, NUL characters, lone surrogates).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ...errors import InputError
+from .scale import LabelKind, LabelScale
+from .text import label_text
+
+
+def encode(raw: pd.Series, scale: LabelScale) -> tuple[pd.Categorical, np.ndarray]:
+    """Map raw labels onto the scale (:meth:`LabelScale.codes`, once per distinct raw value).
+
+    Returns the categorical labels and a boolean mask of rows whose raw value is *not* on the
+    scale (a missing value counts as off-scale).
+    """
+    raw_codes, distinct = factorize_labels(raw)
+    per_value = scale.codes(distinct)
+    codes = np.where(raw_codes >= 0, per_value[raw_codes] if len(per_value) else -1, -1)
+    bad = codes < 0
+    out = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
+                                    ordered=scale.kind is not LabelKind.NOMINAL)
+    return out, bad
+
+
+def distinct_labels(observed: Iterable) -> list:
+    """The distinct raw labels among ``observed``, missing ones left out (``True`` kept apart
+    from ``1``, as :func:`factorize_labels` keeps them)."""
+    values = observed if isinstance(observed, pd.Series) else pd.Series(list(observed),
+                                                                         dtype=object)
+    return factorize_labels(values)[1]
+
+
+def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
+    """``pd.factorize`` of a raw label column, keeping ``True`` apart from ``1`` (pandas hashes
+    them together in an object column): the codes and the distinct raw values."""
+    values = pd.Series(raw)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
+            "mixed", "mixed-integer", "mixed-integer-float"):
+        is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+        if is_bool.any():
+            values = values.where(~is_bool, values.map(label_text))
+    try:
+        codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable values: lists, arrays, mappings (Parquet list / struct)
+        raise _not_single(values) from None
+    return np.asarray(codes, dtype=np.int64), list(distinct)
+
+
+#: Characters text cannot carry through the toolkit: NUL (pandas hashes text as C strings, which
+#: end at the first NUL, so ``"x\\x00y"`` and ``"x"`` would become one value) and lone UTF-16
+#: surrogates (JSON's ``"\\ud800"``: not Unicode, so no file, hash or report can hold them).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def first_unstorable(values: pd.Series):
+    """``(index, what)`` of the first text value holding a NUL character or a lone surrogate
+    (:data:`_UNSTORABLE`), or None: such text cannot be kept as written."""
+    values = pd.Series(values)
+    if values.dtype != object and not pd.api.types.is_string_dtype(values):
+        return None
+    try:
+        if not _UNSTORABLE.search("".join(values.dropna())):  # one pass in the common case
+            return None
+    except TypeError:  # not all text: look value by value
+        pass
+    hit = values.map(lambda v: isinstance(v, str) and bool(_UNSTORABLE.search(v)))
+    hit = hit.to_numpy(dtype=bool)
+    if not hit.any():
+        return None
+    row = values.index[hit.argmax()]
+    char = _UNSTORABLE.search(values.loc[row] if values.index.is_unique
+                              else values.iloc[hit.argmax()]).group(0)
+    what = ("a NUL character (U+0000): pandas compares text only up to it, so this value could "
+            "not be kept apart from others" if char == "\x00" else
+            f"a lone surrogate (U+{ord(char):04X}): not Unicode text, so it cannot be written to "
+            "any output")
+    return row, what
+
+
+def _not_single(values: pd.Series) -> InputError:
+    """The InputError for a label column holding lists or mappings, naming the first row."""
+    import reprlib
+
+    for row, value in values.items():
+        if isinstance(value, (list, tuple, dict, set, np.ndarray)):
+            kind = "mapping (a struct)" if isinstance(value, dict) else "list"
+            return InputError(f"labels must be single values (text, a number or a boolean); "
+                              f"source row {row} holds a {kind} of type "
+                              f"{type(value).__name__}: {reprlib.repr(value)}", column="label")
+    return InputError("labels must be single values (text, a number or a boolean)",
+                      column="label")
