@@ -608,7 +608,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from .suites.check import check as run_check
     from .suites.junit import junit_xml
     from .suites.outcomes import text_lines
-    from .suites.suite import load_suite
+    from .suites import load_suite
     from .outputs import find_inputs, guard_file, guard_folder, write_text
     from .progress import steps
     from .results import dumps

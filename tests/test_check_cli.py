@@ -15,7 +15,7 @@ from junitparser import Error, Failure, JUnitXml
 from audit.cli import cli
 from audit.suites.github import annotations, command
 from audit.suites.junit import junit_xml
-from audit.suites.outcomes import fmt
+from audit.format import significant as fmt
 from conftest import shared_data
 
 REPO = Path(__file__).resolve().parents[1]
@@ -336,7 +336,7 @@ def test_action_workflow_and_hooks_call_check_with_real_options():
 
 
 def test_readme_lists_every_expectation():
-    from audit.suites.suite import CATALOGUE
+    from audit.suites.catalogue import CATALOGUE
 
     text = (EXAMPLES.parent / "README.md").read_text()
     for name in CATALOGUE:

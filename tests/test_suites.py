@@ -16,17 +16,21 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from results_examples import full_results
 
 from audit.contract import columns as C
-from audit.suites.batches import batches
-from audit.suites.check import fit_measurements, fit_table
-from audit.suites.measurements import measurements
-from audit.suites.outcomes import fmt, outcomes, summary
-from audit.suites.suite import (CATALOGUE, EVERY, SuiteFileError, from_gx_json, load_suite,
-                               parse_suite, to_gx_json)
 from audit.contract.labels import LabelKind, LabelScale
 from audit.contract.table import build_table
-from results_examples import full_results
+from audit.errors import SuiteFileError
+from audit.format import significant
+from audit.format import significant as fmt
+from audit.suites.batches import batches
+from audit.suites.catalogue import CATALOGUE, EVERY
+from audit.suites.check import fit_measurements, fit_table
+from audit.suites.gx_json import from_gx_json, to_gx_json
+from audit.suites.measurements import measurements
+from audit.suites.outcomes import outcomes, summary
+from audit.suites.suite_file import load_suite, parse_suite
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((REPO / "expectations").glob("*.yaml"))
@@ -104,7 +108,7 @@ def test_gx_json_not_written_by_us_is_refused(gx):
     ("  - expect: judgments_per_item\n    min: 4\n    max: 3\n", 4, ["above max"]),
     ("  - expect: judgments_per_item\n    pool: every\n", 3, ["give 'min', 'max' or both"]),
     ("  - expect: min_reliability\n    min: 0.5\n    treshold: 1\n", 5,
-     ["unknown key 'treshold'", "expected one of"]),
+     ["min_reliability: unknown key 'treshold'", "allowed keys: 'min', 'metric'"]),
     ("  - expect: min_reliability\n", 3, ["missing required key 'min'"]),
     ("  - expect: max_within_pool_disagreement\n    max: 0.1\n    pool: all\n", 5,
      ["cannot be 'all'"]),
@@ -126,9 +130,10 @@ def test_bad_suite_names_the_line(body, line, words):
 
 
 def test_bad_top_level():
-    with pytest.raises(SuiteFileError, match="line 2: unknown top-level key 'expectation'"):
+    with pytest.raises(SuiteFileError, match="line 2: unknown key 'expectation' "
+                                             r"\(did you mean 'expectations'\?\)"):
         parse_suite("suite: x\nexpectation:\n  - expect: unique_judgments\n", path="s.yaml")
-    with pytest.raises(SuiteFileError, match="no 'expectations' list"):
+    with pytest.raises(SuiteFileError, match="missing required key 'expectations'"):
         parse_suite("suite: x\n", path="s.yaml")
     with pytest.raises(SuiteFileError, match="empty"):
         parse_suite("", path="s.yaml")
@@ -347,7 +352,7 @@ def test_claims_pass_at_the_threshold_and_fail_past_it(judged):
         assert at["passed"], at
         assert not past["passed"], past
         assert past["observed"] == pytest.approx(obs)
-        assert fmt(obs) in past["message"]
+        assert significant(obs) in past["message"]
         assert ("below the min" if bound == "min" else "above the max") in past["message"]
 
 

@@ -7,20 +7,20 @@ import math
 
 import pytest
 
+from audit.suites.catalogue import CATALOGUE
 from audit.suites.measurements import measurements
 from audit.suites.outcomes import outcomes
-from audit.suites.suite import CATALOGUE, parse_suite
-from results_examples import full_results
+from audit.suites.suite_file import parse_suite
 
 
 def suite_of(body: str):
     return parse_suite(f"suite: t\nexpectations:\n{body}", path="s.yaml")
 
 
-def test_measurements_carry_the_within_item_p_value_per_pool_and_the_worst():
-    res = full_results()
+def test_measurements_carry_the_within_item_p_value_per_pool_and_the_worst(preference_results):
+    res = preference_results
     m = measurements(res)
-    p = {r["pool"]: r["annotator_effect_p"] for r in res["within_pool"]}
+    p = {r["pool"]: r["annotator_effect_p"] for r in res["within_pool"] if not r["judge"]}
     for pool, value in p.items():
         assert m.loc[f"annotator_effect_p[{pool}]", "value"] == value
     assert m.loc["annotator_effect_p[every]", "value"] == min(p.values())
@@ -39,10 +39,10 @@ def test_catalogue_entry_reads_as_a_claim():
 
 
 @pytest.mark.parametrize("pool, passes", [("expert", True), ("crowd", False), ("every", False)])
-def test_great_expectations_judges_the_claim(pool, passes):
+def test_great_expectations_judges_the_claim(preference_results, pool, passes):
     from audit.suites.gx_run import validate
 
-    res = full_results()
+    res = preference_results
     m = measurements(res)
     suite = suite_of(f"  - expect: annotators_interchangeable\n    min: 0.05\n    pool: {pool}\n")
     (out,) = outcomes(validate(suite, {"measurements": m}).to_json_dict())

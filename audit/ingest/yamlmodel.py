@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError
+from pydantic import BaseModel, ConfigDict, PlainValidator, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
@@ -195,10 +195,23 @@ def one_of(values) -> object:
     return Annotated[str, PlainValidator(check)]
 
 
+def unknown_name(what: str, name, known) -> str:
+    """``unknown WHAT 'name' (did you mean 'closest'?); expected one of ...`` (:mod:`difflib`
+    finds the closest known name, if one is close)."""
+    return f"unknown {what} {name!r}{_hint(name, known)}; expected one of " \
+           f"{join_names(known, limit=30)}"
+
+
+def _hint(name, known) -> str:
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 # -- validating ------------------------------------------------------------------------------
 def validate(model, data, *, lines: Lines | None = None, dotted: bool = True,
              root: str = "the document"):
-    """``model.model_validate(data)``, its first error raised as one :class:`Problem`.
+    """``data`` validated by ``model`` (a pydantic model, or any type pydantic validates, such
+    as a discriminated union of models), its first error raised as one :class:`Problem`.
 
     ``dotted`` names keys by their dotted path (``'read.skiprows'``), else by the last key
     (``'min'``); ``root`` names the document itself (``"the spec"``). When several errors are found, an unknown key or name is reported first, then
@@ -210,13 +223,25 @@ def validate(model, data, *, lines: Lines | None = None, dotted: bool = True,
         The data breaks the model.
     """
     try:
-        return model.model_validate(data)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            return model.model_validate(data)
+        return _adapter(model).validate_python(data)
     except ValidationError as err:
         lines = lines or Lines()
         found = [problem(model, e, lines, dotted=dotted, root=root) for e in err.errors()]
         ranks = [_RANK.get(e["type"], 1) for e in err.errors()]
         best = min(range(len(found)), key=lambda i: (ranks[i], found[i].line or 0, i))
         raise YamlInvalid(found[best]) from None
+
+
+_ADAPTERS: dict[int, tuple] = {}
+
+
+def _adapter(annotation) -> TypeAdapter:
+    """One TypeAdapter per annotation (a union of models is built once)."""
+    if id(annotation) not in _ADAPTERS:
+        _ADAPTERS[id(annotation)] = (annotation, TypeAdapter(annotation))
+    return _ADAPTERS[id(annotation)][1]
 
 
 _RANK = {"extra_forbidden": 0, "invalid_key": 0, "union_tag_invalid": 0,
@@ -242,10 +267,8 @@ def problem(model, error: dict, lines: Lines, *, dotted: bool = True,
         parent = _walk(model, loc[:-1])
         name, allowed = loc[-1], list(_fields(parent.type))
         under = f" under {shown(parent.names)}" if parent.names and dotted else ""
-        close = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         return Problem(path, ".".join(map(str, (*parent.names, name))), lines.key(path),
-                       f"unknown key {name!r}{hint}; allowed keys{under}: "
+                       f"unknown key {name!r}{_hint(name, allowed)}; allowed keys{under}: "
                        f"{join_names(allowed, limit=30)}")
     key = ".".join(names)
     if kind == FAILURE:
@@ -268,11 +291,8 @@ def problem(model, error: dict, lines: Lines, *, dotted: bool = True,
             return Problem(path, key, lines.value(path),
                            f"an entry without '{disc}:' (the {what}'s name)")
         tag = error["input"].get(disc) if isinstance(error["input"], Mapping) else ctx["tag"]
-        close = difflib.get_close_matches(str(tag), tags, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         return Problem((*path, disc), ".".join((*names, disc)), lines.value((*path, disc)),
-                       f"unknown {what} {tag!r}{hint}; expected one of "
-                       f"{join_names(tags, limit=30)}")
+                       unknown_name(what, tag, tags))
     if kind == "list_type":
         return Problem(path, key, lines.value(path), f"{shown(names)} must be a list")
     if kind in ("dict_type", "model_type", "model_attributes_type"):

@@ -13,7 +13,9 @@ threshold. Two layers, both validated by great_expectations for real:
   (:mod:`.baseline`)); each claim is one built-in great_expectations expectation on one row.
 
 Modules: :mod:`.catalogue` (the expectation names, their keys and thresholds), :mod:`.suite`
-(YAML with line numbers, the great_expectations JSON form), :mod:`.batches` and
+(the validated suite and its entries), :mod:`.suite_file` (YAML with line numbers) and
+:mod:`.suite_model` (its pydantic models, one per expectation), :mod:`.gx_json` (the
+great_expectations JSON form), :mod:`.measurement_ids` (the id a claim reads), :mod:`.batches` and
 :mod:`.measurements` (the frames great_expectations validates), :mod:`.baseline` (what changed
 between two versions), :mod:`.gx_run` (the only module importing great_expectations, with an
 ephemeral context), :mod:`.outcomes`, :mod:`.junit`, :mod:`.github` (renderers, pure functions of
@@ -32,6 +34,6 @@ def check(source, **options):
 
 
 def load_suite(path):
-    """Read and validate a suite file; see :func:`audit.suites.suite.load_suite`."""
-    from .suite import load_suite as _load
+    """Read and validate a suite file; see :func:`audit.suites.suite_file.load_suite`."""
+    from .suite_file import load_suite as _load
     return _load(path)

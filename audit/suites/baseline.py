@@ -26,7 +26,7 @@ import pandas as pd
 from ..contract import columns as C
 from ..errors import DegenerateDataWarning
 from ..contract.table import AnnotationTable
-from .suite import label_key
+from .gx_json import label_key
 
 CHANGE = "change"
 ADDED, REMOVED, RELABELLED = "added", "removed", "relabelled"

@@ -17,7 +17,7 @@ batch          one row per                                             columns
 =============  ======================================================  =========================
 
 Ids are categoricals of strings; labels are categoricals of their
-:func:`audit.suites.suite.label_key` strings, so ``1`` in a suite matches the label ``1`` whether
+:func:`audit.suites.gx_json.label_key` strings, so ``1`` in a suite matches the label ``1`` whether
 the scale stores it as ``1`` or ``1.0`` (great_expectations compares values, not codes;
 categoricals keep its set and uniqueness checks fast on millions of rows). ``share_as_a`` counts *comparisons* (distinct
 (item, model_a, model_b)), not judgments: position is a property of the design. It is NaN for
@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..contract import columns as C
 from ..contract.table import AnnotationTable
-from .suite import label_key
+from .gx_json import label_key
 
 BATCHES = ("judgments", "items", "item_pools", "pools", "models")
 

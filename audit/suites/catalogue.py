@@ -1,31 +1,36 @@
-"""The catalogue of expectations a suite may use, and how each parameter's value is checked.
+"""The catalogue of expectations a suite may use: each name, its keys, and what it needs.
 
 Every name in :data:`CATALOGUE` is a :class:`Kind`: its parameters (:class:`Param`), the batch
 it runs on (:mod:`audit.suites.batches`, or ``measurements``), the threshold key, and what it
-needs from the data. :func:`validate_params` checks a suite entry's values against it; every
-error is a :class:`SuiteFileError` naming the suite file and line.
+needs from the data. :mod:`audit.suites.suite_model` makes one pydantic model of each, which
+checks a suite entry's keys and values; :func:`Param.describe` is what a value must be, in
+words, for its messages.
+
+The reliability metrics a claim may name are the registry's (:data:`audit.metrics.KEYS`).
 """
 
 from __future__ import annotations
 
-import difflib
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .. import metrics
 from ..contract import columns as C
-from ..errors import SuiteFileError, join_names
+from ..errors import join_names
 
 #: Scope tokens: every human pool pooled together; each pool (pair) separately, worst counts.
 ALL = "all"
 EVERY = "every"
 #: Key of this toolkit's block in a great_expectations expectation's (or suite's) ``meta``.
 META_KEY = "annotation_audit"
-#: Which reliability metrics a claim may name (the audit computes icc / icc_k for ordered labels).
-METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa",
-           "icc", "icc_k")
+#: The reliability metrics a claim may name: every registered one (the audit computes icc /
+#: icc_k for ordered labels only, which :func:`audit.suites.check.fit_measurements` reports).
+METRICS = metrics.KEYS
+#: The metric a claim names when it names none: the registry's first, Krippendorff's alpha.
+DEFAULT_METRIC = metrics.KEYS[0]
 USES = ("value", "ci_low", "ci_high")
 GRANULARITIES = ("label", "winner")
+#: Value ranges of the numeric parameter kinds.
+RANGES = {"rate": (0.0, 1.0), "coefficient": (-1.0, 1.0), "change": (-2.0, 2.0)}
 
 
 # -- the catalogue ----------------------------------------------------------------------------
@@ -45,6 +50,18 @@ class Param:
     default: object = None
     choices: tuple = ()
     tokens: tuple = ()
+
+    def describe(self) -> str:
+        """What a value of this parameter must be, in words (``a number in [0, 1]``)."""
+        if self.kind in RANGES:
+            lo, hi = RANGES[self.kind]
+            return f"a number in [{lo:g}, {hi:g}]"
+        return {"count": "a whole number >= 0", "share": "a number >= 0",
+                "values": "a non-empty list",
+                "column": f"one of {join_names(C.COLUMNS)}", "pool": "a pool name"
+                + (f" or {' / '.join(self.tokens)}" if self.tokens else ""),
+                "pools": f"a list of two pool names, or {EVERY!r}",
+                "choice": f"one of {join_names(self.choices)}"}[self.kind]
 
 
 @dataclass(frozen=True)
@@ -76,7 +93,7 @@ def _between(kind: str) -> tuple[Param, Param]:
 _POOL_ALL = Param("pool", "pool", default=ALL, tokens=(ALL, EVERY))
 _POOL_EVERY = Param("pool", "pool", default=EVERY, tokens=(EVERY,))
 _POOLS = Param("pools", "pools", default=EVERY)
-_METRIC = Param("metric", "choice", default="krippendorff_alpha", choices=METRICS)
+_METRIC = Param("metric", "choice", default=DEFAULT_METRIC, choices=METRICS)
 _USE = Param("use", "choice", default="value", choices=USES)
 _AUDIT = frozenset({"audit"})
 _BASE = frozenset({"audit", "baseline"})
@@ -170,102 +187,5 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          needs=frozenset({"audit", "baseline", "models"})),
 )}
 
+#: Keys every entry may have besides its parameters.
 COMMON_KEYS = ("expect", "claim")
-TOP_KEYS = ("suite", "description", "expectations")
-_RANGES = {"rate": (0.0, 1.0), "coefficient": (-1.0, 1.0), "change": (-2.0, 2.0)}
-
-def unknown_name(what: str, name: str, known) -> str:
-    close = difflib.get_close_matches(str(name), list(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown {what} {name!r}{hint}; expected one of {join_names(known, limit=30)}"
-
-
-def validate_params(kind: Kind, raw: Mapping, *, lines: Mapping | None = None, path=None,
-                    line: int | None = None) -> dict:
-    """Check each value against its parameter; fill in defaults. Raises SuiteFileError."""
-    lines = dict(lines or {})
-
-    def fail(key, message):
-        raise SuiteFileError(f"{kind.name}: {message}", path=path, line=lines.get(key, line))
-
-    out = {}
-    for p in kind.params:
-        if p.name not in raw:
-            if p.required:
-                fail(None, f"missing required key {p.name!r} ({_kind_text(p)})")
-            out[p.name] = p.default
-            continue
-        out[p.name] = _check_value(p, raw[p.name], lambda msg, k=p.name: fail(k, msg))
-    if kind.bound == "between":
-        if out["min"] is None and out["max"] is None:
-            fail(None, "give 'min', 'max' or both")
-        if out["min"] is not None and out["max"] is not None and out["min"] > out["max"]:
-            fail("min", f"min {out['min']} is above max {out['max']}")
-    return out
-
-
-def _kind_text(p: Param) -> str:
-    if p.kind in _RANGES:
-        lo, hi = _RANGES[p.kind]
-        return f"a number in [{lo:g}, {hi:g}]"
-    return {"count": "a whole number >= 0", "share": "a number >= 0",
-            "values": "a non-empty list",
-            "column": f"one of {join_names(C.COLUMNS)}", "pool": "a pool name"
-            + (f" or {' / '.join(p.tokens)}" if p.tokens else ""),
-            "pools": f"a list of two pool names, or {EVERY!r}",
-            "choice": f"one of {join_names(p.choices)}"}[p.kind]
-
-
-def _check_value(p: Param, value, fail):
-    expected = _kind_text(p)
-    if p.kind in _RANGES:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail(f"{p.name!r} must be {expected}, got {value!r}")
-        value = float(value)
-        lo, hi = _RANGES[p.kind]
-        if math.isnan(value) or not lo <= value <= hi:
-            fail(f"{p.name!r} = {value:g} is out of range; it must be {expected}")
-        return value
-    if p.kind == "share":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail(f"{p.name!r} must be {expected}, got {value!r}")
-        if math.isnan(value) or value < 0:
-            fail(f"{p.name!r} = {value:g} is out of range; it must be {expected}")
-        return float(value)
-    if p.kind == "count":
-        if isinstance(value, bool) or not isinstance(value, int):
-            fail(f"{p.name!r} must be {expected}, got {value!r}")
-        if value < 0:
-            fail(f"{p.name!r} = {value} is out of range; it must be {expected}")
-        return int(value)
-    if p.kind == "values":
-        if not isinstance(value, list) or not value or not all(
-                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            fail(f"{p.name!r} must be a non-empty list of labels or names, got {value!r}")
-        return list(value)
-    if p.kind == "column":
-        if value not in C.COLUMNS:
-            fail(unknown_name("column", value, C.COLUMNS))
-        return value
-    if p.kind == "pool":
-        if not isinstance(value, (str, int)) or isinstance(value, bool) or str(value) == "":
-            fail(f"{p.name!r} must be {expected}, got {value!r}")
-        value = str(value)
-        if value in (ALL, EVERY) and value not in p.tokens:
-            fail(f"{p.name!r} cannot be {value!r} here; it must be {expected}")
-        return value
-    if p.kind == "pools":
-        if value == EVERY:
-            return EVERY
-        if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
-                or str(value[0]) == str(value[1])):
-            fail(f"{p.name!r} must be {expected}, got {value!r}")
-        return sorted(str(v) for v in value)
-    if p.kind == "choice":
-        if value not in p.choices:
-            fail(f"{p.name!r} " + unknown_name("value", value, p.choices))
-        return value
-    raise AssertionError(p.kind)  # a catalogue bug, not user input
-
-

@@ -14,11 +14,14 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
+from ..contract.table import AnnotationTable
 from ..errors import AuditWarning, join_names
 from ..progress import Step, no_step
 from ..resample import Bootstrap
-from ..contract.table import AnnotationTable
-from .suite import ALL, EVERY, Expectation, Suite, load_suite
+from .catalogue import ALL, EVERY
+from .suite import Expectation, Suite
+from .suite_file import load_suite
+
 
 @dataclass
 class CheckResult:
@@ -86,14 +89,13 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     in the result (``expectations.skipped``).
     """
     from ..ingest import load
+    from ..outputs import find_inputs, guard_folder, verify_inputs
     from ..pipeline import audit_table, meta
+    from ..report.card_meta import from_spec
     from . import gx_run
     from .batches import batches
     from .measurements import measurements
     from .outcomes import summary
-
-    from ..outputs import find_inputs, guard_folder, verify_inputs
-    from ..report.card_meta import from_spec
 
     load_options = load_options or {}
     inputs = find_inputs(source, spec=load_options.get("spec"), pools=load_options.get("pools"),
@@ -134,9 +136,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     outcome = CheckResult(suite, results, validation)
     results["expectations"] = summary(outcome.validation_json)
     if out is not None:
-        from ..outputs import write_run
-
         from ..items import item_table, write_items
+        from ..outputs import write_run
 
         if card:  # the spec's card: section, as run --out writes it
             results["dataset"]["card"] = card

@@ -17,7 +17,9 @@ import warnings
 
 import pandas as pd
 
-from .suite import META_KEY, Suite, to_gx_json
+from .catalogue import META_KEY
+from .gx_json import to_gx_json
+from .suite import Suite
 
 #: great_expectations' result format: counts plus up to 20 unexpected values and their index.
 RESULT_FORMAT = "SUMMARY"

@@ -40,7 +40,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .suite import ALL, EVERY, Expectation
+from .catalogue import ALL, EVERY
+from .measurement_ids import measurement_id, pair_scope
 
 COLUMNS = ("measurement", "quantity", "scope", "value", "ci_low", "ci_high", "worst",
            "higher_is_better")
@@ -49,39 +50,6 @@ LOWER_IS_BETTER = frozenset({"within_pool_disagreement", "majority_differs_rate"
                              "winner_reversed_rate", "displacement_probability",
                              "changed_label_share", "removed_item_share", "added_item_share",
                              "reliability_drop"})
-
-
-def measurement_id(quantity: str, *scope: str) -> str:
-    """``quantity[scope, ...]``, or the bare quantity when it has no scope."""
-    return f"{quantity}[{', '.join(scope)}]" if scope else quantity
-
-
-def pair_scope(a: str, b: str | None = None) -> str:
-    """``"A vs B"`` with the two names sorted; ``every`` stays ``every``."""
-    if b is None:
-        return a
-    a, b = sorted((str(a), str(b)))
-    return f"{a} vs {b}"
-
-
-def claim_measurement(exp: Expectation) -> str:
-    """The id of the measurement a statistical claim reads."""
-    p, q = exp.params, exp.kind.quantity
-    pools = p.get("pools")
-    pair = EVERY if pools in (None, EVERY) else pair_scope(*pools)
-    if q == "reliability":
-        return measurement_id(p["metric"], p["pool"])
-    if q == "majority_differs_rate":
-        return measurement_id(q, pair, p["granularity"])
-    if q in ("winner_reversed_rate", "kendall_tau"):
-        return measurement_id(q, pair)
-    if q == "judge_agreement":
-        return measurement_id(q, p["judge"], p["pool"])
-    if q == "reliability_drop":
-        return measurement_id(q, p["metric"], p["pool"])
-    if "pool" in p:
-        return measurement_id(q, p["pool"])
-    return measurement_id(q)
 
 
 # -- building the table ---------------------------------------------------------------------------

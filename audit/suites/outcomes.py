@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from .suite import META_KEY
+from .catalogue import META_KEY
 
 _UNITS = {"judgments": "judgments", "items": "items", "item_pools": "(item, pool) pairs",
           "pools": "pools", "models": "models"}
