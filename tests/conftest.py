@@ -60,12 +60,13 @@ def pandalm_table(*, judge_pools=()):
 N_BOOTSTRAP = 20
 
 
-def preference_table(*, n_items: int = 40, seed: int = 0):
+def preference_table(*, n_items: int = 60, seed: int = 0):
     """A pairwise preference table built in code: pools ``crowd`` (four annotators, three per
     item), ``expert`` (two, both on every item) and the judge pool ``gpt-4``; five models.
 
-    Each item has a true winner; the crowd errs more often than the experts, the judge sides
-    with the experts, so every block of the audit has defined numbers to read.
+    Each item has a true winner; the crowd errs more often than the experts, sides as one
+    against them on some hard items, and one crowd worker (``c3``) leans towards A, so the crowd's annotators are not interchangeable and the
+    experts' are; every block of the audit has defined numbers to read.
     """
     import numpy as np
 
@@ -78,10 +79,15 @@ def preference_table(*, n_items: int = 40, seed: int = 0):
         p_b = 1.0 / (1.0 + np.exp(strength[a] - strength[b]))
         truth = 1 if rng.random() < p_b else -1
         crowd = [f"c{k}" for k in rng.choice(4, size=3, replace=False)]
+        hard = rng.random() < 0.15  # the crowd takes the other side, as one
         for ann, pool, err in [*((c, "crowd", 0.3) for c in crowd), ("e0", "expert", 0.1),
-                               ("e1", "expert", 0.15), ("gpt-4", "gpt-4", 0.12)]:
+                               ("e1", "expert", 0.1), ("gpt-4", "gpt-4", 0.12)]:
             u = rng.random()
             label = truth if u >= err else (0 if u < err / 2 else -truth)
+            if pool == "crowd" and hard and rng.random() < 0.9:
+                label = -truth
+            if ann == "c3" and rng.random() < 0.8:  # one crowd worker leans towards A
+                label = -1
             rows.append({C.ITEM: f"cmp-{i:04d}", C.ANNOTATOR: ann, C.POOL: pool,
                          C.LABEL: label, C.MODEL_A: models[a], C.MODEL_B: models[b],
                          C.TEXT: f"prompt {i}"})

@@ -139,7 +139,10 @@ def test_results_and_report_show_a_continuous_scale_by_its_range():
     numbers = sorted(float(t) for t in set(raw[C.LABEL]))
     assert block == {"kind": "interval", "n_values": len(numbers), "min": numbers[0],
                      "max": numbers[-1]}
-    page = render_html({"meta": {}, "dataset": table.summary()})
+    from audit.pipeline import meta
+    from audit.resample import Bootstrap
+
+    page = render_html({"meta": meta(table, Bootstrap(20, 0)), "dataset": table.summary()})
     assert f"{len(numbers):,} distinct values from {numbers[0]} to {numbers[-1]}" in page
 
 

@@ -7,6 +7,7 @@ validation.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -16,7 +17,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from results_examples import full_results
 
 from audit.contract import columns as C
 from audit.contract.labels import LabelKind, LabelScale
@@ -210,8 +210,9 @@ def test_batches_count_like_pandas(toy):
     assert j[C.LABEL].tolist() == raw[C.LABEL].astype(str).tolist()
 
 
-def test_measurements_flatten_the_results():
-    res = full_results()
+def test_measurements_flatten_the_results(preference_results):
+    res = copy.deepcopy(preference_results)
+    res["reliability"]["by_pool"]["expert"]["icc"]["value"] = None  # undefined in one pool
     m = measurements(res)
     assert m.index.is_unique
     rel = res["reliability"]
@@ -224,32 +225,39 @@ def test_measurements_flatten_the_results():
         assert m.loc[f"{metric}[every]", "ci_high"] == min(h["ci95"][1] for h in humans)
     assert m.loc["krippendorff_alpha[every]", "worst"] == "crowd"
     assert math.isnan(m.loc["icc[every]", "value"])  # expert's icc is undefined: every is too
-    wp = {r["pool"]: r["disagreement_rate"] for r in res["within_pool"]}
+    wp = {r["pool"]: r["disagreement_rate"] for r in res["within_pool"] if not r["judge"]}
     assert m.loc["within_pool_disagreement[every]", "value"] == max(wp.values())
-    assert m.loc["winner_reversed_rate[crowd vs expert]", "value"] == 0.08
-    assert m.loc["majority_differs_rate[every, label]", "value"] == 0.31
-    assert m.loc["kendall_tau[every]", "value"] == 0.8
-    assert m.loc["displacement_probability[every]", "value"] == 0.41
+    pairs = {(r["pool_a"], r["pool_b"], r["granularity"]): r for r in res["pool_disagreement"]}
+    humans = pairs["crowd", "expert", "label"], pairs["crowd", "expert", "winner"]
+    assert m.loc["winner_reversed_rate[crowd vs expert]", "value"] == \
+        humans[1]["winner_reversed_rate"]
+    assert m.loc["majority_differs_rate[every, label]", "value"] == \
+        humans[0]["majority_differs_rate"]  # the only pair of human pools
+    (tau,) = [r["kendall_tau"] for r in res["stability"]["pool_pairs"]
+              if {r["pool_a"], r["pool_b"]} == {"crowd", "expert"}]
+    assert m.loc["kendall_tau[every]", "value"] == tau
+    shown = res["stability"]["bootstrap_displacement_probability"]
+    assert m.loc["displacement_probability[every]", "value"] == max(shown["crowd"],
+                                                                    shown["expert"])
     assert not m.loc[m.quantity == "within_pool_disagreement", "higher_is_better"].any()
 
 
-def test_measurements_pair_ids_do_not_depend_on_pool_order():
-    res = full_results()
+def test_measurements_pair_ids_do_not_depend_on_pool_order(preference_results):
+    res = copy.deepcopy(preference_results)
     for row in res["pool_disagreement"]:
         row["pool_a"], row["pool_b"] = row["pool_b"], row["pool_a"]
-    a, b = measurements(full_results()), measurements(res)
+    a, b = measurements(preference_results), measurements(res)
     pd.testing.assert_frame_equal(a.drop(columns="worst"), b.drop(columns="worst"))
 
 
-def test_judge_agreement_rows():
-    res = full_results()
-    res["judge_alignment"] = [{"judge": "gpt-4", "agreement": [
-        {"pool": "crowd", "agreement": 0.7, "n": 10}, {"pool": "expert", "agreement": 0.6,
-                                                       "n": 10}]}]
-    m = measurements(res)
-    assert m.loc["judge_agreement[gpt-4, crowd]", "value"] == 0.7
-    assert m.loc["judge_agreement[gpt-4, every]", "value"] == 0.6
-    assert m.loc["judge_agreement[every, every]", "worst"] == "gpt-4, expert"
+def test_judge_agreement_rows(preference_results):
+    (judge,) = preference_results["judge_alignment"]
+    agree = {r["pool"]: r["agreement"] for r in judge["agreement"]}
+    low = min(agree, key=agree.get)
+    m = measurements(preference_results)
+    assert m.loc["judge_agreement[gpt-4, crowd]", "value"] == agree["crowd"]
+    assert m.loc["judge_agreement[gpt-4, every]", "value"] == agree[low]
+    assert m.loc["judge_agreement[every, every]", "worst"] == f"gpt-4, {low}"
 
 
 # -- the suite against the data, before anything runs ----------------------------------------------
@@ -280,10 +288,10 @@ def test_pairwise_claim_on_nominal_data():
                   has_baseline=False)
 
 
-def test_claim_on_a_measurement_the_audit_lacks():
+def test_claim_on_a_measurement_the_audit_lacks(preference_results):
     suite = suite_of("  - expect: min_reliability\n    metric: icc\n    pool: crowd\n"
                      "    min: 0.5\n")
-    res = full_results()
+    res = copy.deepcopy(preference_results)
     del res["reliability"]["by_pool"]["crowd"]["icc"]
     with pytest.raises(SuiteFileError, match=r"line 3: .*no measurement 'icc\[crowd\]'.*icc\[all\]"):
         fit_measurements(suite, measurements(res))
@@ -313,12 +321,12 @@ def _claims_suite(thresholds):
 
 
 @pytest.fixture(scope="module")
-def judged(toy):
+def judged(toy, preference_results):
     """One great_expectations run: the claims at their exact observed values (must pass), just
     past them (must fail), an undefined measurement (must fail), and the row expectations."""
     from audit.suites.gx_run import validate
 
-    res = full_results()
+    res = copy.deepcopy(preference_results)
     res["stability"]["bootstrap_displacement_probability"]["expert"] = None
     m = measurements(res)
     observed = [m.loc[mid, use] for _, mid, _, use, _ in CLAIMS]
@@ -404,8 +412,8 @@ def test_summary_block_for_results_json(judged):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=len(CLAIMS),
                 max_size=len(CLAIMS)))
-def test_every_is_the_worst_pool_whatever_the_values(values):
-    res = full_results()
+def test_every_is_the_worst_pool_whatever_the_values(preference_results, values):
+    res = copy.deepcopy(preference_results)
     for r, v in zip(res["within_pool"], values):
         r["disagreement_rate"] = v
     res["reliability"]["by_pool"]["crowd"]["krippendorff_alpha"]["value"] = values[2]
