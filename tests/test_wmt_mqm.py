@@ -23,7 +23,6 @@ import json
 import sys
 import tarfile
 
-import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,6 +31,7 @@ from click.testing import CliRunner
 import audit
 from audit.contract import columns as C
 from audit.cli import cli
+from alpha_reference import package_alpha
 from conftest import REPO, shared_data
 
 ARCHIVE = "wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz"
@@ -170,13 +170,10 @@ def test_audit_counts_every_judgment(written, results, long):
 
 
 def _alpha(frame: pd.DataFrame) -> float:
-    """The ``krippendorff`` package's interval alpha. Items with one rating hold no pair and
-    add nothing to the coincidences (Krippendorff 2011); leaving them out spares the package's
-    dense (items x values x values) work without changing its value."""
-    matrix = frame.assign(label=frame["label"].astype(float)).pivot(
-        index="annotator", columns="item", values="label").to_numpy()
-    matrix = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
-    return krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+    """The ``krippendorff`` package's interval alpha, by the package's own steps without its
+    dense (items x values x values) array (:mod:`alpha_reference`)."""
+    return package_alpha(frame.assign(label=frame["label"].astype(float)).pivot(
+        index="item", columns="annotator", values="label"))
 
 
 def assert_alpha_matches_krippendorff(results, long):
