@@ -17,6 +17,7 @@ overrides, Markdown and HTML syntax.
 
 from __future__ import annotations
 
+import copy
 import html
 import io
 import re
@@ -29,7 +30,7 @@ from actions_runner import (could_start_command, parse_legacy, parse_v2, unescap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from junitparser import Failure, JUnitXml
-from results_examples import bare_results, full_results, parse_html
+from results_examples import parse_html
 
 from audit.escape import CONTROL, visible
 from audit.escape import github as gh
@@ -190,12 +191,12 @@ def test_rich_renders_escaped_markup_as_the_text(s):
 
 @SLOW
 @given(HOSTILE, HOSTILE)
-def test_summary_prints_any_name_inert(name, pool):
+def test_summary_prints_any_name_inert(preference_results, name, pool):
     from rich.console import Console
 
     from audit.report.summary import print_summary
 
-    results = full_results()
+    results = copy.deepcopy(preference_results)
     ds = results["dataset"]
     ds["name"] = name
     ds["pools"] = {pool: ds["pools"]["crowd"], f"{pool}2": ds["pools"]["expert"]}
@@ -275,15 +276,15 @@ def test_front_matter_parses_back_to_the_values(s, items):
 
 @SLOW
 @given(HOSTILE.filter(lambda s: s.strip() != ""), HOSTILE)
-def test_card_front_matter_and_title_hold_any_dataset_name(name, pool):
+def test_card_front_matter_and_title_hold_any_dataset_name(preference_results, name, pool):
     from huggingface_hub import DatasetCard
 
     from audit.report.card import END, START, check_card, render_card
 
-    results = bare_results()
+    results = copy.deepcopy(preference_results)
     ds = results["dataset"]
     ds["name"] = name
-    ds["pools"] = {f"crowd{pool}": ds["pools"]["target"]}
+    ds["pools"] = {f"crowd{pool}": ds["pools"]["crowd"]}
     text = render_card(results)
     text.encode("utf-8")
     card = DatasetCard(text)
@@ -306,10 +307,10 @@ ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1"
 
 @SLOW
 @given(HOSTILE, HOSTILE)
-def test_html_report_shows_any_name_as_text(name, pool):
+def test_html_report_shows_any_name_as_text(preference_results, name, pool):
     from audit.report.html import build_view, environment
 
-    results = full_results()
+    results = copy.deepcopy(preference_results)
     ds = results["dataset"]
     ds["name"] = name
     ds["pools"] = {f"p{pool}": ds["pools"]["crowd"], "expert": ds["pools"]["expert"]}
