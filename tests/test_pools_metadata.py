@@ -19,7 +19,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from audit.contract import columns as C
@@ -82,6 +82,7 @@ def test_pool_name_is_one_deterministic_text(value, name):
 json_scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=5)
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # text strategies, on a busy machine
 @given(st.dictionaries(st.text(min_size=1, max_size=4), json_scalars, min_size=1, max_size=6),
        st.randoms(use_true_random=False))
 def test_pool_name_of_an_object_ignores_key_order_and_round_trips(obj, rnd):
