@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 import pandas as pd
@@ -50,14 +51,49 @@ with _without_pyspark_pandas():
     import pandera.pandas as pa
     from pandera.errors import SchemaErrors
 
-from . import columns as C
 from ..errors import InputError, SchemaError
-from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
-                     parse_number)
+from . import columns as C
+from .labels import (
+    LabelKind,
+    LabelScale,
+    factorize_labels,
+    first_unstorable,
+    label_text,
+    parse_number,
+)
 
-UNIQUE_CHECK = "one judgment per (item, annotator)"
-MODELS_CHECK = "model_a differs from model_b"
-_FRAME_CHECKS = {UNIQUE_CHECK: [C.ITEM, C.ANNOTATOR], MODELS_CHECK: [C.MODEL_A, C.MODEL_B]}
+
+class Reason(str, Enum):
+    """Why a judgment fails the canonical schema, as a code (as pandera's
+    ``SchemaErrorReason``): both engines decide on the code, and show :attr:`text`.
+
+    The failure frame's ``check`` column holds the text, so messages read as sentences
+    (``label in declared set {1, 2, 3}``); code that needs to know which check failed compares
+    codes, never sentences.
+    """
+
+    NOT_NULL = "not_null"
+    LABEL_IN_SET = "label_in_set"
+    LABEL_IS_NUMBER = "label_is_number"
+    ONE_JUDGMENT = "one_judgment_per_item_annotator"
+    MODELS_DIFFER = "models_differ"
+
+    @property
+    def text(self) -> str:
+        """The check in words, as the failure frame and the messages show it (for
+        :attr:`LABEL_IN_SET` the start: :func:`label_rule` adds the scale's values)."""
+        return _TEXT[self]
+
+
+_TEXT = {Reason.NOT_NULL: "not null", Reason.LABEL_IN_SET: "label in declared set",
+         Reason.LABEL_IS_NUMBER: "label is a number",
+         Reason.ONE_JUDGMENT: "one judgment per (item, annotator)",
+         Reason.MODELS_DIFFER: "model_a differs from model_b"}
+#: pandera's name for its not-null check in a failure frame.
+PANDERA_NOT_NULL = "not_nullable"
+#: The columns a frame-level check's failure shows, per reason.
+_FRAME_CHECKS = {Reason.ONE_JUDGMENT: [C.ITEM, C.ANNOTATOR],
+                 Reason.MODELS_DIFFER: [C.MODEL_A, C.MODEL_B]}
 
 
 @dataclass(frozen=True)
@@ -128,9 +164,9 @@ def sorted_strings(names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cats, remap.reshape(-1)
 
 
-def label_rule(scale: LabelScale, distinct) -> tuple[str, np.ndarray, np.ndarray]:
-    """The label check's name, whether each distinct raw value passes it, and each one's code
-    on the scale (-1 off the scale). Both engines decide the label check with this, once per
+def label_rule(scale: LabelScale, distinct) -> tuple[Reason, str, np.ndarray, np.ndarray]:
+    """The label check's reason code and its text, whether each distinct raw value passes it,
+    and each one's code on the scale (-1 off the scale). Both engines decide the label check with this, once per
     distinct raw value, by :meth:`audit.contract.labels.LabelScale.codes`: a value passes exactly when it
     has a code, so a label that passes validation is never encoded as missing."""
     distinct = list(distinct)
@@ -138,23 +174,26 @@ def label_rule(scale: LabelScale, distinct) -> tuple[str, np.ndarray, np.ndarray
     ok = codes >= 0
     if scale.kind is LabelKind.INTERVAL and all(
             parse_number(distinct[i]) is None for i in np.flatnonzero(~ok)):
-        name = "label is a number"
+        reason = Reason.LABEL_IS_NUMBER
+        name = reason.text
     else:
+        reason = Reason.LABEL_IN_SET
         shown = ", ".join(repr(v) if isinstance(v, str) else label_text(v)
                           for v in scale.values[:12])
         more = ", ..." if len(scale.values) > 12 else ""
-        name = f"label in declared set {{{shown}{more}}}"
+        name = f"{reason.text} {{{shown}{more}}}"
         if scale.aliases:
             read = ", ".join(repr(label_text(k)) for k, _ in scale.aliases[:12])
             name += f" (or read as one: {read}{', ...' if len(scale.aliases) > 12 else ''})"
-    return name, np.asarray(ok, dtype=bool), np.asarray(codes, dtype=np.int64)
+    return reason, name, np.asarray(ok, dtype=bool), np.asarray(codes, dtype=np.int64)
 
 
-def _label_check(scale: LabelScale, distinct: list) -> tuple[pa.Check, np.ndarray]:
-    """The label check on factorised codes and the scale code of each distinct raw value."""
-    name, ok, codes = label_rule(scale, distinct)
+def _label_check(scale: LabelScale, distinct: list) -> tuple[pa.Check, str, np.ndarray]:
+    """The label check on factorised codes (named by its reason code), its text, and the scale
+    code of each distinct raw value."""
+    reason, name, ok, codes = label_rule(scale, distinct)
     ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
-    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=name), codes
+    return pa.Check(lambda s: _rows_ok(ok[_codes(s)], s.index), name=reason.value), name, codes
 
 
 def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.DataFrameSchema:
@@ -164,9 +203,9 @@ def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.D
     """
     cols = {col: pa.Column(None, nullable=False) for col in columns}
     cols[C.LABEL] = pa.Column(None, checks=[label_check], nullable=False)
-    checks = [pa.Check(_unique_item_annotator, name=UNIQUE_CHECK)]
+    checks = [pa.Check(_unique_item_annotator, name=Reason.ONE_JUDGMENT.value)]
     if models_differ is not None:
-        checks.append(pa.Check(models_differ, name=MODELS_CHECK))
+        checks.append(pa.Check(models_differ, name=Reason.MODELS_DIFFER.value))
     return pa.DataFrameSchema(cols, checks=checks, strict=False, coerce=False)
 
 
@@ -224,7 +263,7 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
         label_codes, distinct = factorize_labels(raw[C.LABEL])
     except InputError as err:  # lists or mappings as labels
         raise InputError(err.message, path=source, column=C.LABEL) from None
-    label_check, scale_code = _label_check(scale, distinct)
+    label_check, label_text, scale_code = _label_check(scale, distinct)
     names = [*ids, C.LABEL]
     block = np.empty((len(names), n))  # one float block: no consolidation copy
     for row, values in zip(block, [cat.codes for cat in ids.values()] + [label_codes]):
@@ -237,7 +276,7 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     try:
         schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
     except SchemaErrors as err:
-        raise SchemaError(_tidy(err.failure_cases, raw), source=source) from None
+        raise SchemaError(_tidy(err.failure_cases, raw, label_text), source=source) from None
     codes = np.where(label_codes >= 0, scale_code[label_codes] if len(scale_code) else -1, -1)
     label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)
@@ -251,20 +290,35 @@ def _raw_values(raw: pd.DataFrame, column: str, positions) -> list:
     return raw[column].iloc[list(positions)].astype(object).tolist()
 
 
-def _tidy(fc: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
-    """One row per failure with the raw value; a frame-level check gives one row per offending
-    source row."""
+def reason_of(check: str) -> Reason | None:
+    """The reason code of a check named ``check`` in a pandera failure frame (None for a check
+    that is not the canonical schema's)."""
+    if check == PANDERA_NOT_NULL:
+        return Reason.NOT_NULL
+    try:
+        return Reason(check)
+    except ValueError:
+        return None
+
+
+def _tidy(fc: pd.DataFrame, raw: pd.DataFrame, label_text: str) -> pd.DataFrame:
+    """One row per failure with the raw value and the check's text (``label_text`` for the
+    label check); a frame-level check gives one row per offending source row."""
     fc = fc.copy()
-    fc["check"] = fc["check"].astype(str).str.replace("not_nullable", "not null")
+    reasons = fc["check"].astype(str).map(reason_of)
+    texts = {**{r: r.text for r in Reason}, Reason.LABEL_IN_SET: label_text,
+             Reason.LABEL_IS_NUMBER: label_text}
+    fc["check"] = [texts[r] if r is not None else c
+                   for r, c in zip(reasons, fc["check"].astype(str))]
     rows = []
-    for check, cols in _FRAME_CHECKS.items():
-        hit = fc["check"] == check
+    for reason, cols in _FRAME_CHECKS.items():
+        hit = (reasons == reason).to_numpy()
         if hit.any():
             pos = sorted(set(pd.to_numeric(fc.loc[hit, "index"]).astype(int)))
             values = [_raw_values(raw, c, pos) for c in cols]
-            rows.append(pd.DataFrame({"column": ", ".join(cols), "check": check,
+            rows.append(pd.DataFrame({"column": ", ".join(cols), "check": reason.text,
                                       "failure_case": list(zip(*values)), "index": pos}))
-            fc = fc[~hit]
+            fc, reasons = fc[~hit], reasons[~hit]
     fc = fc[["column", "check", "failure_case", "index"]].reset_index(drop=True)
     fc["failure_case"] = fc["failure_case"].astype(object)
     for column, part in fc.groupby("column", sort=False):

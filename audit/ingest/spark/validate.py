@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ...contract import columns as C
-from ...errors import SchemaError, Where
 from ...contract.labels import LabelScale
-from ...contract.schema import MODELS_CHECK, UNIQUE_CHECK, label_rule
+from ...contract.schema import Reason, label_rule
+from ...errors import SchemaError, Where
 from .frame import FILE
 
 #: Offending judgments fetched per failed check, for the message.
@@ -49,34 +49,36 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
     import pandera.pyspark as pa
     import pyspark.sql.types as T
     from pandera.config import ValidationDepth, config_context
+    from pandera.errors import SchemaErrorReason
     from pyspark.sql import functions as F
 
     present = [v for v in distinct_labels if v is not None]
-    name, ok, codes = label_rule(scale, pd.Series(present, dtype=object))
+    reason, name, ok, codes = label_rule(scale, pd.Series(present, dtype=object))
     passing = [v for v, good in zip(present, ok) if good]
     id_cols = [c for c in C.ID_COLUMNS if c in df.columns]
     schema = pa.DataFrameSchema(
         {**{c: pa.Column(T.StringType(), nullable=False) for c in id_cols},
-         C.LABEL: pa.Column(T.StringType(), checks=[pa.Check.isin(passing)], nullable=False)},
+         C.LABEL: pa.Column(T.StringType(), checks=[pa.Check.isin(passing, error=reason.value)],
+                            nullable=False)},
         strict=False)
     with config_context(validation_enabled=True,
                         validation_depth=ValidationDepth.SCHEMA_AND_DATA):
         errors = dict(schema.validate(df).pandera.errors)
     failed = []  # (column, check name, condition, value column)
     for kind in errors.values():
-        for reasons in kind.values():
+        for code, reasons in kind.items():
             for err in reasons:
                 col, check = err.get("column"), str(err.get("check"))
-                if check == "not_nullable":
-                    failed.append((col, "not null", F.col(col).isNull(), None))
-                elif col == C.LABEL and check.startswith("isin"):
+                if code == SchemaErrorReason.SERIES_CONTAINS_NULLS.name:
+                    failed.append((col, Reason.NOT_NULL.text, F.col(col).isNull(), None))
+                elif col == C.LABEL and check == reason.value:
                     failed.append((col, name, F.col(C.LABEL).isNotNull()
                                    & ~F.col(C.LABEL).isin(passing), C.LABEL))
                 else:  # a dtype failure cannot happen (every column was cast to text)
                     failed.append((col, check, F.lit(True), col))
     frames = [_examples(df, col, check, cond, value) for col, check, cond, value in failed]
     if C.MODEL_A in df.columns and C.MODEL_B in df.columns:
-        frames.append(_examples(df, f"{C.MODEL_A}, {C.MODEL_B}", MODELS_CHECK,
+        frames.append(_examples(df, f"{C.MODEL_A}, {C.MODEL_B}", Reason.MODELS_DIFFER.text,
                                 F.col(C.MODEL_A) == F.col(C.MODEL_B), (C.MODEL_A, C.MODEL_B)))
     if any(len(f) for f in frames):  # every failure at once: the repeats too
         frames.insert(len(failed), repeated(df))
@@ -146,6 +148,6 @@ def repeated(df) -> pd.DataFrame:
         return pd.DataFrame(columns=["column", "check", "failure_case", "index"])
     rows = sorted(rows, key=lambda r: (r[C.ITEM], r[C.ANNOTATOR], r["_file"] or ""))
     return pd.DataFrame({
-        "column": f"{C.ITEM}, {C.ANNOTATOR}", "check": UNIQUE_CHECK,
+        "column": f"{C.ITEM}, {C.ANNOTATOR}", "check": Reason.ONE_JUDGMENT.text,
         "failure_case": [(r[C.ITEM], r[C.ANNOTATOR]) for r in rows],
         "index": [_where(r["_file"], r[C.ITEM], r[C.ANNOTATOR]) for r in rows]}, dtype=object)
