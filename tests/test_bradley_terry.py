@@ -1,5 +1,5 @@
-"""Bradley-Terry strengths: the batched MM fit against choix, a direct scipy likelihood fit, and
-itself one table at a time."""
+"""Bradley-Terry strengths: the batched Newton fit against choix, a direct scipy likelihood fit,
+and itself one table at a time."""
 
 from __future__ import annotations
 
