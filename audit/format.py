@@ -154,3 +154,25 @@ def count(n, noun: str, plural: str | None = None) -> str:
     right number (``plural`` when it is not ``noun + 's'``)."""
     one = isinstance(n, numbers.Integral) and not isinstance(n, bool) and n == 1
     return f"{number(n)} {noun if one else (plural or noun + 's')}"
+
+
+def percent_with_interval(x, ci) -> str:
+    """A share and its interval with the percent sign once: ``9.2% [7.9, 10.6]`` (the compact
+    form of findings and terminal cells; the interval is left out unless both ends are
+    finite)."""
+    if not finite(x):
+        return NAN
+    bounds = interval(ci)
+    text = percent(x)
+    return text + (f" [{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]" if bounds else "")
+
+
+def points_with_interval(x, ci, unit: str = "points") -> str:
+    """A difference of two shares in signed percentage points with its interval:
+    ``+8.8 [+7.2, +10.3] points`` (``unit`` ``pt`` in the terminal); ``+8.8 points`` without
+    an interval."""
+    if not finite(x):
+        return NAN
+    bounds = interval(ci)
+    text = points(x) + (f" [{points(bounds[0])}, {points(bounds[1])}]" if bounds else "")
+    return f"{text} {unit}"

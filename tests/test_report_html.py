@@ -21,6 +21,7 @@ from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.contract.labels import LabelKind, LabelScale
 from audit.report import charts, write_reports
+from audit.report.svg import sanitize_svg
 from audit.report.html import SECTIONS, confusion_matrix, page_sections, render_html
 
 REPO = Path(__file__).resolve().parents[1]
@@ -142,7 +143,7 @@ def test_sanitize_svg_removes_active_content():
       <use xlink:href="http://x/#a"/><use xlink:href="#ok"/>
       <text x="1">&lt;script&gt;alert(1)&lt;/script&gt;</text>
     </svg>"""
-    out = charts.sanitize_svg(evil)
+    out = sanitize_svg(evil)
     low = out.lower()
     for bad in ("<script", "onload", "onclick", "foreignobject", "javascript:", "http://x",
                 "example.org", "@import", "<image", "<a "):

@@ -118,7 +118,7 @@ def test_pool_disagreement_shows_the_null_and_the_excess(audit):
                     f"interchangeable (excess {pts(e['estimate'])} points, 95% CI "
                     f"{pts(e['ci95'][0])} to {pts(e['ci95'][1])})") in audit["card"]
             assert f"{pct(null['majority_differs_rate'])} " in audit["summary"]
-            assert f"{pts(e['estimate'])} pt [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}]" \
+            assert f"{pts(e['estimate'])} [{pts(e['ci95'][0])}, {pts(e['ci95'][1])}] pt" \
                 in audit["summary"]
     assert tested >= 2  # the crossed design has a permutation null for both statistics
     row = res["pool_disagreement"][0]

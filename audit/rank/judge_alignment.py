@@ -100,6 +100,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ..errors import DegenerateDataWarning
+from ..format import number
 from ..intervals import wilson_list
 from ..resample import Bootstrap, multinomial_weights, percentile_ci
 from ..contract.table import AnnotationTable
@@ -315,11 +316,11 @@ def _verdict(judge, humans, rows, diffs, on_pair, level) -> tuple[str | None, st
     if len(humans) == 1:
         r = rows[0]
         return None, (f"{judge} agrees with a random {humans[0]} annotator on "
-                      f"{_fmt(r['agreement'])} of {r['n']} shared comparisons (the pool's own "
-                      f"ceiling {_fmt(r['ceiling']['agreement'])}; only one human pool)")
-    pairs = "; ".join(f"{d['pool_a']} {_fmt(x)} vs {d['pool_b']} {_fmt(y)} (n={d['n']})"
+                      f"{number(r['agreement'])} of {r['n']} shared comparisons (the pool's own "
+                      f"ceiling {number(r['ceiling']['agreement'])}; only one human pool)")
+    pairs = "; ".join(f"{d['pool_a']} {number(x)} vs {d['pool_b']} {number(y)} (n={d['n']})"
                       for d, (x, y) in zip(diffs, on_pair))
-    ceilings = ", ".join(f"{r['pool']} {_fmt(r['ceiling']['agreement'])}" for r in rows)
+    ceilings = ", ".join(f"{r['pool']} {number(r['ceiling']['agreement'])}" for r in rows)
     tail = f"agreement with a random annotator {pairs}; ceilings {ceilings}"
     for pool in humans:
         mine = [d for d in diffs if pool in (d["pool_a"], d["pool_b"])]
@@ -330,6 +331,3 @@ def _verdict(judge, humans, rows, diffs, on_pair, level) -> tuple[str | None, st
                                f"{tail}; no pool beats every other with its paired interval "
                                f"of the difference excluding 0 ({pct} simultaneous)")
 
-
-def _fmt(x) -> str:
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3f}"

@@ -3,8 +3,9 @@
 Each function takes one block of the result dict and returns an SVG string, or ``None`` when the
 block is absent or empty. The SVG is safe to paste into HTML: dataset strings (pool, model and
 label names) become escaped ``<text>`` content (``svg.fonttype = 'none'``, mathtext off so a ``$``
-in a name is text, not markup), and :func:`sanitize_svg` re-parses the output and keeps only an
-allow-list of drawing elements and attributes (no scripts, no event handlers, no external links).
+in a name is text, not markup), and :func:`audit.report.svg.sanitize_svg` re-parses the output and keeps only an
+allow-list of drawing elements and attributes (no scripts, no event handlers, no external links;
+:mod:`audit.report.svg`).
 
 matplotlib is imported inside the functions: it stays off the CLI's start-up path. Figures are
 built with :class:`matplotlib.figure.Figure` directly, never through pyplot, so no GUI backend is
@@ -15,21 +16,20 @@ selected and the caller's backend is left alone; the output is byte-for-byte rep
 from __future__ import annotations
 
 import io
-import math
-import re
-import xml.etree.ElementTree as ET
 
-SVG_NS = "http://www.w3.org/2000/svg"
-XLINK_NS = "http://www.w3.org/1999/xlink"
+from ..contract.columns import EVERY_HUMAN_POOL
+from ..format import finite
+from ..metrics import get as metric
+from .svg import sanitize_svg
 
 #: Longest label drawn on an axis; the tables carry the full string.
 MAX_LABEL = 32
 #: Most models drawn in one leaderboard panel (the best ones, by the first pool's rank).
 MAX_MODELS = 40
 
-METRIC_LABELS = {"krippendorff_alpha": "Krippendorff α", "fleiss_kappa": "Fleiss κ",
-                 "gwet_ac1": "Gwet AC1", "icc": "ICC", "percent_agreement": "agreement",
-                 "cohen_kappa": "Cohen κ", "icc_k": "ICC (k)"}
+#: Coefficients the reliability chart leaves out: percent agreement is not chance-corrected, so
+#: Krippendorff's (2004) reference lines at 0.667 and 0.8 do not apply to it.
+NOT_CHARTED = ("percent_agreement",)
 
 #: Okabe & Ito (2008), "Color Universal Design": colours told apart under the common
 #: colour-vision deficiencies; their black is left out (it is the axes' and the text's colour)
@@ -62,55 +62,6 @@ def _colour(colours: dict | None, pool, names) -> str:
     ``names`` the chart draws; :data:`NEUTRAL` for a series that is not a pool."""
     colours = colours if colours is not None else pool_colours(names)
     return colours.get(str(pool), NEUTRAL)
-
-_ALLOWED_TAGS = frozenset({"svg", "g", "defs", "clipPath", "path", "use", "text", "tspan", "rect",
-                           "circle", "ellipse", "line", "polyline", "polygon", "style", "title"})
-_ALLOWED_ATTRS = frozenset({"id", "class", "d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy",
-                            "r", "rx", "ry", "width", "height", "viewBox", "version",
-                            "transform", "style", "clip-path", "fill", "stroke", "points",
-                            "stroke-width", "stroke-linecap", "stroke-linejoin", "opacity",
-                            "fill-opacity", "stroke-opacity", "text-anchor", "href",
-                            "preserveAspectRatio", "font-family", "font-size", "font-weight",
-                            "font-style", "dominant-baseline"})
-_MPL_STYLE = re.compile(r"^\s*\*\s*\{\s*stroke-linejoin:\s*round;\s*stroke-linecap:\s*butt\s*\}\s*$")
-_BAD_CSS = re.compile(r"url\(\s*['\"]?(?!#)|expression\s*\(|@import|javascript:|<", re.I)
-
-
-def sanitize_svg(svg: str) -> str:
-    """Keep only drawing elements and attributes of an SVG document; return it without prolog.
-
-    Elements outside the allow-list are dropped with their content; ``on*`` handlers and any
-    attribute not on the allow-list are dropped; ``href`` may only point inside the document
-    (``#id``); style values may not load anything (``url(`` other than ``url(#...)``, ``@import``).
-    Text is re-serialised by :mod:`xml.etree`, which escapes ``<``, ``>`` and ``&``.
-    """
-    ET.register_namespace("", SVG_NS)
-    ET.register_namespace("xlink", XLINK_NS)
-    root = ET.fromstring(svg.encode("utf-8"))
-    _clean(root)
-    return ET.tostring(root, encoding="unicode", short_empty_elements=True)
-
-
-def _local(name: str) -> str:
-    return name.rsplit("}", 1)[-1]
-
-
-def _clean(el: ET.Element) -> None:
-    for child in list(el):
-        tag = _local(child.tag) if isinstance(child.tag, str) else ""
-        if tag not in _ALLOWED_TAGS or (tag == "style" and not _MPL_STYLE.match(child.text or "")):
-            el.remove(child)
-            continue
-        _clean(child)
-    for key in list(el.attrib):
-        name, value = _local(key), el.attrib[key]
-        if name not in _ALLOWED_ATTRS:
-            del el.attrib[key]
-        elif name == "href" and not value.startswith("#"):
-            del el.attrib[key]
-        elif _BAD_CSS.search(value):
-            del el.attrib[key]
-
 
 def short(text, limit: int = MAX_LABEL) -> str:
     """A label cut to ``limit`` characters with an ellipsis, on one line, with characters XML
@@ -162,10 +113,6 @@ def _render(name: str, width: float, height: float, draw) -> str:
     return sanitize_svg(buf.getvalue())
 
 
-def _finite(x) -> bool:
-    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
-
-
 def _err(value, ci) -> tuple[float, float]:
     """Distances from ``value`` to the CI ends for ``errorbar``.
 
@@ -173,8 +120,8 @@ def _err(value, ci) -> tuple[float, float]:
     estimate (possible for skewed statistics): the bar then stops at the point.
     """
     lo, hi = (ci or [None, None])[:2] if ci else (None, None)
-    return (max(value - lo, 0.0) if _finite(lo) else 0.0,
-            max(hi - value, 0.0) if _finite(hi) else 0.0)
+    return (max(value - lo, 0.0) if finite(lo) else 0.0,
+            max(hi - value, 0.0) if finite(hi) else 0.0)
 
 
 # -- one chart per result block ---------------------------------------------------------------------
@@ -188,9 +135,9 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
     if reliability.get("overall"):
         series["all humans"] = reliability["overall"]
     series.update(reliability.get("by_pool") or {})
-    metrics = [m for m in (metrics or _metrics(series)) if m != "percent_agreement"]
+    metrics = [m for m in (metrics or _metrics(series)) if m not in NOT_CHARTED]
     rows = [(m, p, e) for m in metrics for p, stats in series.items()
-            if _finite((e := stats.get(m) or {}).get("value"))]
+            if finite((e := stats.get(m) or {}).get("value"))]
     if not rows:
         return None
     names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
@@ -203,7 +150,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
             ys, xs, err = [], [], [[], []]
             for i, m in enumerate(metrics):
                 e = series[pool].get(m) or {}
-                if not _finite(e.get("value")):
+                if not finite(e.get("value")):
                     continue
                 lo, hi = _err(e["value"], e.get("ci95"))
                 ys.append(i - 0.4 + step * (j + 0.5))
@@ -212,7 +159,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
                 err[1].append(hi)
             ax.errorbar(xs, ys, xerr=err, fmt="o", ms=4, capsize=2, lw=1.2,
                         color=_colour(colours, pool, pools), label=short(pool))
-        ax.set_yticks(range(len(metrics)), [METRIC_LABELS.get(m, m) for m in metrics])
+        ax.set_yticks(range(len(metrics)), [_label(m) for m in metrics])
         ax.set_ylim(len(metrics) - 0.5, -0.5)
         ax.axvline(0.667, color="#999", lw=0.8, ls=":")
         ax.axvline(0.8, color="#999", lw=0.8, ls="--")
@@ -221,6 +168,15 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
         fig.legend(loc="outside upper center", fontsize=8, frameon=False,
                    ncols=min(len(names), 4))
     return _render("reliability", 7.0, 1.5 + 0.2 * len(metrics) * len(names), draw)
+
+
+def _label(key: str) -> str:
+    """A metric's axis label (:attr:`audit.metrics.Metric.label`); an unregistered key as
+    itself."""
+    try:
+        return metric(key).label
+    except KeyError:
+        return key
 
 
 def _metrics(series: dict) -> list[str]:
@@ -269,7 +225,7 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
     boards = {p: rows for p, rows in (leaderboards or {}).items() if rows}
     if not boards:
         return None
-    order = _model_order(boards)
+    order = model_order(boards)
     pools = list(boards)
 
     def draw(fig):
@@ -279,7 +235,7 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
             ys, xs, err = [], [], [[], []]
             for i, model in enumerate(order):
                 r = by_model.get(model)
-                if r is None or not _finite(r.get("score")):
+                if r is None or not finite(r.get("score")):
                     continue
                 lo, hi = _err(r["score"], r.get("ci95"))
                 ys.append(i)
@@ -296,7 +252,7 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
     return _render("leaderboards", min(2.6 + 2.4 * len(pools), 11), 0.8 + 0.3 * len(order), draw)
 
 
-def _model_order(boards: dict) -> list[str]:
+def model_order(boards: dict) -> list[str]:
     """Models by their rank in the first pool, then any other model; at most :data:`MAX_MODELS`."""
     first = sorted(next(iter(boards.values())), key=lambda r: (r.get("rank") or 1e9, r["model"]))
     order = [r["model"] for r in first]
@@ -310,7 +266,7 @@ def slope_chart(leaderboards: dict | None) -> str | None:
     boards = {p: rows for p, rows in (leaderboards or {}).items() if rows}
     if len(boards) < 2:
         return None
-    order = _model_order(boards)
+    order = model_order(boards)
     pools = list(boards)
     ranks = {p: {r["model"]: r.get("rank") for r in rows} for p, rows in boards.items()}
 
@@ -318,7 +274,7 @@ def slope_chart(leaderboards: dict | None) -> str | None:
         ax = fig.add_subplot()
         for i, model in enumerate(order):
             pts = [(j, ranks[p].get(model)) for j, p in enumerate(pools)]
-            pts = [(x, y) for x, y in pts if _finite(y)]
+            pts = [(x, y) for x, y in pts if finite(y)]
             if not pts:
                 continue
             moved = len({y for _, y in pts}) > 1
@@ -391,7 +347,7 @@ def displacement_histogram(histograms: dict | None, *,
             total = sum(hist[pool].values())
             ax.bar([x - 0.4 + width * (j + 0.5) for x in xs],
                    [hist[pool].get(x, 0) / total for x in xs], width=width,
-                   color=_colour(colours, pool, [p for p in pools if p != "all"]),
+                   color=_colour(colours, pool, [p for p in pools if p != EVERY_HUMAN_POOL]),
                    label=short(pool))
         ax.set_xticks(xs)
         ax.set_xlabel("models whose rank differs from the full-data leaderboard")

@@ -45,7 +45,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .read import against_null, at_floor, finite, judge_rows, p_text, simulation_row, within_test
+from ..format import interval, number, p_bound, p_is, percent, percent_with_interval, with_interval
+from ..format import points_with_interval
+from .read import against_null, at_floor, finite, judge_rows, simulation_row, within_test
 
 #: Most sentences shown.
 MAX_FINDINGS = 6
@@ -76,38 +78,16 @@ class Finding:
     kind: str
 
 
-def pct(x) -> str:
-    """``9.2%``."""
-    return f"{100 * x:.1f}%"
-
-
-def pct_ci(x, ci) -> str:
-    """``9.2% [7.9, 10.6]``: the rate and its interval in percent."""
-    return f"{100 * x:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
-def points_ci(x, ci) -> str:
-    """``+8.8 [+7.2, +10.3] points``: a rate difference in percentage points."""
-    s = lambda v: f"{100 * v:+.1f}"  # noqa: E731
-    return f"{s(x)} [{s(ci[0])}, {s(ci[1])}] points"
-
-
-def num_ci(x, ci, digits: int = 3) -> str:
-    return f"{x:.{digits}f} [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
-
-
 def p_phrase(p, mc_se=None, n_permutations=None) -> str:
     """``p = 0.0050`` or ``p ≤ 0.0099`` (the permutations' resolution, :func:`read.at_floor`)."""
     if n_permutations and at_floor(p, n_permutations):
-        return f"p ≤ {1 / (n_permutations + 1):.4f}"
-    text = p_text(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
+        return f"p ≤ {p_bound(n_permutations)}"
+    return p_is(p)
 
 
-def _ci(ci) -> list | None:
-    if isinstance(ci, (list, tuple)) and len(ci) >= 2 and finite(ci[0]) and finite(ci[1]):
-        return [ci[0], ci[1]]
-    return None
+def num_ci(x, ci, digits: int = 3) -> str:
+    """``0.712 [0.650, 0.770]``."""
+    return with_interval(x, ci, lambda v: number(v, digits))
 
 
 # -- one builder per result block --------------------------------------------------------------------
@@ -139,7 +119,7 @@ def _pool_disagreement(rows) -> list[Finding]:
             large = n["excess"] >= n["null"]
             text = (f"On the {items:,} items both rated, the mean scores of {a} and {b} "
                     f"differ by {num_ci(n['observed'], n['ci95'])} per item (mean absolute "
-                    f"difference; {n['null']:.3f} expected if the pools were interchangeable; excess "
+                    f"difference; {number(n['null'])} expected if the pools were interchangeable; excess "
                     f"{num_ci(n['excess'], n['excess_ci95'])}, {p})")
             magnitude = min(max(n["excess"] / n["null"], 0.0), 1.0) if n["null"] > 0 else 1.0
         else:
@@ -150,9 +130,9 @@ def _pool_disagreement(rows) -> list[Finding]:
             what = ("name opposite winners" if stat == "winner_reversed_rate"
                     else "give different labels")
             text = (f"Where both pools are unanimous, {a} and {b} {what} on "
-                    f"{pct_ci(n['observed'], n['ci95'])} of {items:,} items ({pct(n['null'])} "
+                    f"{percent_with_interval(n['observed'], n['ci95'])} of {items:,} items ({percent(n['null'])} "
                     f"expected if the pools were interchangeable; excess "
-                    f"{points_ci(n['excess'], n['excess_ci95'])}, {p})")
+                    f"{points_with_interval(n['excess'], n['excess_ci95'])}, {p})")
             magnitude = max(n["excess"], 0.0)
         if not significant:
             text += ": no more than interchangeable annotators would give"
@@ -173,11 +153,11 @@ def _within(rows) -> list[Finding]:
         part = f"{w.get('pool')} ({t['name'] or 'annotator effect'} " \
                f"{p_phrase(t['p'], t['mc_se'], t['n_permutations'])}"
         if t["effect"] is not None:
-            part += f", {t['effect_name']} {t['effect']:.3f}"
-        rate, ci = w.get("disagreement_rate"), _ci(w.get("ci95"))
-        sd, sd_ci = w.get("within_item_sd"), _ci(w.get("within_item_sd_ci95"))
+            part += f", {t['effect_name']} {number(t['effect'])}"
+        rate, ci = w.get("disagreement_rate"), interval(w.get("ci95"))
+        sd, sd_ci = w.get("within_item_sd"), interval(w.get("within_item_sd_ci95"))
         if finite(rate) and ci:
-            part += f"; a disagreement on {pct_ci(rate, ci)} of its items"
+            part += f"; a disagreement on {percent_with_interval(rate, ci)} of its items"
         elif finite(sd) and sd_ci:
             part += f"; within-item SD {num_ci(sd, sd_ci)}"
         hits.append((t["effect"] or 0.0, part + ")"))
@@ -199,7 +179,7 @@ def _reliability(rel) -> list[Finding]:
     low = []
     for pool, stats in series.items():
         e = (stats or {}).get("krippendorff_alpha") or {}
-        v, ci = e.get("value"), _ci(e.get("ci95"))
+        v, ci = e.get("value"), interval(e.get("ci95"))
         if finite(v) and ci and v < ALPHA_FLOOR:
             low.append((pool, v, ci))
     if not low:
@@ -221,11 +201,11 @@ def _simulation(st) -> list[Finding]:
     if not chosen:
         return []
     model = st.get("simulation_model") or {}
-    sd, sd_ci = model.get("perturbation_sd"), _ci(model.get("perturbation_sd_ci95"))
+    sd, sd_ci = model.get("perturbation_sd"), interval(model.get("perturbation_sd_ci95"))
     cause = ("Switching between the human pools" if model.get("perturbation_used") == "pool_switch"
              else "The measured score noise")
     moves = f" (score shift SD {num_ci(sd, sd_ci, 4)})" if finite(sd) and sd_ci else ""
-    sizes = " and ".join(f"{pct_ci(r['p'], r['interval95'])} at {r['n_models']} models"
+    sizes = " and ".join(f"{percent_with_interval(r['p'], r['interval95'])} at {r['n_models']} models"
                          for r in chosen)
     last = chosen[-1]
     severity = 3 if last["interval95"][0] > 0.5 else 2 if last["p"] >= DISPLACED_NOTABLE else 1
@@ -241,7 +221,7 @@ def _judges(entries) -> list[Finding]:
             continue
         judge, tracks = e.get("judge"), e.get("tracks")
         diffs = [d for d in e.get("differences") or [] if isinstance(d, dict)
-                 and finite(d.get("difference")) and _ci(d.get("ci95"))
+                 and finite(d.get("difference")) and interval(d.get("ci95"))
                  and isinstance(d.get("n"), int)]
         humans = {r["pool"] for r in judge_rows(e)}
         if not diffs or tracks is None:
@@ -263,7 +243,7 @@ def _judges(entries) -> list[Finding]:
                 min(max(abs(d["difference"]) for d in mine), 1.0), "judge"))
         else:
             parts = "; ".join(f"{d['pool_a']} − {d['pool_b']} "
-                              f"{num_ci(d['difference'], _ci(d['ci95']))} over {d['n']:,} "
+                              f"{num_ci(d['difference'], interval(d['ci95']))} over {d['n']:,} "
                               "comparisons" for d in diffs)
             out.append(Finding(
                 f"Judge {judge} agrees with no human pool more than another (agreement with one "
@@ -287,7 +267,7 @@ def _flipped(st) -> list[Finding]:
     ci = wilson_list(k, n)
     pools = fl.get("pools") or []
     between = f" between {', '.join(str(p) for p in pools)}" if len(pools) >= 2 else ""
-    text = (f"{k:,} of {n:,} compared items ({pct_ci(k / n, ci)}) have opposite majority "
+    text = (f"{k:,} of {n:,} compared items ({percent_with_interval(k / n, ci)}) have opposite majority "
             f"winners{between}: per-item consumers (reward models, DPO pairs) get a different "
             "label depending on the pool; every item is in items.parquet.")
     return [Finding(text, "flipped-items", 2, k / n, "flipped_items")]

@@ -13,12 +13,13 @@ items, never on the number of judgments.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
-from ..contract.labels import WINNER_NAMES
+from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
+                      with_interval)
+from ..metrics import display_name, keys
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
-                   judge_rows, p_is, p_text, simulation_row, swap, swap_key, within_test)
+                   judge_rows, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.
 MAX_ITEMS = 50
@@ -32,12 +33,9 @@ MAX_MODEL_NAMES = 60
 #: Most closest-pair rows listed (the highest swap probabilities first).
 MAX_PAIRS = 20
 
-METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc",
-           "cohen_kappa", "icc_k")
-METRIC_NAMES = {"krippendorff_alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ",
-                "gwet_ac1": "Gwet's AC1", "percent_agreement": "percent agreement",
-                "icc": "ICC", "cohen_kappa": "Cohen's κ (mean over pairs)",
-                "icc_k": "ICC of the mean of k"}
+#: Rows of the reliability table: the summary coefficients of the registry, then the others
+#: (:mod:`audit.metrics`), each in the registry's order.
+METRICS = keys(summary=True) + keys(summary=False)
 
 #: Section ids, in page order when a suite ran, with their headings (without one the "not
 #: applicable" expectations box moves down: :func:`page_sections`). The browser tests look each
@@ -62,46 +60,15 @@ SECTIONS = (
 MAX_CHANGES = 50
 
 
-# -- formatting -------------------------------------------------------------------------------------
-def num(x, digits: int = 3) -> str:
-    """A number for a table cell: ints with thousands separators, floats rounded, None -> NaN."""
-    if x is None:
-        return "NaN"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return "NaN"
-        if x.is_integer() and abs(x) >= 1000:
-            return f"{int(x):,}"
-        return f"{x:.{digits}f}"
-    return str(x)
-
-
-def ci(value, interval, digits: int = 3) -> str:
-    """``value [lo, hi]``; the interval is left out when missing."""
-    text = num(value, digits)
-    if value is None or not interval or all(v is None for v in interval[:2]):
-        return text
-    return f"{text} [{num(interval[0], digits)}, {num(interval[1], digits)}]"
-
-
-def pct(x, digits: int = 1) -> str:
-    if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
-        return "NaN"
-    return f"{100 * x:.{digits}f}%"
-
-
+# -- formatting ----------------------------------------------------------------------------------
 def cell(v) -> str:
     """Any JSON value as a short cell string (``{value, ci95}`` entries as ``value [lo, hi]``)."""
     if isinstance(v, dict) and "value" in v:
-        return ci(v.get("value"), v.get("ci95"))
+        return with_interval(v.get("value"), v.get("ci95"))
     if isinstance(v, (dict, list)):
         text = json.dumps(v, ensure_ascii=False, default=str)
         return text if len(text) <= 160 else text[:159] + "…"
-    return num(v)
+    return number(v)
 
 
 def excerpt(text, limit: int = EXCERPT) -> str:
@@ -197,17 +164,17 @@ def _overview(ds: dict, meta: dict) -> dict:
     names = scale.get("names") or []
     labels = [f"{v} ({n})" if names else str(v) for v, n in zip(values, names or values)]
     if "values" not in scale and scale.get("n_values") is not None:  # a continuous scale
-        labels = [f"{num(scale['n_values'])} distinct values from {scale.get('min')} to "
+        labels = [f"{number(scale['n_values'])} distinct values from {scale.get('min')} to "
                   f"{scale.get('max')}"]
     models = ds.get("models") or []
     return {
         "name": ds.get("name"), "source": shown_source(meta.get("source")),
-        "facts": [("dataset", ds.get("name") or "-"), ("items", num(ds.get("n_items"))),
-                  ("judgments", num(ds.get("n_annotations"))),
-                  ("annotators", num(ds.get("n_annotators"))),
+        "facts": [("dataset", ds.get("name") or "-"), ("items", number(ds.get("n_items"))),
+                  ("judgments", number(ds.get("n_annotations"))),
+                  ("annotators", number(ds.get("n_annotators"))),
                   ("label kind", ds.get("label_kind") or "-"),
                   ("judgments per item", _jpi(ds.get("judgments_per_item"))),
-                  ("pools", num(len(pools))), ("models", num(len(models)) if models else "-")],
+                  ("pools", number(len(pools))), ("models", number(len(models)) if models else "-")],
         "labels": labels[:40], "n_labels": len(labels),
         "pools": pools,
         "models": models[:MAX_MODEL_NAMES], "n_models": len(models),
@@ -217,7 +184,7 @@ def _overview(ds: dict, meta: dict) -> dict:
 def _jpi(j) -> str:
     if not j:
         return "-"
-    return f"{num(j.get('min'))} – {num(j.get('max'))} (median {num(j.get('median'), 1)})"
+    return f"{number(j.get('min'))} – {number(j.get('max'))} (median {number(j.get('median'), 1)})"
 
 
 def _expectations(exp) -> dict:
@@ -239,43 +206,28 @@ def _reliability(rel, chart, ch) -> dict:
     for _, stats in columns:
         present += [m for m, e in stats.items()
                     if m not in present and isinstance(e, dict) and "value" in e]
-    rows = [{"metric": METRIC_NAMES.get(m, m),
-             "cells": [ci((s.get(m) or {}).get("value"), (s.get(m) or {}).get("ci95"))
+    rows = [{"metric": display_name(m),
+             "cells": [with_interval((s.get(m) or {}).get("value"), (s.get(m) or {}).get("ci95"))
                        for _, s in columns]} for m in present]
     return {"columns": [c for c, _ in columns], "rows": rows,
             "chart": chart(ch.reliability_chart, rel, metrics=present)}
 
 
-def confusion_matrix(row: dict, dataset: dict):
+def confusion_matrix(row: dict):
     """``(labels_a, labels_b, counts)`` from a pool-disagreement row's ``confusion``, or None.
 
-    Accepts ``{labels, counts}`` (or ``labels_a`` / ``labels_b`` / ``matrix``), a nested
-    ``{label_a: {label_b: count}}`` mapping, or a bare square list of lists on the row's
-    granularity (the winner names, else the dataset's label scale).
+    ``confusion`` is the producer's nested mapping ``{label_a: {label_b: count}}``
+    (:func:`audit.measure.disagreement.pool_disagreement`): pool A's majority labels as rows, pool B's as
+    columns (the union of the labels any row names), a missing cell 0.
     """
     conf = row.get("confusion")
-    if not conf:
+    if not isinstance(conf, dict) or not conf:
         return None
-    if isinstance(conf, dict) and any(k in conf for k in ("counts", "matrix")):
-        counts = conf.get("counts", conf.get("matrix"))
-        la = conf.get("labels_a") or conf.get("rows") or conf.get("labels")
-        lb = conf.get("labels_b") or conf.get("columns") or conf.get("labels")
-        return (list(la), list(lb), counts) if la and lb else None
-    if isinstance(conf, dict):
-        la = list(conf)
-        lb = []
-        for inner in conf.values():
-            lb += [k for k in (inner or {}) if k not in lb]
-        return la, lb, [[(conf[a] or {}).get(b, 0) for b in lb] for a in la]
-    if isinstance(conf, list) and conf and isinstance(conf[0], list):
-        if row.get("granularity") == "winner" and len(conf) == len(WINNER_NAMES):
-            labels = list(WINNER_NAMES)
-        else:
-            scale = dataset.get("label_scale") or {}
-            labels = scale.get("names") or scale.get("values") or list(range(len(conf)))
-        return ([str(x) for x in labels], [str(x) for x in labels], conf) \
-            if len(labels) == len(conf) else None
-    return None
+    la = list(conf)
+    lb = []
+    for inner in conf.values():
+        lb += [k for k in (inner or {}) if k not in lb]
+    return la, lb, [[(conf[a] or {}).get(b, 0) for b in lb] for a in la]
 
 
 def _disagreement(rows, within, ds, chart, ch) -> dict:
@@ -291,24 +243,24 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
         pair = {"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
                 "granularity": r.get("granularity")}
         if out["continuous"]:
-            pair["n"] = num(r.get("n_items_shared"))
+            pair["n"] = number(r.get("n_items_shared"))
             out["rows"].append({**pair, "stat": "mean difference (B − A)",
-                                "observed": _interval(r.get("mean_difference"),
+                                "observed": with_interval(r.get("mean_difference"),
                                                       cis.get("mean_difference")),
                                 **_null_cells(r, None)})
             out["rows"].append({**pair, "stat": "mean |difference|",
-                                "observed": _interval(r.get("mean_abs_difference"),
+                                "observed": with_interval(r.get("mean_abs_difference"),
                                                       cis.get("mean_abs_difference")),
                                 **_null_cells(r, "mean_abs_difference", rate=False)})
             continue
-        pair["n"] = num(r.get("n_items_both_unanimous"))
+        pair["n"] = number(r.get("n_items_both_unanimous"))
         for stat in ("majority_differs_rate", "winner_reversed_rate"):
             if stat == "winner_reversed_rate" and r.get(stat) is None:
                 continue
             out["rows"].append({**pair, "stat": STAT_NAMES[stat],
                                 "observed": _rate(r.get(stat), cis.get(stat)),
                                 **_null_cells(r, stat)})
-        conf = confusion_matrix(r, ds)
+        conf = confusion_matrix(r)
         if conf and len(out["heatmaps"]) < MAX_HEATMAPS:
             svg = chart(ch.confusion_heatmap, *conf, pool_a=str(r.get("pool_a")),
                         pool_b=str(r.get("pool_b")), name=f"confusion-{i}")
@@ -327,20 +279,20 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
     out["within_sd"] = any(w.get("disagreement_rate") is None
                            and w.get("within_item_sd") is not None for w in within or [])
     for w in within or []:
-        rate = (_interval(w.get("within_item_sd"), w.get("within_item_sd_ci95"))
+        rate = (with_interval(w.get("within_item_sd"), w.get("within_item_sd_ci95"))
                 if out["within_sd"] else _rate(w.get("disagreement_rate"), w.get("ci95")))
         t = within_test(w)
         out["within"].append({
             "pool": w.get("pool"), "rate": rate, "test": t["name"] or "-",
             "p": _p(t["p"], t["mc_se"], t["n_permutations"]),
-            "reference": "; ".join(f"{x['name']} {num(x['statistic'], 2)}"
-                                   + (f" (df {num(x['dof'])})" if x["dof"] is not None else "")
+            "reference": "; ".join(f"{x['name']} {number(x['statistic'], 2)}"
+                                   + (f" (df {number(x['dof'])})" if x["dof"] is not None else "")
                                    + f", {p_is(x['p'])}" for x in t["reference"]
                                    if x["p"] is not None) or "-",
-            "pooled": (f"{t['pooled']['name']} {num(t['pooled']['statistic'], 2)} "
+            "pooled": (f"{t['pooled']['name']} {number(t['pooled']['statistic'], 2)} "
                        f"(df {_dof(t['pooled']['dof'])}), {p_is(t['pooled']['p'])}")
             if t["pooled"] and t["pooled"]["p"] is not None else "-",
-            "effect": num(t["effect"]), "effect_name": t["effect_name"]})
+            "effect": number(t["effect"]), "effect_name": t["effect_name"]})
     out["within_method"] = next((within_test(w)["method"] for w in within or []
                                  if within_test(w)["method"]), None)
     if not out["rows"]:
@@ -351,7 +303,7 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
 
 def _dof(dof) -> str:
     """Degrees of freedom: one number, or ``3, 1196`` for an F test."""
-    return ", ".join(num(d) for d in dof) if isinstance(dof, list) else num(dof)
+    return ", ".join(number(d) for d in dof) if isinstance(dof, list) else number(dof)
 
 
 def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:
@@ -365,22 +317,18 @@ def _null_cells(row: dict, stat: str | None, *, rate: bool = True) -> dict:
                 "no_test": n["not_defined"]}
     if rate:
         excess = _points(n["excess"], n["excess_ci95"])
-        expected = pct(n["null"])
+        expected = percent(n["null"])
     else:
-        excess = _interval(n["excess"], n["excess_ci95"])
-        expected = num(n["null"])
+        excess = with_interval(n["excess"], n["excess_ci95"])
+        expected = number(n["null"])
     return {"expected": expected, "excess": excess,
             "p": _p(n["p"], n["mc_se"], n["n_permutations"])}
 
 
 def _points(value, interval) -> str:
-    """A difference of two rates in percentage points: ``+1.2 [−0.3, +2.8] points``."""
-    if value is None:
-        return "NaN"
-    sign = lambda x: f"{100 * x:+.1f}".replace("-", "−")  # noqa: E731
-    if interval:
-        return f"{sign(value)} [{sign(interval[0])}, {sign(interval[1])}] points"
-    return f"{sign(value)} points"
+    """A difference of two rates in percentage points with a typographic minus:
+    ``+1.2 [−0.3, +2.8] points`` (:func:`audit.format.points_with_interval`)."""
+    return points_with_interval(value, interval).replace("-", "−")
 
 
 def _p(p, se, n_permutations) -> str:
@@ -390,30 +338,18 @@ def _p(p, se, n_permutations) -> str:
     if p is None:
         return "NaN"
     if at_floor(p, n_permutations):
-        return f"≤ {1 / (n_permutations + 1):.4f} ({num(n_permutations)} perm.)"
-    text = p_text(p)
+        return f"≤ {p_bound(n_permutations)} ({number(n_permutations)} perm.)"
+    text = p_value(p)
     if se is not None:
-        text += f" ± {num(se, 4)}"
+        text += f" ± {number(se, 4)}"
     if n_permutations:
-        text += f" ({num(n_permutations)} perm.)"
+        text += f" ({number(n_permutations)} perm.)"
     return text
 
 
-def _interval(value, interval, digits: int = 3) -> str:
-    """``v [lo, hi]`` of a score-scale estimate (not a rate)."""
-    if value is None:
-        return "NaN"
-    if interval and None not in interval[:2]:
-        return f"{num(value, digits)} [{num(interval[0], digits)}, {num(interval[1], digits)}]"
-    return num(value, digits)
-
-
 def _rate(value, interval) -> str:
-    if value is None:
-        return "NaN"
-    if interval and None not in interval[:2]:
-        return f"{pct(value)} [{pct(interval[0])}, {pct(interval[1])}]"
-    return pct(value)
+    """A rate with its interval, each in percent: ``31.0% [27.0%, 35.0%]``."""
+    return with_interval(value, interval, percent)
 
 
 def _leaderboards(boards, st, chart, ch) -> dict:
@@ -421,17 +357,17 @@ def _leaderboards(boards, st, chart, ch) -> dict:
     if not boards:
         return {"na": "the dataset compares no models (no model_a / model_b or model column)"}
     pools = list(boards)
-    from .charts import _model_order
+    from .charts import model_order
 
-    order = _model_order(boards)
+    order = model_order(boards)
     order += sorted({r["model"] for rows in boards.values() for r in rows} - set(order))
     by_pool = {p: {r["model"]: r for r in rows} for p, rows in boards.items()}
     table = [{"model": m, "cells": [
-        (f"{ci(r.get('score'), r.get('ci95'))} (#{r.get('rank')})" if (r := by_pool[p].get(m))
+        (f"{with_interval(r.get('score'), r.get('ci95'))} (#{r.get('rank')})" if (r := by_pool[p].get(m))
          else "-") for p in pools]} for m in order]
     pairs = [{"pool_a": pp.get("pool_a"), "pool_b": pp.get("pool_b"),
-              "tau": num(pp.get("kendall_tau")), "displaced": num(pp.get("n_displaced")),
-              "shift_sd": num(pp.get("score_shift_sd"), 4)} for pp in st.get("pool_pairs") or []]
+              "tau": number(pp.get("kendall_tau")), "displaced": number(pp.get("n_displaced")),
+              "shift_sd": number(pp.get("score_shift_sd"), 4)} for pp in st.get("pool_pairs") or []]
     return {"pools": pools, "rows": table, "pairs": pairs,
             "chart": chart(ch.leaderboard_chart, boards), "slope": chart(ch.slope_chart, boards)}
 
@@ -444,11 +380,11 @@ def _closest(rows, chart, ch, *, method: str | None = None) -> dict:
     for r in top:
         s = swap(r)
         out.append({"pool": r.get("pool"), "hi": r.get("model_hi"), "lo": r.get("model_lo"),
-                    "gap": num(r.get("gap"), 4),
-                    "p": num(s["bootstrap"]) + (f" ± {num(s['mc_se'], 3)}"
+                    "gap": number(r.get("gap"), 4),
+                    "p": number(s["bootstrap"]) + (f" ± {number(s['mc_se'], 3)}"
                                                 if s["mc_se"] is not None else ""),
-                    "closed": (num(s["closed_form"]) +
-                               (f" (SD {num(s['closed_form_sd'], 4)})"
+                    "closed": (number(s["closed_form"]) +
+                               (f" (SD {number(s['closed_form_sd'], 4)})"
                                 if s["closed_form_sd"] is not None else ""))
                     if s["closed_form"] is not None else "-"})
     return {"rows": out, "n_more": len(rows) - len(top), "chart": chart(ch.swap_chart, top),
@@ -460,7 +396,7 @@ def _displacement(st, chart, ch) -> dict:
     hist = st.get("displacement_histogram") or {}
     if not probs and not hist:
         return {"na": "no leaderboard to resample"}
-    return {"probs": [(p, num(v) + (f" ± {num(se)}" if se is not None else ""))
+    return {"probs": [(p, number(v) + (f" ± {number(se)}" if se is not None else ""))
                       for p, v, se in probs],
             "chart": chart(ch.displacement_histogram, hist)}
 
@@ -471,12 +407,12 @@ def _simulation(st, chart, ch) -> dict:
         return {"na": "no leaderboard to simulate from"}
     model = st.get("simulation_model") or {}
     sd, sd_ci = model.get("perturbation_sd"), model.get("perturbation_sd_ci95")
-    return {"rows": [{"n": num(r["n_models"]), "p": num(r["p"]), "se": num(r["mc_se"], 4),
-                      "interval": (f"{num(r['interval95'][0])} – {num(r['interval95'][1])}"
+    return {"rows": [{"n": number(r["n_models"]), "p": number(r["p"]), "se": number(r["mc_se"], 4),
+                      "interval": (f"{number(r['interval95'][0])} – {number(r['interval95'][1])}"
                                    if r["interval95"] else "-")} for r in rows],
             "interval_method": next((r["interval_method"] for r in rows
                                      if r["interval_method"]), None),
-            "sd": _interval(sd, sd_ci, 4) if sd is not None else None,
+            "sd": with_interval(sd, sd_ci, lambda x: number(x, 4)) if sd is not None else None,
             "sd_ci": bool(sd_ci and None not in sd_ci[:2]),
             "model": [(k, cell(v)) for k, v in model.items()],
             "chart": chart(ch.simulation_curve, st.get("simulation"))}
@@ -490,13 +426,13 @@ def _judges(rows) -> dict:
         return {"na": "no judge pool to compare with the human pools"}
     out = []
     for r in rows:
-        pools = [{"pool": a["pool"], "agreement": ci(a["agreement"], a["ci95"]),
-                  "n": num(a["n"]), "ceiling": ci(a["ceiling"], a["ceiling_ci95"]),
-                  "ceiling_n": num(a["ceiling_n"]) if a["ceiling_n"] is not None else "-",
-                  "majority": ci(a["majority"], a["majority_ci95"])
+        pools = [{"pool": a["pool"], "agreement": with_interval(a["agreement"], a["ci95"]),
+                  "n": number(a["n"]), "ceiling": with_interval(a["ceiling"], a["ceiling_ci95"]),
+                  "ceiling_n": number(a["ceiling_n"]) if a["ceiling_n"] is not None else "-",
+                  "majority": with_interval(a["majority"], a["majority_ci95"])
                   if a["majority"] is not None else "-"} for a in judge_rows(r)]
         diffs = [{"pool_a": d.get("pool_a"), "pool_b": d.get("pool_b"),
-                  "difference": ci(d.get("difference"), d.get("ci95")), "n": num(d.get("n")),
+                  "difference": with_interval(d.get("difference"), d.get("ci95")), "n": number(d.get("n")),
                   "tracks": d.get("tracks") or "-"}
                  for d in r.get("differences") or [] if isinstance(d, dict)]
         known = {"judge", "agreement", "differences", "verdict", "method"}
@@ -523,7 +459,7 @@ def _flipped(fl, max_items: int) -> dict:
         shown.append({"item": it.get("item"), "text": excerpt(it["text"]) if it.get("text")
                       else "", "winners": winners})
     total = int(fl.get("n_flipped", fl.get("count", len(items))) or 0)
-    return {"count": num(total), "items": shown, "n_shown": num(len(shown)),
+    return {"count": number(total), "items": shown, "n_shown": number(len(shown)),
             "n_more": max(total - len(shown), 0)}
 
 
@@ -538,42 +474,42 @@ def _baseline(bl) -> dict:
                 "old": c.get("old_name", c.get("old_label")),
                 "new": c.get("new_name", c.get("new_label"))}
                for c in (rel.get("changes") or [])[:MAX_CHANGES]]
-    by_pool = [{"pool": p, "n": num(v.get("n_relabelled")), "of": num(v.get("n_shared")),
-                "share": pct(v.get("share"))} for p, v in (rel.get("by_pool") or {}).items()]
+    by_pool = [{"pool": p, "n": number(v.get("n_relabelled")), "of": number(v.get("n_shared")),
+                "share": percent(v.get("share"))} for p, v in (rel.get("by_pool") or {}).items()]
     by_ann = [{"annotator": a.get("annotator"), "pool": a.get("pool"),
-               "n": num(a.get("n_relabelled")), "of": num(a.get("n_shared")),
-               "share": pct(a.get("share"))}
+               "n": number(a.get("n_relabelled")), "of": number(a.get("n_shared")),
+               "share": percent(a.get("share"))}
               for a in ((rel.get("by_annotator") or {}).get("annotators") or [])]
-    transitions = [{"old": t.get("old"), "new": t.get("new"), "count": num(t.get("count"))}
+    transitions = [{"old": t.get("old"), "new": t.get("new"), "count": number(t.get("count"))}
                    for t in rel.get("transitions") or []]
     boards = []
     for pool, b in (bl.get("leaderboards") or {}).items():
         moved = [{"model": m, "old": v.get("old_rank"), "new": v.get("new_rank"),
-                  "old_score": num(v.get("old_score")), "new_score": num(v.get("new_score"))}
+                  "old_score": number(v.get("old_score")), "new_score": number(v.get("new_score"))}
                  for m, v in (b.get("models") or {}).items()]
-        boards.append({"pool": pool, "tau": num(b.get("kendall_tau")),
+        boards.append({"pool": pool, "tau": number(b.get("kendall_tau")),
                        "n_moved": sum(r["old"] != r["new"] for r in moved), "models": moved})
     alpha = ((bl.get("reliability") or {}).get("overall") or {}).get("krippendorff_alpha") or {}
     n_changes = int(rel.get("count") or 0)
     return {"source": bl.get("source"),
             "n_items": bl.get("n_items") or {}, "n_judgments": bl.get("n_judgments") or {},
-            "added": num((bl.get("items_added") or {}).get("count")),
-            "removed": num((bl.get("items_removed") or {}).get("count")),
-            "relabelled_items": num((bl.get("items_relabelled") or {}).get("count")),
-            "n_changes": num(n_changes), "changed_share": pct(bl.get("changed_label_share")),
-            "changes": changes, "n_changes_shown": num(len(changes)),
+            "added": number((bl.get("items_added") or {}).get("count")),
+            "removed": number((bl.get("items_removed") or {}).get("count")),
+            "relabelled_items": number((bl.get("items_relabelled") or {}).get("count")),
+            "n_changes": number(n_changes), "changed_share": percent(bl.get("changed_label_share")),
+            "changes": changes, "n_changes_shown": number(len(changes)),
             "changes_truncated": n_changes > len(changes),
             "by_pool": by_pool, "by_annotator": by_ann, "transitions": transitions,
             "boards": boards,
-            "alpha": {"old": num(alpha.get("old")), "new": num(alpha.get("new")),
-                      "change": num(alpha.get("change"))} if alpha else None}
+            "alpha": {"old": number(alpha.get("old")), "new": number(alpha.get("new")),
+                      "change": number(alpha.get("change"))} if alpha else None}
 
 
 def _method(meta: dict, extra: dict | None = None) -> dict:
     boot = meta.get("bootstrap") or {}
     facts = [("tool", f"{meta.get('tool', 'annotation-audit')} {meta.get('version', '')}"),
-             ("seed", num(meta.get("seed"))), ("bootstrap resamples", num(meta.get("n_bootstrap"))),
-             ("interval", f"{num(boot.get('level'), 2)} {boot.get('method', '')}".strip()
+             ("seed", number(meta.get("seed"))), ("bootstrap resamples", number(meta.get("n_bootstrap"))),
+             ("interval", f"{number(boot.get('level'), 2)} {boot.get('method', '')}".strip()
               if boot else "-"),
              ("source", shown_source(meta.get("source")) or "-")]
     skip = {"tool", "version", "seed", "n_bootstrap", "bootstrap", "source", "versions"}
@@ -591,7 +527,7 @@ def environment():
     env = Environment(loader=PackageLoader("audit", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
-    env.filters.update(num=num, pct=pct)
+    env.filters.update(num=number, pct=percent)
     return env
 
 

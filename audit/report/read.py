@@ -24,7 +24,7 @@ How to read what they return:
 
 from __future__ import annotations
 
-import math
+from ..format import finite, interval
 
 #: Reader-facing names of the tests ``within_pool[]`` reports.
 TEST_NAMES = {
@@ -42,30 +42,6 @@ EFFECT_NAMES = {"cramers_v": "Cramér's V", "eta_squared": "η²"}
 STAT_NAMES = {"majority_differs_rate": "labels differ",
               "winner_reversed_rate": "opposite winners",
               "mean_abs_difference": "mean |difference|"}
-
-
-def finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _interval(ci) -> list | None:
-    if isinstance(ci, (list, tuple)) and len(ci) >= 2 and finite(ci[0]) and finite(ci[1]):
-        return [ci[0], ci[1]]
-    return None
-
-
-def p_text(p, digits: int = 4) -> str:
-    """A p-value: ``digits`` decimals, or ``< 0.0001`` below what they show."""
-    if not finite(p):
-        return "NaN"
-    floor = 10.0 ** -digits
-    return f"< {floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
-
-
-def p_is(p, digits: int = 4) -> str:
-    """``p = 0.0330`` or ``p < 0.0001``."""
-    text = p_text(p, digits)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def at_floor(p, n_permutations) -> bool:
@@ -104,7 +80,7 @@ def against_null(row: dict, stat: str) -> dict | None:
     excess = (row.get("excess") or {}).get(stat) or {}
     cis = row.get("ci95") or {}
     return {"observed": observed if finite(observed) else None,
-            "ci95": _interval(cis.get(stat) if isinstance(cis, dict) else None),
+            "ci95": interval(cis.get(stat) if isinstance(cis, dict) else None),
             "ci_method": row.get("ci_method"),
             "null": null.get(stat) if finite(null.get(stat)) else None,
             "p": null.get("p_value") if finite(null.get("p_value")) else None,
@@ -114,7 +90,7 @@ def against_null(row: dict, stat: str) -> dict | None:
             "not_defined": null.get("not_defined") or (row.get("excess") or {}).get(
                 "not_defined"),
             "excess": excess.get("estimate") if finite(excess.get("estimate")) else None,
-            "excess_ci95": _interval(excess.get("ci95"))}
+            "excess_ci95": interval(excess.get("ci95"))}
 
 
 def has_null(row: dict) -> bool:
@@ -172,11 +148,11 @@ def judge_rows(entry: dict) -> list[dict]:
         majority = r.get("majority_agreement") \
             if isinstance(r.get("majority_agreement"), dict) else {}
         out.append({"pool": r.get("pool"), "agreement": r.get("agreement"),
-                    "ci95": _interval(r.get("ci95")), "n": r.get("n"),
+                    "ci95": interval(r.get("ci95")), "n": r.get("n"),
                     "ceiling": ceiling.get("agreement"), "ceiling_ci95":
-                    _interval(ceiling.get("ci95")), "ceiling_n": ceiling.get("n_items"),
+                    interval(ceiling.get("ci95")), "ceiling_n": ceiling.get("n_items"),
                     "majority": majority.get("agreement"),
-                    "majority_ci95": _interval(majority.get("ci95")),
+                    "majority_ci95": interval(majority.get("ci95")),
                     "majority_n": majority.get("n")})
     return out
 
@@ -218,5 +194,5 @@ def simulation_row(r: dict) -> dict:
     p = r.get("displacement_probability")
     return {"n_models": r.get("n_models"), "p": p if finite(p) else None,
             "mc_se": r.get("mc_se") if finite(r.get("mc_se")) else None,
-            "interval95": _interval(r.get("interval95")),
+            "interval95": interval(r.get("interval95")),
             "interval_method": r.get("interval_method"), "n_sims": r.get("n_sims")}

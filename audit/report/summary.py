@@ -19,10 +19,11 @@ from rich.table import Table as _RichTable
 from rich.text import Text
 
 from ..escape import terminal
-from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, p_is, p_text,
-                   simulation_row, swap, swap_key, within_test)
-
-METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "icc")
+from ..format import (number, p_bound, p_is, p_value, percent, percent_with_interval,
+                      points_with_interval, with_interval)
+from ..metrics import keys
+from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, simulation_row,
+                   swap, swap_key, within_test)
 
 
 def _console() -> Console:
@@ -46,22 +47,12 @@ class Table(_RichTable):
         super().add_row(*(_text(c) if isinstance(c, str) else c for c in cells), **kwargs)
 
 
-def fmt(x, digits: int = 3) -> str:
-    if x is None:
-        return "NaN"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return str(x)
-
-
-def fmt_ci(entry: dict | None, digits: int = 3) -> str:
-    """``value [lo, hi]`` for a ``{value, ci95}`` entry."""
+def _entry(entry: dict | None) -> str:
+    """``value [lo, hi]`` for a ``{value, ci95}`` entry (:func:`audit.format.with_interval`);
+    ``-`` when there is no entry."""
     if not entry:
         return "-"
-    ci = entry.get("ci95") or [None, None]
-    if entry.get("value") is None:
-        return "NaN"
-    return f"{fmt(entry['value'], digits)} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+    return with_interval(entry.get("value"), entry.get("ci95"))
 
 
 @contextlib.contextmanager
@@ -149,11 +140,11 @@ def _reliability(rel, console):
         return
     pools = list(rel.get("by_pool", {}))
     t = Table("metric", "all humans", *pools, title="reliability (95% CI)", title_justify="left")
-    for metric in METRICS:
+    for metric in keys(summary=True):
         if metric not in rel.get("overall", {}):
             continue
-        t.add_row(metric, fmt_ci(rel["overall"].get(metric)),
-                  *[fmt_ci(rel["by_pool"][p].get(metric)) for p in pools])
+        t.add_row(metric, _entry(rel["overall"].get(metric)),
+                  *[_entry(rel["by_pool"][p].get(metric)) for p in pools])
     console.print(t)
 
 
@@ -177,12 +168,11 @@ def _pool_disagreement(rows, console):
         if continuous:
             n = f" ({r['n_items_shared']:,})"
             t.add_row(pools, "mean b - a" + n,
-                      fmt_ci({"value": r["mean_difference"], "ci95": ci.get("mean_difference")}),
+                      with_interval(r["mean_difference"], ci.get("mean_difference")),
                       "-", "-", "-")
             t.add_row(pools, "mean |b - a|" + n,
-                      fmt_ci({"value": r["mean_abs_difference"],
-                              "ci95": ci.get("mean_abs_difference")}),
-                      *_null_cells(against_null(r, "mean_abs_difference"), fmt))
+                      with_interval(r["mean_abs_difference"], ci.get("mean_abs_difference")),
+                      *_null_cells(against_null(r, "mean_abs_difference"), rate=False))
             continue
         for stat in ("majority_differs_rate", "winner_reversed_rate"):
             key = (r["pool_a"], r["pool_b"], stat, r.get(stat))
@@ -191,42 +181,32 @@ def _pool_disagreement(rows, console):
             shown.add(key)
             n = against_null(r, stat)
             t.add_row(pools, f"{STAT_NAMES[stat]} ({r['n_items_both_unanimous']:,})",
-                      _pct_ci(n["observed"], n["ci95"]), *_null_cells(n, _pct))
+                      percent_with_interval(n["observed"], n["ci95"]), *_null_cells(n))
     console.print(t)
 
 
-def _pct(x, digits: int = 1) -> str:
-    return "NaN" if x is None else f"{100 * x:.{digits}f}%"
-
-
-def _pct_ci(value, ci, *, points: bool = False) -> str:
-    """``7.4% [5.6, 9.4]`` (``+6.3 [4.5, 8.2] pt`` with ``points``)."""
-    if value is None:
-        return "NaN"
-    f = (lambda x: f"{100 * x:+.1f}") if points else (lambda x: f"{100 * x:.1f}")  # noqa: E731
-    text = f(value) + (" pt" if points else "%")
-    return text + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else "")
-
-
-def _null_cells(n: dict | None, show) -> tuple[str, str, str]:
-    """The null's mean, the excess [95% CI] and the permutation p ± MC s.e."""
+def _null_cells(n: dict | None, *, rate: bool = True) -> tuple[str, str, str]:
+    """The null's mean, the excess [95% CI] (a ``rate``'s in percentage points) and the
+    permutation p ± MC s.e."""
     if n is None or (n["null"] is None and n["p"] is None):
         return "-", "-", "-"
     if n["not_defined"]:
         return "not defined", "-", "no test"
-    if show is _pct:
-        excess = _pct_ci(n["excess"], n["excess_ci95"], points=True)
+    if rate:
+        excess = points_with_interval(n["excess"], n["excess_ci95"], unit="pt")
+        null = percent(n["null"])
     else:
-        excess = fmt_ci({"value": n["excess"], "ci95": n["excess_ci95"] or [None, None]})
-    return show(n["null"]), excess, _p(n["p"], n["mc_se"], n["n_permutations"])
+        excess = with_interval(n["excess"], n["excess_ci95"])
+        null = number(n["null"])
+    return null, excess, _p(n["p"], n["mc_se"], n["n_permutations"])
 
 
 def _p(p, se, n_permutations=None) -> str:
     """A Monte-Carlo p-value with its s.e., or its bound when it is the smallest the
     permutations resolve."""
     if at_floor(p, n_permutations):
-        return f"<= {1 / (n_permutations + 1):.4f}"
-    return p_text(p) + (f" ± {fmt(se, 4)}" if se is not None else "")
+        return f"<= {p_bound(n_permutations)}"
+    return p_value(p) + (f" ± {number(se, 4)}" if se is not None else "")
 
 
 def _within_pool(rows, console):
@@ -244,14 +224,12 @@ def _within_pool(rows, console):
         if w["pooled"] and w["pooled"]["p"] is not None:
             refs.append(f"{w['pooled']['name']} {p_is(w['pooled']['p'])}")
         if spread:
-            value = fmt_ci({"value": r.get("within_item_sd"),
-                            "ci95": r.get("within_item_sd_ci95") or [None, None]})
+            value = with_interval(r.get("within_item_sd"), r.get("within_item_sd_ci95"))
         else:
-            ci = r.get("ci95") or [None, None]
-            value = _pct_ci(r.get("disagreement_rate"), ci if None not in ci[:2] else None)
+            value = percent_with_interval(r.get("disagreement_rate"), r.get("ci95"))
         t.add_row(r["pool"], value,
                   _p(w["p"], w["mc_se"], w["n_permutations"]), "; ".join(refs) or "-",
-                  f"{fmt(w['effect'])} ({w['effect_name']})")
+                  f"{number(w['effect'])} ({w['effect_name']})")
     console.print(t)
 
 
@@ -268,33 +246,34 @@ def _leaderboards(results, console):
         for p in pools:
             row = by_pool[p].get(m)
             cells.append("-" if row is None else
-                         f"{fmt_ci({'value': row['score'], 'ci95': row.get('ci95')})} ({row['rank']})")
+                         f"{with_interval(row['score'], row.get('ci95'))} ({row['rank']})")
         t.add_row(m, *cells)
     console.print(t)
     st = results.get("stability") or {}
     for pp in st.get("pool_pairs", []):
         console.print(_text(f"pool switch {pp['pool_a']} -> {pp['pool_b']}: Kendall tau "
-                            f"{fmt(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) "
-                            f"displaced, score shift SD {fmt(pp.get('score_shift_sd'), 4)}"))
+                            f"{number(pp.get('kendall_tau'))}, {pp.get('n_displaced')} model(s) "
+                            f"displaced, score shift SD {number(pp.get('score_shift_sd'), 4)}"))
     bdp = displacement(st)
     if bdp:
         console.print(_text("bootstrap displacement probability (± MC s.e.): " + ", ".join(
-            f"{p} {fmt(v)}" + (f" ± {fmt(se)}" if se is not None else "") for p, v, se in bdp)))
+            f"{p} {number(v)}" + (f" ± {number(se)}" if se is not None else "")
+            for p, v, se in bdp)))
     for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
         s = swap(r)
         console.print(_text(
             f"closest pair in {r.get('pool')}: {r.get('model_hi')} / {r.get('model_lo')} (gap "
-            f"{fmt(r.get('gap'), 4)}) swap probability {fmt(s['bootstrap'])}"
-            + (f" ± {fmt(s['mc_se'])}" if s["mc_se"] is not None else "") + " bootstrap"
-            + (f", {fmt(s['closed_form'])} closed form" if s["closed_form"] is not None
+            f"{number(r.get('gap'), 4)}) swap probability {number(s['bootstrap'])}"
+            + (f" ± {number(s['mc_se'])}" if s["mc_se"] is not None else "") + " bootstrap"
+            + (f", {number(s['closed_form'])} closed form" if s["closed_form"] is not None
                else "")))
     sim = [simulation_row(r) for r in st.get("simulation") or []]
     if sim:
         console.print(_text(
             "P(at least one model displaced) by leaderboard size [95% interval over the SD's "
             "uncertainty]: " + ", ".join(
-                f"{r['n_models']}: {fmt(r['p'], 2)}"
-                + (f" [{fmt(r['interval95'][0], 2)}, {fmt(r['interval95'][1], 2)}]"
+                f"{r['n_models']}: {number(r['p'], 2)}"
+                + (f" [{number(r['interval95'][0], 2)}, {number(r['interval95'][1], 2)}]"
                    if r["interval95"] else "") for r in sim)))
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:
@@ -307,12 +286,12 @@ def _judges(rows, console):
     for r in rows or []:
         for a in judge_rows(r):
             line = (f"judge {r.get('judge')} vs {a['pool']}: one annotator "
-                    f"{fmt_ci({'value': a['agreement'], 'ci95': a['ci95']})} (n {a['n']})")
+                    f"{with_interval(a['agreement'], a['ci95'])} (n {a['n']})")
             if a["ceiling"] is not None:
-                line += f", ceiling {fmt_ci({'value': a['ceiling'], 'ci95': a['ceiling_ci95']})}"
+                line += f", ceiling {with_interval(a['ceiling'], a['ceiling_ci95'])}"
             if a["majority"] is not None:
                 line += (f", majority "
-                         f"{fmt_ci({'value': a['majority'], 'ci95': a['majority_ci95']})}")
+                         f"{with_interval(a['majority'], a['majority_ci95'])}")
             console.print(_text(line))
         console.print(_text(f"judge {r.get('judge')}: {r.get('verdict', '')}"))
 
@@ -335,9 +314,9 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
     inputs = result.get("inputs") or {}
     with_interval = sd_ci[0] is not None
     if with_interval:
-        console.print(_text(f"perturbation SD {fmt(inputs.get('perturbation_sd'), 4)}, 95% "
-                            f"interval [{fmt(sd_ci[0], 4)}, {fmt(sd_ci[1], 4)}] "
-                            f"(chi-square, df {fmt(inputs.get('sd_df'), 1)})"))
+        console.print(_text(f"perturbation SD {number(inputs.get('perturbation_sd'), 4)}, 95% "
+                            f"interval [{number(sd_ci[0], 4)}, {number(sd_ci[1], 4)}] "
+                            f"(chi-square, df {number(inputs.get('sd_df'), 1)})"))
     headers = ["models"]
     if exact:
         headers += ["exact", "MC s.e."] + (["exact, SD 95%"] if with_interval else [])
@@ -349,11 +328,11 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
         cells = [str(n)]
         if exact:
             r = exact[k]
-            cells += [fmt(r["displacement_probability"]), fmt(r["mc_se"], 4)]
+            cells += [number(r["displacement_probability"]), number(r["mc_se"], 4)]
             cells += [_interval(r)] if with_interval else []
         if adjacent:
             r = adjacent[k]
-            cells += [fmt(r["displacement_probability"])]
+            cells += [number(r["displacement_probability"])]
             cells += [_interval(r)] if with_interval else []
         t.add_row(*cells)
     console.print(t)
@@ -361,4 +340,4 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
 
 def _interval(row: dict) -> str:
     lo, hi = row.get("interval95") or (None, None)
-    return f"[{fmt(lo)}, {fmt(hi)}]"
+    return f"[{number(lo)}, {number(hi)}]"

@@ -306,9 +306,7 @@ def text_lines(block: dict) -> list[str]:
     workflow-command syntax defused): the new version is a pull request's data.
     """
     from ..escape.terminal import text as t
-
-    def pct(x):
-        return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+    from ..format import number, percent
 
     ni, nj = block["n_items"], block["n_judgments"]
     out = [f"baseline {t(block['source'])}: {ni['old']:,} -> {ni['new']:,} items, "
@@ -318,7 +316,7 @@ def text_lines(block: dict) -> list[str]:
            f"{block['items_relabelled']['count']:,}",
            f"  judgments added {block['judgments_added']:,}, removed "
            f"{block['judgments_removed']:,}, relabelled {block['relabelled']['count']:,} "
-           f"({pct(block['changed_label_share'])} of the {nj['shared']:,} in both)"]
+           f"({percent(block['changed_label_share'])} of the {nj['shared']:,} in both)"]
     rel = block["relabelled"]
     for ch in rel["changes"][:10]:
         out.append(f"    item {t(ch[C.ITEM])}, annotator {t(ch[C.ANNOTATOR])}: "
@@ -333,7 +331,7 @@ def text_lines(block: dict) -> list[str]:
                 + (", ..." if len(moves) > 8 else ""))
         for pool, v in (rel.get("by_pool") or {}).items():
             out.append(f"  pool {t(pool)}: relabelled {v['n_relabelled']:,} of "
-                       f"{v['n_shared']:,} ({pct(v['share'])})")
+                       f"{v['n_shared']:,} ({percent(v['share'])})")
         anns = rel.get("by_annotator") or {}
         top = anns.get("annotators") or []
         if top:
@@ -348,13 +346,12 @@ def text_lines(block: dict) -> list[str]:
         [(f"pool {t(p)}", m.get(alpha)) for p, m in (rel.get("by_pool") or {}).items()]
     for name, entry in scopes:
         if entry:
-            f = lambda x: "NaN" if x is None else f"{x:.3f}"  # noqa: E731
-            out.append(f"  {alpha} {name}: {f(entry['old'])} -> {f(entry['new'])}")
+            out.append(f"  {alpha} {name}: {number(entry['old'])} -> {number(entry['new'])}")
     for pool, lb in (block.get("leaderboards") or {}).items():
         moved = [f"{t(m)} {v['old_rank']}->{v['new_rank']}" for m, v in lb["models"].items()
                  if v["old_rank"] != v["new_rank"]]
         tau = lb["kendall_tau"]
         out.append(f"  leaderboard {t(pool)}: Kendall tau old vs new "
-                   f"{'NaN' if tau is None or math.isnan(tau) else f'{tau:.3f}'}"
+                   f"{number(tau)}"
                    + (f"; moved: {', '.join(moved)}" if moved else "; no rank changed"))
     return out

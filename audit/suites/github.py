@@ -17,7 +17,6 @@ through :mod:`audit.escape.markdown`. Suite paths are made relative to the repos
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -108,7 +107,7 @@ def step_summary(block: Mapping, *, baseline: Mapping | None = None, path: str |
     markup into the page.
     """
     from ..escape.markdown import inline as md
-    from .outcomes import fmt
+    from ..format import significant
 
     path = path or block.get("path") or block.get("suite") or "suite"
     ok = bool(block.get("success"))
@@ -122,7 +121,7 @@ def step_summary(block: Mapping, *, baseline: Mapping | None = None, path: str |
            "| --- | --- | --- | --- | --- |"]
     for r in block.get("results") or []:
         mark = "⚠️ **ERROR**" if r.get("error") else _MARK[bool(r["passed"])]
-        out.append(f"| {mark} | {md(r['expectation'])} | {md(fmt(r.get('observed')))} | "
+        out.append(f"| {mark} | {md(r['expectation'])} | {md(significant(r.get('observed')))} | "
                    f"{md(r.get('threshold') or '')} | {_where(r, path, md)} |")
     for r in skipped:
         out.append(f"| ⏭️ skip | {md(r['expectation'])} | | | {_where(r, path, md)} |")
@@ -148,19 +147,18 @@ def _where(r: Mapping, path: str, md) -> str:
 
 def _baseline_summary(b: Mapping, md) -> list[str]:
     """What a pull request changed (the ``baseline`` block) as Markdown lines."""
-    def pct(x):
-        return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+    from ..format import percent
 
     ni, nj, rel = b["n_items"], b["n_judgments"], b["relabelled"]
     out = ["#### Changes against the baseline", "",
            f"{ni['old']:,} → {ni['new']:,} items ({b['items_added']['count']:,} added, "
            f"{b['items_removed']['count']:,} removed); {nj['old']:,} → {nj['new']:,} judgments; "
-           f"**{rel['count']:,} relabelled** ({pct(b.get('changed_label_share'))} of the "
+           f"**{rel['count']:,} relabelled** ({percent(b.get('changed_label_share'))} of the "
            f"{nj['shared']:,} in both)."]
     by_pool = rel.get("by_pool") or {}
     if rel["count"] and by_pool:
         out += ["", "| Pool | Relabelled | In both | Share |", "| --- | --- | --- | --- |"]
-        out += [f"| {md(p)} | {v['n_relabelled']:,} | {v['n_shared']:,} | {pct(v['share'])} |"
+        out += [f"| {md(p)} | {v['n_relabelled']:,} | {v['n_shared']:,} | {percent(v['share'])} |"
                 for p, v in by_pool.items()]
     moves = rel.get("transitions") or []
     if moves:

@@ -13,28 +13,15 @@ Each row: ``expectation`` (a short title), ``expect`` (the catalogue name), ``pa
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
+from ..format import significant
 from .catalogue import META_KEY
 
 _UNITS = {"judgments": "judgments", "items": "items", "item_pools": "(item, pool) pairs",
           "pools": "pools", "models": "models"}
 _AT = {"judgments": "source row", "items": "item", "pools": "pool", "models": "model"}
 SHOW = 5
-
-
-def fmt(x) -> str:
-    """A number in at most four significant digits; None / NaN as ``NaN``."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "NaN"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1):
-        return str(int(x))
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
 
 
 def threshold_text(gx_type: str, kwargs: Mapping) -> str:
@@ -46,10 +33,10 @@ def threshold_text(gx_type: str, kwargs: Mapping) -> str:
     if gx_type == "expect_compound_columns_to_be_unique":
         return "no repeats"
     if lo is not None and hi is not None:
-        return f"[{fmt(lo)}, {fmt(hi)}]"
+        return f"[{significant(lo)}, {significant(hi)}]"
     if lo is not None:
-        return f">= {fmt(lo)}"
-    return f"<= {fmt(hi)}"
+        return f">= {significant(lo)}"
+    return f"<= {significant(hi)}"
 
 
 def _exception(res: Mapping) -> str | None:
@@ -68,22 +55,22 @@ def _claim_message(passed, mine, kwargs, observed, info) -> str:
     what = {"ci_low": f"the lower 95% CI bound of {mid}",
             "ci_high": f"the upper 95% CI bound of {mid}"}.get(use, mid)
     lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
-    bound = f"the min {fmt(lo)}" if lo is not None else f"the max {fmt(hi)}"
+    bound = f"the min {significant(lo)}" if lo is not None else f"the max {significant(hi)}"
     if observed is None:
         return (f"{what} is undefined (NaN) on this data, so the claim cannot hold "
                 f"({bound})")
     ci = info.get("ci95") or [None, None]
     extra = []
     if use == "value" and ci[0] is not None and ci[1] is not None:
-        extra.append(f"95% CI [{fmt(ci[0])}, {fmt(ci[1])}]")
+        extra.append(f"95% CI [{significant(ci[0])}, {significant(ci[1])}]")
     if info.get("worst"):
         extra.append(f"worst: {info['worst']}")
     extra = f" ({'; '.join(extra)})" if extra else ""
     if passed:
         op = ">=" if lo is not None else "<="
-        return f"{what} = {fmt(observed)}{extra} {op} {fmt(lo if lo is not None else hi)}"
+        return f"{what} = {significant(observed)}{extra} {op} {significant(lo if lo is not None else hi)}"
     side = "below" if lo is not None else "above"
-    return f"{what} = {fmt(observed)}{extra} is {side} {bound}"
+    return f"{what} = {significant(observed)}{extra} is {side} {bound}"
 
 
 def _rows_message(passed, gx_type, kwargs, res, batch) -> str:
@@ -101,9 +88,9 @@ def _rows_message(passed, gx_type, kwargs, res, batch) -> str:
     idx = res.get("partial_unexpected_index_list") or []
     examples = []
     if batch in _AT and len(idx) == len(vals) and idx and not isinstance(idx[0], Mapping):
-        examples = [f"{_AT[batch]} {i}: {fmt(v)}" for i, v in zip(idx, vals)]
+        examples = [f"{_AT[batch]} {i}: {significant(v)}" for i, v in zip(idx, vals)]
     elif vals:
-        examples = [fmt(v) for v in vals]
+        examples = [significant(v) for v in vals]
     elif idx:
         examples = [f"{_AT.get(batch, 'row')} {i}" for i in idx]
     shown = "; ".join(examples[:SHOW]) + ("; ..." if n > SHOW and examples else "")
