@@ -65,8 +65,9 @@ def preference_table(*, n_items: int = 60, seed: int = 0):
     item), ``expert`` (two, both on every item) and the judge pool ``gpt-4``; five models.
 
     Each item has a true winner; the crowd errs more often than the experts, sides as one
-    against them on some hard items, and one crowd worker (``c3``) leans towards A, so the crowd's annotators are not interchangeable and the
-    experts' are; every block of the audit has defined numbers to read.
+    against them on some hard items, and one crowd worker (``c3``) leans towards A, so the
+    crowd's annotators are not interchangeable and the experts' are; every block of the audit
+    has defined numbers to read.
     """
     import numpy as np
 

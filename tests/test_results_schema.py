@@ -21,12 +21,18 @@ import sys
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conftest import N_BOOTSTRAP, REPO, audited, preference_table, shared_data
 
 from audit.cli import cli
-from audit.contract.results import (Results, ResultsContractError, checked, json_schema,
-                                    schema_text, validate)
+from audit.contract.results import (
+    Results,
+    ResultsContractError,
+    checked,
+    json_schema,
+    schema_text,
+    validate,
+)
 from audit.results import dumps, jsonable
-from conftest import N_BOOTSTRAP, REPO, audited, preference_table, shared_data
 
 SCHEMA_FILE = REPO / "docs" / "results.schema.json"
 REGENERATE = "annotation-audit schema > docs/results.schema.json"
@@ -93,6 +99,29 @@ def test_help_does_not_import_pydantic():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=REPO)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_closed_vocabularies_are_the_code_s():
+    from typing import get_args
+
+    from audit.contract.labels import Granularity, LabelKind
+    from audit.contract.results import base
+    from audit.ingest import ENGINES
+    from audit.measure.disagreement import TIE_BREAKS
+    from audit.metrics import KEYS
+    from audit.rank import PERTURBATIONS, UNITS
+    from audit.rank.simulation import GAP_MODELS
+
+    assert get_args(base.Kind) == tuple(k.value for k in LabelKind)
+    assert get_args(base.Level) == tuple(k.value for k in LabelKind
+                                         if k is not LabelKind.PREFERENCE)
+    assert get_args(base.Granularity) == tuple(g.value for g in Granularity)
+    assert get_args(base.Unit) == tuple(UNITS)
+    assert set(get_args(base.TieBreakRule)) == set(TIE_BREAKS)
+    assert get_args(base.GapModel) == tuple(GAP_MODELS)
+    assert get_args(base.Perturbation) == tuple(PERTURBATIONS)
+    assert get_args(base.Engine) == tuple(ENGINES)
+    assert get_args(base.MetricKey) == tuple(KEYS)
 
 
 # -- real output of every shipped and shared dataset -----------------------------------------------
@@ -168,7 +197,7 @@ def test_baseline_output_conforms(validator, tmp_path):
     conforms(validator, results)
 
 
-# -- the library's form: NaN until the single dumps -------------------------------------------------
+# -- the library's form: NaN until the single dumps ------------------------------------------------
 def test_library_result_with_nan_validates_and_writes_null():
     table = preference_table()
     results = audited(table)
@@ -253,7 +282,7 @@ def test_models_are_frozen(preference_results):
     assert isinstance(model, Results)
 
 
-# -- fixtures come from the code --------------------------------------------------------------------
+# -- fixtures come from the code -------------------------------------------------------------------
 #: Top-level keys of a result (:class:`audit.contract.results.Results`).
 BLOCKS = frozenset(Results.model_fields)
 

@@ -15,5 +15,4 @@ from __future__ import annotations
 from .root import Results
 from .validate import ResultsContractError, checked, json_schema, schema_text, validate
 
-
 __all__ = ["Results", "ResultsContractError", "checked", "json_schema", "schema_text", "validate"]

@@ -37,3 +37,23 @@ Interval = Annotated[list[Num], Field(min_length=2, max_length=2)]
 
 #: A reliability coefficient's key, as :mod:`audit.metrics` registers it.
 MetricKey = Literal[KEYS]  # type: ignore[valid-type]
+
+# The closed vocabularies results.json uses, spelt out so the schema lists them
+# (tests/test_results_schema.py checks each against the code that writes it).
+
+#: :class:`audit.contract.labels.LabelKind`.
+Kind = Literal["nominal", "ordinal", "interval", "preference"]
+#: :attr:`audit.contract.labels.LabelScale.level`: a preference scale is ordinal.
+Level = Literal["nominal", "ordinal", "interval"]
+#: :class:`audit.contract.labels.Granularity`.
+Granularity = Literal["label", "winner"]
+#: :data:`audit.rank.UNITS`.
+Unit = Literal["judgment", "majority"]
+#: :data:`audit.measure.disagreement.TIE_BREAKS`.
+TieBreakRule = Literal["median", "drop"]
+#: :data:`audit.rank.simulation.GAP_MODELS`.
+GapModel = Literal["resample", "even"]
+#: :data:`audit.rank.PERTURBATIONS`.
+Perturbation = Literal["pool_switch", "bootstrap"]
+#: :data:`audit.ingest.ENGINES`.
+Engine = Literal["pandas", "spark"]

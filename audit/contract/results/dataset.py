@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import StrictBool, StrictInt
 
-from .base import Block
+from .base import Block, Engine, Kind
 
 
 class BootstrapSettings(Block):
@@ -31,8 +33,8 @@ class Versions(Block):
 class Meta(Block):
     """How the run was made. Nothing time- or host-dependent is written here."""
 
-    tool: str
-    """Always ``annotation-audit``."""
+    tool: Literal["annotation-audit"]
+    """The program that wrote the file."""
     version: str
     """The annotation-audit version that wrote the file (the schema's ``version``)."""
     seed: StrictInt
@@ -43,8 +45,8 @@ class Meta(Block):
     """The resampling settings."""
     source: str
     """The input as it was given (path or hub name)."""
-    engine: str
-    """Where loading ran: ``pandas`` or ``spark``."""
+    engine: Engine
+    """Where loading ran."""
     versions: Versions
     """Library versions."""
     run_id: str = None
@@ -57,8 +59,7 @@ class LabelScaleSummary(Block):
     continuous scale (the observed numbers of an interval label) gives its range instead
     (``n_values``, ``min``, ``max``)."""
 
-    kind: str
-    """``nominal``, ``ordinal``, ``interval`` or ``preference``."""
+    kind: Kind
     values: list[StrictInt | float | str | StrictBool] = None
     """Every label value in scale order (categories only)."""
     names: list[str] = None
@@ -152,8 +153,9 @@ class Dataset(Block):
     rows_dropped: list[DroppedRows]
     """Judgments dropped, by rule (empty when none was)."""
     n_annotators: StrictInt
-    label_kind: str
-    """``nominal``, ``ordinal``, ``interval`` or ``preference``."""
+    label_kind: Kind
+    """What a label is: an unordered category, an ordered one, a number, or a signed
+    preference between two responses (negative: A better, 0: tie)."""
     label_scale: LabelScaleSummary
     judgments_per_item: JudgmentsPerItem
     pools: dict[str, PoolSummary]

@@ -8,9 +8,11 @@ a majority label: pools are compared by their mean scores (``mean_difference``,
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import StrictBool, StrictInt
 
-from .base import Block, Interval, Num
+from .base import Block, Granularity, Interval, Num, TieBreakRule
 
 #: A confusion table: pool a's label (row) -> pool b's label (column) -> items.
 Confusion = dict[str, dict[str, StrictInt]]
@@ -70,8 +72,7 @@ class ExcessRates(Block):
 class TieBreak(Block):
     """The consensus rule for a pool that is split on an item."""
 
-    rule: str
-    """``median`` or ``drop``."""
+    rule: TieBreakRule
     description: str
 
 
@@ -101,7 +102,7 @@ class PoolDisagreement(Block):
     pool_b: str
     judge: StrictBool
     """True when either pool is an LLM judge."""
-    granularity: str
+    granularity: Granularity
     """``label`` (every label), or ``winner`` (preferences folded to A / tie / B)."""
     min_per_pool: dict[str, StrictInt]
     """Judgments each pool needs on an item (1 for a one-annotator pool)."""
@@ -195,7 +196,7 @@ class WithinPool(Block):
     """The ``test``'s p-value."""
     effect_size: Num
     """Cramér's V (categories) or eta squared (continuous scores)."""
-    effect_size_name: str
+    effect_size_name: Literal["cramers_v", "eta_squared"]
     test: WithinItemTest
     reference_tests: list[ReferenceTest]
     pooled_chi2: PooledTest = None

@@ -7,9 +7,11 @@ column, or labels that cannot be averaged) has empty blocks and ``leaderboard_me
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import StrictBool, StrictInt
 
-from .base import Block, Interval, Num
+from .base import Block, GapModel, Interval, Num, Perturbation, Unit
 from .dataset import LabelScaleSummary
 
 
@@ -55,9 +57,9 @@ class LeaderboardMethod(Block):
     """How the leaderboards were built; every key but ``metric``, ``unit``, ``ci`` and
     ``skipped`` is absent when ranking was skipped."""
 
-    metric: str | None
+    metric: Literal["win_rate", "mean_score"] | None
     """``win_rate`` (preferences) or ``mean_score`` (ratings); null when skipped."""
-    unit: str
+    unit: Unit
     """``judgment`` (every judgment counts) or ``majority`` (one vote per item and pool)."""
     unit_rule: str = None
     tie_rule: str | None = None
@@ -133,18 +135,19 @@ class SimulationModel(Block):
     model: str = None
     reference_leaderboard: str = None
     """The leaderboard whose gaps are used (``all``)."""
-    gap_model: str = None
+    gap_model: GapModel = None
     """``resample`` the measured gaps, or spread them ``even``-ly over the score range."""
     gaps: list[float] = None
     score_range: Interval = None
-    perturbation: str = None
-    """Requested: ``pool_switch`` or ``bootstrap``."""
+    perturbation: Perturbation = None
+    """The perturbation requested."""
     sizes: list[StrictInt] = None
     n_sims: StrictInt = None
     seed: StrictInt = None
     note: str = None
     """Why the requested perturbation was not used."""
-    perturbation_used: str = None
+    perturbation_used: Perturbation = None
+    """The perturbation used (the bootstrap when no pair of human pools has a shift SD)."""
     perturbation_sd: Num = None
     perturbation_source: str = None
     perturbation_sd_df: Num = None

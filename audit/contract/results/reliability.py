@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import StrictInt
 
-from .base import Block, Interval, MetricKey, Num
+from .base import Block, Interval, Level, MetricKey, Num
 
 
 class Estimate(Block):
@@ -87,8 +87,8 @@ class Reliability(Block):
     """Agreement within the human pools together (``overall``) and within each pool
     (``by_pool``, judge pools included: their own internal agreement)."""
 
-    level: str
-    """Measurement level of the labels: ``nominal``, ``ordinal`` or ``interval``; decides the
+    level: Level
+    """Measurement level of the labels (a preference scale is ordinal); decides the
     distance each coefficient uses and whether ICC is reported."""
     statistic: str = None
     """Continuous interval scale: how the coefficients are computed (per-item moments)."""
