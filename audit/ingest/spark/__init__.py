@@ -2,8 +2,8 @@
 
 ``annotation-audit run SOURCE --engine spark [--spark-master URL]`` reads SOURCE (a Parquet,
 CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark catalog) with
-Spark, maps it onto the canonical columns (:mod:`.frame`: a long table, or any table mapped by a
-YAML spec), validates it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`),
+Spark (:mod:`.read`), maps it onto the canonical columns (:mod:`.frame`: a long table, or any
+table mapped by a YAML spec), validates it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`),
 and dictionary-encodes it on the cluster (:mod:`.encode`). The driver receives the judgments as
 small integers plus each id column's dictionary, and builds the same
 :class:`~audit.contract.table.AnnotationTable` the pandas engine builds; measurement, leaderboards,
@@ -61,7 +61,8 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     """
     from ...errors import SchemaError
     from .encode import encode_table
-    from .frame import canonical_frame, count_judgments, read_source
+    from .frame import canonical_frame, count_judgments
+    from .read import read_source
     from .validate import has_repeats, repeated, validate_frame
 
     if format not in FORMATS:

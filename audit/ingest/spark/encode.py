@@ -29,7 +29,7 @@ from ...contract import columns as C
 from ...contract.labels import LabelKind, LabelScale
 from ...contract.schema import sorted_index, sorted_strings
 from ...contract.table import AnnotationTable, check_conservation, warn_degenerate
-from .frame import BLOCK, COLUMN, FILE, POSITION, ROW
+from .read import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
 BROADCAST_ENTRIES = 5_000_000

@@ -31,7 +31,7 @@ from ...contract import columns as C
 from ...contract.labels import LabelScale
 from ...contract.schema import Reason, label_rule
 from ...errors import SchemaError, Where
-from .frame import FILE
+from .read import FILE
 
 #: Offending judgments fetched per failed check, for the message.
 EXAMPLES = 20
