@@ -4,7 +4,7 @@
 module                        holds
 ============================  ===============================================================
 :mod:`.scale`                 :class:`LabelKind`, :class:`LabelScale` and how it codes labels
-:mod:`.inference`             :func:`infer_scale`: a scale from the labels observed
+:mod:`.observed`              :func:`infer_scale`: a scale from the labels observed
 :mod:`.text`                  one raw value: missing, the number it writes, its text
 :mod:`.numbers`               many raw values read as numbers at once (:func:`parse_numbers`)
 :mod:`.reading`               aliases (``label.map``), and raw labels as the keys compared
@@ -61,7 +61,7 @@ a scale of half a million observed numbers costs a few array passes, not a Pytho
 from __future__ import annotations
 
 from .column import distinct_labels, encode, factorize_labels, first_unstorable
-from .inference import infer_scale
+from .observed import infer_scale
 from .numbers import parse_numbers
 from .reading import distinct_numbers
 from .scale import (CATEGORY_LIMIT, WINNER_NAMES, Granularity, LabelKind, LabelScale,
