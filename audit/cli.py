@@ -453,6 +453,7 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
     from .pipeline import run as run_audit
     from .progress import steps
     from .report.summary import print_summary
+    from .results import json_form
 
     if items_csv and out is None:
         raise click.UsageError("--items-csv writes OUT/items.csv: give --out")
@@ -464,7 +465,7 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
                             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                            spark_master, spark_conf))
     if not quiet():
-        print_summary(results, out=out, report=not no_report)
+        print_summary(json_form(results), out=out, report=not no_report)
 
 
 @cli.command()
@@ -543,6 +544,9 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
                             card=_card_flags(), step=step,
                             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                            spark_master, spark_conf))
+    from .results import json_form
+
+    results = json_form(results)
     options = {"creators": overrides, "default_creator": default_creator}
     if out is not None:
         path = write_card_set(results, out, inputs=inputs, **options)

@@ -41,10 +41,11 @@ def wilson(k, n, level: float = 0.95) -> np.ndarray:
     return np.stack([lo, hi])
 
 
-def wilson_list(k, n, level: float = 0.95) -> list:
-    """``[low, high]`` of :func:`wilson` for one rate, ``[None, None]`` when ``n == 0``."""
+def wilson_list(k, n, level: float = 0.95) -> list[float]:
+    """``[low, high]`` of :func:`wilson` for one rate as plain floats, ``[nan, nan]`` when
+    ``n == 0`` (written as ``[null, null]`` by :func:`audit.results.dumps`)."""
     lo, hi = wilson(k, n, level)
-    return [None if np.isnan(lo) else float(lo), None if np.isnan(hi) else float(hi)]
+    return [float(lo), float(hi)]
 
 
 def mc_se(p, n) -> float:

@@ -10,9 +10,19 @@ coefficient here is higher-is-better (1 = perfect agreement; 0 = chance for the 
 ones), so a suite's ``min`` is a floor.
 
 To add a metric: one :class:`Metric` entry below, its statistic in one file of
-:mod:`audit.measure` (a pure function over the family's sufficient statistic, see ``family``),
-and one test against an independent implementation (copy ``tests/test_reliability.py``).
-This module imports nothing heavy: the CLI reads it at start-up.
+:mod:`audit.measure` (a pure function over the family's sufficient statistic, see ``family``,
+and its batched form over pattern weights), and one test against an independent
+implementation (copy ``tests/test_reliability.py``). Measurement
+(:func:`audit.measure.scope.scope_reliability`, :mod:`audit.measure.continuous`) iterates this
+table per family and calls the functions the entry names; ``tests/test_registry.py`` then checks
+the new key appears in ``measure()`` output at every level it lists, and passes the common
+invariance tests. A ``counts`` metric on a wide scale (more categories than a dense count
+matrix holds) is computed by :class:`audit.measure.wide.CountStatistics`, which returns the
+family's statistics in registry order: add it there too, or it is NaN on wide scales.
+
+The statistics are named by dotted path (``"audit.measure.alpha:krippendorff_alpha"``) and
+imported when measurement first asks for them (:meth:`Metric.function`): this module imports
+nothing heavy, since the CLI reads it at start-up (numpy alone takes a tenth of a second).
 """
 
 from __future__ import annotations
@@ -23,6 +33,9 @@ from dataclasses import dataclass
 NOMINAL, ORDINAL, INTERVAL = "nominal", "ordinal", "interval"
 ALL_LEVELS = frozenset({NOMINAL, ORDINAL, INTERVAL})
 ORDERED = frozenset({ORDINAL, INTERVAL})
+
+#: Families: the sufficient statistic a metric is computed from (:attr:`Metric.family`).
+COUNTS, ICC, COHEN = "counts", "icc", "cohen"
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,22 @@ class Metric:
         Shown in the terminal summary, the report's reliability table and the card's table.
     higher_is_better
         Direction; every coefficient here is higher-is-better.
+    text
+        Name in plain text, as warnings say it (``"Krippendorff's alpha is NaN: ..."``).
+    statistic
+        ``"module:function"`` of the point estimate over the family's sufficient statistic:
+        ``counts`` the items x categories count matrix (plus the keywords ``level`` and
+        ``values`` when the function takes them), ``icc`` the items x raters matrix of scale
+        values. Empty for ``cohen`` (one table per annotator pair, :mod:`audit.measure.kappa`).
+    batched
+        ``"module:function"`` of the same statistic over B resamples at once: ``(patterns,
+        weights)`` with weights (B, P) copies of each distinct pattern, returning (B,) values.
+    on_moments
+        ``"module:function"`` of the statistic on a continuous interval scale, from the sums
+        of its family's per-item moment columns (:mod:`audit.measure.moments`); empty when the
+        metric needs categories and is NaN there.
+    form
+        The variant computed, written beside the value in ``results.json`` (ICC forms).
     """
 
     key: str
@@ -59,24 +88,55 @@ class Metric:
     levels: frozenset = ALL_LEVELS
     summary: bool = True
     higher_is_better: bool = True
+    text: str = ""
+    statistic: str = ""
+    batched: str = ""
+    on_moments: str = ""
+    form: str = ""
+
+    def function(self, role: str):
+        """The function named by ``role`` (``"statistic"``, ``"batched"`` or ``"on_moments"``),
+        imported on first use."""
+        from importlib import import_module
+
+        path = getattr(self, role)
+        if not path:
+            raise LookupError(f"metric {self.key!r} has no {role} function")
+        module, _, name = path.partition(":")
+        return getattr(import_module(module), name)
 
 
 #: Every metric, in output order.
 METRICS: tuple[Metric, ...] = (
     Metric("krippendorff_alpha", "Krippendorff's α", "Krippendorff α",
-           "Krippendorff (2011), Computing Krippendorff's alpha-reliability", "counts"),
+           "Krippendorff (2011), Computing Krippendorff's alpha-reliability", COUNTS,
+           text="Krippendorff's alpha", statistic="audit.measure.alpha:krippendorff_alpha",
+           batched="audit.measure.alpha:krippendorff_alpha_batched",
+           on_moments="audit.measure.moments:alpha_from_sums"),
     Metric("fleiss_kappa", "Fleiss' κ", "Fleiss κ",
-           "Fleiss (1971), Measuring nominal scale agreement among many raters", "counts"),
+           "Fleiss (1971), Measuring nominal scale agreement among many raters", COUNTS,
+           text="Fleiss' kappa", statistic="audit.measure.kappa:fleiss_kappa",
+           batched="audit.measure.kappa:fleiss_kappa_batched"),
     Metric("gwet_ac1", "Gwet's AC1", "Gwet AC1",
-           "Gwet (2008), Computing inter-rater reliability and its variance", "counts"),
+           "Gwet (2008), Computing inter-rater reliability and its variance", COUNTS,
+           text="Gwet's AC1", statistic="audit.measure.ac1:gwet_ac1",
+           batched="audit.measure.ac1:gwet_ac1_batched"),
     Metric("percent_agreement", "percent agreement", "agreement",
            "pairwise percent agreement (Gwet 2014, Handbook of Inter-Rater Reliability, ch. 2)",
-           "counts"),
+           COUNTS, text="percent agreement", statistic="audit.measure.ac1:percent_agreement",
+           batched="audit.measure.ac1:percent_agreement_batched"),
     Metric("cohen_kappa", "Cohen's κ (mean over pairs)", "Cohen κ",
-           "Cohen (1960); weighted, Cohen (1968)", "cohen", summary=False),
-    Metric("icc", "ICC", "ICC", "Shrout & Fleiss (1979), ICC(2,1)", "icc", levels=ORDERED),
-    Metric("icc_k", "ICC of the mean of k", "ICC (k)", "Shrout & Fleiss (1979), ICC(2,k)", "icc",
-           levels=ORDERED, summary=False),
+           "Cohen (1960); weighted, Cohen (1968)", COHEN, summary=False,
+           text="Cohen's kappa"),
+    Metric("icc", "ICC", "ICC", "Shrout & Fleiss (1979), ICC(2,1)", ICC, levels=ORDERED,
+           text="ICC2", statistic="audit.measure.icc:icc2", batched="audit.measure.icc:icc2_batched",
+           on_moments="audit.measure.moments:icc2_from_sums",
+           form="ICC2: two-way random effects, absolute agreement, single rater"),
+    Metric("icc_k", "ICC of the mean of k", "ICC (k)", "Shrout & Fleiss (1979), ICC(2,k)", ICC,
+           levels=ORDERED, summary=False, text="ICC2k", statistic="audit.measure.icc:icc2k",
+           batched="audit.measure.icc:icc2k_batched",
+           on_moments="audit.measure.moments:icc2k_from_sums",
+           form="ICC2k: two-way random effects, absolute agreement, mean of k raters"),
 )
 
 REGISTRY: dict[str, Metric] = {m.key: m for m in METRICS}

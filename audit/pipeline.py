@@ -38,7 +38,11 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
                 unit: str = "judgment", step: Step = no_step, **rank_options) -> dict:
     """Every analysis on an already loaded table, after its memory estimate is checked against
     the budget in force (:func:`audit.budget.check_table`; exit 2 before anything is
-    allocated when it is over)."""
+    allocated when it is over).
+
+    Returns the result dict as the library gives it: plain Python types, NaN where a number is
+    undefined. Renderers take :func:`audit.results.json_form` of it (NaN as None).
+    """
     from .budget import check_table
     from .measure import measure
     from .rank import rank
@@ -130,12 +134,20 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     Returns
     -------
     dict
-        The result object (see :mod:`audit.results`).
+        The result object (see :mod:`audit.results`), with ``meta.run_id`` when ``out`` is
+        given: plain Python types (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``,
+        None), and an undefined number (a coefficient of a degenerate table, a rate with
+        nothing to count) as a float NaN, as :func:`audit.measure.measure` and
+        :func:`audit.rank.rank` return it; test it with :func:`math.isnan`.
+        ``results.json`` holds the same values with NaN written as ``null``:
+        :func:`audit.results.json_form` gives that form (what the report, the card and the
+        terminal summary read).
     """
     from .budget import check_resampling, limit, parse_max_memory
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
     from .report.card_meta import from_spec
+    from .results import json_form
 
     check_resampling(n_bootstrap, seed)
     max_memory = parse_max_memory(max_memory) if max_memory is not None else None
@@ -173,8 +185,10 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         if items_csv or (report if items is None else items):
             with step("per-item table"):
                 extra = _items_writer(table, csv=items_csv)
+        shown = json_form(results)
         with step("writing the report and dataset card" if report else "writing the results"):
-            write_run(results, out, inputs=inputs, report=report, extra=extra)
+            write_run(shown, out, inputs=inputs, report=report, extra=extra)
+        results["meta"]["run_id"] = shown["meta"]["run_id"]
     return results
 
 

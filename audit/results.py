@@ -53,20 +53,16 @@ def jsonable(obj):
 
 
 def dumps(results: dict) -> str:
-    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null),
-    checked against the result contract first (:func:`audit.contract.results.checked`: a
-    producer that drifts from it is an internal error naming the block and key)."""
-    from .contract.results import checked  # pydantic: on the first write, never at start-up
-
-    return json.dumps(checked(jsonable(results)), indent=2, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null)."""
+    return json.dumps(jsonable(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def json_form(results: dict) -> dict:
-    """``results`` as ``results.json`` holds them (``json.loads(dumps(results))``: NaN as None):
-    what every renderer reads (the report, the card, the terminal summary, suites), whether the
-    results come from a run or from a file (:func:`read`)."""
-    return json.loads(dumps(results))
+def json_form(results):
+    """``results`` (or any block of them) as ``results.json`` holds them, NaN as None: the
+    values ``json.loads(dumps(results))`` gives, without writing the text (:func:`jsonable`).
+    What every renderer reads (the report, the card, the terminal summary, suites), whether
+    the results come from a run or from a file (:func:`read`)."""
+    return jsonable(results)
 
 
 def write(results: dict, path: str | Path) -> Path:

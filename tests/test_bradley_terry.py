@@ -152,8 +152,8 @@ def test_no_mle_gives_nan_and_a_warning():
     table = table_of(pd.DataFrame(rows))
     with pytest.warns(DegenerateDataWarning, match="Bradley-Terry"):
         res = rank(table, bootstrap=Bootstrap(50, seed=0), n_sims=100)
-    assert all(r["bt_strength"] is None for r in res["leaderboards"][ALL])
-    assert all(r["score"] is not None for r in res["leaderboards"][ALL])
+    assert all(np.isnan(r["bt_strength"]) for r in res["leaderboards"][ALL])
+    assert not any(np.isnan(r["score"]) for r in res["leaderboards"][ALL])
 
 
 def test_a_model_missing_from_a_table_is_nan_and_the_rest_still_fit():

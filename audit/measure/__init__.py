@@ -23,7 +23,7 @@ import warnings
 from ..errors import (CONTINUOUS_REASON, ContinuousScaleNaN, DegenerateDataWarning,
                       InputError, SingleAnnotatorPoolNaN)
 from ..resample import Bootstrap
-from ..results import jsonable
+from ..results import plain
 
 __all__ = ["measure", "reliability"]
 
@@ -156,7 +156,7 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
 @_knowing_single_pools
 def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: str = "median",
             min_overlap: int = 10, min_annotator_judgments: int = 10) -> dict:
-    """Reliability, pool disagreement and within-pool variability of ``table``, JSON-ready.
+    """Reliability, pool disagreement and within-pool variability of ``table``.
 
     Parameters
     ----------
@@ -181,7 +181,8 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     -------
     dict
         ``{"reliability", "pool_disagreement", "within_pool"}`` (see each module); plain Python
-        types, NaN as None. The bootstrap settings belong in the results' ``meta`` block
+        types, an undefined number as NaN (``null`` once written by
+        :func:`audit.results.dumps`). The bootstrap settings belong in the results' ``meta`` block
         (:func:`audit.pipeline.meta`).
     """
     from .disagreement import pool_disagreement
@@ -202,7 +203,7 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
         for key, value in (("min_overlap", min_overlap), ("min_per_pool", min_per_pool)):
             if int(value) < 1:
                 raise InputError(f"{key} must be at least 1, got {value!r}", key=key)
-        return jsonable(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
+        return plain(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
                                            min_overlap=min_overlap,
                                            min_annotator_judgments=min_annotator_judgments))
     rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
@@ -212,4 +213,4 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     with _ScopedWarnings("within-pool variability"):
         within = within_pool(table, bootstrap=bootstrap,
                              min_annotator_judgments=min_annotator_judgments)
-    return jsonable({"reliability": rel, "pool_disagreement": pools, "within_pool": within})
+    return plain({"reliability": rel, "pool_disagreement": pools, "within_pool": within})

@@ -3,11 +3,12 @@
 The continuous counterpart of :mod:`audit.measure.scope`, :mod:`audit.measure.disagreement`
 and :mod:`audit.measure.within_pool`, for the scales :func:`audit.measure.moments.is_continuous`
 selects. Output blocks keep the keys of the categorical ones (a statistic that needs categories
-is None, with its reason under ``not_defined``) and add:
+is NaN, with its reason under ``not_defined``) and add:
 
 reliability
-    ``krippendorff_alpha`` (interval, from moments) and ``icc`` / ``icc_k`` on the fully
-    crossed subset; Fleiss' kappa, Gwet's AC1, percent agreement and Cohen's kappa are NaN.
+    the registered metrics (:mod:`audit.metrics`) with a statistic ``on_moments``:
+    Krippendorff's alpha (interval) and the ICCs on the fully crossed subset; the others need
+    categories and are NaN (Fleiss' kappa, Gwet's AC1, percent agreement, Cohen's kappa).
 pool disagreement
     ``mean_difference``: over the items both pools judged, the mean of (pool b's mean score
     minus pool a's) — a systematic shift between the pools, 0 when they agree on average;
@@ -40,15 +41,16 @@ from itertools import combinations
 
 import numpy as np
 
+from .. import metrics
 from ..contract import columns as C
 from ..resample import ITEM_METHOD, Bootstrap, ci_dict, item_codes, item_resamples
 from .counts import Codes, warn_degenerate
-from .icc import SUBSET_RULE, crossed_block, icc2, icc2k
-from .moments import (alpha_columns, alpha_from_sums, annotator_anova, centre, icc_columns,
-                      icc_from_sums, interval_alpha_reason, item_moments,
-                      mean_difference_columns, mean_difference_from_sums, not_defined,
-                      within_sd_columns, within_sd_from_sums)
-from .scope import cohen_weights_name
+from .icc import SUBSET_RULE, crossed_block
+from .moments import (alpha_columns, annotator_anova, centre, icc_columns,
+                      interval_alpha_reason, item_moments, mean_difference_columns,
+                      mean_difference_from_sums, not_defined, within_sd_columns,
+                      within_sd_from_sums)
+from .scope import NAN, cohen_weights_name, family, metric_entry
 
 STATISTIC = "per-item moments (count, sum, sum of squares): a continuous interval scale"
 
@@ -172,17 +174,18 @@ class _Data:
         return c
 
 
-def _num(x) -> float | None:
-    x = float(x)
-    return None if np.isnan(x) else x
-
-
-def _metric(value, samples, bootstrap: Bootstrap, **extra) -> dict:
-    return {"value": _num(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
+LEVEL = "interval"
 
 
 def _undefined_metric(n_items: int, reason: str) -> dict:
-    return {"value": None, "ci95": [None, None], "n_items": n_items, "not_defined": reason}
+    return {"value": NAN, "ci95": [NAN, NAN], "n_items": n_items, "not_defined": reason}
+
+
+def _on_moments(level: str, name: str) -> tuple[list, list]:
+    """The registered metrics of family ``name``: those computed from moments, and the others
+    (NaN on a continuous scale)."""
+    members = family(name, level)
+    return [m for m in members if m.on_moments], [m for m in members if not m.on_moments]
 
 
 # -- reliability ----------------------------------------------------------------------------------
@@ -191,22 +194,26 @@ def _scope_columns(data: _Data, mask: np.ndarray, cols: _Columns, *, name: str,
                    reason: str) -> dict:
     """Register one scope's alpha and ICC columns; its plain values and metadata. Warns once
     for each category statistic (``reason``)."""
-    for what in ("Fleiss' kappa", "Gwet's AC1", "percent agreement", "Cohen's kappa"):
-        warn_degenerate(what, reason, stacklevel=5)
+    counts, undefined = _on_moments(LEVEL, metrics.COUNTS)
+    for m in undefined + family(metrics.COHEN, LEVEL):
+        warn_degenerate(m.text, reason, stacklevel=5)
     item, x = data.item[mask], data.x[mask]
     reason = interval_alpha_reason(item, x, data.n_items)
     a_cols = alpha_columns(item, x, data.n_items)
-    if reason:
-        warn_degenerate("Krippendorff's alpha", reason, stacklevel=5)
-        alpha = float("nan")
-    else:
-        alpha = float(alpha_from_sums(a_cols.sum(axis=0))[0])
+    values = {}
+    for m in counts:
+        if reason:
+            warn_degenerate(m.text, reason, stacklevel=5)
+            values[m.key] = NAN
+        else:
+            values[m.key] = float(m.function("on_moments")(a_cols.sum(axis=0))[0])
     ratings, chosen, rows = crossed_block(data.codes(mask))
     y = data.values[ratings]
+    for m in family(metrics.ICC, LEVEL):
+        values[m.key] = m.function("statistic")(y)
     pairable = np.flatnonzero(a_cols[:, 0])
-    return {"name": name, "alpha": alpha, "alpha_at": cols.add(a_cols[pairable], pairable),
+    return {"name": name, "values": values, "alpha_at": cols.add(a_cols[pairable], pairable),
             "n_pairable": len(pairable),
-            "icc": icc2(y), "icc_k": icc2k(y),
             "icc_at": cols.add(icc_columns(y), rows) if len(rows) else None,
             "icc_info": {"n_items": int(len(ratings)),
                          "annotators": [data.annotator_names[a] for a in chosen],
@@ -216,27 +223,28 @@ def _scope_columns(data: _Data, mask: np.ndarray, cols: _Columns, *, name: str,
 def _scope_result(scope: dict, sums: np.ndarray, bootstrap: Bootstrap, reason: str
                   ) -> tuple[dict, dict]:
     n = scope["n_pairable"]
-    alpha_b = alpha_from_sums(sums[:, scope["alpha_at"]])
-    out = {"krippendorff_alpha": _metric(scope["alpha"], alpha_b, bootstrap, n_items=n)}
-    for metric in ("fleiss_kappa", "gwet_ac1", "percent_agreement"):
-        out[metric] = _undefined_metric(n, reason)
-    out["cohen_kappa"] = {"value": None, "ci95": [None, None], "median": None, "n_pairs": 0,
-                          "not_defined": reason}
+    values = scope["values"]
+    counts, undefined = _on_moments(LEVEL, metrics.COUNTS)
+    out = {}
+    for m in counts:
+        samples = m.function("on_moments")(sums[:, scope["alpha_at"]])
+        out[m.key] = metric_entry(values[m.key], samples, bootstrap, n_items=n)
+    for m in undefined:
+        out[m.key] = _undefined_metric(n, reason)
+    for m in family(metrics.COHEN, LEVEL):
+        out[m.key] = {"value": NAN, "ci95": [NAN, NAN], "median": NAN, "n_pairs": 0,
+                      "not_defined": reason}
     at = scope["icc_at"]
     nan = np.full(bootstrap.n_resamples, np.nan)
-    icc_b = icc_from_sums(sums[:, at], average=False) if at is not None else nan
-    icc_k_b = icc_from_sums(sums[:, at], average=True) if at is not None else nan
-    out["icc"] = _metric(scope["icc"], icc_b, bootstrap,
-                         form="ICC2: two-way random effects, absolute agreement, single rater",
-                         **scope["icc_info"])
-    out["icc_k"] = _metric(scope["icc_k"], icc_k_b, bootstrap,
-                           form="ICC2k: two-way random effects, absolute agreement, mean of k "
-                                "raters", **scope["icc_info"])
-    cohen = {"weights": cohen_weights_name("interval"), "min_overlap": None, "n_pairs": 0,
-             "n_pairs_with_overlap": 0, "mean": None, "median": None,
-             "ci95": {"mean": [None, None], "median": [None, None]}, "pairs": [],
+    for m in family(metrics.ICC, LEVEL):
+        samples = m.function("on_moments")(sums[:, at]) if at is not None else nan
+        out[m.key] = metric_entry(values[m.key], samples, bootstrap, form=m.form,
+                                  **scope["icc_info"])
+    cohen = {"weights": cohen_weights_name(LEVEL), "min_overlap": None, "n_pairs": 0,
+             "n_pairs_with_overlap": 0, "mean": NAN, "median": NAN,
+             "ci95": {"mean": [NAN, NAN], "median": [NAN, NAN]}, "pairs": [],
              "not_defined": reason}
-    return out, cohen
+    return {k: out[k] for k in metrics.keys(level=LEVEL)}, cohen
 
 
 def _reliability_scopes(table, data: _Data, cols: _Columns) -> list[tuple[str | None, dict]]:
@@ -338,7 +346,7 @@ def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list
     for p in pairs:
         a, b = p["pool_a"], p["pool_b"]
         diff_b, abs_b = mean_difference_from_sums(sums[:, p["at"]])
-        ci = {"majority_differs_rate": [None, None], "winner_reversed_rate": None,
+        ci = {"majority_differs_rate": [NAN, NAN], "winner_reversed_rate": None,
               "mean_difference": ci_dict(diff_b, bootstrap.level),
               "mean_abs_difference": ci_dict(abs_b, bootstrap.level)}
         out.append({
@@ -348,10 +356,10 @@ def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list
             "min_per_pool": {a: 1, b: 1},
             "n_items_shared": p["n_shared"],
             "n_items_both_unanimous": None,
-            "majority_differs_rate": None,
+            "majority_differs_rate": NAN,
             "winner_reversed_rate": None,
-            "mean_difference": _num(p["diff"]),
-            "mean_abs_difference": _num(p["absdiff"]),
+            "mean_difference": float(p["diff"]),
+            "mean_abs_difference": float(p["absdiff"]),
             "difference": "pool b's mean score minus pool a's, per item both pools judged",
             "ci95": ci,
             "ci_method": ITEM_METHOD,
@@ -361,8 +369,8 @@ def _pair_rows(table, pairs, sums, bootstrap: Bootstrap, tie_break: str) -> list
             "not_defined": reason,
             "all_shared": {
                 "n_items": p["n_shared"], "n_items_dropped": 0,
-                "majority_differs_rate": None, "winner_reversed_rate": None,
-                "ci95": {"majority_differs_rate": [None, None], "winner_reversed_rate": None},
+                "majority_differs_rate": NAN, "winner_reversed_rate": None,
+                "ci95": {"majority_differs_rate": [NAN, NAN], "winner_reversed_rate": None},
                 "tie_break": {"rule": tie_break, "description": TIE_BREAKS[tie_break]},
                 "confusion": None, "not_defined": reason},
             "resampling": ITEM_METHOD,
@@ -422,9 +430,9 @@ def _within_rows(table, pools, sums, bootstrap: Bootstrap) -> list[dict]:
         out.append({
             "pool": p["pool"],
             "judge": p["pool"] in table.judge_pools,
-            "disagreement_rate": None,
-            "ci95": [None, None],
-            "within_item_sd": _num(p["sd"]),
+            "disagreement_rate": NAN,
+            "ci95": [NAN, NAN],
+            "within_item_sd": float(p["sd"]),
             "within_item_sd_ci95": ci_dict(sd_b, bootstrap.level),
             "annotator_effect_p": p["test"]["p_value"],
             "effect_size": effect["effect_size"],

@@ -50,8 +50,6 @@ from ..contract.labels import CATEGORY_LIMIT, is_continuous  # noqa: F401 - the 
 #: Relative size below which a difference of sums of squares is rounding, not variance.
 _ROUNDING = 1e-12
 
-CATEGORY_STATISTICS = ("fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa")
-
 
 def not_defined(scale) -> str:
     """Why a category statistic is NaN on a continuous ``scale``."""
@@ -165,6 +163,16 @@ def icc_from_sums(sums: np.ndarray, *, average: bool) -> np.ndarray:
         out = (msr - mse) / den
     varies = ss_total > _ROUNDING * sq
     return np.where((n >= 2) & varies & (den != 0), out, np.nan)
+
+
+def icc2_from_sums(sums: np.ndarray) -> np.ndarray:
+    """(B,) ICC(2,1) from sums of :func:`icc_columns` (:func:`icc_from_sums`)."""
+    return icc_from_sums(sums, average=False)
+
+
+def icc2k_from_sums(sums: np.ndarray) -> np.ndarray:
+    """(B,) ICC(2,k) from sums of :func:`icc_columns` (:func:`icc_from_sums`)."""
+    return icc_from_sums(sums, average=True)
 
 
 # -- pool vs pool, within a pool ---------------------------------------------------------------

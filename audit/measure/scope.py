@@ -10,36 +10,45 @@ One item bootstrap per family of sufficient statistics, drawn as multinomial pat
 ``cohen``   per-item rows of annotator-pair table cells -> every pairwise Cohen's kappa and their
             mean and median.
 
+The metrics and their statistics come from the registry (:mod:`audit.metrics`): each family
+computes the registered metrics of its family and the scale's level, in registry order.
 Scopes are reproducible alone: the same seed gives the same numbers whatever else is measured.
 A continuous interval scale takes another path (:mod:`audit.measure.continuous`).
+Values are floats, NaN where undefined (``null`` once written by :func:`audit.results.dumps`).
 """
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from .. import metrics
 from ..contract import columns as C
 from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
-from .ac1 import gwet_ac1, gwet_ac1_batched, percent_agreement, percent_agreement_batched
-from .alpha import krippendorff_alpha, krippendorff_alpha_batched
 from .counts import codes, count_matrix, n_overlapping_pairs, pair_tables, warn_degenerate
-from .icc import SUBSET_RULE, crossed_subset, icc2, icc2_batched, icc2k, icc2k_batched
-from .kappa import (cohen_kappa_tables, cohen_weights, fleiss_kappa, fleiss_kappa_batched,
-                    summarise_pairs)
+from .icc import SUBSET_RULE, crossed_subset
+from .kappa import cohen_kappa_tables, cohen_weights, summarise_pairs
 from .wide import COHEN_CELLS, is_wide
 
-#: The reliability metrics, in output order (``icc``/``icc_k`` only for ordered labels).
-METRICS = ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1", "percent_agreement", "cohen_kappa",
-           "icc", "icc_k")
+NAN = float("nan")
 
 
-def _num(x) -> float | None:
-    x = float(x)
-    return None if np.isnan(x) else x
+def metric_entry(value: float, samples: np.ndarray, bootstrap: Bootstrap, **extra) -> dict:
+    """One metric's entry: ``{"value", "ci95": [low, high], **extra}``, plain floats (NaN where
+    undefined)."""
+    return {"value": float(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
 
 
-def _metric(value: float, samples: np.ndarray, bootstrap: Bootstrap, **extra) -> dict:
-    return {"value": _num(value), "ci95": ci_dict(samples, bootstrap.level), **extra}
+def family(name: str, level: str) -> list[metrics.Metric]:
+    """The registered metrics of family ``name`` reported at label ``level``, in output order."""
+    return [metrics.get(k) for k in metrics.keys(family=name, level=level)]
+
+
+def scale_options(fn, **options) -> dict:
+    """The keywords among ``options`` (``level``, ``values``) that ``fn`` takes."""
+    taken = inspect.signature(fn).parameters
+    return {k: v for k, v in options.items() if k in taken}
 
 
 #: Largest (resamples x patterns) weight block held in memory at once (float64 cells).
@@ -84,34 +93,34 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     values = scale.numeric_values
     c = codes(table)
     count_metrics = _wide_counts if is_wide(scale) else _counts
-    out = count_metrics(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
+    found = count_metrics(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
     cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
-    out["cohen_kappa"] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
-                          "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
-    if level != "nominal":
-        out.update(_icc(c, values, bootstrap=bootstrap, scope=scope))
-    return out, cohen
+    for m in family(metrics.COHEN, level):
+        found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
+                        "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
+    if family(metrics.ICC, level):
+        found.update(_icc(c, values, level=level, bootstrap=bootstrap, scope=scope))
+    return {k: found[k] for k in metrics.keys(level=level)}, cohen
 
 
 def _counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: str) -> dict:
-    """Alpha, Fleiss, AC1 and percent agreement from the dense items x categories counts."""
+    """The ``counts`` family (alpha, Fleiss, AC1, percent agreement, ...) from the dense items x
+    categories counts."""
     counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
     counts = counts[counts.sum(axis=1) > 0]
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
     uniq, freq, _ = patterns(counts)
-    alpha_b, fleiss_b, ac1_b, pa_b = resampled(
-        freq, bootstrap, f"{scope}:counts",
-        lambda w: (krippendorff_alpha_batched(uniq, w, level=level, values=values),
-                   fleiss_kappa_batched(uniq, w), gwet_ac1_batched(uniq, w),
-                   percent_agreement_batched(uniq, w)))
-    return {
-        "krippendorff_alpha": _metric(krippendorff_alpha(counts, level=level, values=values),
-                                      alpha_b, bootstrap, n_items=n_pairable),
-        "fleiss_kappa": _metric(fleiss_kappa(counts), fleiss_b, bootstrap, n_items=n_pairable),
-        "gwet_ac1": _metric(gwet_ac1(counts), ac1_b, bootstrap, n_items=n_pairable),
-        "percent_agreement": _metric(percent_agreement(counts), pa_b, bootstrap,
-                                     n_items=n_pairable),
-    }
+    members = family(metrics.COUNTS, level)
+    batched = [(fn, scale_options(fn, level=level, values=values))
+               for fn in (m.function("batched") for m in members)]
+    boot = resampled(freq, bootstrap, f"{scope}:counts",
+                     lambda w: tuple(fn(uniq, w, **kw) for fn, kw in batched))
+    out = {}
+    for m, samples in zip(members, boot):
+        fn = m.function("statistic")
+        value = fn(counts, **scale_options(fn, level=level, values=values))
+        out[m.key] = metric_entry(value, samples, bootstrap, n_items=n_pairable)
+    return out
 
 
 def _wide_counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: str
@@ -125,34 +134,28 @@ def _wide_counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, sco
     plain = stats(sp.freq[None, :].astype(np.float64))
     boot = resampled(sp.freq, bootstrap, f"{scope}:counts", stats, width=stats.width)
     out = {}
-    for k, (metric, name, within) in enumerate([
-            ("krippendorff_alpha", "Krippendorff's alpha", "pairable"),
-            ("fleiss_kappa", "Fleiss' kappa", "rated"), ("gwet_ac1", "Gwet's AC1", "rated"),
-            ("percent_agreement", "percent agreement", None)]):
-        reason = undefined_reason(sp, categories_in=within)
+    for k, m in enumerate(family(metrics.COUNTS, level)):
+        reason = undefined_reason(sp, categories_in=CountStatistics.CATEGORIES_IN[k])
         if reason:
-            warn_degenerate(name, reason, stacklevel=4)
-        value = float("nan") if reason else float(plain[k][0])
-        out[metric] = _metric(value, boot[k], bootstrap, n_items=n_pairable)
+            warn_degenerate(m.text, reason, stacklevel=4)
+        value = NAN if reason else float(plain[k][0])
+        out[m.key] = metric_entry(value, boot[k], bootstrap, n_items=n_pairable)
     return out
 
 
-def _icc(c, values: np.ndarray, *, bootstrap: Bootstrap, scope: str) -> dict:
+def _icc(c, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str) -> dict:
+    """The ``icc`` family from the rating rows of the fully crossed subset."""
     ratings, chosen = crossed_subset(c)
     names = [c.annotator_names[a] for a in chosen]
     info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
     uniq, freq, _ = patterns(ratings)
     y, yu = values[ratings], values[uniq]
-    icc_b, icc_k_b = resampled(freq, bootstrap, f"{scope}:icc",
-                               lambda w: (icc2_batched(yu, w), icc2k_batched(yu, w)))
-    return {
-        "icc": _metric(icc2(y), icc_b, bootstrap,
-                       form="ICC2: two-way random effects, absolute agreement, single rater",
-                       **info),
-        "icc_k": _metric(icc2k(y), icc_k_b, bootstrap,
-                         form="ICC2k: two-way random effects, absolute agreement, mean of k "
-                              "raters", **info),
-    }
+    members = family(metrics.ICC, level)
+    batched = [m.function("batched") for m in members]
+    boot = resampled(freq, bootstrap, f"{scope}:icc", lambda w: tuple(fn(yu, w) for fn in batched))
+    return {m.key: metric_entry(m.function("statistic")(y), samples, bootstrap, form=m.form,
+                                **info)
+            for m, samples in zip(members, boot)}
 
 
 def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> dict:
@@ -163,10 +166,10 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
         if n_pairs * q * q > COHEN_CELLS:
             reason = (f"{n_pairs} annotator pairs x {q} x {q} label tables exceed "
                       f"{COHEN_CELLS:,} cells")
-            warn_degenerate("Cohen's kappa (mean over pairs)", reason, stacklevel=4)
+            warn_degenerate(_cohen_text(), reason, stacklevel=4)
             return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
-                    "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": None,
-                    "median": None, "ci95": {"mean": [None, None], "median": [None, None]},
+                    "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": NAN,
+                    "median": NAN, "ci95": {"mean": [NAN, NAN], "median": [NAN, NAN]},
                     "pairs": [], "not_defined": reason}
     pt = pair_tables(c, min_overlap=min_overlap)
     k = len(pt.pairs)
@@ -192,7 +195,7 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
                             width=k * q * q)
     mean, median, n_def = summarise_pairs(kappas[None, :])
     if n_def[0] == 0:
-        warn_degenerate("Cohen's kappa (mean over pairs)",
+        warn_degenerate(_cohen_text(),
                         f"no annotator pair shares {min_overlap} or more items with a defined "
                         "kappa", stacklevel=4)
     bmean, bmedian, _ = summarise_pairs(boot)
@@ -200,16 +203,22 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
     lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
     names = np.asarray(c.annotator_names, dtype=object)
     pairs = [{"annotator_a": a, "annotator_b": b, "pool_a": pool_of.get(a),
-              "pool_b": pool_of.get(b), "n_items": int(n), "kappa": _num(kap),
-              "ci95": [_num(l), _num(h)]}
+              "pool_b": pool_of.get(b), "n_items": int(n), "kappa": float(kap),
+              "ci95": [float(l), float(h)]}
              for a, b, n, kap, l, h in zip(names[pt.pairs[:, 0]], names[pt.pairs[:, 1]],
                                            pt.tables.sum(axis=(1, 2)), kappas, lo, hi)]
     return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
             "n_pairs": int(n_def[0]), "n_pairs_with_overlap": k,
-            "mean": _num(mean[0]), "median": _num(median[0]),
+            "mean": float(mean[0]), "median": float(median[0]),
             "ci95": {"mean": ci_dict(bmean, bootstrap.level),
                      "median": ci_dict(bmedian, bootstrap.level)},
             "pairs": pairs}
+
+
+def _cohen_text() -> str:
+    """How warnings name the ``cohen`` family's metric of a scope: the mean over pairs."""
+    (key,) = metrics.keys(family=metrics.COHEN)
+    return f"{metrics.get(key).text} (mean over pairs)"
 
 
 def _pool_of_annotator(table) -> dict:

@@ -119,7 +119,12 @@ def undefined_reason(sp: SparsePatterns, *, categories_in: str | None = "pairabl
 class CountStatistics:
     """Alpha, Fleiss' kappa, Gwet's AC1 and percent agreement of sparse patterns, batched: each
     call takes (B, P) pattern weights and returns four (B,) arrays (NaN silently where
-    undefined, as the dense ``*_batched`` functions)."""
+    undefined, as the dense ``*_batched`` functions), in the registry's order of the ``counts``
+    family (:func:`audit.metrics.keys`; ``tests/test_registry.py`` checks the two agree)."""
+
+    #: Per statistic, in output order: the judgments whose labels must vary for it to be
+    #: defined (``categories_in`` of :func:`undefined_reason`; as the dense statistics warn).
+    CATEGORIES_IN = ("pairable", "rated", "rated", None)
 
     def __init__(self, sp: SparsePatterns, *, level: str):
         if level not in ("nominal", "ordinal"):

@@ -17,7 +17,8 @@ sample of items:
 * exposure (:mod:`audit.rank.exposure`): the items whose majority winner flips between pools;
 * judge alignment (:mod:`audit.rank.judge_alignment`): which human pool an LLM judge agrees with.
 
-Everything returned is plain JSON (no numpy types; NaN is None).
+Everything returned is plain Python (no numpy types); an undefined number is NaN, written as
+``null`` by :func:`audit.results.dumps`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..contract.labels import LabelKind, is_continuous
 from ..contract.columns import EVERY_HUMAN_POOL as ALL
 from ..resample import ITEM_METHOD, Bootstrap
 from ..contract.table import AnnotationTable
-from ..results import jsonable
+from ..results import plain
 from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
@@ -88,7 +89,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     _check_options(bootstrap, unit, gap_model, perturbation, max_flipped)
     reason = _skip_reason(table)
     if reason is not None:
-        return jsonable(_skipped(reason, unit, bootstrap))
+        return plain(_skipped(reason, unit, bootstrap))
     pairwise = table.is_pairwise
     data = pairwise_votes(table) if pairwise else rating_scores(table)
     make = pairwise_board if pairwise else rating_board
@@ -137,7 +138,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         },
         "judge_alignment": judges,
     }
-    return jsonable(out)
+    return plain(out)
 
 
 def _check_options(bootstrap, unit, gap_model, perturbation, max_flipped):
