@@ -16,6 +16,7 @@ class Outcome(Block):
     expect: str
     """The catalogue name (``min_reliability``, ``labels_in_set``, ...)."""
     passed: StrictBool
+    """Whether it held."""
     observed: StrictInt | Num
     """The measurement read (a claim), or the number of rows that broke the expectation."""
     threshold: str
@@ -23,7 +24,9 @@ class Outcome(Block):
     line: StrictInt | None
     """Line of the suite file."""
     claim: str | None
+    """The claim the suite states for it, in words."""
     description: str | None
+    """What it expects, in words."""
     measurement: str | None
     """The measurement a claim reads (``krippendorff_alpha[all]``)."""
     error: StrictBool
@@ -47,15 +50,21 @@ class Expectations(Block):
     """The suite's outcome."""
 
     suite: str | None
+    """The suite's name."""
     path: str | None
     """The suite file."""
     success: StrictBool
     """True when every expectation that ran passed."""
     n_passed: StrictInt
+    """Expectations that held."""
     n_failed: StrictInt
+    """Expectations that did not hold (any: exit 1)."""
     n_skipped: StrictInt
+    """Expectations not run."""
     results: list[Outcome]
+    """Every expectation run, in suite order."""
     skipped: list[Skipped]
+    """Every expectation not run, with the reason."""
 
 
 class OldNew(Block):
@@ -122,12 +131,15 @@ class Relabelling(Block):
     """The judgments in both versions whose label changed."""
 
     count: StrictInt
+    """Relabelled judgments."""
     changes: list[Change]
     """The first 1000, by item and annotator."""
     share: Num
     """As ``changed_label_share``."""
     by_pool: dict[str, Relabelled]
+    """Per pool of the new version."""
     by_annotator: ByAnnotator
+    """The annotators with a changed label."""
     transitions: list[Transition]
     """By label name, most frequent first."""
 
@@ -139,6 +151,7 @@ class MetricChange(Block):
     old: Num
     new: Num
     change: Num
+    """New minus old (negative: agreement fell)."""
 
 
 class ReliabilityChange(Block):
@@ -159,9 +172,11 @@ class LeaderboardChange(Block):
     kendall_tau: Num
     """Kendall's tau-b of the common models' old and new scores (Kendall 1945)."""
     n_models: StrictInt
+    """Models with a score in both versions."""
     models_added: list[str]
     models_removed: list[str]
     models: dict[str, ModelChange]
+    """Each common model's old and new rank and score."""
 
 
 class Baseline(Block):
@@ -171,14 +186,21 @@ class Baseline(Block):
     source: str
     """The previous version."""
     n_items: OldNew
+    """Items in each version."""
     n_judgments: OldNew
+    """Judgments in each version and in both."""
     items_added: Listed
+    """Items only in the new version."""
     items_removed: Listed
+    """Items only in the old version."""
     items_relabelled: Listed
     """Items with a relabelled judgment."""
     judgments_added: StrictInt
+    """Judgments (item, annotator) only in the new version."""
     judgments_removed: StrictInt
+    """Judgments only in the old version."""
     relabelled: Relabelling
+    """Judgments in both whose label changed."""
     changed_label_share: Num
     """Relabelled judgments over the judgments in both versions."""
     removed_item_share: Num
@@ -186,4 +208,6 @@ class Baseline(Block):
     added_item_share: Num
     """Added items over the old items (0.10: grew by 10%)."""
     reliability: ReliabilityChange = None
+    """Every coefficient in both versions (with the audits)."""
     leaderboards: dict[str, LeaderboardChange] = None
+    """Every leaderboard in both versions (with the audits)."""

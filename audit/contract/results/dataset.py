@@ -78,6 +78,7 @@ class PoolSummary(Block):
     """One annotator pool's size."""
 
     n_annotators: StrictInt
+    """Annotators in the pool."""
     n_annotations: StrictInt
     """Judgments by the pool."""
     n_items: StrictInt
@@ -121,6 +122,7 @@ class PoolsFolded(Block):
     into: str
     """The pool they were folded into (``other``)."""
     pools: list[FoldedPool]
+    """Each folded pool with its reason."""
     n_annotators: StrictInt
     """Annotators in the folded pools, all together."""
     n_judgments: StrictInt
@@ -144,6 +146,7 @@ class Dataset(Block):
     """What was read. Conservation: ``rows_read - sum(rows_dropped[].n) == n_annotations``."""
 
     name: str
+    """The dataset's name (from the source or ``--spec``)."""
     n_items: StrictInt
     """Items with at least one judgment."""
     n_annotations: StrictInt
@@ -153,11 +156,14 @@ class Dataset(Block):
     rows_dropped: list[DroppedRows]
     """Judgments dropped, by rule (empty when none was)."""
     n_annotators: StrictInt
+    """Distinct annotators."""
     label_kind: Kind
     """What a label is: an unordered category, an ordered one, a number, or a signed
     preference between two responses (negative: A better, 0: tie)."""
     label_scale: LabelScaleSummary
+    """The label scale."""
     judgments_per_item: JudgmentsPerItem
+    """Judgments per item: fewest, median, most."""
     pools: dict[str, PoolSummary]
     """Every pool by name, judge pools included."""
     pools_folded: PoolsFolded = None

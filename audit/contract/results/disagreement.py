@@ -22,6 +22,7 @@ class RateIntervals(Block):
     """95% intervals of the rates beside them."""
 
     majority_differs_rate: Interval
+    """Interval of ``majority_differs_rate``."""
     winner_reversed_rate: Interval | None
     """Null for labels that are not preferences."""
     mean_difference: Interval = None
@@ -35,7 +36,9 @@ class NullRates(Block):
     each shared item's judgments, with the one-sided p-value of the observed rate."""
 
     majority_differs_rate: Num = None
+    """Expected ``majority_differs_rate``."""
     winner_reversed_rate: Num = None
+    """Expected ``winner_reversed_rate`` (preferences)."""
     mean_abs_difference: Num = None
     """Continuous scale: the expected mean absolute difference."""
     p_value: Num
@@ -43,9 +46,11 @@ class NullRates(Block):
     mc_se: Num
     """Monte-Carlo standard error of ``p_value``."""
     n_permutations: StrictInt
+    """Permutations drawn."""
     strata: str
     """What the permutation keeps fixed (``item``)."""
     method: str
+    """The permutation, in words."""
     not_defined: str = None
     """Why the null cannot move (e.g. one judgment per pool on every item)."""
 
@@ -54,19 +59,24 @@ class Excess(Block):
     """Observed minus null rate, with its interval."""
 
     estimate: Num
+    """Observed rate minus null rate (positive: the pools differ beyond chance)."""
     ci95: Interval
+    """Percentile item-bootstrap interval of the observed rate, shifted by the null mean."""
 
 
 class ExcessRates(Block):
     """How far each observed rate lies above the null."""
 
     majority_differs_rate: Excess = None
+    """Excess of ``majority_differs_rate``."""
     winner_reversed_rate: Excess | None = None
     """Null for labels that are not preferences."""
     mean_abs_difference: Excess = None
     """Continuous scale."""
     ci_method: str
+    """How the intervals are computed."""
     not_defined: str = None
+    """Why the excess is null."""
 
 
 class TieBreak(Block):
@@ -84,13 +94,19 @@ class AllShared(Block):
     n_items_dropped: StrictInt
     """Shared items the tie-break rule dropped."""
     majority_differs_rate: Num
+    """Share of those items where the pools' labels differ."""
     winner_reversed_rate: Num
+    """Preferences: share where the pools name opposite winners (null otherwise)."""
     ci95: RateIntervals
+    """Wilson score intervals, conditional on ``n_items``."""
     ci_method: str = None
+    """How ``ci95`` is computed."""
     tie_break: TieBreak
+    """How a split pool's consensus label is chosen."""
     confusion: Confusion | None
     """Null on a scale too wide to tabulate, and on a continuous scale."""
     not_defined: str = None
+    """Why the rates are null."""
 
 
 class PoolDisagreement(Block):
@@ -99,7 +115,9 @@ class PoolDisagreement(Block):
     opposite."""
 
     pool_a: str
+    """The first pool (rows of ``confusion``)."""
     pool_b: str
+    """The second pool (columns of ``confusion``)."""
     judge: StrictBool
     """True when either pool is an LLM judge."""
     granularity: Granularity
@@ -121,14 +139,20 @@ class PoolDisagreement(Block):
     difference: str = None
     """Continuous scale: what ``mean_difference`` subtracts from what."""
     ci95: RateIntervals
+    """Wilson score intervals of the rates, conditional on the qualifying items."""
     ci_method: str
+    """How ``ci95`` is computed."""
     null: NullRates
+    """The rates two interchangeable pools would show."""
     excess: ExcessRates
+    """Observed minus null."""
     confusion: Confusion | None
     """Unanimous label of pool a (row) against pool b's (column); null on a wide or
     continuous scale."""
     all_shared: AllShared
+    """The same comparison over every shared item."""
     not_defined: str = None
+    """Why the label rates are null (a continuous scale)."""
     resampling: str = None
     """Continuous scale: how items are resampled."""
 
@@ -140,21 +164,29 @@ class WithinItemTest(Block):
     name: str
     """``within_item_permutation``, or the asymptotic generalised CMH test on large data."""
     statistic_name: str
+    """Which statistic is permuted."""
     statistic: Num
+    """Its observed value."""
     p_value: Num
     """Mid p-value of the permutation test (or the asymptotic p-value)."""
     p_value_conservative: Num
     """``(1 + greater + ties) / (1 + permutations)``."""
     n_permutations: StrictInt
+    """Permutations drawn (0: not run)."""
     mc_se: Num
     """Monte-Carlo standard error of ``p_value``."""
     dof: StrictInt | None
     """Degrees of freedom of the asymptotic test."""
     strata: str
+    """What the permutation keeps fixed (``item``)."""
     n_items_informative: StrictInt
+    """Items with two or more tested annotators."""
     n_judgments: StrictInt
+    """Judgments tested."""
     method: str
+    """The test, in words."""
     not_defined: str = None
+    """Why no p-value could be computed."""
 
 
 class ReferenceTest(Block):
@@ -163,52 +195,77 @@ class ReferenceTest(Block):
     name: str
     """``cochran_q``, ``stuart_maxwell`` or ``friedman``."""
     statistic: Num
+    """The test statistic."""
     dof: StrictInt
+    """Its degrees of freedom."""
     p_value: Num
+    """Asymptotic p-value."""
     n_items: StrictInt
+    """Items of the complete block."""
     n_annotators: StrictInt
+    """Annotators of the complete block."""
 
 
 class PooledTest(Block):
     """A test that ignores that annotators share items; for reference only."""
 
     statistic: Num
+    """Chi-square (categories) or F (scores)."""
     dof: StrictInt | list[StrictInt] | None
     """Degrees of freedom (numerator and denominator for the ANOVA's F)."""
     p_value: Num
+    """Its p-value, too small when annotators share items."""
     note: str
+    """Why it is for reference only."""
 
 
 class WithinPool(Block):
     """Disagreement inside one pool and whether its annotators differ systematically."""
 
     pool: str
+    """The pool."""
     judge: StrictBool
+    """True for an LLM-judge pool."""
     disagreement_rate: Num
     """Share of the pool's items with two or more judgments that are not unanimous (lower is
     better; null on a continuous scale)."""
     ci95: Interval
+    """Wilson score interval of ``disagreement_rate``."""
     ci_method: str = None
+    """How ``ci95`` is computed."""
     within_item_sd: Num = None
     """Continuous scale: the pooled within-item standard deviation of scores."""
     within_item_sd_ci95: Interval = None
+    """Item-bootstrap interval of ``within_item_sd``."""
     annotator_effect_p: Num
     """The ``test``'s p-value."""
     effect_size: Num
     """Cramér's V (categories) or eta squared (continuous scores)."""
     effect_size_name: Literal["cramers_v", "eta_squared"]
+    """Which effect size ``effect_size`` is."""
     test: WithinItemTest
+    """The annotator-effect test."""
     reference_tests: list[ReferenceTest]
+    """Classical tests on the complete block, for reference."""
     pooled_chi2: PooledTest = None
+    """Categories: the annotators x labels chi-square test."""
     pooled_anova: PooledTest = None
     """Continuous scale."""
     n_items: StrictInt
+    """Items with two or more judgments from the pool."""
     n_annotators: StrictInt
+    """Annotators of the pool."""
     n_annotators_tested: StrictInt
     """Annotators with at least ``min_annotator_judgments`` judgments on shared items."""
     n_annotators_excluded: StrictInt
+    """Annotators with too few judgments to be tested."""
     n_judgments_tested: StrictInt
+    """Judgments that entered the test."""
     n_judgments_excluded: StrictInt
+    """Judgments left out of the test."""
     min_annotator_judgments: StrictInt
+    """Judgments an annotator needs to be tested."""
     not_defined: str = None
+    """Why the test or the rate is null."""
     resampling: str = None
+    """Continuous scale: how items are resampled."""

@@ -47,14 +47,18 @@ class CohenPair(Block):
     n_items: StrictInt
     """Items both annotators judged."""
     kappa: Num
+    """Weighted Cohen's kappa (Cohen 1960, 1968); null where undefined."""
     ci95: Interval
+    """Item-bootstrap interval of ``kappa``."""
 
 
 class CohenIntervals(Block):
     """Intervals of the mean and the median over pairs."""
 
     mean: Interval
+    """Item-bootstrap interval of the mean."""
     median: Interval
+    """Item-bootstrap interval of the median."""
 
 
 class CohenPairs(Block):
@@ -69,9 +73,13 @@ class CohenPairs(Block):
     n_pairs_with_overlap: StrictInt
     """Pairs sharing at least ``min_overlap`` items."""
     mean: Num
+    """Mean kappa over the pairs (``cohen_kappa.value``)."""
     median: Num
+    """Median kappa over the pairs."""
     ci95: CohenIntervals
+    """Intervals of the mean and the median."""
     pairs: list[CohenPair]
+    """Every pair sharing ``min_overlap`` items."""
     not_defined: str = None
     """Why no pair was computed."""
 
@@ -80,7 +88,9 @@ class CohenPairsByScope(Block):
     """Pairwise kappas over the human pools together and per pool."""
 
     overall: CohenPairs
+    """Over every human annotator together."""
     by_pool: dict[str, CohenPairs]
+    """Within each pool."""
 
 
 class Reliability(Block):
@@ -99,3 +109,4 @@ class Reliability(Block):
     by_pool: dict[str, dict[MetricKey, Estimate]]
     """Every coefficient within each pool. A pool held by one annotator has none defined."""
     cohen_pairs: CohenPairsByScope
+    """The pairwise Cohen's kappas behind ``cohen_kappa``."""
