@@ -4,6 +4,7 @@ reliability and leaderboard changes, and the baseline claims through ``check --b
 from __future__ import annotations
 
 import json
+import math
 from itertools import combinations
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from audit.suites.baseline import (ADDED, CHANGE, RELABELLED, REMOVED, compare,
 from audit.contract.labels import LabelKind, LabelScale
 from audit.ingest import load
 from audit.contract.table import build_table
+from audit.results import jsonable
 from conftest import PANDALM_SIGN, shared_data
 
 REPO = Path(__file__).resolve().parents[1]
@@ -241,8 +243,10 @@ def test_reliability_change_is_new_minus_old():
            "by_pool": {"crowd": {"krippendorff_alpha": {"value": None}}}}
     out = reliability_change(old, new)
     assert out["overall"]["krippendorff_alpha"]["change"] == pytest.approx(-0.05)
-    assert out["by_pool"] == {"crowd": {"krippendorff_alpha": {"old": 0.5, "new": None,
-                                                               "change": None}}}
+    crowd = out["by_pool"]["crowd"]["krippendorff_alpha"]
+    assert crowd["old"] == 0.5 and math.isnan(crowd["new"]) and math.isnan(crowd["change"])
+    assert jsonable(out["by_pool"]) == {"crowd": {"krippendorff_alpha": {
+        "old": 0.5, "new": None, "change": None}}}
 
 
 # -- the gate on a dataset PR ----------------------------------------------------------------------

@@ -53,14 +53,8 @@ with _without_pyspark_pandas():
 
 from ..errors import InputError, SchemaError
 from . import columns as C
-from .labels import (
-    LabelKind,
-    LabelScale,
-    factorize_labels,
-    first_unstorable,
-    label_text,
-    parse_number,
-)
+from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
+                     parse_number)
 
 
 class Reason(str, Enum):

@@ -17,7 +17,6 @@ Everything is vectorised on integer keys (item code x annotator code over the un
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -27,6 +26,7 @@ from ..contract import columns as C
 from ..errors import DegenerateDataWarning
 from ..contract.table import AnnotationTable
 from .gx_json import label_key
+from .measurements import as_float
 
 CHANGE = "change"
 ADDED, REMOVED, RELABELLED = "added", "removed", "relabelled"
@@ -173,21 +173,14 @@ def _share(num: int, den: int, what: str) -> float:
     return num / den
 
 
-def _num(x):
-    if isinstance(x, dict):
-        x = x.get("value")
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
 def reliability_change(old: dict, new: dict) -> dict:
     """Every metric in both reliability blocks: ``{old, new, change}`` (change = new - old)."""
     def block(o, n):
         out = {}
         for metric in (o or {}):
             if metric in (n or {}) and isinstance(o[metric], dict) and "value" in o[metric]:
-                a, b = _num(o[metric]), _num(n[metric])
-                out[metric] = {"old": a, "new": b,
-                               CHANGE: None if a is None or b is None else b - a}
+                a, b = as_float(o[metric]), as_float(n[metric])
+                out[metric] = {"old": a, "new": b, CHANGE: b - a}
         return out
 
     by_pool = {p: block((old.get("by_pool") or {})[p], (new.get("by_pool") or {})[p])
@@ -196,9 +189,9 @@ def reliability_change(old: dict, new: dict) -> dict:
 
 
 def leaderboard_change(old: dict, new: dict) -> dict:
-    """Per leaderboard in both: Kendall's tau-b of the common models' old vs new scores, and
-    each model's old and new rank and score."""
-    from scipy.stats import kendalltau
+    """Per leaderboard in both: Kendall's tau-b of the common models' old vs new scores
+    (:func:`audit.rank.stability.kendall_tau_b`), and each model's old and new rank and score."""
+    from ..rank.stability import kendall_tau_b
 
     out = {}
     for pool in old:
@@ -207,10 +200,8 @@ def leaderboard_change(old: dict, new: dict) -> dict:
         o = {r["model"]: r for r in old[pool]}
         n = {r["model"]: r for r in new[pool]}
         common = [m for m in o if m in n]
-        a = np.array([_num(o[m]["score"]) if _num(o[m]["score"]) is not None else np.nan
-                      for m in common], dtype=float)
-        b = np.array([_num(n[m]["score"]) if _num(n[m]["score"]) is not None else np.nan
-                      for m in common], dtype=float)
+        a = np.array([as_float(o[m]["score"]) for m in common], dtype=float)
+        b = np.array([as_float(n[m]["score"]) for m in common], dtype=float)
         ok = np.isfinite(a) & np.isfinite(b)
         if ok.sum() < 2 or np.ptp(a[ok]) == 0 or np.ptp(b[ok]) == 0:
             warnings.warn(f"baseline comparison: leaderboard {pool!r} has fewer than two "
@@ -218,13 +209,13 @@ def leaderboard_change(old: dict, new: dict) -> dict:
                           DegenerateDataWarning, stacklevel=2)
             tau = float("nan")
         else:
-            tau = float(kendalltau(a[ok], b[ok]).statistic)
+            tau = kendall_tau_b(a[ok], b[ok])
         out[pool] = {"kendall_tau": tau, "n_models": int(ok.sum()),
                      "models_added": sorted(m for m in n if m not in o),
                      "models_removed": sorted(m for m in o if m not in n),
                      "models": {m: {"old_rank": o[m].get("rank"), "new_rank": n[m].get("rank"),
-                                    "old_score": _num(o[m]["score"]),
-                                    "new_score": _num(n[m]["score"])} for m in common}}
+                                    "old_score": as_float(o[m]["score"]),
+                                    "new_score": as_float(n[m]["score"])} for m in common}}
     return out
 
 

@@ -12,11 +12,11 @@ statistical claim also carries, in its ``meta``, the measurement it read (value,
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import pandas as pd
 
+from ..results import jsonable
 from .catalogue import META_KEY
 from .gx_json import to_gx_json
 from .suite import Suite
@@ -24,10 +24,6 @@ from .suite import Suite
 #: great_expectations' result format: counts plus up to 20 unexpected values and their index.
 RESULT_FORMAT = "SUMMARY"
 DATA_SOURCE = "annotation-audit"
-
-
-def _clean(x):
-    return None if isinstance(x, float) and math.isnan(x) else x
 
 
 def validate(suite: Suite, frames: dict[str, pd.DataFrame], *, skipped: list | None = None):
@@ -90,7 +86,7 @@ def _annotate(results, table: pd.DataFrame | None) -> None:
         if mid is None or table is None or mid not in table.index:
             continue
         row = table.loc[mid]
-        r.meta = {**(r.meta or {}), META_KEY: {
-            "measurement": mid, "value": _clean(float(row["value"])),
-            "ci95": [_clean(float(row["ci_low"])), _clean(float(row["ci_high"]))],
-            "worst": row["worst"] or None}}
+        r.meta = {**(r.meta or {}), META_KEY: jsonable({
+            "measurement": mid, "value": float(row["value"]),
+            "ci95": [float(row["ci_low"]), float(row["ci_high"])],
+            "worst": row["worst"] or None})}

@@ -53,7 +53,10 @@ LOWER_IS_BETTER = frozenset({"within_pool_disagreement", "majority_differs_rate"
 
 
 # -- building the table ---------------------------------------------------------------------------
-def _num(x) -> float:
+def as_float(x) -> float:
+    """A number of a result dict as a float: a metric entry's ``value``, a plain number, NaN
+    where there is none (None, as :func:`audit.results.json_form` writes NaN) or it is no
+    number."""
     if isinstance(x, dict):
         x = x.get("value")
     try:
@@ -66,7 +69,7 @@ def _ci(entry) -> tuple[float, float]:
     ci = entry if isinstance(entry, (list, tuple)) else (entry or {}).get("ci95")
     if not ci or len(ci) != 2:
         return float("nan"), float("nan")
-    return _num(ci[0]), _num(ci[1])
+    return as_float(ci[0]), as_float(ci[1])
 
 
 class _Rows:
@@ -81,7 +84,7 @@ class _Rows:
         """Add a row; when ``human``, it also counts towards the ``every`` row(s) ``every``
         (one scope tuple, or a list of them)."""
         row = {"measurement": measurement_id(quantity, *scope), "quantity": quantity,
-               "scope": ", ".join(scope), "value": _num(value), "ci_low": ci[0],
+               "scope": ", ".join(scope), "value": as_float(value), "ci_low": ci[0],
                "ci_high": ci[1], "worst": "", "higher_is_better": quantity not in LOWER_IS_BETTER}
         self.rows.append(row)
         if human:
@@ -178,10 +181,10 @@ def _baseline_rows(out: _Rows, base: dict | None, human) -> None:
     rel = base.get("reliability") or {}
     for scope, metrics in (rel.get("by_pool") or {}).items():
         for metric, entry in (metrics or {}).items():
-            out.add("reliability_drop", (metric, scope), -_num(entry.get("change")),
+            out.add("reliability_drop", (metric, scope), -as_float(entry.get("change")),
                     every=(metric, EVERY), human=human(scope))
     for metric, entry in (rel.get("overall") or {}).items():
-        out.add("reliability_drop", (metric, ALL), -_num(entry.get("change")))
+        out.add("reliability_drop", (metric, ALL), -as_float(entry.get("change")))
     for pool, entry in (base.get("leaderboards") or {}).items():
         out.add("leaderboard_tau_vs_baseline", (pool,), entry.get("kendall_tau"),
                 every=(EVERY,), human=human(pool) and pool != ALL)

@@ -18,13 +18,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal, Union
 
-from pydantic import (
-    BeforeValidator,
-    Field,
-    PlainValidator,
-    create_model,
-    model_validator,
-)
+from pydantic import BeforeValidator, Field, PlainValidator, create_model, model_validator
 
 from ..contract import columns as C
 from ..ingest.yamlmodel import Strict, failure, unknown_name
