@@ -37,8 +37,21 @@ CLOSED_FORM = ("Phi(-gap / (sqrt(2) closed_form_sd)), closed_form_sd = SD of the
 def kendall_tau_b(x, y) -> float:
     """Kendall's tau-b of two score vectors (Kendall 1945), NaN when either is constant.
 
-    ``sum sign(x_i - x_j) sign(y_i - y_j) / sqrt(n_x n_y)`` over pairs ``i < j``, where ``n_x``
-    and ``n_y`` count the pairs not tied in ``x`` and in ``y``.
+    The package's one Kendall's tau: the leaderboards' pool switches (:func:`pool_switch`) and
+    the baseline comparison of leaderboards (:mod:`audit.suites.baseline`) both call it.
+
+    Parameters
+    ----------
+    x, y
+        Scores of the same models, in the same order; finite (drop NaN pairs first).
+
+    Returns
+    -------
+    float
+        ``sum sign(x_i - x_j) sign(y_i - y_j) / sqrt(n_x n_y)`` over pairs ``i < j``, where
+        ``n_x`` and ``n_y`` count the pairs not tied in ``x`` and in ``y``: the tau-b of
+        ``scipy.stats.kendalltau`` (tested against it), 1 when the orders agree, -1 when one
+        reverses the other.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
