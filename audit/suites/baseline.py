@@ -25,6 +25,7 @@ import pandas as pd
 from ..contract import columns as C
 from ..errors import DegenerateDataWarning
 from ..contract.table import AnnotationTable
+from .catalogue import DEFAULT_METRIC
 from .gx_json import label_key
 from .measurements import as_float
 
@@ -332,12 +333,12 @@ def text_lines(block: dict) -> list[str]:
             out.append(f"  annotators with a changed label: {anns['count']:,} ({shown}"
                        + (f", and {more:,} more" if more > 0 else "") + ")")
     rel = block.get("reliability") or {}
-    alpha = "krippendorff_alpha"
-    scopes = [("all humans", (rel.get("overall") or {}).get(alpha))] + \
-        [(f"pool {t(p)}", m.get(alpha)) for p, m in (rel.get("by_pool") or {}).items()]
+    metric = DEFAULT_METRIC  # the headline coefficient, as a claim that names none
+    scopes = [("all humans", (rel.get("overall") or {}).get(metric))] + \
+        [(f"pool {t(p)}", m.get(metric)) for p, m in (rel.get("by_pool") or {}).items()]
     for name, entry in scopes:
         if entry:
-            out.append(f"  {alpha} {name}: {number(entry['old'])} -> {number(entry['new'])}")
+            out.append(f"  {metric} {name}: {number(entry['old'])} -> {number(entry['new'])}")
     for pool, lb in (block.get("leaderboards") or {}).items():
         moved = [f"{t(m)} {v['old_rank']}->{v['new_rank']}" for m, v in lb["models"].items()
                  if v["old_rank"] != v["new_rank"]]
