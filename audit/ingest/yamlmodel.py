@@ -23,6 +23,7 @@ not at the top of any module the CLI loads.
 from __future__ import annotations
 
 import difflib
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -214,8 +215,10 @@ def validate(model, data, *, lines: Lines | None = None, dotted: bool = True,
     as a discriminated union of models), its first error raised as one :class:`Problem`.
 
     ``dotted`` names keys by their dotted path (``'read.skiprows'``), else by the last key
-    (``'min'``); ``root`` names the document itself (``"the spec"``). When several errors are found, an unknown key or name is reported first, then
-    a wrong value, then a missing key, each group in line order.
+    (``'min'``); ``root`` names the document itself (``"the spec"``). Of several errors, the
+    one reported lies in the first part of the document with an error (a top-level key, or an
+    entry of a list), and within it an unknown key or name comes first, then a wrong value,
+    then a missing key, each in line order.
 
     Raises
     ------
@@ -230,8 +233,19 @@ def validate(model, data, *, lines: Lines | None = None, dotted: bool = True,
         lines = lines or Lines()
         found = [problem(model, e, lines, dotted=dotted, root=root) for e in err.errors()]
         ranks = [_RANK.get(e["type"], 1) for e in err.errors()]
-        best = min(range(len(found)), key=lambda i: (ranks[i], found[i].line or 0, i))
+        blocks = [lines.values.get(_block(p.path), math.inf) for p in found]
+        best = min(range(len(found)),
+                   key=lambda i: (blocks[i], ranks[i], found[i].line or 0, i))
         raise YamlInvalid(found[best]) from None
+
+
+def _block(path: tuple) -> tuple:
+    """The part of the document a path lies in: up to its first list position (a suite's
+    entry), else its top-level key. A missing top-level key lies in no part: it comes last."""
+    for k, seg in enumerate(path):
+        if isinstance(seg, int):
+            return path[:k + 1]
+    return path[:1]
 
 
 _ADAPTERS: dict[int, tuple] = {}
