@@ -1,8 +1,8 @@
 """YAML written by anyone, read as plain data: the one reader of dataset specs and suites.
 
-A dataset spec (:mod:`audit.ingest.spec`) or an expectation suite (:mod:`audit.suites.suite`) may
-arrive in a pull request from a stranger, so its YAML is read as data and never as
-instructions, with bounds on what it can make the reader do:
+A dataset spec (:mod:`audit.ingest.spec`) or an expectation suite
+(:mod:`audit.suites.suite_file`) may arrive in a pull request from a stranger, so its YAML is
+read as data and never as instructions, with bounds on what it can make the reader do:
 
 * **Core values only.** A node is text, an integer, a float, a boolean, null, a list or a
   mapping. Any other tag is refused with its line: ``!!python/name:``, ``!!python/object``
@@ -24,7 +24,9 @@ instructions, with bounds on what it can make the reader do:
   few kilobytes.
 
 Every refusal is a :class:`YamlProblem` with the 1-based line (and column) it is about; the
-spec and suite readers turn it into their own error naming the file.
+spec and suite readers turn it into their own error naming the file. What the document may
+hold (its keys and their types) is checked next, by a pydantic model
+(:mod:`audit.ingest.yamlmodel`).
 """
 
 from __future__ import annotations
