@@ -13,9 +13,11 @@
     split: train            # datasets sources: which split
     card: {license: cc-by-4.0, language: [en], tags: [preference]}   # audit.report.card_meta
 
-Every key is optional. Validation is strict: an unknown key at any level, or a value of the wrong
-type, is an InputError naming the key and its line in the YAML file. The same keys as a Python
-dict (:func:`spec_from_dict`) go through the same checks.
+Every key is optional. Validation is strict (the pydantic model
+:class:`audit.ingest.spec_model.SpecFile`, through :func:`audit.ingest.yamlmodel.validate`): an
+unknown key at any level, or a value of the wrong type, is an InputError naming the key and its
+line in the YAML file. The same keys as a Python dict (:func:`spec_from_dict`) go through the
+same checks.
 
 A spec may come with a pull request, so it is read as plain data (:mod:`audit.ingest.yamlsafe`:
 no tags, aliases and depth bounded, keys single values), and the file it names (``pools.file``)

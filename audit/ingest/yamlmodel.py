@@ -15,9 +15,10 @@ types; this module is what they share:
   errors are :func:`failure`: a sentence about the key's value, written in this toolkit's words
   rather than pydantic's.
 
-pydantic is imported when a YAML file is read, never at the CLI's start-up: this module is
-imported by :func:`audit.ingest.spec.read_spec` and :func:`audit.suites.suite_file.parse_suite`,
-not at the top of any module the CLI loads.
+pydantic is imported when a spec or suite is read, never at the CLI's start-up: this module
+and the models are imported inside the functions that read one
+(:func:`audit.ingest.spec.read_spec`, :func:`audit.suites.suite_file.parse_suite`), not at the
+top of any module the CLI loads (``tests/test_yaml_model.py`` checks).
 """
 
 from __future__ import annotations
