@@ -1,4 +1,4 @@
-"""Judge: a dataset's stated assumptions as expectation suites, run through great_expectations.
+"""Suites: a dataset's stated assumptions as expectation suites, run through great_expectations.
 
 A suite (``expectations/*.yaml``, written by hand) names the claims a dataset makes, each with a
 threshold. Two layers, both validated by great_expectations for real:
