@@ -1,12 +1,16 @@
-"""Hand-built result dicts in the shape of results.json, for the renderer tests.
+"""Result dicts produced by the code, for the renderer tests.
 
-The renderers are pure functions of this dict, so they are tested on it directly as well as on
-real audits; ``hostile=True`` puts script-injection payloads in every dataset-supplied string.
+The renderers are pure functions of results.json, so they are tested on the audits of small
+tables built here (:func:`toy_table`, a pairwise audit with an expectation suite; an HS-Brexit
+shaped one without models; the two blocks every audit has); ``hostile=True`` puts
+script-injection payloads in every dataset-supplied string. Each is computed once per session
+and handed out as a fresh copy.
 """
 
 from __future__ import annotations
 
-import copy
+import functools
+import json
 
 #: Strings that execute or break out of their context if a renderer does not escape them.
 PAYLOADS = (
@@ -25,185 +29,156 @@ def _names(hostile: bool):
     if not hostile:
         return {"pools": ["crowd", "expert", "gpt-4"],
                 "models": ["gpt-4", "claude-v1", "gpt-3.5-turbo", "vicuna-13b", "llama-13b"],
-                "items": [f"cmp-{i:04d}" for i in range(30)], "name": "toy-preferences"}
+                "items": [f"cmp-{i:04d}" for i in range(N_ITEMS)], "name": "toy-preferences",
+                "text": "prompt"}
     p = PAYLOADS
     return {"pools": [f"crowd{p[0]}", f"expert{p[1]}", f"judge{p[2]}"],
             "models": [f"m0{p[3]}", f"m1{p[4]}", f"m2{p[5]}", f"m3{p[6]}", f"m4{p[7]}"],
-            "items": [f"item{p[i % len(p)]}{i}" for i in range(30)],
-            "name": f"evil{p[0]}"}
+            "items": [f"item{p[i % len(p)]}{i}" for i in range(N_ITEMS)],
+            "name": f"evil{p[0]}", "text": p[1]}
 
 
-def full_results(*, hostile: bool = False) -> dict:
-    """A pairwise audit with two human pools, one judge pool and five models."""
+#: Items of the code-built preference table.
+N_ITEMS = 120
+#: The suite run on it: two claims that hold and one that fails (a reliability floor the crowd
+#: does not reach).
+SUITE = """suite: toy
+expectations:
+  - expect: unique_judgments
+  - expect: judgments_per_item
+    min: 2
+  - expect: min_reliability
+    metric: krippendorff_alpha
+    pool: {crowd}
+    min: 0.99
+    claim: The crowd agrees almost perfectly.
+"""
+
+
+def toy_table(*, hostile: bool = False, seed: int = 7):
+    """A pairwise preference table built in code: pools crowd (five annotators, three per item),
+    expert (two, both on every item) and a judge pool; five models of decreasing strength.
+
+    The crowd errs more often than the experts, takes the other side as one on some hard items,
+    and one crowd worker leans towards A, so every block of the audit has numbers to read
+    (pool disagreement beyond its null, an annotator effect, flipped winners, close pairs).
+    ``hostile=True`` names the pools, models, items, dataset and item texts with
+    :data:`PAYLOADS`.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from audit.contract import columns as C
+    from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+    from audit.contract.table import build_table
+
     n = _names(hostile)
     crowd, expert, judge = n["pools"]
     models = n["models"]
-    ci = lambda v, w=0.05: {"value": v, "ci95": [v - w, v + w]}  # noqa: E731
-    board = lambda scores: [{"model": m, "score": s, "ci95": [s - 0.04, s + 0.04],  # noqa: E731
-                             "rank": r + 1, "n": 400}
-                            for r, (m, s) in enumerate(sorted(zip(models, scores),
-                                                              key=lambda t: -t[1]))]
-    return {
-        "meta": {"tool": "annotation-audit", "version": "0.1.0", "seed": 7, "n_bootstrap": 200,
-                 "bootstrap": {"n_resamples": 200, "seed": 7, "level": 0.95,
-                               "method": "percentile bootstrap over items"},
-                 "source": f"data/{n['name']}.jsonl",
-                 "versions": {"python": "3.11.7", "numpy": "1.26.4", "pandas": "2.3.0"}},
-        "dataset": {"name": n["name"], "n_items": 1000, "n_annotations": 5000,
-                    "n_annotators": 41, "label_kind": "preference",
-                    "label_scale": {"kind": "preference", "values": [-2, -1, 0, 1, 2],
-                                    "names": ["A-is-clearly-better", "A-is-slightly-better",
-                                              "Tie", "B-is-slightly-better",
-                                              "B-is-clearly-better"]},
-                    "judgments_per_item": {"min": 2, "median": 4.0, "max": 5},
-                    "pools": {crowd: {"n_annotators": 30, "n_annotations": 2000, "n_items": 1000,
-                                      "judge": False},
-                              expert: {"n_annotators": 10, "n_annotations": 2000,
-                                       "n_items": 1000, "judge": False},
-                              judge: {"n_annotators": 1, "n_annotations": 1000, "n_items": 1000,
-                                      "judge": True}},
-                    "models": sorted(models)},
-        "reliability": {
-            "overall": {"krippendorff_alpha": ci(0.41), "fleiss_kappa": ci(0.39),
-                        "gwet_ac1": ci(0.52), "percent_agreement": ci(0.61), "icc": ci(0.45)},
-            "by_pool": {crowd: {"krippendorff_alpha": ci(0.32), "fleiss_kappa": ci(0.30),
-                                "gwet_ac1": ci(0.44), "percent_agreement": ci(0.55),
-                                "icc": ci(0.35)},
-                        expert: {"krippendorff_alpha": ci(0.71), "fleiss_kappa": ci(0.70),
-                                 "gwet_ac1": ci(0.75), "percent_agreement": ci(0.80),
-                                 "icc": {"value": None, "ci95": [None, None]}}}},
-        "pool_disagreement": [
-            {"pool_a": crowd, "pool_b": expert, "granularity": "label",
-             "n_items_both_unanimous": 412, "majority_differs_rate": 0.31,
-             "winner_reversed_rate": None,
-             "ci95": {"majority_differs_rate": [0.27, 0.35]}, "ci_method": "Wilson",
-             "null": {"majority_differs_rate": 0.12, "winner_reversed_rate": None,
-                      "p_value": 0.0005, "mc_se": 0.0007, "n_permutations": 2000,
-                      "strata": "item", "method": "annotators shuffled between the pools"},
-             "excess": {"majority_differs_rate": {"estimate": 0.19, "ci95": [0.15, 0.23]},
-                        "winner_reversed_rate": None},
-             "confusion": [[40, 10, 2, 1, 0], [8, 60, 9, 3, 1], [2, 12, 70, 11, 2],
-                           [1, 4, 10, 58, 9], [0, 1, 3, 9, 46]]},
-            {"pool_a": crowd, "pool_b": expert, "granularity": "winner",
-             "n_items_both_unanimous": 530, "majority_differs_rate": 0.22,
-             "winner_reversed_rate": 0.08,
-             "ci95": {"majority_differs_rate": [0.19, 0.26], "winner_reversed_rate": [0.06, 0.1]},
-             "ci_method": "Wilson",
-             "null": {"majority_differs_rate": 0.09, "winner_reversed_rate": 0.021,
-                      "p_value": 0.0005, "mc_se": 0.0007, "n_permutations": 2000,
-                      "strata": "item", "method": "annotators shuffled between the pools"},
-             "excess": {"majority_differs_rate": {"estimate": 0.13, "ci95": [0.1, 0.17]},
-                        "winner_reversed_rate": {"estimate": 0.059, "ci95": [0.04, 0.08]}},
-             "confusion": [[180, 20, 21], [15, 90, 18], [22, 19, 145]]},
-        ],
-        "within_pool": [
-            {"pool": crowd, "disagreement_rate": 0.58, "ci95": [0.55, 0.61],
-             "annotator_effect_p": 0.0003, "effect_size": 0.12, "effect_size_name": "cramers_v",
-             "test": {"name": "within_item_permutation", "statistic_name": "stratified_x2",
-                      "statistic": 40.2, "p_value": 0.0003, "n_permutations": 5000,
-                      "mc_se": 0.00024, "strata": "item", "n_items_informative": 580,
-                      "method": "labels permuted among the annotators of each item"},
-             "reference_tests": [{"name": "stuart_maxwell", "statistic": 31.5, "dof": 8,
-                                  "p_value": 0.0001, "n_items": 300, "n_annotators": 3}],
-             "pooled_chi2": {"statistic": 12.1, "dof": 8, "p_value": 0.147,
-                             "note": "ignores the crossed design"}},
-            {"pool": expert, "disagreement_rate": 0.33, "ci95": [0.3, 0.36],
-             "annotator_effect_p": 0.41, "effect_size": 0.02, "effect_size_name": "cramers_v",
-             "test": {"name": "within_item_permutation", "statistic_name": "stratified_x2",
-                      "statistic": 3.3, "p_value": 0.41, "n_permutations": 5000,
-                      "mc_se": 0.007, "strata": "item", "n_items_informative": 330,
-                      "method": "labels permuted among the annotators of each item"},
-             "reference_tests": [], "pooled_chi2": None}],
-        "leaderboards": {crowd: board([0.71, 0.62, 0.55, 0.48, 0.30]),
-                         expert: board([0.69, 0.66, 0.47, 0.52, 0.28]),
-                         judge: board([0.80, 0.60, 0.58, 0.44, 0.20])},
-        "stability": {
-            "pool_pairs": [{"pool_a": crowd, "pool_b": expert, "kendall_tau": 0.8,
-                            "n_displaced": 2, "score_shift_sd": 0.041,
-                            "shifts": {m: 0.01 * i for i, m in enumerate(models)}}],
-            "closest_pairs": [{"pool": crowd, "model_hi": models[1], "model_lo": models[2],
-                               "gap": 0.012, "swap_probability_bootstrap": 0.34,
-                               "swap_probability_bootstrap_mc_se": 0.0335,
-                               "swap_probability_closed_form": 0.3612,
-                               "closed_form_sd": 0.0337},
-                              {"pool": expert, "model_hi": models[3], "model_lo": models[2],
-                               "gap": 0.05, "swap_probability_bootstrap": 0.08,
-                               "swap_probability_bootstrap_mc_se": 0.0192,
-                               "swap_probability_closed_form": 0.0915,
-                               "closed_form_sd": 0.0264}],
-            "bootstrap_displacement_probability": {crowd: 0.41, expert: 0.37},
-            "bootstrap_displacement_mc_se": {crowd: 0.0348, expert: 0.0341},
-            "displacement_histogram": {crowd: {"0": 118, "2": 70, "3": 12},
-                                       expert: {"0": 126, "2": 66, "4": 8}},
-            "simulation": [{"n_models": k, "displacement_probability": p, "mc_se": 0.003,
-                            "interval95": [lo, hi], "interval_method": "chi-square SD interval",
-                            "n_sims": 20000}
-                           for k, p, lo, hi in ((6, 0.21, 0.11, 0.52), (10, 0.38, 0.2, 0.77),
-                                                (20, 0.66, 0.42, 0.95), (50, 0.93, 0.77, 1.0),
-                                                (100, 0.99, 0.93, 1.0))],
-            "simulation_model": {"perturbation_sd": 0.041, "perturbation_sd_ci95": [0.026, 0.1],
-                                 "gap_model": "resample", "n_sims": 20000},
-            "flipped_items": {"count": 42, "items": [
-                {"item": n["items"][i], "text": (PAYLOADS[i % len(PAYLOADS)] if hostile
-                                                  else "Write a poem about the sea. " * 12),
-                 "winners": {crowd: "A", expert: "B"}} for i in range(30)]},
-        },
-        "judge_alignment": [{
-            "judge": judge,
-            "agreement": [{"pool": crowd, "agreement": 0.63, "ci95": [0.58, 0.68], "n": 1000,
-                           "ceiling": {"agreement": 0.61, "ci95": [0.57, 0.65], "n_items": 1000},
-                           "majority_agreement": {"agreement": 0.7, "ci95": [0.67, 0.73],
-                                                  "n": 1000}},
-                          {"pool": expert, "agreement": 0.66, "ci95": [0.62, 0.7], "n": 1000,
-                           "ceiling": {"agreement": 0.74, "ci95": [0.7, 0.78], "n_items": 1000},
-                           "majority_agreement": {"agreement": 0.72, "ci95": [0.69, 0.75],
-                                                  "n": 1000}}],
-            "differences": [{"pool_a": crowd, "pool_b": expert, "difference": -0.03,
-                             "ci95": [-0.07, 0.01], "n": 1000, "tracks": "indistinguishable",
-                             "level": 0.95}],
-            "tracks": "indistinguishable",
-            "verdict": f"{judge} is indistinguishable between {crowd} and {expert}",
-            "method": {"agreement": "agreement with one random annotator of the pool",
-                       "verdict": "paired bootstrap CI of the difference",
-                       "items": "picked and tested on the same items"}}],
-        "expectations": {"n_passed": 2, "n_failed": 1, "results": [
-            {"expectation": "krippendorff_alpha >= 0.667 in every pool", "passed": False,
-             "observed": 0.32, "threshold": 0.667, "line": 3},
-            {"expectation": "judgments per item >= 2", "passed": True, "observed": 2,
-             "threshold": 2, "line": 5},
-            {"expectation": f"pool {crowd} exists", "passed": True, "observed": crowd,
-             "threshold": None, "line": 7}]},
-    }
+    strength = np.array([2.0, 1.5, 1.0, 0.9, 0.0])
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i, item in enumerate(n["items"]):
+        a, b = rng.choice(len(models), size=2, replace=False)
+        truth = 1 if rng.random() < 1.0 / (1.0 + np.exp(strength[a] - strength[b])) else -1
+        hard = rng.random() < 0.2
+        annotators = [(f"c{k}", crowd, 0.3) for k in rng.choice(5, size=3, replace=False)]
+        annotators += [("e0", expert, 0.1), ("e1", expert, 0.1), (judge, judge, 0.15)]
+        for ann, pool, err in annotators:
+            u = rng.random()
+            label = truth if u >= err else (0 if u < err / 2 else -truth)
+            if pool == crowd and hard and rng.random() < 0.9:
+                label = -truth
+            if ann == "c3" and rng.random() < 0.7:
+                label = -1
+            rows.append({C.ITEM: item, C.ANNOTATOR: ann, C.POOL: pool, C.LABEL: label,
+                         C.MODEL_A: models[a], C.MODEL_B: models[b],
+                         C.TEXT: f"{n['text']} {i}"})
+    scale = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
+    return build_table(pd.DataFrame(rows), scale, name=n["name"],
+                       source=f"data/{n['name']}.jsonl", judge_pools=(judge,))
+
+
+@functools.lru_cache(maxsize=None)
+def _produced(hostile: bool) -> str:
+    """The audit of :func:`toy_table` with the :data:`SUITE` outcome, as results.json text."""
+    import warnings
+
+    from audit.pipeline import audit_table
+    from audit.resample import Bootstrap
+    from audit.results import dumps
+    from audit.suites import gx_run
+    from audit.suites.batches import batches
+    from audit.suites.check import CheckResult, fit_measurements, fit_table
+    from audit.suites.measurements import measurements
+    from audit.suites.outcomes import summary
+    from audit.suites.suite_file import parse_suite
+
+    table = toy_table(hostile=hostile)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = audit_table(table, bootstrap=Bootstrap(200, 7), sizes=(10, 20, 50),
+                              n_sims=400)
+        suite = parse_suite(SUITE.replace("{crowd}", "crowd"), path="toy.yaml")
+        if not hostile:
+            fit_table(suite, table, has_baseline=False)
+            frames = batches(table, suite.batches)
+            if "measurements" in suite.batches:
+                frames["measurements"] = measurements(results)
+                fit_measurements(suite, frames["measurements"])
+            validation = gx_run.validate(suite, frames)
+            results["expectations"] = summary(
+                CheckResult(suite, results, validation).validation_json)
+    return dumps(results)
+
+
+def full_results(*, hostile: bool = False) -> dict:
+    """The audit of :func:`toy_table` as results.json holds it (a fresh copy each call): two
+    human pools and a judge pool, five models, and (not ``hostile``) the outcome of
+    :data:`SUITE`."""
+    return json.loads(_produced(hostile))
 
 
 def minimal_results() -> dict:
-    """An HS-Brexit-shaped audit: nominal labels, two pools, no models, no expectations."""
-    r = full_results()
-    ds = r["dataset"]
-    ds.update({"name": "HS-Brexit", "label_kind": "nominal",
-               "label_scale": {"kind": "nominal", "values": [0, 1]},
-               "pools": {"target": {"n_annotators": 3, "n_annotations": 3360, "n_items": 1120,
-                                    "judge": False},
-                         "control": {"n_annotators": 3, "n_annotations": 3360, "n_items": 1120,
-                                     "judge": False}},
-               "judgments_per_item": {"min": 6, "median": 6.0, "max": 6}})
-    ds.pop("models")
-    return {"meta": r["meta"], "dataset": ds,
-            "reliability": {"overall": r["reliability"]["overall"],
-                            "by_pool": {"target": r["reliability"]["by_pool"]["crowd"],
-                                        "control": r["reliability"]["by_pool"]["expert"]}},
-            "pool_disagreement": [{"pool_a": "target", "pool_b": "control",
-                                   "granularity": "label", "n_items_both_unanimous": 700,
-                                   "majority_differs_rate": 0.12, "winner_reversed_rate": None,
-                                   "ci95": {"majority_differs_rate": [0.1, 0.15]},
-                                   "confusion": {"0": {"0": 560, "1": 70}, "1": {"0": 14, "1": 56}}}],
-            "within_pool": [], "leaderboards": {}, "stability": {}, "judge_alignment": []}
+    """An HS-Brexit-shaped audit: binary labels, two pools of three annotators on every item,
+    no models, no expectations."""
+    return json.loads(_minimal())
+
+
+@functools.lru_cache(maxsize=None)
+def _minimal() -> str:
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    from audit.pipeline import audit_table
+    from audit.resample import Bootstrap
+    from audit.results import dumps
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(200):
+        truth = int(rng.random() < 0.3)
+        for pool, err in (("target", 0.15), ("control", 0.25)):
+            for k in range(3):
+                label = truth if rng.random() >= err else 1 - truth
+                rows.append({C.ITEM: f"t{i}", C.ANNOTATOR: f"{pool}{k}", C.POOL: pool,
+                             C.LABEL: label})
+    table = build_table(pd.DataFrame(rows), LabelScale(LabelKind.NOMINAL, (0, 1)),
+                        name="HS-Brexit", source="data/HS-Brexit.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dumps(audit_table(table, bootstrap=Bootstrap(200, 7)))
 
 
 def bare_results() -> dict:
     """Only the two blocks every audit has."""
-    r = full_results()
-    return {"meta": copy.deepcopy(r["meta"]), "dataset": minimal_results()["dataset"]}
+    r = minimal_results()
+    return {"meta": r["meta"], "dataset": r["dataset"]}
 
 
 # -- reading a rendered report -----------------------------------------------------------------------

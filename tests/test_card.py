@@ -54,12 +54,25 @@ def test_vocabularies_match_the_hub_lists():
     assert list(H.SIZE_VALUES) == hub_vocab("size_categories.json")
 
 
+def f3(x) -> str:
+    return f"{x:.3f}"
+
+
+def pc(x) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def pt(x) -> str:
+    return f"{100 * x:+.1f}"
+
+
 def test_new_card_is_valid_and_has_the_sections():
-    text = C.render_card(full_results())
+    r = full_results()
+    text = C.render_card(r)
     card = assert_valid(text)
     meta = card.data.to_dict()
     assert meta["annotations_creators"] == ["crowdsourced", "expert-generated", "machine-generated"]
-    assert meta["size_categories"] == ["1K<n<10K"]
+    assert meta["size_categories"] == ["n<1K"]
     assert meta["pretty_name"] == "toy-preferences"
     for heading in ("## Annotations", "### Who the annotators are", "### Judgments per item",
                     "### Reliability per pool", "### Pool disagreement",
@@ -67,15 +80,24 @@ def test_new_card_is_valid_and_has_the_sections():
                     "### Automatic judges", "### Known limitations"):
         assert heading in card.text, heading
     assert text.count(C.START) == 1 and text.count(C.END) == 1
-    assert "| Krippendorff's α | 0.410 [0.360, 0.460] | 0.320 [0.270, 0.370] | 0.710 [0.660, 0.760] |" \
-        in text
-    assert ("labels differ on 31.0% (95% CI 27.0% to 35.0%) against 12.0% expected if the pools "
-            "were interchangeable (excess +19.0 points, 95% CI +15.0 to +23.0); their winners on "
-            "22.0% (95% CI 19.0% to 26.0%) against 9.0% expected") in text
-    assert ("opposite winners on 8.0% (95% CI 6.0% to 10.0%) against 2.1% expected if the pools "
-            "were interchangeable (excess +5.9 points, 95% CI +4.0 to +8.0)") in text
-    assert "labels p = 0.0005 ± 0.0007 over 2,000 permutations" in text
-    assert "2 models change rank (Kendall τ = 0.800)" in text
+    rel = r["reliability"]
+    cells = [rel["overall"]["krippendorff_alpha"]] + [rel["by_pool"][p]["krippendorff_alpha"]
+                                                      for p in ("crowd", "expert")]
+    assert "| Krippendorff's α | " + " | ".join(
+        f"{f3(e['value'])} [{f3(e['ci95'][0])}, {f3(e['ci95'][1])}]" for e in cells) + " |" in text
+    (row,) = [x for x in r["pool_disagreement"] if x["pool_b"] == "expert"
+              and x["granularity"] == "label"]
+    lo, hi = row["ci95"]["majority_differs_rate"]
+    e = row["excess"]["majority_differs_rate"]
+    assert (f"labels differ on {pc(row['majority_differs_rate'])} (95% CI {pc(lo)} to {pc(hi)}) "
+            f"against {pc(row['null']['majority_differs_rate'])} expected if the pools were "
+            f"interchangeable (excess {pt(e['estimate'])} points, 95% CI {pt(e['ci95'][0])} to "
+            f"{pt(e['ci95'][1])})") in text
+    lo, hi = row["ci95"]["winner_reversed_rate"]
+    assert (f"opposite winners on {pc(row['winner_reversed_rate'])} (95% CI {pc(lo)} to "
+            f"{pc(hi)}) against {pc(row['null']['winner_reversed_rate'])} expected") in text
+    (pair,) = [x for x in r["stability"]["pool_pairs"] if x["pool_b"] == "expert"]
+    assert f"(Kendall τ = {f3(pair['kendall_tau'])})" in text
 
 
 @pytest.mark.parametrize(("pool", "judge", "kind"), [
@@ -115,15 +137,22 @@ def test_size_category(n, cat):
 def test_limitations_follow_the_numbers():
     r = full_results()
     text = " ".join(limitations(r))
-    assert "crowd pool is low" in text and "0.320" in text  # alpha 0.32 < 0.667
-    assert "expert pool is moderate" in text  # 0.667 <= 0.71 < 0.8
-    assert "differ on 31.0% of items against 12.0% expected" in text  # null p = 0.0005
-    assert "opposite winners on 8.0% against 2.1% expected" in text
-    assert "Annotators within crowd are not interchangeable (within-item permutation p = " \
-        "0.0003 ± 0.0002 over 5,000 permutations)" in text
-    assert "within expert" not in text  # p = 0.41
-    assert "only 2 judgments" in text
+    alpha = {p: s["krippendorff_alpha"]["value"] for p, s in r["reliability"]["by_pool"].items()}
+    assert alpha["crowd"] < 0.667 and "crowd pool is low" in text and f3(alpha["crowd"]) in text
+    (row,) = [x for x in r["pool_disagreement"] if x["pool_b"] == "expert"
+              and x["granularity"] == "label"]
+    assert row["null"]["p_value"] < 0.05
+    assert (f"differ on {pc(row['majority_differs_rate'])} of items against "
+            f"{pc(row['null']['majority_differs_rate'])} expected") in text
+    assert (f"opposite winners on {pc(row['winner_reversed_rate'])} against "
+            f"{pc(row['null']['winner_reversed_rate'])} expected") in text
+    effect = {w["pool"]: w["annotator_effect_p"] for w in r["within_pool"]}
+    assert effect["crowd"] < 0.05 and "Annotators within crowd are not interchangeable " \
+        "(within-item permutation p" in text
     assert "gpt-4 is an automatic judge" in text
+    few = copy.deepcopy(r)
+    few["dataset"]["judgments_per_item"]["min"] = 2
+    assert "only 2 judgments" in " ".join(limitations(few))
 
     good = copy.deepcopy(r)
     for stats in good["reliability"]["by_pool"].values():
@@ -134,6 +163,7 @@ def test_limitations_follow_the_numbers():
     good["dataset"]["judgments_per_item"]["min"] = 3
     good["stability"] = {}
     good["expectations"] = {}
+    good["judge_alignment"] = []
     good["dataset"]["pools"]["gpt-4"]["judge"] = False
     assert limitations(good) == [limitations({})[0]]
     assert "No check crossed" in limitations({})[0]
@@ -144,11 +174,12 @@ def test_undefined_pools_are_named_once():
     for stats in r["reliability"]["by_pool"].values():
         stats["krippendorff_alpha"] = {"value": None, "ci95": [None, None]}
     lim = [s for s in limitations(r) if "cannot be measured" in s]
-    assert lim == ["Agreement within target and control cannot be measured (a single annotator, or "
+    e = r["reliability"]["overall"]["krippendorff_alpha"]
+    assert lim == ["Agreement within control and target cannot be measured (a single annotator, or "
                    "no item judged twice), so the reliability of those pools is unknown; across "
-                   "every human annotator together, Krippendorff's α = 0.410 (95% CI 0.360 to "
-                   "0.460)."]
-    assert P.reliability_sentences(r)[-1].startswith("Agreement is undefined within target, control")
+                   f"every human annotator together, Krippendorff's α = {f3(e['value'])} (95% CI "
+                   f"{f3(e['ci95'][0])} to {f3(e['ci95'][1])})."]
+    assert P.reliability_sentences(r)[-1].startswith("Agreement is undefined within control, target")
     r["dataset"]["judgments_per_item"] = {"min": 6, "median": 6.0, "max": 6}
     assert P.annotations_per_item(r).startswith("6 judgments per item;")
 
@@ -189,12 +220,14 @@ def test_update_in_place_keeps_hand_text_and_user_yaml():
     meta = card.data.to_dict()
     assert meta["license"] == "mit" and meta["language"] == ["en"]
     assert meta["annotations_creators"] == ["found"]  # the user's value wins
-    assert meta["size_categories"] == ["1K<n<10K"]  # computed keys are added
+    assert meta["size_categories"] == ["n<1K"]  # computed keys are added
     assert "# my comment survives" in text
     assert "Hand-written intro, *kept*." in text and "Hand-written citation, kept." in text
     assert text.index("Hand-written intro") < text.index(C.START) < \
         text.index(C.END) < text.index("## Citation")
-    assert "stale numbers" not in text and "0.320 [0.270, 0.370]" in text
+    e = full_results()["reliability"]["by_pool"]["crowd"]["krippendorff_alpha"]
+    assert "stale numbers" not in text and \
+        f"{f3(e['value'])} [{f3(e['ci95'][0])}, {f3(e['ci95'][1])}]" in text
     assert C.render_card(full_results(), existing=text) == text  # idempotent
 
 
@@ -255,9 +288,13 @@ def test_croissant_rai_fields():
     node = croissant_rai(r)
     assert node["@context"]["rai"] == "http://mlcommons.org/croissant/RAI/"
     assert node["@type"] == "sc:Dataset" and node["name"] == "toy-preferences"
-    assert node["rai:annotationsPerItem"].startswith("2 to 5 judgments per item (median 4.0)")
-    assert any("31.0%" in s for s in node["rai:dataAnnotationAnalysis"])
-    assert any("crowd: Krippendorff's α = 0.320" in s for s in node["rai:dataAnnotationAnalysis"])
+    assert node["rai:annotationsPerItem"].startswith("6 judgments per item; 720 judgments of 120 "
+                                                     "items by 8 annotators in 3 pools")
+    rate = r["pool_disagreement"][0]["majority_differs_rate"]
+    assert any(pc(rate) in s for s in node["rai:dataAnnotationAnalysis"])
+    alpha = r["reliability"]["by_pool"]["crowd"]["krippendorff_alpha"]["value"]
+    assert any(f"crowd: Krippendorff's α = {f3(alpha)}" in s
+               for s in node["rai:dataAnnotationAnalysis"])
     assert node["rai:machineAnnotationTools"] == ["gpt-4"]
     assert node["rai:dataLimitations"] == limitations(r)
     hostile = croissant_rai(full_results(hostile=True))

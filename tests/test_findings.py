@@ -248,7 +248,7 @@ def test_hostile_pool_names_stay_escaped(brexit):
     assert "ctl<script>alert(1)</script>" in out  # shown as text, not interpreted
 
 
-def test_hand_built_hostile_results_escape_in_findings():
+def test_hostile_toy_results_escape_in_findings():
     html = section_html(render_html(full_results(hostile=True)), "findings")
     tags, _ = parse_html(html)
     assert {t for t, _ in tags} <= {"section", "h2", "ul", "li", "a", "p"}

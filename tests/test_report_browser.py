@@ -62,7 +62,7 @@ def check_page(driver, report: Path, shots: Path, name: str) -> dict:
 
 
 @pytest.mark.parametrize("make", [full_results, minimal_results, bare_results])
-def test_hand_built_reports_render(driver, tmp_path, make):
+def test_produced_reports_render(driver, tmp_path, make):
     report = write_html(make(), tmp_path / "report.html")
     facts = check_page(driver, report, tmp_path, make.__name__)
     assert (tmp_path / f"{make.__name__}-phone.png").stat().st_size > 10_000

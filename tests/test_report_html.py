@@ -61,41 +61,70 @@ def test_absent_blocks_say_not_applicable():
     assert "Not applicable: the dataset compares no models" in section_text(html, "leaderboards")
 
 
+def f3(x, digits: int = 3) -> str:
+    return f"{x:.{digits}f}"
+
+
+def pc(x) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def pt(x) -> str:
+    return f"{100 * x:+.1f}".replace("-", "−")
+
+
 def test_numbers_are_rendered_where_they_belong():
-    html = render_html(full_results())
+    r = full_results()
+    html = render_html(r)
     rel = section_text(html, "reliability")
-    assert "0.320 [0.270, 0.370]" in rel and "0.710 [0.660, 0.760]" in rel
+    for pool in ("crowd", "expert"):
+        e = r["reliability"]["by_pool"][pool]["krippendorff_alpha"]
+        assert f"{f3(e['value'])} [{f3(e['ci95'][0])}, {f3(e['ci95'][1])}]" in rel
     pd_text = section_text(html, "pool-disagreement")
-    assert ("labels differ 31.0% [27.0%, 35.0%] 12.0% +19.0 [+15.0, +23.0] points "
-            "0.0005 ± 0.0007 (2,000 perm.)") in pd_text
-    assert "opposite winners 8.0% [6.0%, 10.0%] 2.1% +5.9 [+4.0, +8.0] points" in pd_text
-    assert ("within-item permutation 0.0003 ± 0.0002 (5,000 perm.) Stuart-Maxwell 31.50 (df 8), "
-            "p = 0.0001 pooled χ² 12.10 (df 8), p = 0.1470 0.120 (Cramér's V)") in pd_text
+    (row,) = [x for x in r["pool_disagreement"] if x["pool_b"] == "expert"
+              and x["granularity"] == "label"]
+    null, e = row["null"], row["excess"]["majority_differs_rate"]
+    lo, hi = row["ci95"]["majority_differs_rate"]
+    p = (f"≤ {1 / (null['n_permutations'] + 1):.4f}" if null["p_value"] * (
+        null["n_permutations"] + 1) <= 1 + 1e-9 else f"{null['p_value']:.4f} ± {null['mc_se']:.4f}")
+    assert (f"labels differ {pc(row['majority_differs_rate'])} [{pc(lo)}, {pc(hi)}] "
+            f"{pc(null['majority_differs_rate'])} {pt(e['estimate'])} [{pt(e['ci95'][0])}, "
+            f"{pt(e['ci95'][1])}] points {p} ({null['n_permutations']:,} perm.)") in pd_text
+    w = {x["pool"]: x for x in r["within_pool"]}["crowd"]
+    assert (f"within-item permutation {w['test']['p_value']:.4f}" in pd_text
+            or "within-item permutation ≤" in pd_text)
+    assert f"{f3(w['effect_size'])} (Cramér's V)" in pd_text
     lb = section_text(html, "leaderboards")
-    assert "0.710 [0.670, 0.750] (#1)" in lb and "0.800" in lb
+    top = min(r["leaderboards"]["crowd"], key=lambda x: x["rank"])
+    assert f"{f3(top['score'])} [{f3(top['ci95'][0])}, {f3(top['ci95'][1])}] (#1)" in lb
     cp = section_text(html, "closest-pairs")
-    assert "0.340 ± 0.034 0.361 (SD 0.0337)" in cp and "0.080 ± 0.019 0.091 (SD 0.0264)" in cp
-    assert cp.index("0.340") < cp.index("0.080")  # highest swap probability first
-    assert "0.410 ± 0.035" in section_text(html, "displacement")
-    assert "50 0.930 0.0030 0.770 – 1.000" in section_text(html, "simulation")
-    assert "SD 0.0410 [0.0260, 0.1000]" in section_text(html, "simulation")
+    pairs = sorted(r["stability"]["closest_pairs"],
+                   key=lambda x: -x["swap_probability_bootstrap"])
+    first = pairs[0]
+    assert (f"{f3(first['swap_probability_bootstrap'])} ± "
+            f"{f3(first['swap_probability_bootstrap_mc_se'])}") in cp
+    sim = r["stability"]["simulation"][-1]
+    assert (f"{sim['n_models']} {f3(sim['displacement_probability'])} "
+            f"{f3(sim['mc_se'], 4)}") in section_text(html, "simulation")
     ja = section_text(html, "judge-alignment")
-    assert ("crowd 0.630 [0.580, 0.680] 1,000 0.610 [0.570, 0.650] 1,000 0.700 [0.670, 0.730]"
-            in ja)
-    assert "-0.030 [-0.070, 0.010] 1,000 indistinguishable" in ja
-    assert "gpt-4 is indistinguishable between crowd and expert" in ja
+    a = r["judge_alignment"][0]["agreement"][0]
+    assert (f"{a['pool']} {f3(a['agreement'])} [{f3(a['ci95'][0])}, {f3(a['ci95'][1])}] "
+            f"{a['n']:,}") in ja
+    assert r["judge_alignment"][0]["verdict"] in ja
     ex = section_text(html, "expectations")
     assert ex.count("FAIL") == 1 and "2 passed" in ex and "1 failed" in ex
     method = section_text(html, "method")
-    assert "200" in method and "numpy 1.26.4" in method and "7" in method
+    assert "200" in method and f"numpy {r['meta']['versions']['numpy']}" in method
 
 
 def test_flipped_items_are_capped_and_counted():
-    html = render_html(full_results(), max_items=5)
+    r = full_results()
+    html = render_html(r, max_items=5)
     sec = section_html(html, "flipped-items")
-    assert sec.count("<tr>") == 1 + 5  # header + 5 items
-    assert "42 items where" in section_text(html, "flipped-items")
-    assert "showing 5 of 42" in section_text(html, "flipped-items")
+    n = r["stability"]["flipped_items"]["count"]
+    assert n > 5 and sec.count("<tr>") == 1 + 5  # header + 5 items
+    assert f"{n} items where" in section_text(html, "flipped-items")
+    assert f"showing 5 of {n}" in section_text(html, "flipped-items")
 
 
 def test_page_is_self_contained():
@@ -208,16 +237,21 @@ def test_heatmap_writes_every_count():
     assert "<image" not in svg  # vector cells, no raster
 
 
-@pytest.mark.parametrize("conf", [
-    {"A": {"A": 5, "tie": 1, "B": 2}, "tie": {"A": 0, "tie": 3, "B": 1},
-     "B": {"A": 4, "tie": 0, "B": 9}},
-    {"labels": ["A", "tie", "B"], "counts": [[5, 1, 2], [0, 3, 1], [4, 0, 9]]},
-    [[5, 1, 2], [0, 3, 1], [4, 0, 9]],
-])
-def test_confusion_matrix_accepts_each_shape(conf):
-    la, lb, counts = confusion_matrix({"granularity": "winner", "confusion": conf}, {})
-    assert la == lb == ["A", "tie", "B"]
-    assert np.array_equal(np.asarray(counts), [[5, 1, 2], [0, 3, 1], [4, 0, 9]])
+def test_confusion_matrix_reads_the_producers_layout():
+    """The pool-vs-pool table as audit.measure writes it: pool A's majority labels as rows, pool
+    B's as columns, the both-unanimous items as counts; one heatmap per pair and granularity."""
+    r = full_results()
+    for row in r["pool_disagreement"]:
+        if not row.get("confusion"):
+            continue
+        la, lb, counts = confusion_matrix(row)
+        assert la == lb == list(row["confusion"])
+        assert int(np.asarray(counts).sum()) == row["n_items_both_unanimous"]
+        off = sum(c for i, line in enumerate(counts) for j, c in enumerate(line) if i != j)
+        assert off == round(row["majority_differs_rate"] * row["n_items_both_unanimous"])
+    assert confusion_matrix({"confusion": None}) is None
+    html = section_html(render_html(r), "pool-disagreement")
+    assert html.count("<svg") == sum(bool(row.get("confusion")) for row in r["pool_disagreement"])
 
 
 # -- files, pipeline, size ---------------------------------------------------------------------------

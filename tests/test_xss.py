@@ -63,18 +63,18 @@ def hostile_table():
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    """Reports of the hostile dataset through the pipeline, and of a hand-built hostile result."""
+    """Reports of the hostile dataset through the pipeline, and of the hostile toy audit (results_examples.toy_table)."""
     out = {}
     with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
         warnings.simplefilter("ignore", DegenerateDataWarning)
         results = json_form(audit_table(hostile_table(), bootstrap=Bootstrap(30, 1)))
     out["pipeline"] = (results, write_reports(results, tmp_path_factory.mktemp("pipeline")))
     hand = full_results(hostile=True)
-    out["hand-built"] = (hand, write_reports(hand, tmp_path_factory.mktemp("hand")))
+    out["toy"] = (hand, write_reports(hand, tmp_path_factory.mktemp("hand")))
     return out
 
 
-@pytest.mark.parametrize("which", ["pipeline", "hand-built"])
+@pytest.mark.parametrize("which", ["pipeline", "toy"])
 def test_html_has_no_injected_markup(reports, which):
     results, paths = reports[which]
     html = paths["report"].read_text()
@@ -117,7 +117,7 @@ def test_pipeline_report_shows_every_kind_of_string(reports):
         assert md_escape(pool) in auto and pool not in auto
 
 
-@pytest.mark.parametrize("which", ["pipeline", "hand-built"])
+@pytest.mark.parametrize("which", ["pipeline", "toy"])
 def test_card_and_croissant_stay_inert(reports, which):
     results, paths = reports[which]
     card = paths["card"].read_text()
@@ -134,7 +134,7 @@ def test_card_and_croissant_stay_inert(reports, which):
 
 @pytest.mark.browser
 @pytest.mark.skipif(not chromium.available(), reason=chromium.SKIP_REASON)
-@pytest.mark.parametrize("which", ["pipeline", "hand-built"])
+@pytest.mark.parametrize("which", ["pipeline", "toy"])
 def test_nothing_executes_in_the_browser(reports, which, tmp_path):
     results, paths = reports[which]
     with chromium.browser(*chromium.LAPTOP) as driver:
