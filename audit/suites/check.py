@@ -92,6 +92,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     from ..outputs import find_inputs, guard_folder, verify_inputs
     from ..pipeline import audit_table, meta
     from ..report.card_meta import from_spec
+    from ..results import json_form
     from . import gx_run
     from .batches import batches
     from .measurements import measurements
@@ -117,14 +118,14 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     boot = Bootstrap(n_bootstrap, seed)
     options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
     if "audit" in suite.needs or old is not None or out is not None:
-        results = audit_table(table, step=step, **options)
+        results = json_form(audit_table(table, step=step, **options))
     else:
         results = {"meta": meta(table, boot), "dataset": table.summary()}
     if old is not None:
         from .baseline import compare
 
         with step("baseline audit and comparison"):
-            old_results = audit_table(old, **options)
+            old_results = json_form(audit_table(old, **options))
             results["baseline"] = compare(old, table, old_results=old_results,
                                           new_results=results)
     frames = batches(table, suite.batches)
