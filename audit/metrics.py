@@ -73,9 +73,11 @@ class Metric:
         ``"module:function"`` of the same statistic over B resamples at once: ``(patterns,
         weights)`` with weights (B, P) copies of each distinct pattern, returning (B,) values.
     on_moments
-        ``"module:function"`` of the statistic on a continuous interval scale, from the sums
-        of its family's per-item moment columns (:mod:`audit.measure.moments`); empty when the
-        metric needs categories and is NaN there.
+        ``"module:function"`` of the statistic on a continuous interval scale, (B,) values
+        from (B, d) sums of its family's per-item moment columns (:mod:`audit.measure.moments`:
+        ``counts`` :func:`~audit.measure.moments.alpha_columns`, ``icc``
+        :func:`~audit.measure.moments.icc_columns`); empty when the metric needs categories
+        and is NaN there.
     form
         The variant computed, written beside the value in ``results.json`` (ICC forms).
     """
@@ -129,7 +131,8 @@ METRICS: tuple[Metric, ...] = (
            "Cohen (1960); weighted, Cohen (1968)", COHEN, summary=False,
            text="Cohen's kappa"),
     Metric("icc", "ICC", "ICC", "Shrout & Fleiss (1979), ICC(2,1)", ICC, levels=ORDERED,
-           text="ICC2", statistic="audit.measure.icc:icc2", batched="audit.measure.icc:icc2_batched",
+           text="ICC2", statistic="audit.measure.icc:icc2",
+           batched="audit.measure.icc:icc2_batched",
            on_moments="audit.measure.moments:icc2_from_sums",
            form="ICC2: two-way random effects, absolute agreement, single rater"),
     Metric("icc_k", "ICC of the mean of k", "ICC (k)", "Shrout & Fleiss (1979), ICC(2,k)", ICC,

@@ -174,7 +174,8 @@ class _Data:
         return c
 
 
-LEVEL = "interval"
+#: The level of every continuous scale.
+LEVEL = metrics.INTERVAL
 
 
 def _undefined_metric(n_items: int, reason: str) -> dict:

@@ -1,12 +1,13 @@
 """Seeded item-level bootstrap on sufficient statistics.
 
-Every statistic in the toolkit is a function of per-item *patterns*: an item contributes only through
-a small vector (its label counts, its (model pair, outcome) counts, ...). Items with the same vector
-are interchangeable, so resampling n items with replacement is the same, in distribution, as drawing
-the number of copies of each distinct pattern from ``Multinomial(n, freq / n)``. Drawing all
-resamples at once as a (B, P) count matrix and re-weighting the pattern statistics replaces B passes
-over the data by one matrix product — the reason this is written here rather than taken from
-``scipy.stats.bootstrap``, which materialises every resample.
+Every statistic in the toolkit is a function of per-item *patterns*: an item contributes only
+through a small vector (its label counts, its (model pair, outcome) counts, ...). Items with the
+same vector are interchangeable, so resampling n items with replacement is the same, in
+distribution, as drawing the number of copies of each distinct pattern from
+``Multinomial(n, freq / n)``. Drawing all resamples at once as a (B, P) count matrix and
+re-weighting the pattern statistics replaces B passes over the data by one matrix product — the
+reason this is written here rather than taken from ``scipy.stats.bootstrap``, which materialises
+every resample.
 
 Large weight matrices are drawn in blocks of rows (:func:`weight_blocks`): resample ``b`` comes
 from generator stream ``b // STREAM_ROWS`` of the analysis's seed, so the draws do not depend on
