@@ -1,10 +1,11 @@
-"""The benchmark compares like with like: the tools it times compute the same numbers.
+"""The benchmark compares like with like: the tools it times compute this toolkit's numbers.
 
-Bradley-Terry (ties as half a win) through this toolkit, evalica and FastChat agree on the centred
-natural-log scale to 1e-6 — FastChat only once its default L2 penalty (scikit-learn's ``C=1``) is
-lifted; with it, its strengths are visibly shrunk. Krippendorff's alpha through this toolkit and
-both inputs of the ``krippendorff`` package agrees to 1e-12. These are the checks
-benchmarks/run.py prints beside its timings, on small data.
+Bradley-Terry (ties as half a win) through this toolkit agrees with evalica and with FastChat
+(its default L2 penalty, scikit-learn's ``C=1``, lifted as :func:`benchmarks.tools.fastchat_ratings`
+does) on the centred natural-log scale to 1e-6. Krippendorff's alpha through this toolkit and both
+inputs of the ``krippendorff`` package agrees to 1e-12. These are the checks benchmarks/run.py
+prints beside its timings, on small data; what the other tools do among themselves (FastChat's
+penalty, evalica's own bootstrap) is theirs to test.
 """
 
 from __future__ import annotations
@@ -52,18 +53,12 @@ def test_toolkit_bradley_terry_equals_evalica(bt):
     assert tools.max_centred_diff(ours, reference) <= BT_TOL
 
 
-def test_fastchat_equals_evalica_once_unpenalised(bt):
-    _, battles, reference = bt
+def test_toolkit_bradley_terry_equals_unpenalised_fastchat(bt):
+    table, battles, _ = bt
+    ours = tools.ours_ratings(tools.ours_board(table, n_resamples=0))
     mle = tools.fastchat_ratings(battles, C=tools.FASTCHAT_MLE_C)
-    assert tools.max_centred_diff(mle, reference) <= BT_TOL
-
-
-def test_fastchat_default_penalty_shrinks_strengths(bt):
-    _, battles, reference = bt
-    penalised = tools.centred(tools.fastchat_ratings(battles))
-    mle = tools.centred(reference)[penalised.index]
-    assert tools.max_centred_diff(penalised.to_dict(), reference) > 1e-4
-    assert penalised.abs().sum() < mle.abs().sum()  # shrunk towards 0, not just noisy
+    assert set(ours) == set(mle)
+    assert tools.max_centred_diff(ours, mle) <= BT_TOL
 
 
 def test_fastchat_bootstrap_rounds_are_fits_of_resamples():
@@ -72,13 +67,6 @@ def test_fastchat_bootstrap_rounds_are_fits_of_resamples():
     assert rounds.shape == (3, 5)
     again = tools.fastchat_bootstrap(battles, n_rounds=3, seed=0)
     np.testing.assert_allclose(rounds.to_numpy(), again.to_numpy())
-
-
-def test_evalica_bootstrap_percentile_interval_brackets_its_fit():
-    _, battles = _pairwise(4, (1, 1), n=2000, n_models=5)
-    res = tools.evalica_bootstrap(battles, n_resamples=50, seed=0)
-    assert res.distribution.shape == (50, 5)
-    assert (res.low <= res.result.scores).all() and (res.result.scores <= res.high).all()
 
 
 def test_arena_rank_scale_inverts():
