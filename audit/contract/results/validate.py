@@ -45,12 +45,14 @@ def _where(loc: tuple) -> str:
 
 
 def _describe(error: dict) -> str:
-    shown = repr(error.get("input"))
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    what = error["msg"] if error["type"] == "extra_forbidden" else f"{error['msg']} (got {shown})"
+    """One pydantic error as ``where: what`` (the value shown cut to 60 characters)."""
     if error["type"] == "extra_forbidden":
         what = "a key the contract does not name"
+    elif error["type"] == "missing":
+        what = "missing"
+    else:
+        shown = repr(error.get("input"))
+        what = f"{error['msg']} (got {shown[:57] + '...' if len(shown) > 60 else shown})"
     return f"{_where(error['loc'])}: {what}"
 
 
