@@ -3,9 +3,9 @@
 Each function takes one block of the result dict and returns an SVG string, or ``None`` when the
 block is absent or empty. The SVG is safe to paste into HTML: dataset strings (pool, model and
 label names) become escaped ``<text>`` content (``svg.fonttype = 'none'``, mathtext off so a ``$``
-in a name is text, not markup), and :func:`audit.report.svg.sanitize_svg` re-parses the output and keeps only an
-allow-list of drawing elements and attributes (no scripts, no event handlers, no external links;
-:mod:`audit.report.svg`).
+in a name is text, not markup), and :func:`audit.report.svg.sanitize_svg` re-parses the output
+and keeps only an allow-list of drawing elements and attributes (no scripts, no event handlers,
+no external links).
 
 matplotlib is imported inside the functions: it stays off the CLI's start-up path. Figures are
 built with :class:`matplotlib.figure.Figure` directly, never through pyplot, so no GUI backend is

@@ -103,7 +103,8 @@ RAI_CONTEXT = {
 
 
 def croissant_rai(results: dict) -> dict:
-    """The Croissant RAI annotation fields as a JSON-LD ``sc:Dataset`` node (``croissant_rai.json``).
+    """The Croissant RAI annotation fields as a JSON-LD ``sc:Dataset`` node
+    (``croissant_rai.json``).
 
     ``rai:annotationsPerItem`` (judgments per item and per pool), ``rai:dataAnnotationAnalysis``
     (reliability, pool disagreement, within-pool variability, leaderboard stability: the

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from ..format import interval, number, p_bound, p_is, percent, percent_with_interval, with_interval
 from ..format import points_with_interval
-from .read import against_null, at_floor, finite, judge_rows, simulation_row, within_test
+from .read import ALPHA, against_null, at_floor, finite, judge_rows, simulation_row, within_test
 
 #: Most sentences shown.
 MAX_FINDINGS = 6
@@ -119,7 +119,8 @@ def _pool_disagreement(rows) -> list[Finding]:
             large = n["excess"] >= n["null"]
             text = (f"On the {items:,} items both rated, the mean scores of {a} and {b} "
                     f"differ by {num_ci(n['observed'], n['ci95'])} per item (mean absolute "
-                    f"difference; {number(n['null'])} expected if the pools were interchangeable; excess "
+                    f"difference; {number(n['null'])} expected if the pools were "
+                    "interchangeable; excess "
                     f"{num_ci(n['excess'], n['excess_ci95'])}, {p})")
             magnitude = min(max(n["excess"] / n["null"], 0.0), 1.0) if n["null"] > 0 else 1.0
         else:
@@ -130,7 +131,8 @@ def _pool_disagreement(rows) -> list[Finding]:
             what = ("name opposite winners" if stat == "winner_reversed_rate"
                     else "give different labels")
             text = (f"Where both pools are unanimous, {a} and {b} {what} on "
-                    f"{percent_with_interval(n['observed'], n['ci95'])} of {items:,} items ({percent(n['null'])} "
+                    f"{percent_with_interval(n['observed'], n['ci95'])} of {items:,} items "
+                    f"({percent(n['null'])} "
                     f"expected if the pools were interchangeable; excess "
                     f"{points_with_interval(n['excess'], n['excess_ci95'])}, {p})")
             magnitude = max(n["excess"], 0.0)
@@ -178,7 +180,7 @@ def _reliability(rel) -> list[Finding]:
         series = {"all annotators": rel["overall"]}
     low = []
     for pool, stats in series.items():
-        e = (stats or {}).get("krippendorff_alpha") or {}
+        e = (stats or {}).get(ALPHA) or {}
         v, ci = e.get("value"), interval(e.get("ci95"))
         if finite(v) and ci and v < ALPHA_FLOOR:
             low.append((pool, v, ci))
@@ -205,7 +207,8 @@ def _simulation(st) -> list[Finding]:
     cause = ("Switching between the human pools" if model.get("perturbation_used") == "pool_switch"
              else "The measured score noise")
     moves = f" (score shift SD {num_ci(sd, sd_ci, 4)})" if finite(sd) and sd_ci else ""
-    sizes = " and ".join(f"{percent_with_interval(r['p'], r['interval95'])} at {r['n_models']} models"
+    sizes = " and ".join(f"{percent_with_interval(r['p'], r['interval95'])} at "
+                         f"{r['n_models']} models"
                          for r in chosen)
     last = chosen[-1]
     severity = 3 if last["interval95"][0] > 0.5 else 2 if last["p"] >= DISPLACED_NOTABLE else 1
@@ -267,7 +270,8 @@ def _flipped(st) -> list[Finding]:
     ci = wilson_list(k, n)
     pools = fl.get("pools") or []
     between = f" between {', '.join(str(p) for p in pools)}" if len(pools) >= 2 else ""
-    text = (f"{k:,} of {n:,} compared items ({percent_with_interval(k / n, ci)}) have opposite majority "
+    text = (f"{k:,} of {n:,} compared items ({percent_with_interval(k / n, ci)}) have opposite "
+            "majority "
             f"winners{between}: per-item consumers (reward models, DPO pairs) get a different "
             "label depending on the pool; every item is in items.parquet.")
     return [Finding(text, "flipped-items", 2, k / n, "flipped_items")]

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
                       with_interval)
 from ..metrics import display_name, keys
-from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
+from .read import (ALPHA, STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
                    judge_rows, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.
@@ -174,7 +174,8 @@ def _overview(ds: dict, meta: dict) -> dict:
                   ("annotators", number(ds.get("n_annotators"))),
                   ("label kind", ds.get("label_kind") or "-"),
                   ("judgments per item", _jpi(ds.get("judgments_per_item"))),
-                  ("pools", number(len(pools))), ("models", number(len(models)) if models else "-")],
+                  ("pools", number(len(pools))),
+                  ("models", number(len(models)) if models else "-")],
         "labels": labels[:40], "n_labels": len(labels),
         "pools": pools,
         "models": models[:MAX_MODEL_NAMES], "n_models": len(models),
@@ -217,8 +218,8 @@ def confusion_matrix(row: dict):
     """``(labels_a, labels_b, counts)`` from a pool-disagreement row's ``confusion``, or None.
 
     ``confusion`` is the producer's nested mapping ``{label_a: {label_b: count}}``
-    (:func:`audit.measure.disagreement.pool_disagreement`): pool A's majority labels as rows, pool B's as
-    columns (the union of the labels any row names), a missing cell 0.
+    (:func:`audit.measure.disagreement.pool_disagreement`): pool A's majority labels as rows,
+    pool B's as columns (the union of the labels any row names), a missing cell 0.
     """
     conf = row.get("confusion")
     if not isinstance(conf, dict) or not conf:
@@ -363,8 +364,8 @@ def _leaderboards(boards, st, chart, ch) -> dict:
     order += sorted({r["model"] for rows in boards.values() for r in rows} - set(order))
     by_pool = {p: {r["model"]: r for r in rows} for p, rows in boards.items()}
     table = [{"model": m, "cells": [
-        (f"{with_interval(r.get('score'), r.get('ci95'))} (#{r.get('rank')})" if (r := by_pool[p].get(m))
-         else "-") for p in pools]} for m in order]
+        (f"{with_interval(r.get('score'), r.get('ci95'))} (#{r.get('rank')})"
+         if (r := by_pool[p].get(m)) else "-") for p in pools]} for m in order]
     pairs = [{"pool_a": pp.get("pool_a"), "pool_b": pp.get("pool_b"),
               "tau": number(pp.get("kendall_tau")), "displaced": number(pp.get("n_displaced")),
               "shift_sd": number(pp.get("score_shift_sd"), 4)} for pp in st.get("pool_pairs") or []]
@@ -432,7 +433,8 @@ def _judges(rows) -> dict:
                   "majority": with_interval(a["majority"], a["majority_ci95"])
                   if a["majority"] is not None else "-"} for a in judge_rows(r)]
         diffs = [{"pool_a": d.get("pool_a"), "pool_b": d.get("pool_b"),
-                  "difference": with_interval(d.get("difference"), d.get("ci95")), "n": number(d.get("n")),
+                  "difference": with_interval(d.get("difference"), d.get("ci95")),
+                  "n": number(d.get("n")),
                   "tracks": d.get("tracks") or "-"}
                  for d in r.get("differences") or [] if isinstance(d, dict)]
         known = {"judge", "agreement", "differences", "verdict", "method"}
@@ -489,7 +491,7 @@ def _baseline(bl) -> dict:
                  for m, v in (b.get("models") or {}).items()]
         boards.append({"pool": pool, "tau": number(b.get("kendall_tau")),
                        "n_moved": sum(r["old"] != r["new"] for r in moved), "models": moved})
-    alpha = ((bl.get("reliability") or {}).get("overall") or {}).get("krippendorff_alpha") or {}
+    alpha = ((bl.get("reliability") or {}).get("overall") or {}).get(ALPHA) or {}
     n_changes = int(rel.get("count") or 0)
     return {"source": bl.get("source"),
             "n_items": bl.get("n_items") or {}, "n_judgments": bl.get("n_judgments") or {},
@@ -508,7 +510,8 @@ def _baseline(bl) -> dict:
 def _method(meta: dict, extra: dict | None = None) -> dict:
     boot = meta.get("bootstrap") or {}
     facts = [("tool", f"{meta.get('tool', 'annotation-audit')} {meta.get('version', '')}"),
-             ("seed", number(meta.get("seed"))), ("bootstrap resamples", number(meta.get("n_bootstrap"))),
+             ("seed", number(meta.get("seed"))),
+             ("bootstrap resamples", number(meta.get("n_bootstrap"))),
              ("interval", f"{number(boot.get('level'), 2)} {boot.get('method', '')}".strip()
               if boot else "-"),
              ("source", shown_source(meta.get("source")) or "-")]
