@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from ..format import interval, number, p_bound, p_is, percent, percent_with_interval, with_interval
 from ..format import points_with_interval
+from .prose import join_and
 from .read import ALPHA, against_null, at_floor, finite, judge_rows, simulation_row, within_test
 
 #: Most sentences shown.
@@ -166,7 +167,7 @@ def _within(rows) -> list[Finding]:
     if not hits:
         return []
     parts = [part for _, part in hits]
-    pools = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
+    pools = join_and(parts, sep="; ")
     return [Finding(f"Annotators are not interchangeable within {pools}: the label an item gets "
                     "depends on which of them labelled it.", "pool-disagreement", 2,
                     min(max(e for e, _ in hits), 1.0), "within_pool")]
@@ -188,7 +189,7 @@ def _reliability(rel) -> list[Finding]:
         return []
     severity = 3 if any(ci[1] < ALPHA_FLOOR for _, _, ci in low) else 2
     parts = [f"{p} ({num_ci(v, ci)})" for p, v, ci in low]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    listed = join_and(parts)
     return [Finding(f"Krippendorff's α is below {ALPHA_FLOOR}, the floor for tentative "
                     f"conclusions (Krippendorff 2004), in {listed}.", "reliability",
                     severity, min(max(ALPHA_FLOOR - v for _, v, _ in low), 1.0), "reliability")]
