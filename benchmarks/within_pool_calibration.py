@@ -62,6 +62,13 @@ def simulate(n_datasets: int, *, n_items: int, n_annotators: int, per_item: int,
     return d, item, ann, label
 
 
+def by_dataset(d: np.ndarray) -> list[np.ndarray]:
+    """The row positions of each dataset ``0 .. d.max()``, in row order (as ``d == k``, without
+    a pass over every row per dataset)."""
+    order = np.argsort(d, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(d))[:-1])
+
+
 def within_item_p(d, item, ann, label, *, n_items, n_annotators, n_permutations, seed):
     """The toolkit's within-item permutation p-value of every stacked dataset at once: the
     datasets' items and annotators are disjoint strata of one pool, so one within-item
@@ -118,8 +125,7 @@ def gcmh_p(d, item, ann, label, *, n_items, n_annotators):
     """The toolkit's asymptotic generalized CMH p-value of every dataset (the test large pools
     get), one dataset at a time."""
     out = np.full(int(d.max()) + 1, np.nan)
-    for k in range(len(out)):
-        sel = d == k
+    for k, sel in enumerate(by_dataset(d)):
         s = W.strata(item[sel], ann[sel], label[sel], min_annotator_judgments=1)
         if s.n_annotators >= 2 and s.n_labels >= 2:
             q, dof = W.generalized_cmh(s)
@@ -133,8 +139,8 @@ def pooled_chi2_p(d, item, ann, label, *, n_annotators, n_permutations, seed):
     the dataset's judgments."""
     rng = np.random.default_rng(seed)
     out = np.full(int(d.max()) + 1, np.nan)
-    for k in range(len(out)):
-        a, y = ann[d == k], label[d == k]
+    for k, rows in enumerate(by_dataset(d)):
+        a, y = ann[rows], label[rows]
         table = np.bincount(a * 2 + y, minlength=n_annotators * 2).reshape(n_annotators, 2)
         table = table[table.sum(axis=1) > 0]
         if (table.sum(axis=0) == 0).any():
@@ -142,7 +148,8 @@ def pooled_chi2_p(d, item, ann, label, *, n_annotators, n_permutations, seed):
         chi2, p, _, expected = stats.chi2_contingency(table, correction=False)
         if (expected < 1).any() or (expected < 5).mean() > 0.2:
             perm = rng.permuted(np.broadcast_to(y, (n_permutations, len(y))), axis=1)
-            t = np.stack([np.bincount(a * 2 + pr, minlength=n_annotators * 2) for pr in perm])
+            cells = np.arange(n_permutations)[:, None] * (n_annotators * 2) + a * 2 + perm
+            t = np.bincount(cells.ravel(), minlength=n_permutations * n_annotators * 2)
             t = t.reshape(n_permutations, n_annotators, 2)
             n = t.sum(axis=(1, 2), keepdims=True)
             ex = t.sum(axis=2, keepdims=True) * t.sum(axis=1, keepdims=True) / n
