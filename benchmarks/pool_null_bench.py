@@ -55,11 +55,11 @@ def simulate_counts(rng, n_datasets: int, n_items: int, n_a: int, n_b: int, q: i
     z = centre + spread * rng.standard_normal((n_datasets, n_items, m))
     z[:, :, n_a:] += shift
     labels = np.clip(np.rint(z), 0, q - 1).astype(np.int64)
-    counts = np.zeros((n_datasets, n_items, 2, q), dtype=np.int64)
     pool = (np.arange(m) >= n_a).astype(np.int64)
-    d, i, j = np.indices(labels.shape)
-    np.add.at(counts, (d, i, pool[j], labels), 1)
-    return counts
+    unit = np.arange(n_datasets * n_items).reshape(n_datasets, n_items, 1)
+    cell = ((unit * 2 + pool) * q + labels).ravel()
+    return np.bincount(cell, minlength=n_datasets * n_items * 2 * q).reshape(
+        n_datasets, n_items, 2, q)
 
 
 def null_of_counts(counts, *, need: tuple[int, int], n_permutations: int, rng, signs=None):
