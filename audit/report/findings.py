@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 from ..format import interval, number, p_bound, p_is, percent, percent_with_interval, with_interval
 from ..format import points_with_interval
-from .prose import join_and
-from .read import ALPHA, against_null, at_floor, finite, judge_rows, simulation_row, within_test
+from .prose import ALPHA, join_and
+from .read import against_null, at_floor, finite, judge_rows, simulation_row, within_test
 
 #: Most sentences shown.
 MAX_FINDINGS = 6

@@ -18,7 +18,8 @@ from pathlib import Path
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
                       with_interval)
 from ..metrics import display_name, keys
-from .read import (ALPHA, STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
+from .prose import ALPHA
+from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
                    judge_rows, simulation_row, swap, swap_key, within_test)
 
 #: Items whose winner flips that are listed in the report.

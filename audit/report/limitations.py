@@ -10,10 +10,10 @@ expectations. When none applies, one sentence says so and that it is no proof of
 
 from __future__ import annotations
 
-from .prose import (ALPHA_RELIABLE, ALPHA_TENTATIVE, EFFECT_P, FEW_JUDGMENTS, NOTABLE_SWAP,
+from .prose import (ALPHA, ALPHA_RELIABLE, ALPHA_TENTATIVE, EFFECT_P, FEW_JUDGMENTS, NOTABLE_SWAP,
                     by_pair, closest_by_pool, count, estimate, in_board, join_and, number,
                     percent, permutation_p, simulated, swap_phrase, why_undefined)
-from .read import ALPHA, against_null, judge_rows, simulation_row, within_test
+from .read import against_null, judge_rows, simulation_row, within_test
 
 #: Number words for the few neighbouring pairs a sentence lists.
 WORDS = {2: "two", 3: "three"}

@@ -23,6 +23,9 @@ from .read import (against_null, at_floor, displacement, finite, judge_rows, sim
 #: chance-corrected coefficients, then percent agreement; a preference over the registry's
 #: output order (:data:`audit.metrics.KEYS`), every key registered there.
 HEADLINE_METRICS = ("krippendorff_alpha", "gwet_ac1", "fleiss_kappa", "icc", "percent_agreement")
+#: The coefficient the reliability thresholds of the card, the findings and the baseline
+#: section read (Krippendorff's 2004 floors of 0.667 and 0.8 are stated for α).
+ALPHA = "krippendorff_alpha"
 
 #: Thresholds the sentences read the numbers against.
 ALPHA_TENTATIVE = 0.667  # Krippendorff (2004): lowest alpha for tentative conclusions

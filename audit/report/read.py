@@ -26,10 +26,6 @@ from __future__ import annotations
 
 from ..format import finite, interval
 
-#: The coefficient the renderers' reliability thresholds read (Krippendorff's 2004 floors of
-#: 0.667 and 0.8 are stated for α): its key in :mod:`audit.metrics`.
-ALPHA = "krippendorff_alpha"
-
 #: Reader-facing names of the tests ``within_pool[]`` reports.
 TEST_NAMES = {
     "cochran_q": "Cochran's Q",
