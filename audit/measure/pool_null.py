@@ -33,7 +33,7 @@ instead of (judgments x permutations), so the null is never capped on a categori
 every item enumerated, outcomes convolved over items). When no permutation can change anything —
 one judgment per pool on every splittable item (swapping two labels never changes whether they
 differ, as with PandaLM's one-annotator pools), or no splittable item — the null equals the
-observed rate and there is no test (``p_value`` None, with the reason).
+observed rate and there is no test (``p_value`` NaN, with the reason).
 
 Calibration (``benchmarks/pool_null_bench.py``, interchangeable annotators, items of varied
 difficulty, 3 + 1 and 2 + 2 annotators on 2 and 5 points, 1,120 items): rejection at 0.05 in
@@ -53,6 +53,7 @@ permuted in the same strata.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -60,6 +61,8 @@ from math import comb
 import numpy as np
 
 from ..intervals import mc_se
+
+NAN = float("nan")
 
 STRATA = "item"
 
@@ -198,19 +201,20 @@ def permuted_counts(splits: Splits, n_permutations: int, rng: np.random.Generato
     return draws.sum(axis=1), draws[:, splits.reversed_].sum(axis=1)
 
 
-def _mean(x) -> float | None:
+def _mean(x) -> float:
     x = np.asarray(x, dtype=np.float64)
     x = x[~np.isnan(x)]
-    return float(x.mean()) if len(x) else None
+    return float(x.mean()) if len(x) else NAN
 
 
 def categorical_null(splits: Splits, *, n_permutations: int, rng: np.random.Generator,
                      preference: bool) -> dict:
-    """The ``null`` block of one pool comparison (module docstring); None values and a
-    ``not_defined`` reason when no shared item is both-unanimous."""
+    """The ``null`` block of one pool comparison (module docstring); NaN values and a
+    ``not_defined`` reason when no shared item is both-unanimous (``winner_reversed_rate`` is
+    None unless ``preference``)."""
     u, h_obs = splits.n_same, splits.n_hits
-    out = {"majority_differs_rate": None, "winner_reversed_rate": None, "p_value": None,
-           "mc_se": None, "n_permutations": int(n_permutations), "strata": STRATA,
+    out = {"majority_differs_rate": NAN, "winner_reversed_rate": NAN if preference else None,
+           "p_value": NAN, "mc_se": NAN, "n_permutations": int(n_permutations), "strata": STRATA,
            "method": METHOD}
     if u + h_obs == 0:
         out["not_defined"] = "no shared item on which both pools are unanimous"
@@ -266,8 +270,8 @@ def categorical_excess(splits: Splits, null: dict, observed: tuple[float, float 
     from ..resample import multinomial_weights, percentile_ci
 
     preference = observed[1] is not None
-    if null.get("majority_differs_rate") is None:
-        none = {"estimate": None, "ci95": [None, None]}
+    if math.isnan(null["majority_differs_rate"]):
+        none = {"estimate": NAN, "ci95": [NAN, NAN]}
         return {"majority_differs_rate": none, "winner_reversed_rate": dict(none) if preference
                 else None, "ci_method": EXCESS_METHOD,
                 "not_defined": null.get("not_defined", "the null rate is undefined")}
@@ -283,7 +287,7 @@ def categorical_excess(splits: Splits, null: dict, observed: tuple[float, float 
         diff = boot[k] - boot[k + 1]
         diff = diff[~np.isnan(diff)]
         if not len(diff):
-            return {"estimate": float(est), "ci95": [None, None]}
+            return {"estimate": float(est), "ci95": [NAN, NAN]}
         lo, hi = percentile_ci(diff, level)
         return {"estimate": float(est), "ci95": [float(lo + shift), float(hi + shift)]}
 
@@ -372,9 +376,9 @@ def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Genera
     method = CONTINUOUS_METHOD
     if b < b_wanted:
         method += f"; capped at {b} permutations ({budget:,} draws: permutations x items)"
-    null = {"mean_abs_difference": None, "p_value": None, "mc_se": None,
+    null = {"mean_abs_difference": NAN, "p_value": NAN, "mc_se": NAN,
             "n_permutations": b, "strata": STRATA, "method": method}
-    none = {"estimate": None, "ci95": [None, None]}
+    none = {"estimate": NAN, "ci95": [NAN, NAN]}
     excess = {"mean_abs_difference": none, "ci_method": CONTINUOUS_EXCESS_METHOD}
     if n == 0:
         reason = "no item judged by both pools"
@@ -419,6 +423,6 @@ def continuous_null(item, x, in_a, *, n_permutations: int, rng: np.random.Genera
         half = float(stdtrit(n - 1, 0.5 + level / 2) * t.std(ddof=1) / np.sqrt(n))
         ci = [est - half, est + half]
     else:
-        ci = [None, None]
+        ci = [NAN, NAN]
     excess["mean_abs_difference"] = {"estimate": est, "ci95": ci}
     return null, excess
