@@ -3,7 +3,9 @@
 Every renderer (terminal summary, HTML report, dataset card, JUnit file) is a pure function of it,
 in its JSON form (:func:`json_form`: undefined values as None). The library
 (:func:`audit.measure.measure`, :func:`audit.rank.rank`, :func:`audit.run`) returns floats with
-NaN where a value is undefined; :func:`dumps` alone turns NaN into ``null``.
+NaN where a value is undefined; :func:`dumps` alone turns NaN into ``null``. None, in both forms,
+marks a value that does not apply (the winner reversal of a scale without winners, the degrees
+of freedom of a permutation test).
 Keys, top level: ``meta``, ``dataset``, then one block per analysis (``reliability``,
 ``pool_disagreement``, ``within_pool``, ``leaderboards``, ``stability``, ``judge_alignment``, ...).
 The same inputs and seed give the same bytes: nothing time- or host-dependent is written.
