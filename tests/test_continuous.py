@@ -205,8 +205,7 @@ def test_1000_values_alpha_matches_krippendorff_package(thousand):
     for name, (block, annotators) in scopes.items():
         wide = wide_of(raw, annotators)
         ref = reference_interval_alpha(wide)
-        if name != "p2":  # the package takes seconds per call here; p2 is built like p1
-            assert package_alpha(wide) == pytest.approx(ref, abs=TOL), name
+        assert package_alpha(wide) == pytest.approx(ref, abs=TOL), name
         assert block["krippendorff_alpha"]["value"] == pytest.approx(ref, abs=TOL), name
         lo, hi = block["krippendorff_alpha"]["ci95"]
         assert lo <= block["krippendorff_alpha"]["value"] <= hi
