@@ -251,25 +251,26 @@ def test_ac1_uses_the_declared_number_of_categories():
 # -- Cohen's kappa ------------------------------------------------------------------------------
 
 def reference_cohen_pairs(wide: pd.DataFrame, values, level: str, min_overlap: int) -> dict:
-    """statsmodels' cohens_kappa for every annotator pair with >= min_overlap shared items."""
+    """statsmodels' cohens_kappa for every annotator pair with >= min_overlap shared items, each
+    pair's values x values table counted from the wide frame (rows: the first annotator)."""
     out = {}
     cols = sorted(wide.columns)
-    mask = wide[cols].notna().to_numpy().astype(np.int64)
-    overlap = mask.T @ mask
+    q = len(values)
+    position = {v: k for k, v in enumerate(values)}
+    code = wide[cols].apply(lambda col: col.map(position)).fillna(-1).to_numpy(np.int64)
+    mask = code >= 0
+    overlap = mask.T.astype(np.int64) @ mask
     for i, a in enumerate(cols):
         for j in range(i + 1, len(cols)):
             if overlap[i, j] < min_overlap:
                 continue
-            b = cols[j]
-            both = wide[[a, b]].dropna()
-            tab = pd.crosstab(both[a], both[b]).reindex(index=list(values),
-                                                       columns=list(values), fill_value=0)
+            both = mask[:, i] & mask[:, j]
+            tab = np.bincount(code[both, i] * q + code[both, j], minlength=q * q).reshape(q, q)
             if level == "nominal":
-                res = inter_rater.cohens_kappa(tab.to_numpy(), return_results=False)
+                res = inter_rater.cohens_kappa(tab, return_results=False)
             else:
-                res = inter_rater.cohens_kappa(tab.to_numpy(), wt="linear",
-                                               return_results=False)
-            out[(a, b)] = (float(res), int(len(both)))
+                res = inter_rater.cohens_kappa(tab, wt="linear", return_results=False)
+            out[(a, cols[j])] = (float(res), int(both.sum()))
     return out
 
 
