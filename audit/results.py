@@ -55,8 +55,13 @@ def jsonable(obj):
 
 
 def dumps(results: dict) -> str:
-    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null)."""
-    return json.dumps(jsonable(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null),
+    checked against the result contract first (:func:`audit.contract.results.checked`: a
+    producer that drifts from it is an internal error naming the block and key)."""
+    from .contract.results import checked  # pydantic: on the first write, never at start-up
+
+    return json.dumps(checked(jsonable(results)), indent=2, ensure_ascii=False,
+                      allow_nan=False) + "\n"
 
 
 def json_form(results):
