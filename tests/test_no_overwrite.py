@@ -314,7 +314,7 @@ def test_pipeline_run_refuses_before_loading(d, monkeypatch):
     def no_load(*args, **kwargs):
         raise AssertionError("loaded before the outputs were resolved")
 
-    monkeypatch.setattr(audit.load, "load", no_load)
+    monkeypatch.setattr(audit.ingest, "load", no_load)
     with kept(d), pytest.raises(InputError, match="holds the source"):
         run(d / "t.csv", out=d)
 
