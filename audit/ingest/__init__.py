@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
+from ..mainguard import guard
 from ..errors import InputError, join_names
 from ..contract.table import AnnotationTable
 from .common import LoadWarning
@@ -126,10 +127,11 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         from .spark import load_spark
 
         spec = _read_spec_path(spec, allow_outside)
-        return load_spark(source, master=spark_master, conf=spark_conf, format=format, spec=spec, pools=pools,
-                          pool_column=pool_column, name=name, split=split,
-                          min_pool_annotators=min_pool_annotators,
-                          aspect=None if aspect == DEFAULT_ASPECT else aspect)
+        with guard():  # pandera and pyspark import pyspark.sql.connect (audit.mainguard)
+            return load_spark(source, master=spark_master, conf=spark_conf, format=format,
+                              spec=spec, pools=pools, pool_column=pool_column, name=name,
+                              split=split, min_pool_annotators=min_pool_annotators,
+                              aspect=None if aspect == DEFAULT_ASPECT else aspect)
     for option, value in (("spark_master", spark_master), ("spark_conf", spark_conf)):
         if value:
             raise InputError(f"--{option.replace('_', '-')} needs --engine spark", key=option)

@@ -16,6 +16,7 @@ import warnings
 
 import pandas as pd
 
+from ..mainguard import guard
 from ..results import jsonable
 from .catalogue import META_KEY
 from .gx_json import to_gx_json
@@ -36,7 +37,8 @@ def validate(suite: Suite, frames: dict[str, pd.DataFrame], *, skipped: list | N
     great_expectations.core.ExpectationSuiteValidationResult
         One result per expectation, in the suite's order.
     """
-    with warnings.catch_warnings():
+    # great_expectations imports pyspark.sql.connect where pyspark is installed (mainguard)
+    with warnings.catch_warnings(), guard():
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", FutureWarning)
         import great_expectations as gx

@@ -1,0 +1,106 @@
+"""An audit run from ``python -c`` or a script ends with its own exit status, never pyspark's.
+
+pyspark's ``pyspark.sql.connect`` calls ``sys.exit(0)`` on import when ``__main__`` has no
+``__file__`` and grpc is missing (:mod:`audit.mainguard`); great_expectations and pandera import
+it wherever pyspark is installed. Each case runs in a fresh interpreter the way a scheduler or a
+notebook-less job would, and checks that the audit printed its result and wrote its output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import REPO
+from test_spark import _spark_or_skip
+
+PANDALM = REPO / "data" / "pandalm" / "testset-v1.json"
+SUITE = REPO / "expectations" / "pandalm.yaml"
+WMT = REPO / "data" / "wmt23_zhen_mqm"
+
+
+def _pyspark_installed() -> bool:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _python(args, cwd):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
+
+
+CHECK = textwrap.dedent(f"""
+    import sys
+    from audit.cli import main
+    sys.argv = ["annotation-audit", "check", {str(PANDALM)!r}, "--suite", {str(SUITE)!r},
+                "--bootstrap", "20", "--quiet", "--json", "check.json"]
+    main()
+""")
+
+
+@pytest.mark.parametrize("how", ["-c", "script"])
+def test_check_runs_great_expectations_from_python_c_and_a_script(how, tmp_path):
+    if not _pyspark_installed():
+        pytest.skip("pyspark is not installed: great_expectations does not import Spark Connect")
+    if how == "-c":
+        out = _python(["-c", CHECK], tmp_path)
+    else:
+        (tmp_path / "job.py").write_text(CHECK)
+        out = _python([str(tmp_path / "job.py")], tmp_path)
+    assert "Skipping doctests" not in out.stderr
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    # the suite ran and wrote its verdict: pyspark's exit would have left no file, status 0
+    verdict = json.loads((tmp_path / "check.json").read_text())
+    assert verdict
+
+
+RUN = textwrap.dedent(f"""
+    import json, sys, audit
+    r = audit.run({str(WMT / 'wmt23_zhen_mqm.csv')!r}, spec={str(WMT / 'wmt23_zhen_mqm.yaml')!r},
+                  engine="spark", spark_master="local[1]", n_bootstrap=20, report=False,
+                  out=sys.argv[1] if len(sys.argv) > 1 else "out")
+    print("ENGINE", r["meta"]["engine"], r["dataset"]["n_annotations"])
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["-c", "script"])
+def test_spark_engine_api_from_python_c_and_a_script(how, tmp_path):
+    _spark_or_skip()
+    if how == "-c":
+        out = _python(["-c", RUN, str(tmp_path / "o")], tmp_path)
+    else:
+        (tmp_path / "job.py").write_text(RUN)
+        out = _python([str(tmp_path / "job.py"), str(tmp_path / "o")], tmp_path)
+    assert "Skipping doctests" not in out.stderr
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "ENGINE spark 2400" in out.stdout, (out.stdout, out.stderr[-2000:])
+    written = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert written["dataset"]["n_annotations"] == 2400
+
+
+def test_the_guard_leaves_main_as_it_was(monkeypatch):
+    import types
+
+    from audit import mainguard
+
+    fake = types.ModuleType("__main__")
+    fake.__spec__ = None
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    monkeypatch.delattr(sys, "ps1", raising=False)
+    assert mainguard.needs_guard()
+    with mainguard.guard():
+        assert fake.__file__ == mainguard.PLACEHOLDER
+        assert not mainguard.needs_guard()
+    assert not hasattr(fake, "__file__")
+    fake.__file__ = "job.py"  # a real file: nothing to do, nothing removed
+    with mainguard.guard():
+        assert fake.__file__ == "job.py"
+    assert fake.__file__ == "job.py"
