@@ -58,6 +58,13 @@ def get_session(master: str | None = None, *, config: dict | None = None):
         pyspark is missing, no Java runtime is found for a non-Connect session, or the session
         fails to start; the message says which and what to do.
     """
+    from ...mainguard import guard
+
+    with guard():  # pyspark may import pyspark.sql.connect on the way (audit.mainguard)
+        return _session(master, config)
+
+
+def _session(master: str | None, config: dict | None):
     SparkSession = require_pyspark()
     settings = {**SESSION_CONFIG, **(config or {})}
     if master and master.startswith("sc://"):
