@@ -35,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from audit.outputs import verify_outputs
+from audit.results import json_form
 
 TABLE = "item,annotator,pool,label\n" + "".join(
     f"{i},{a},{'expert' if a == 'c' else 'crowd'},{'xyz'[(i * 7 + j * 3) % 3]}\n"
@@ -78,7 +79,7 @@ def world(tmp_path_factory):
     for name, seed in SEEDS.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            results[name] = run(str(src), n_bootstrap=5, seed=seed)
+            results[name] = json_form(run(str(src), n_bootstrap=5, seed=seed))  # as run --out writes it
             frame = item_table(load(str(src)))
         extra = functools.partial(write_items, frame)  # items.parquet, as run --out writes it
         write_run(copy.deepcopy(results[name]), root / name, extra=extra, inputs=inputs)
