@@ -31,8 +31,8 @@ demo: $(RUNTIME)  ## audit the shipped PandaLM test set into reports/pandalm/
 	  --license apache-2.0 --language en --task-category text-classification --tag preference \
 	  --pretty-name "PandaLM test set (human annotations)"
 
-test: $(SPARK)  ## the whole test suite (what CI runs; Spark tests skip without Java)
-	$(BIN)/python -m pytest
+test: $(SPARK)  ## the whole test suite on every core (what CI runs; Spark tests skip without Java)
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 bench: $(STAMP)  ## speed, side by side with the tools people use today
 	$(BIN)/python benchmarks/run.py

@@ -71,6 +71,7 @@ RUN = textwrap.dedent(f"""
 
 
 @pytest.mark.slow
+@pytest.mark.spark
 @pytest.mark.parametrize("how", ["-c", "script"])
 def test_spark_engine_api_from_python_c_and_a_script(how, tmp_path):
     _spark_or_skip()

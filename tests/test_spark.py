@@ -28,6 +28,8 @@ from audit.pipeline import run
 from benchmarks import synth
 from tests.conftest import REPO, shared_data
 
+pytestmark = pytest.mark.spark
+
 PANDALM = REPO / "data" / "pandalm" / "testset-v1.json"
 TOL = 1e-12
 RESAMPLES = 200
