@@ -30,6 +30,7 @@ Heavy libraries (pandas, great_expectations, datasets) are imported inside the c
 
 from __future__ import annotations
 
+import contextvars
 import shlex
 import sys
 import warnings
@@ -134,7 +135,9 @@ class AuditGroup(click.Group):
                 warnings.simplefilter("always", AuditWarning)
                 warnings.showwarning = _show_warning
                 try:
-                    result = super().invoke(ctx)
+                    # a command's settings (its --max-memory) end with it: a second command in
+                    # the same process (CliRunner, a notebook) starts from the defaults
+                    result = contextvars.copy_context().run(super().invoke, ctx)
                 except click.exceptions.Exit:  # check's verdict: the notes still belong to it
                     _print_notices(ctx)
                     raise

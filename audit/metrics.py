@@ -62,6 +62,9 @@ class Metric:
         Shown in the terminal summary, the report's reliability table and the card's table.
     higher_is_better
         Direction; every coefficient here is higher-is-better.
+    chance_corrected
+        Whether 0 means chance agreement. Krippendorff's (2004) reference lines at 0.667 and 0.8
+        apply only to these; the reliability chart leaves the others out.
     text
         Name in plain text, as warnings say it (``"Krippendorff's alpha is NaN: ..."``).
     statistic
@@ -90,6 +93,7 @@ class Metric:
     levels: frozenset = ALL_LEVELS
     summary: bool = True
     higher_is_better: bool = True
+    chance_corrected: bool = True
     text: str = ""
     statistic: str = ""
     batched: str = ""
@@ -125,7 +129,8 @@ METRICS: tuple[Metric, ...] = (
            batched="audit.measure.ac1:gwet_ac1_batched"),
     Metric("percent_agreement", "percent agreement", "agreement",
            "pairwise percent agreement (Gwet 2014, Handbook of Inter-Rater Reliability, ch. 2)",
-           COUNTS, text="percent agreement", statistic="audit.measure.ac1:percent_agreement",
+           COUNTS, chance_corrected=False, text="percent agreement",
+           statistic="audit.measure.ac1:percent_agreement",
            batched="audit.measure.ac1:percent_agreement_batched"),
     Metric("cohen_kappa", "Cohen's κ (mean over pairs)", "Cohen κ",
            "Cohen (1960); weighted, Cohen (1968)", COHEN, summary=False,

@@ -189,6 +189,19 @@ def test_simulation_over_the_budget():
     assert_refused(result, "over the budget of 1.0 KiB")
 
 
+
+def test_a_command_s_budget_ends_with_the_command(tmp_path):
+    """``--max-memory`` is the budget of that command only: the library, or the next command
+    in the same process, starts from the default (it leaked to later tests before)."""
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,y\n")
+    assert_refused(invoke("run", path, "--no-report", "--out", tmp_path / "o", "--bootstrap",
+                          10, "--max-memory", "1K"), "over the budget of 1.0 KiB")
+    from audit.budget import MemoryLimit, current_limit
+
+    assert current_limit() == MemoryLimit()
+    assert audit.run(path, n_bootstrap=10)["meta"]["n_bootstrap"] == 10
+
 # -- the estimate against what an audit holds ------------------------------------------------------
 _MEASURE = r"""
 import json, resource, sys, warnings

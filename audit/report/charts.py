@@ -19,6 +19,7 @@ import io
 
 from ..contract.columns import EVERY_HUMAN_POOL
 from ..format import finite
+from ..metrics import METRICS as METRIC_LIST
 from ..metrics import get as metric
 from .svg import sanitize_svg
 
@@ -27,9 +28,9 @@ MAX_LABEL = 32
 #: Most models drawn in one leaderboard panel (the best ones, by the first pool's rank).
 MAX_MODELS = 40
 
-#: Coefficients the reliability chart leaves out: percent agreement is not chance-corrected, so
-#: Krippendorff's (2004) reference lines at 0.667 and 0.8 do not apply to it.
-NOT_CHARTED = ("percent_agreement",)
+#: Coefficients the reliability chart leaves out: those not chance-corrected (percent
+#: agreement), to which Krippendorff's (2004) reference lines at 0.667 and 0.8 do not apply.
+NOT_CHARTED = tuple(m.key for m in METRIC_LIST if not m.chance_corrected)
 
 #: Okabe & Ito (2008), "Color Universal Design": colours told apart under the common
 #: colour-vision deficiencies; their black is left out (it is the axes' and the text's colour)
