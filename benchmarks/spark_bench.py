@@ -184,10 +184,10 @@ def compare(out_dirs: dict) -> str | None:
     """Whether the two engines' results.json agree (to 1e-12), when both ran."""
     if set(out_dirs) != {"pandas", "spark"}:
         return None
-    from tests.test_spark import _diffs
+    from benchmarks.compare import result_differences
 
     a, b = (json.loads((out_dirs[e] / "results.json").read_text()) for e in ("pandas", "spark"))
-    found = _diffs({k: v for k, v in a.items() if k != "meta"},
+    found = result_differences({k: v for k, v in a.items() if k != "meta"},
                    {k: v for k, v in b.items() if k != "meta"})
     return "identical (1e-12)" if not found else f"{len(found)} differences, first {found[:2]}"
 

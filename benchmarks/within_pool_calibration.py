@@ -80,7 +80,7 @@ def within_item_p(d, item, ann, label, *, n_items, n_annotators, n_permutations,
     owner_item[:] = np.flatnonzero(keep) // n_items
     owner = np.zeros(s.n_annotators, dtype=np.int64)
     owner[s.annotator] = owner_item[s.item]
-    e = W._expected_counts(s)
+    e = W.expected_counts(s)
     cells = s.n_annotators * s.n_labels
     base = s.annotator * s.n_labels
 

@@ -8,7 +8,6 @@ into a failure, so a green CI run always includes them.
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from audit.export import export_table
 from audit.ingest import load
 from audit.pipeline import run
 from benchmarks import synth
+from benchmarks.compare import result_differences
 from tests.conftest import REPO, shared_data
 
 pytestmark = pytest.mark.spark
@@ -60,28 +60,6 @@ def spark():
     return get_session("local[2]")
 
 
-def _diffs(a, b, path=""):
-    """Every place two result objects differ: floats beyond TOL (relative above 1), anything
-    else unequal."""
-    out = []
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(a) != set(b):
-            out.append((path, "keys", sorted(set(a) ^ set(b))))
-        for k in a.keys() & b.keys():
-            out += _diffs(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [(path, "length", len(a), len(b))]
-        for i, (x, y) in enumerate(zip(a, b)):
-            out += _diffs(x, y, f"{path}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float):
-        if not (math.isnan(a) and math.isnan(b)) and abs(a - b) > TOL * max(1.0, abs(a)):
-            out.append((path, a, b))
-    elif a != b or type(a) is not type(b):
-        out.append((path, a, b))
-    return out
-
-
 def _audit(source, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -93,7 +71,7 @@ def assert_same_results(pandas_results: dict, spark_results: dict):
     assert pandas_results["meta"]["engine"] == "pandas"
     a = {k: v for k, v in pandas_results.items() if k != "meta"}
     b = {k: v for k, v in spark_results.items() if k != "meta"}
-    found = _diffs(a, b)
+    found = result_differences(a, b)
     assert not found, f"{len(found)} difference(s), first: {found[:5]}"
 
 
@@ -430,7 +408,7 @@ def test_export_round_trip_pandas_engine(tmp_path):
     assert (paths["data"] / "pool=annotator1").is_dir()
     expected = _audit(PANDALM)
     got = _audit(str(paths["data"]), load_options={"spec": paths["spec"]})
-    found = _diffs({k: v for k, v in expected.items() if k != "meta"},
+    found = result_differences({k: v for k, v in expected.items() if k != "meta"},
                    {k: v for k, v in got.items() if k != "meta"})
     assert not found, found[:5]
 

@@ -179,7 +179,7 @@ def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
 
 # -- statistics ------------------------------------------------------------------------------------
 
-def _expected_counts(s: Strata) -> np.ndarray:
+def expected_counts(s: Strata) -> np.ndarray:
     """``E_ac``: (A, q) expected annotator x label counts under the within-item null.
 
     Built from the (item, label) pairs that occur, so nothing grows with items x labels: each
@@ -279,7 +279,7 @@ def permutation_p(s: Strata, *, n_permutations: int, rng: np.random.Generator,
     vary = varying(s)
     item, ann, lab = s.item[vary], s.annotator[vary], s.label[vary]
     if scores is None:
-        e = _expected_counts(s)
+        e = expected_counts(s)
         cells = s.n_annotators * s.n_labels
         base = ann * s.n_labels
         full = np.bincount(s.annotator * s.n_labels + s.label, minlength=cells)
