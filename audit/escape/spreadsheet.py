@@ -35,14 +35,22 @@ def needs_prefix(text: str) -> bool:
     return bool(text) and text[0] in TRIGGERS and _NUMBER.match(text) is None
 
 
+def _guarded(text: str) -> bool:
+    """Whether ``text`` is a run of apostrophes (possibly none) before a cell a spreadsheet
+    would evaluate: such a cell gets one more apostrophe, so that a text that already begins
+    with one (``'=``) is told apart from an escaped ``=`` and reads back as written."""
+    return needs_prefix(text.lstrip(PREFIX))
+
+
 def escape_cell(text: str) -> str:
-    """``text`` with an apostrophe in front when a spreadsheet would evaluate it."""
-    return PREFIX + text if needs_prefix(text) else text
+    """``text`` with an apostrophe in front when a spreadsheet would evaluate it (or it is
+    apostrophes before such a text: :func:`_guarded`)."""
+    return PREFIX + text if _guarded(text) else text
 
 
 def unescape_cell(text: str) -> str:
     """The inverse of :func:`escape_cell` on a cell it wrote."""
-    if text.startswith(PREFIX) and needs_prefix(text[1:]):
+    if text.startswith(PREFIX) and _guarded(text):
         return text[1:]
     return text
 
@@ -57,10 +65,11 @@ def escape_column(values: pd.Series) -> pd.Series:
             or pd.api.types.is_string_dtype(values.dtype)):
         return values
     text = values.astype("string")
-    first = text.str.slice(0, 1).isin(TRIGGERS).fillna(False).to_numpy(dtype=bool)
+    body = text.str.lstrip(PREFIX)  # as _guarded: apostrophes before a trigger
+    first = body.str.slice(0, 1).isin(TRIGGERS).fillna(False).to_numpy(dtype=bool)
     if not first.any():
         return values
-    number = text.str.fullmatch(_NUMBER_PATTERN).fillna(False).to_numpy(dtype=bool)
+    number = body.str.fullmatch(_NUMBER_PATTERN).fillna(False).to_numpy(dtype=bool)
     rows = np.flatnonzero(first & ~number)
     out = values.astype(object).copy()
     out.iloc[rows] = (PREFIX + text.iloc[rows].astype(object)).to_numpy()
