@@ -238,13 +238,18 @@ def test_row_order_changes_nothing(key, level):
                 estimates(measured(shuffled, scale), key), ci=True)
 
 
+def reversed_names(raw, column: str, pattern: str):
+    """``raw`` with ``column``'s names replaced by ``pattern`` numbers in reverse order."""
+    names = sorted(raw[column].unique())
+    new = {a: pattern.format(len(names) - k) for k, a in enumerate(names)}
+    return raw.assign(**{column: raw[column].map(new)})
+
+
 @pytest.mark.parametrize("key, level", CASES)
 def test_relabelled_annotators_change_no_estimate(key, level):
     scale = SCALES[level]
     raw = raw_frame(scale, seed=3)
-    names = sorted(raw[C.ANNOTATOR].unique())
-    new = {a: f"z{len(names) - k:02d}" for k, a in enumerate(names)}  # reverses their order
-    renamed = raw.assign(**{C.ANNOTATOR: raw[C.ANNOTATOR].map(new)})
+    renamed = reversed_names(raw, C.ANNOTATOR, "z{:02d}")
     assert_same(estimates(measured(raw, scale), key),
                 estimates(measured(renamed, scale), key), ci=False)
 
@@ -253,9 +258,7 @@ def test_relabelled_annotators_change_no_estimate(key, level):
 def test_relabelled_items_change_no_estimate(key, level):
     scale = SCALES[level]
     raw = raw_frame(scale, seed=4)
-    items = sorted(raw[C.ITEM].unique())
-    new = {i: f"x{len(items) - k:04d}" for k, i in enumerate(items)}  # reverses their order
-    renamed = raw.assign(**{C.ITEM: raw[C.ITEM].map(new)})
+    renamed = reversed_names(raw, C.ITEM, "x{:04d}")
     assert_same(estimates(measured(raw, scale), key),
                 estimates(measured(renamed, scale), key), ci=False)
 
