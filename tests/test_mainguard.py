@@ -105,3 +105,69 @@ def test_the_guard_leaves_main_as_it_was(monkeypatch):
     with mainguard.guard():
         assert fake.__file__ == "job.py"
     assert fake.__file__ == "job.py"
+
+
+#: Modules whose import calls pyspark's ``sys.exit`` where ``__main__`` has no file (checked by
+#: running ``python -c "import X"``: great_expectations and pandera.pyspark exit, pandera.pandas
+#: and pyspark.sql do not).
+EXITING_IMPORTS = ("great_expectations", "pandera.pyspark", "pyspark.sql.connect")
+
+
+def _unguarded_imports(path):
+    """``(line, module)`` of each import of :data:`EXITING_IMPORTS` outside a ``with guard()``."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+
+    def exits(name):
+        return any(name == m or name.startswith(m + ".") for m in EXITING_IMPORTS)
+
+    def visit(node, guarded):
+        if isinstance(node, ast.With) and any(
+                isinstance(i.context_expr, ast.Call)
+                and getattr(i.context_expr.func, "id", getattr(i.context_expr.func, "attr", ""))
+                == "guard" for i in node.items):
+            guarded = True
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, a.name) for a in node.names
+                         if exits(a.name) and not guarded)
+        elif isinstance(node, ast.ImportFrom) and node.module and exits(node.module) \
+                and not guarded:
+            found.append((node.lineno, node.module))
+        for child in ast.iter_child_nodes(node):
+            visit(child, guarded)
+
+    visit(tree, False)
+    return found
+
+
+def test_every_exiting_import_is_guarded():
+    """An xdist worker's ``__main__`` has no file: a bare ``import great_expectations`` in a test
+    or in the package ends the worker with status 0 whenever that module happens to run first
+    (CI lost eight tests this way). Every such import sits inside ``with guard():``."""
+    offenders = [f"{p.relative_to(REPO)}:{line} imports {mod}"
+                 for folder in ("audit", "tests", "benchmarks", "examples")
+                 for p in sorted((REPO / folder).rglob("*.py"))
+                 for line, mod in _unguarded_imports(p)]
+    assert offenders == []
+
+
+def test_the_import_scan_finds_a_bare_import(tmp_path):
+    bare = tmp_path / "bare.py"
+    bare.write_text("def f():\n    import great_expectations\n"
+                    "    from pandera.pyspark import Column\n"
+                    "    with guard():\n        import great_expectations as gx\n")
+    assert _unguarded_imports(bare) == [(2, "great_expectations"), (3, "pandera.pyspark")]
+
+
+@pytest.mark.skipif(not _pyspark_installed(), reason="pyspark not installed")
+def test_a_bare_great_expectations_import_would_exit(tmp_path):
+    """The premise of the scan above: without the guard the import really ends the process."""
+    out = _python(["-c", "import great_expectations; print('survived')"], tmp_path)
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        assert out.returncode == 0 and "survived" not in out.stdout
+    else:  # with Spark Connect's grpc installed pyspark does not exit
+        assert "survived" in out.stdout

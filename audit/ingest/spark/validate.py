@@ -46,7 +46,10 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
     SchemaError
         Every failed check, with up to :data:`EXAMPLES` offending judgments each.
     """
-    import pandera.pyspark as pa
+    from ...mainguard import guard
+
+    with guard():  # pandera.pyspark imports pyspark.sql.connect (audit.mainguard)
+        import pandera.pyspark as pa
     import pyspark.sql.types as T
     from pandera.config import ValidationDepth, config_context
     from pandera.errors import SchemaErrorReason
