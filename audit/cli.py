@@ -448,9 +448,13 @@ def cli():
 @click.option("--items-csv", is_flag=True,
               help="Also write OUT/items.csv, the per-item table for spreadsheets (cells a "
                    "spreadsheet would run as a formula are prefixed with ').")
+@click.option("--profile", "profile", is_flag=True,
+              help="Time each stage and sample its peak memory; write them as results.json "
+                   "meta.profile and print them on standard error (timings differ between "
+                   "runs, so does the run id).")
 @card_meta_options
 def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
-        out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv):
+        out, seed, n_bootstrap, min_per_pool, unit, no_report, items_csv, profile):
     """Load, validate and audit SOURCE; write OUT/results.json (and, unless --no-report, the
     HTML report, dataset card and OUT/items.parquet, one row per item) and print a summary."""
     from .pipeline import run as run_audit
@@ -460,15 +464,37 @@ def run(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mast
 
     if items_csv and out is None:
         raise click.UsageError("--items-csv writes OUT/items.csv: give --out")
+    timer = _profile(profile)
     with steps(enabled=not quiet()) as step:
         results = run_audit(source, out=out, seed=seed, n_bootstrap=n_bootstrap,
                             card=_card_flags(),
                             min_per_pool=min_per_pool, unit=unit, report=not no_report,
-                            items_csv=items_csv, step=step,
+                            items_csv=items_csv, step=step, profile=timer,
                             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                            spark_master, spark_conf))
     if not quiet():
         print_summary(json_form(results), out=out, report=not no_report)
+    _print_profile(timer)
+
+
+def _profile(enabled: bool):
+    """A :class:`audit.profile.Profile` for ``--profile``, else None."""
+    if not enabled:
+        return None
+    from .profile import Profile
+
+    return Profile()
+
+
+def _print_profile(profile) -> None:
+    """``--profile``'s table on standard error, the writing stage included (unless --quiet)."""
+    if profile is None or quiet():
+        return
+    from .profile import table_lines
+
+    click.echo("\n".join(["", "profile (also in results.json meta.profile, without the "
+                                "writing stage):", *table_lines(profile.to_dict()["stages"])]),
+               err=True)
 
 
 @cli.command()
@@ -599,10 +625,14 @@ class CheckCommand(AuditCommand):
 @click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
               show_default=True, help=_RESAMPLES_HELP)
 @audit_options
+@click.option("--profile", "profile", is_flag=True,
+              help="Time each stage and sample its peak memory; write them as results.json "
+                   "meta.profile and print them on standard error (timings differ between "
+                   "runs, so does the run id).")
 @click.pass_context
 def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
           spark_conf, suite_path, baseline, junit_path, json_path, github, out, seed, n_bootstrap,
-          min_per_pool, unit):
+          min_per_pool, unit, profile):
     """Check SOURCE against an expectation suite: exit 0 when every expectation holds, 1 when
     any fails, 2 on bad input or a bad suite, 3 on an internal error. With --junit / --github,
     a run that ends in 2 or 3 is recorded there too, as an error (not a failed expectation);
@@ -637,10 +667,11 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     suite = load_suite(suite_path)
     state["suite"] = suite.name
     shown = gh.repo_path(suite_path)  # as GitHub attaches annotations (and JUnit readers)
+    timer = _profile(profile)
     with steps(enabled=not quiet(ctx)) as step:
         outcome = run_check(source, suite=suite, baseline=baseline, seed=seed,
                             n_bootstrap=n_bootstrap, min_per_pool=min_per_pool, unit=unit,
-                            out=out, step=step,
+                            out=out, step=step, profile=timer,
                             load_options=_load_kwargs(fmt, spec, pools, pool_column, aspect,
                                                       split, engine, spark_master, spark_conf))
     if "baseline" in outcome.results:
@@ -658,6 +689,7 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
         gh.append_step_summary(gh.step_summary(
             outcome.results["expectations"], baseline=outcome.results.get("baseline"),
             path=shown, report=str(Path(out) / "report.html") if out else None))
+    _print_profile(timer)
     ctx.exit(0 if outcome.success else 1)
 
 

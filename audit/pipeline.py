@@ -70,7 +70,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         max_flipped: int | None = None, step: Step = no_step,
         load_options: dict | None = None, allow_outside: bool = False,
         max_memory=None, items: bool | None = None, items_csv: bool = False,
-        card: dict | None = None) -> dict:
+        card: dict | None = None, profile=False) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report, the dataset card and the per-item table.
 
@@ -122,6 +122,11 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         available memory (``"75%"``); None keeps the budget in force (default: half the
         available memory). An audit estimated to need more is an
         :class:`audit.budget.MemoryBudgetError` before anything is allocated.
+    profile
+        ``True`` (or an :class:`audit.profile.Profile`, read afterwards by the caller): time
+        each stage and its peak memory and write them as ``meta.profile``
+        (:mod:`audit.profile`). Off by default: timings are the one thing that differs between
+        two runs of the same data and seed.
     card
         Publishing metadata flags (``license``, ``language``, ``task_categories``, ``tags``,
         ``pretty_name``) over the spec's ``card:`` section; parsed and checked against the
@@ -144,52 +149,65 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         terminal summary read).
     """
     from .budget import check_resampling, limit, parse_max_memory
+    from .profile import profiled_step, profiling, resolve
+
+    check_resampling(n_bootstrap, seed)
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
     from .report.card_meta import from_spec
     from .results import json_form
 
-    check_resampling(n_bootstrap, seed)
-    max_memory = parse_max_memory(max_memory) if max_memory is not None else None
+    profile = resolve(profile)
+    step = profiled_step(step, profile)
+    with profiling(profile):
+        max_memory = parse_max_memory(max_memory) if max_memory is not None else None
 
-    options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,
-               "min_pool_annotators": min_pool_annotators,
-               "aspect": DEFAULT_ASPECT if aspect is None else aspect, "split": split,
-               "name": name, "engine": engine, "spark_master": spark_master,
-               "spark_conf": spark_conf, "allow_outside": allow_outside}
-    unknown = sorted(set(load_options or {}) - set(options))
-    if unknown:
-        raise TypeError(f"run() got unknown load option(s) {', '.join(map(repr, unknown))} in "
-                        f"load_options; options: {', '.join(options)}")
-    options.update(load_options or {})
-    rank_options = {k: v for k, v in (("sizes", sizes), ("gap_model", gap_model),
-                                      ("perturbation", perturbation), ("n_sims", n_sims),
-                                      ("max_flipped", max_flipped)) if v is not None}
-    inputs = find_inputs(source, spec=options["spec"], pools=options["pools"],
-                         format=options["format"])
-    if out is not None:
-        guard_folder(out, inputs)
-    card_meta = from_spec(options["spec"], card, allow_outside=options["allow_outside"])
-    verify_inputs(inputs)
-    with step("loading and validating" + (" on Spark" if options["engine"] == "spark" else "")):
-        table = load(source, **options)
-    with limit(max_memory):
-        results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
-                              min_per_pool=min_per_pool, unit=unit, step=step, **rank_options)
-    if card_meta:
-        results["dataset"]["card"] = card_meta
-    if out is not None:
-        from .outputs import write_run
+        options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,
+                   "min_pool_annotators": min_pool_annotators,
+                   "aspect": DEFAULT_ASPECT if aspect is None else aspect, "split": split,
+                   "name": name, "engine": engine, "spark_master": spark_master,
+                   "spark_conf": spark_conf, "allow_outside": allow_outside}
+        unknown = sorted(set(load_options or {}) - set(options))
+        if unknown:
+            raise TypeError(f"run() got unknown load option(s) "
+                            f"{', '.join(map(repr, unknown))} in load_options; options: "
+                            f"{', '.join(options)}")
+        options.update(load_options or {})
+        rank_options = {k: v for k, v in (("sizes", sizes), ("gap_model", gap_model),
+                                          ("perturbation", perturbation), ("n_sims", n_sims),
+                                          ("max_flipped", max_flipped)) if v is not None}
+        inputs = find_inputs(source, spec=options["spec"], pools=options["pools"],
+                             format=options["format"])
+        if out is not None:
+            guard_folder(out, inputs)
+        card_meta = from_spec(options["spec"], card, allow_outside=options["allow_outside"])
+        verify_inputs(inputs)
+        spark = " on Spark" if options["engine"] == "spark" else ""
+        with step("loading and validating" + spark):
+            table = load(source, **options)
+        with limit(max_memory):
+            results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
+                                  min_per_pool=min_per_pool, unit=unit, step=step,
+                                  **rank_options)
+        if card_meta:
+            results["dataset"]["card"] = card_meta
+        if out is not None:
+            from .outputs import write_run
 
-        extra = None
-        if items_csv or (report if items is None else items):
-            with step("per-item table"):
-                extra = _items_writer(table, csv=items_csv)
-        shown = json_form(results)
-        with step("writing the report and dataset card" if report else "writing the results"):
-            write_run(shown, out, inputs=inputs, report=report, extra=extra)
-        results["meta"]["run_id"] = shown["meta"]["run_id"]
-    return results
+            extra = None
+            if items_csv or (report if items is None else items):
+                with step("per-item table"):
+                    extra = _items_writer(table, csv=items_csv)
+            if profile is not None:
+                results["meta"]["profile"] = profile.to_dict()
+            shown = json_form(results)
+            writing = "writing the report and dataset card" if report else "writing the results"
+            with step(writing):
+                write_run(shown, out, inputs=inputs, report=report, extra=extra)
+            results["meta"]["run_id"] = shown["meta"]["run_id"]
+        elif profile is not None:
+            results["meta"]["profile"] = profile.to_dict()
+        return results
 
 
 def _items_writer(table: AnnotationTable, *, csv: bool) -> Callable:

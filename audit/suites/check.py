@@ -54,7 +54,7 @@ class CheckResult:
 def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
           n_bootstrap: int = 1000, min_per_pool: int = 2, unit: str = "judgment",
           load_options: dict | None = None, out: str | Path | None = None,
-          step: Step = no_step) -> CheckResult:
+          step: Step = no_step, profile=False) -> CheckResult:
     """Validate ``source`` against an expectation suite.
 
     Parameters
@@ -79,6 +79,8 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
         set with a ``manifest.json`` (:func:`audit.outputs.write_run`). With it the full audit
         runs even when no claim needs it, so the report is complete. Resolved before anything
         is read, and refused when it would touch an input (:mod:`audit.outputs`).
+    profile
+        As :func:`audit.run`'s: per-stage timings and peak memory as ``meta.profile``.
 
     Raises
     ------
@@ -97,57 +99,65 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     from .batches import batches
     from .measurements import measurements
     from .outcomes import summary
+    from ..profile import profiled_step, profiling, resolve
 
-    load_options = load_options or {}
-    inputs = find_inputs(source, spec=load_options.get("spec"), pools=load_options.get("pools"),
-                         suite=suite, baseline=baseline,
-                         format=load_options.get("format", "auto"))
-    if out is not None:
-        guard_folder(out, inputs)
-    suite = suite if isinstance(suite, Suite) else load_suite(suite)
-    card = from_spec(load_options.get("spec"), allow_outside=bool(
-        load_options.get("allow_outside"))) if out is not None else {}
-    verify_inputs(inputs)
-    with step("loading and validating"):
-        table = load(source, **(load_options or {}))
-        old = load(baseline, **(load_options or {})) if baseline is not None else None
-    skipped = []
-    if old is None:
-        suite, skipped = without_baseline_claims(suite)
-    fit_table(suite, table, has_baseline=old is not None)
-    boot = Bootstrap(n_bootstrap, seed)
-    options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
-    if "audit" in suite.needs or old is not None or out is not None:
-        results = json_form(audit_table(table, step=step, **options))
-    else:
-        results = {"meta": meta(table, boot), "dataset": table.summary()}
-    if old is not None:
-        from .baseline import compare
+    profile = resolve(profile)
+    step = profiled_step(step, profile)
+    with profiling(profile):
+        load_options = load_options or {}
+        inputs = find_inputs(source, spec=load_options.get("spec"),
+                             pools=load_options.get("pools"), suite=suite, baseline=baseline,
+                             format=load_options.get("format", "auto"))
+        if out is not None:
+            guard_folder(out, inputs)
+        suite = suite if isinstance(suite, Suite) else load_suite(suite)
+        card = from_spec(load_options.get("spec"), allow_outside=bool(
+            load_options.get("allow_outside"))) if out is not None else {}
+        verify_inputs(inputs)
+        with step("loading and validating"):
+            table = load(source, **(load_options or {}))
+            old = load(baseline, **(load_options or {})) if baseline is not None else None
+        skipped = []
+        if old is None:
+            suite, skipped = without_baseline_claims(suite)
+        fit_table(suite, table, has_baseline=old is not None)
+        boot = Bootstrap(n_bootstrap, seed)
+        options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
+        if "audit" in suite.needs or old is not None or out is not None:
+            results = json_form(audit_table(table, step=step, **options))
+        else:
+            results = {"meta": meta(table, boot), "dataset": table.summary()}
+        if old is not None:
+            from .baseline import compare
 
-        with step("baseline audit and comparison"):
-            old_results = json_form(audit_table(old, **options))
-            results["baseline"] = compare(old, table, old_results=old_results,
-                                          new_results=results)
-    frames = batches(table, suite.batches)
-    if "measurements" in suite.batches:
-        frames["measurements"] = measurements(results)
-        fit_measurements(suite, frames["measurements"])
-    with step("running the expectation suite"):
-        validation = gx_run.validate(suite, frames, skipped=skipped)
-    outcome = CheckResult(suite, results, validation)
-    results["expectations"] = summary(outcome.validation_json)
-    if out is not None:
-        from ..items import item_table, write_items
-        from ..outputs import write_run
+            with step("baseline audit and comparison"):
+                old_results = json_form(audit_table(old, **options))
+                results["baseline"] = compare(old, table, old_results=old_results,
+                                              new_results=results)
+        frames = batches(table, suite.batches)
+        if "measurements" in suite.batches:
+            frames["measurements"] = measurements(results)
+            fit_measurements(suite, frames["measurements"])
+        with step("running the expectation suite"):
+            validation = gx_run.validate(suite, frames, skipped=skipped)
+        if profile is not None and out is None:
+            results["meta"]["profile"] = profile.to_dict()
+        outcome = CheckResult(suite, results, validation)
+        results["expectations"] = summary(outcome.validation_json)
+        if out is not None:
+            from ..items import item_table, write_items
+            from ..outputs import write_run
 
-        if card:  # the spec's card: section, as run --out writes it
-            results["dataset"]["card"] = card
-        with step("per-item table"):
-            items = item_table(table)
-        with step("writing the report and dataset card"):
-            write_run(results, out, inputs=inputs, report=True, command="check",
-                      extra=lambda folder: write_items(items, folder))
-    return outcome
+            if card:  # the spec's card: section, as run --out writes it
+                results["dataset"]["card"] = card
+            with step("per-item table"):
+                items = item_table(table)
+            if profile is not None:
+                results["meta"]["profile"] = profile.to_dict()
+            with step("writing the report and dataset card"):
+                write_run(results, out, inputs=inputs, report=True, command="check",
+                          extra=lambda folder: write_items(items, folder))
+        return outcome
 
 
 def without_baseline_claims(suite: Suite) -> tuple[Suite, list[dict]]:

@@ -30,8 +30,41 @@ class Versions(Block):
     pandas: str
 
 
+class ProfileStage(Block):
+    """One stage of a profiled run (:mod:`audit.profile`)."""
+
+    stage: str
+    """The pipeline step or analysis section."""
+    depth: StrictInt
+    """0 for a pipeline step, 1 for a section within it, and so on."""
+    seconds: float
+    """Wall-clock seconds."""
+    cpu_seconds: float
+    """CPU seconds of this process (every thread)."""
+    peak_rss_bytes: StrictInt
+    """Peak resident memory of this process during the stage (sampled; see ``method``)."""
+    end_rss_bytes: StrictInt
+    """Resident memory of this process when the stage ended."""
+
+
+class RunProfile(Block):
+    """Where the time and memory went (``--profile`` only: timings differ between runs)."""
+
+    stages: list[ProfileStage]
+    """Every stage, in the order it started."""
+    total_seconds: float
+    """Wall-clock seconds from the start of the run to the writing of this file."""
+    peak_rss_bytes: StrictInt
+    """Peak resident memory of this process so far (exact, from the kernel)."""
+    method: str
+    """How the figures were measured, in words."""
+    excluded: str
+    """What the stages leave out."""
+
+
 class Meta(Block):
-    """How the run was made. Nothing time- or host-dependent is written here."""
+    """How the run was made. Nothing time- or host-dependent is written here, except the
+    opt-in ``profile``."""
 
     tool: Literal["annotation-audit"]
     """The program that wrote the file."""
@@ -49,6 +82,10 @@ class Meta(Block):
     """Where loading ran."""
     versions: Versions
     """Library versions."""
+    profile: RunProfile = None
+    """Per-stage timings and peak memory, with ``--profile`` only (:mod:`audit.profile`): the
+    one part of the file (and so of ``run_id``) that differs between two runs of the same
+    data and seed."""
     run_id: str = None
     """Digest of the file's content without this key; the run id of the folder's
     ``manifest.json``. Absent from a result that was not written as an output folder."""
