@@ -68,12 +68,17 @@ def test_alpha_rows_agree_to_1e12(quick):
 
 
 def test_whole_audit_row(quick):
-    results, _ = quick
+    results, text = quick
     (row,) = results["audit"]
     assert "error" not in row["audit"], row["audit"]
-    assert row["read"]["rows"] == 10_000
+    assert row["read"]["rows"] == 10_000 and row["per_item"] == [5, 5]
     assert row["audit"]["peak_rss_mib"] > 0 and row["ratio"] > 0
     assert "profile" not in row  # --profile-max 0: no size is profiled
+    steps = [name for name, _, _ in row["stages"]["steps"]]  # from the run's meta.profile
+    assert steps[:3] == ["loading and validating", "reliability and pool disagreement",
+                         "leaderboards and stability"]
+    assert 0 < row["stages"]["total_seconds"] < row["audit"]["seconds"]
+    assert "Where the time went" in text and "| start-up and writing |" in text
 
 
 def test_a_profiled_audit_shows_the_stages_and_the_hottest_functions(tmp_path):
