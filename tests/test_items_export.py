@@ -109,8 +109,30 @@ def wide_nominal_table():
     return table_of(raw, LabelScale(LabelKind.NOMINAL, tuple(f"c{k:02d}" for k in range(40))))
 
 
+def crowded_table(n_labels: int, per_item: int, *, seed: int, ids=None):
+    """An ordinal table whose items have up to ``per_item`` judgments per pool, drawn from a few
+    neighbouring labels so that ties for the plurality are common: with 5 labels and 30
+    judgments the count vectors are told apart by sorting their keys, with 31 labels by
+    comparing them whole (their keys would overflow), not by the lookup table of the usual
+    handful of judgments."""
+    rng = np.random.default_rng(seed)
+    ids = ids if ids is not None else [f"i{k}" for k in range(25)]
+    rows = []
+    for k, item in enumerate(ids):
+        centre = rng.integers(0, n_labels)
+        for pool in ("p", "q"):
+            for a in range(rng.integers(1, per_item + 1)):
+                label = int(np.clip(centre + rng.integers(-1, 2), 0, n_labels - 1))
+                rows.append({C.ITEM: item, C.ANNOTATOR: f"{pool}{a}", C.POOL: pool,
+                             C.LABEL: label})
+    return table_of(pd.DataFrame(rows), LabelScale(LabelKind.ORDINAL, tuple(range(n_labels))))
+
+
 SOURCES = {"pandalm": PANDALM, "hs_brexit": HS_BREXIT, "multipref": MULTIPREF,
-           "likert": likert_table, "wide_nominal": wide_nominal_table}
+           "likert": likert_table, "wide_nominal": wide_nominal_table,
+           "many_judgments": lambda: crowded_table(5, 30, seed=1),
+           "many_labels": lambda: crowded_table(31, 12, seed=2),
+           "one_item": lambda: crowded_table(5, 4, seed=3, ids=["\u00e9\u9879 0"])}
 
 
 # -- counts, shares, majority, unanimity against pandas ------------------------------------------
