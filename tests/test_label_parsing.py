@@ -310,3 +310,40 @@ def test_random_textual_forms_load_to_the_same_numbers(tmp_path_factory, data, f
     for value in table.scale.values:  # whole numbers are ints, the others floats
         assert type(value) is (int if float(value).is_integer() else float)
     assert table.summary()["rows_read"] == table.summary()["n_annotations"] == len(numbers)
+
+
+# -- unstorable text: a categorical column is searched in its categories, the row stays the same --
+def _first_unstorable_by_row(values: list):
+    """The reference: the first value, row by row, holding NUL or a lone surrogate."""
+    for row, value in enumerate(values):
+        if isinstance(value, str) and any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in value):
+            return row
+    return None
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.sampled_from(["a", "b\x00", "\x00", "\ud800x", "x\udfff", "é"])
+                | st.text("ab\x00\ud83d", max_size=3), min_size=1, max_size=30),
+       st.lists(st.sampled_from(["z\x00", "\udc00", "y"]), max_size=3, unique=True))
+def test_first_unstorable_of_a_categorical_names_the_row_of_the_text(values, unused):
+    """Categorical or text, the same row and the same character are named; a category no row
+    uses is never reported."""
+    from audit.contract.labels import first_unstorable
+
+    text = pd.Series(values, dtype=object, index=[f"r{i}" for i in range(len(values))])
+    present = list(dict.fromkeys(v for v in values if v is not None))
+    cats = present + [u for u in unused if u not in present]
+    coded = pd.Series(pd.Categorical(values, categories=cats), index=text.index)
+    expected = _first_unstorable_by_row(values)
+    for column in (text, coded):
+        got = first_unstorable(column)
+        if expected is None:
+            assert got is None
+        else:
+            assert got is not None and got[0] == f"r{expected}"
+            assert got[1] == first_unstorable(text)[1]
+            assert ("NUL" in got[1]) == ("\x00" in _first_char(values[expected]))
+
+
+def _first_char(value: str) -> str:
+    return next(c for c in value if c == "\x00" or "\ud800" <= c <= "\udfff")

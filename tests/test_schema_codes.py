@@ -79,3 +79,43 @@ def test_interval_labels_are_checked_as_numbers():
     fails = err.value.failures
     assert fails["failure_case"].tolist() == ["two"] and fails["index"].tolist() == [2]
     assert fails["check"].tolist() == ["label is a number"]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.sampled_from(["b", "a", "B", "\u00e9", "e\u0301", "z", "10", "9",
+                                             "\U0001F600", "\uffff", "x" * 70, "x" * 70 + "a"]),
+                min_size=1, max_size=40),
+       st.lists(st.sampled_from(["unused", "0", "~"]), max_size=3, unique=True),
+       st.randoms(use_true_random=False))
+def test_a_categorical_of_text_is_recoded_on_its_categories(values, unused, rnd):
+    """Categories in any order, unused ones, missing values, long and astral strings: the same
+    categorical as ``pd.Categorical`` of the strings (sorted in code-point order, as Python)."""
+    present = list(dict.fromkeys(v for v in values if v is not None))
+    cats = present + [u for u in unused if u not in present]
+    rnd.shuffle(cats)
+    got = string_categorical(pd.Series(pd.Categorical(values, categories=cats)))
+    assert list(got.categories) == sorted(present)
+    assert [None if c < 0 else got.categories[c] for c in got.codes] == values
+
+
+def test_validation_never_imports_hypothesis(tmp_path):
+    """pandera's pandas backend imports hypothesis (for data synthesis) when it is installed;
+    the loader hides it, and still validates (every failure at once); a process that imported
+    hypothesis first keeps pandera's strategies."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,label\n1,a,x\n1,a,y\n2,,x\n")
+    code = ("import sys\nfrom audit.errors import SchemaError\nimport audit\n"
+            "try:\n    audit.load(sys.argv[1])\nexcept SchemaError as err:\n"
+            "    print(len(err.failures))\n"
+            "print('hypothesis' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(src)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.split() == ["3", "False"]
+    code = ("import hypothesis, audit.contract.schema\n"
+            "from pandera.strategies import base_strategies\n"
+            "print(base_strategies.HAS_HYPOTHESIS)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

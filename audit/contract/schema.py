@@ -26,29 +26,40 @@ import numpy as np
 import pandas as pd
 
 
-@contextmanager
-def _without_pyspark_pandas():
-    """Hide ``pyspark.pandas`` while pandera loads, unless it is loaded already.
+#: Modules pandera imports when they are installed but this project never uses, hidden while
+#: pandera loads (:func:`_without_unused_extras`).
+_UNUSED_EXTRAS = ("pyspark.pandas", "hypothesis")
 
-    On import pandera loads ``pyspark.pandas`` whenever pyspark is installed (so that pyspark's
-    patch of ``pandas.Series`` comes before ``pandera.typing``; this project uses schema objects,
+
+@contextmanager
+def _without_unused_extras():
+    """Hide :data:`_UNUSED_EXTRAS` while pandera loads, each unless it is loaded already.
+
+    pandera imports ``pyspark.pandas`` whenever pyspark is installed (so that pyspark's patch
+    of ``pandas.Series`` comes before ``pandera.typing``; this project uses schema objects,
     not ``pandera.typing``). With the ``[spark]`` extra installed that would put pyspark (0.2 s,
     15 MB) on the pandas engine's path; hidden, pyspark is imported only with
     ``--engine spark``. ``tests/test_spark.py`` checks both, and both engines in one process.
+
+    Its pandas backend's built-in checks import ``hypothesis`` (installed with the ``[test]``
+    extra; 1-2 s with its entry-point plugins) for data synthesis strategies, which validation
+    never uses: the backend is loaded here, with hypothesis hidden, so the first validation
+    does not import it. In a process that imported hypothesis first, nothing is hidden.
     """
-    if "pyspark.pandas" in sys.modules:
-        yield
-        return
-    sys.modules["pyspark.pandas"] = None  # an import of it raises ImportError, which pandera skips
+    hidden = [name for name in _UNUSED_EXTRAS if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # an import of it raises ImportError, which pandera handles
     try:
         yield
     finally:
-        if sys.modules.get("pyspark.pandas", 0) is None:
-            del sys.modules["pyspark.pandas"]
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
-with _without_pyspark_pandas():
+with _without_unused_extras():
     import pandera.pandas as pa
+    import pandera.backends.pandas.builtin_checks  # noqa: F401 - loaded without hypothesis
     from pandera.errors import SchemaErrors
 
 from ..errors import InputError, SchemaError
@@ -109,8 +120,13 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
     Only the distinct values are turned into strings: the column is factorised once, its
     distinct values converted and sorted, and the codes remapped. A column in which equal values
     can print differently (``0.0`` and ``-0.0``; ``1`` and ``1.0`` in one object column) is
-    converted row by row first.
+    converted row by row first. A categorical of text (as the CSV reader gives) is recoded on
+    its categories alone: the unused ones dropped, the rest sorted, the codes remapped.
     """
+    if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+            values.cat.categories, skipna=False) == "string":
+        return _sorted_categories(np.asarray(values.cat.codes),
+                                  values.cat.categories.to_numpy(dtype=object))
     if _equal_values_may_print_differently(values):
         missing = values.isna().to_numpy()
         values = values.astype(str).mask(missing)
@@ -119,6 +135,28 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
     cats, remap = sorted_strings(names)
     codes = np.where(codes >= 0, remap[codes] if len(names) else -1, -1)
     return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
+
+
+def _sorted_categories(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
+    """``categories[codes]`` (distinct strings; code -1 missing) as a categorical of the used
+    categories, sorted."""
+    used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+    names = categories[used]
+    order = sorted_order(names)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    new = np.full(len(categories) + 1, -1, dtype=np.int64)  # the last entry: code -1
+    new[np.flatnonzero(used)] = rank
+    return pd.Categorical.from_codes(new[codes], categories=sorted_index(names[order]))
+
+
+def sorted_order(names: np.ndarray) -> np.ndarray:
+    """The order that sorts an object array of *distinct* strings (code-point order, as
+    Python's); short strings are compared as fixed-width unicode, as :func:`sorted_strings`."""
+    width = max(map(len, names), default=0)
+    if width <= 64 and "\0" not in "".join(names):  # fixed width drops trailing NULs
+        return np.argsort(names.astype(f"<U{max(width, 1)}"), kind="stable")
+    return np.argsort(names, kind="stable")
 
 
 def sorted_index(values) -> pd.Index:

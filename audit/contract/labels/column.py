@@ -62,17 +62,42 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 def first_unstorable(values: pd.Series):
     """``(index, what)`` of the first text value holding a NUL character or a lone surrogate
-    (:data:`_UNSTORABLE`), or None: such text cannot be kept as written."""
+    (:data:`_UNSTORABLE`), or None: such text cannot be kept as written.
+
+    A categorical column is searched in its categories (each distinct value once, not each
+    row); the row named is still the first row holding such a value.
+    """
     values = pd.Series(values)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories.to_numpy(dtype=object)
+        if not _any_unstorable(categories):
+            return None
+        bad = np.append(_unstorable_mask(categories), False)  # code -1 (missing) -> False
+        return _first_hit(values, bad[values.cat.codes.to_numpy()])
     if values.dtype != object and not pd.api.types.is_string_dtype(values):
         return None
+    if not _any_unstorable(values.dropna()):
+        return None
+    return _first_hit(values, _unstorable_mask(values.to_numpy(dtype=object)))
+
+
+def _any_unstorable(values) -> bool:
+    """Whether any text among ``values`` may hold an unstorable character (one pass over
+    joined text; True when not all values are text, for a value-by-value look)."""
     try:
-        if not _UNSTORABLE.search("".join(values.dropna())):  # one pass in the common case
-            return None
-    except TypeError:  # not all text: look value by value
-        pass
-    hit = values.map(lambda v: isinstance(v, str) and bool(_UNSTORABLE.search(v)))
-    hit = hit.to_numpy(dtype=bool)
+        return bool(_UNSTORABLE.search("".join(values)))
+    except TypeError:
+        return True
+
+
+def _unstorable_mask(values: np.ndarray) -> np.ndarray:
+    """Per value: text holding an unstorable character."""
+    return np.fromiter((isinstance(v, str) and bool(_UNSTORABLE.search(v)) for v in values),
+                       dtype=bool, count=len(values))
+
+
+def _first_hit(values: pd.Series, hit: np.ndarray):
+    """``(index, what)`` for the first row where ``hit`` holds, or None when none does."""
     if not hit.any():
         return None
     row = values.index[hit.argmax()]

@@ -6,7 +6,9 @@ labels are preference with ``model_a`` / ``model_b`` (a recognised vocabulary su
 ``B`` / ``tie``, or integers ``-k..k``), ordinal or interval ratings with ``model``, else nominal
 on the observed labels (:mod:`audit.ingest.infer`; each reading that is not nominal is stated in a
 notice). Anything else is mapped with a YAML dataset spec (:mod:`audit.ingest.spec`). Labels are
-read as :mod:`audit.contract.labels` states: numbers as numbers, text exactly as written.
+read as :mod:`audit.contract.labels` states: numbers as numbers, text exactly as written. A CSV /
+TSV file's columns arrive as categoricals of their text (:func:`audit.ingest.readers.read_table`),
+so validation works on each column's distinct values, not on every row's.
 
 Pools, first match wins: the ``pools=`` argument (file or mapping); the spec's ``pools``; the
 data's column named by ``pool_column``; the data's ``pool`` column; the single default pool.
@@ -45,7 +47,7 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     path = existing_path(source)
-    frame = read_table(path, **spec.read)
+    frame = read_table(path, categorical=True, **spec.read)
     return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
                       min_pool_annotators=min_pool_annotators, name=name)
 

@@ -1,10 +1,15 @@
 """Table files into frames: CSV / TSV, JSON Lines, JSON arrays of records, Parquet files and
 partitioned Parquet folders.
 
-CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``); only empty
-cells are missing, so ``NA`` stays a label. pyarrow reads them when no pandas-only option is
-given; a parse error is re-read with pandas to name the line. JSONL, JSON arrays of records and
-Parquet keep their own types. Every failure is an InputError naming the file.
+CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``, ``1,5`` stays
+``1,5``); only empty cells are missing, so ``NA`` stays a label. pyarrow reads them when no
+pandas-only option (``skiprows``, ``comment``, a separator longer than one character) is given;
+with ``categorical=True`` each column comes dictionary-encoded, as a pandas categorical of the
+same strings, so a million judgments of a few thousand ids are hashed once, by the reader, and
+never held as a million Python strings. A file pyarrow cannot parse (ragged rows, a quote left
+open) is re-read with pandas, which reads what it can as text columns and names the line of
+what it cannot. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
+is an InputError naming the file.
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ from .json_files import first_json_record, read_json, read_jsonl, records_frame
 from .text import first_line, is_utf8, utf8_error
 
 
-def read_table(path, *, sep: str | None = None, na_values=None, **pandas_options) -> pd.DataFrame:
+def read_table(path, *, sep: str | None = None, na_values=None, categorical: bool = False,
+               **pandas_options) -> pd.DataFrame:
     """Read a CSV / TSV / JSONL / JSON (array of records) / Parquet file into a frame.
 
     CSV and TSV columns are all text; only empty cells are missing unless ``na_values`` adds
-    more. ``sep`` defaults to a tab for ``.tsv`` / ``.tab`` and a comma otherwise. Other
-    keyword options go to :func:`pandas.read_csv`.
+    more. ``sep`` defaults to a tab for ``.tsv`` / ``.tab`` and a comma otherwise. With
+    ``categorical``, CSV / TSV columns read by pyarrow are categoricals of that text (the same
+    values; other formats and the pandas fallback keep their columns). Other keyword options
+    go to :func:`pandas.read_csv`.
     """
     path = existing_path(path)
     if path.is_dir():
@@ -43,15 +51,17 @@ def read_table(path, *, sep: str | None = None, na_values=None, **pandas_options
         return records_frame(read_json(path), path=path)
     if sep is None:
         sep = "\t" if ext in (".tsv", ".tab") else ","
-    return read_csv(path, sep=sep, na_values=na_values, **pandas_options)
+    return read_csv(path, sep=sep, na_values=na_values, categorical=categorical,
+                    **pandas_options)
 
 
-def read_csv(path: Path, *, sep: str = ",", na_values=None, **pandas_options) -> pd.DataFrame:
+def read_csv(path: Path, *, sep: str = ",", na_values=None, categorical: bool = False,
+             **pandas_options) -> pd.DataFrame:
     """A delimited text file, every column as text (see :func:`read_table`)."""
     nulls = [""] + [str(v) for v in (na_values or [])]
     if not pandas_options and len(sep) == 1:
         try:
-            return _read_csv_arrow(path, sep=sep, nulls=nulls)
+            return _read_csv_arrow(path, sep=sep, nulls=nulls, categorical=categorical)
         except InputError:
             raise
         except Exception:  # noqa: BLE001 - re-read with pandas for a message naming the line
@@ -71,7 +81,13 @@ def read_csv(path: Path, *, sep: str = ",", na_values=None, **pandas_options) ->
     return frame
 
 
-def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str]) -> pd.DataFrame:
+def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
+                    categorical: bool = False) -> pd.DataFrame:
+    """A delimited text file read by pyarrow, every column as text (``categorical``: as a
+    dictionary of its distinct texts, unified across the reader's blocks, which becomes a
+    pandas categorical). An empty file, repeated column names or bytes that are not UTF-8 are
+    an InputError; any other pyarrow failure propagates, for :func:`read_csv` to re-read the
+    file with pandas."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -88,7 +104,8 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str]) -> pd.DataFrame:
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
-    convert = pcsv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=nulls,
+    text = pa.dictionary(pa.int32(), pa.string()) if categorical else pa.string()
+    convert = pcsv.ConvertOptions(column_types={n: text for n in names}, null_values=nulls,
                                   strings_can_be_null=True, quoted_strings_can_be_null=True)
     try:
         table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
@@ -96,7 +113,26 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str]) -> pd.DataFrame:
         if "UTF8" in str(err):
             raise utf8_error(path) from None
         raise
-    return table.to_pandas()
+    return _categorical_frame(table) if categorical else table.to_pandas()
+
+
+def _categorical_frame(table) -> pd.DataFrame:
+    """A table of dictionary-encoded text as a frame of categoricals: the blocks' dictionaries
+    unified into one, whose strings become the categories and whose indices the codes (null:
+    -1), without pyarrow's generic conversion of each block."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = table.unify_dictionaries()
+    columns = {}
+    for name, column in zip(table.column_names, table.columns):
+        chunks = column.chunks
+        words = chunks[0].dictionary if chunks else pa.array([], type=pa.string())
+        indices = pa.chunked_array([c.indices for c in chunks], type=pa.int32())
+        codes = pc.fill_null(indices, -1).to_numpy() if indices.null_count else indices.to_numpy()
+        categories = pd.Index(words.to_numpy(zero_copy_only=False), dtype=object)
+        columns[name] = pd.Categorical.from_codes(codes, categories=categories)
+    return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
 
 
 def read_parquet(path: Path) -> pd.DataFrame:
