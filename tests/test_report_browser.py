@@ -53,9 +53,12 @@ def check_page(driver, report: Path, shots: Path, name: str) -> dict:
         assert widths[0] <= widths[1] and widths[3] <= widths[1], (size, widths)
         charts = driver.execute_script(
             "return [...document.querySelectorAll('.chart svg')].map(s => "
-            "[s.getBoundingClientRect().width, s.getBoundingClientRect().right])")
-        for width, right in charts:
+            "[s.getBoundingClientRect().width, s.getBoundingClientRect().right, "
+            "s.getAttribute('role'), (s.getAttribute('aria-labelledby') || '').split(' ')"
+            ".map(i => (document.getElementById(i) || {}).textContent || '')])")
+        for width, right, role, names in charts:
             assert 0 < width and right <= w + 0.5, (size, width, right)
+            assert role == "img" and len(names) == 2 and all(names), (role, names)
         driver.save_screenshot(str(shots / f"{name}-{size}.png"))
         facts[size] = {"charts": len(charts), "widths": widths}
     return facts

@@ -1,32 +1,37 @@
-"""Charts for the HTML report: matplotlib figures rendered to sanitised inline SVG.
+"""Charts for the HTML report: inline SVG written directly, then sanitised.
 
 Each function takes one block of the result dict and returns an SVG string, or ``None`` when the
-block is absent or empty. The SVG is safe to paste into HTML: dataset strings (pool, model and
-label names) become escaped ``<text>`` content (``svg.fonttype = 'none'``, mathtext off so a ``$``
-in a name is text, not markup), and :func:`audit.report.svg.sanitize_svg` re-parses the output
-and keeps only an allow-list of drawing elements and attributes (no scripts, no event handlers,
-no external links).
+block is absent or empty. A chart is drawn with :mod:`audit.report.svgdraw` (shapes and text
+through :mod:`xml.etree`, never string concatenation) and :mod:`audit.report.svgaxes` (nice
+ticks, axes, legends), so it costs milliseconds, imports no plotting library, and its size is set
+by what it draws (pools, models, label values), not by the number of judgments. Dataset strings
+(pool, model and label names) become escaped ``<text>`` or tooltip (``<title>``) content, and
+:func:`audit.report.svg.sanitize_svg` re-parses the output and keeps only the drawing elements
+the builder writes (no scripts, no event handlers, no links, no CSS).
 
-matplotlib is imported inside the functions: it stays off the CLI's start-up path. Figures are
-built with :class:`matplotlib.figure.Figure` directly, never through pyplot, so no GUI backend is
-selected and the caller's backend is left alone; the output is byte-for-byte reproducible
-(fixed hash salt, no date in the metadata).
+Every chart is an image with an accessible name and description (``role="img"``,
+``aria-labelledby``), and each estimate carries a tooltip with its numbers as the tables show
+them. Tick labels sit exactly at their values, so every mark's value can be read back from the
+drawing (the tests do).
 """
 
 from __future__ import annotations
 
-import io
-
 from ..contract.columns import EVERY_HUMAN_POOL
-from ..format import finite
+from ..format import finite, number, percent, with_interval
 from ..metrics import METRICS as METRIC_LIST
 from ..metrics import get as metric
 from .svg import sanitize_svg
+from .svgaxes import (INK, REFERENCE, Key, Linear, category_labels, legend, legend_height,
+                      nice_domain, ticks_within, x_axis, y_axis)
+from .svgdraw import Drawing, text_width
 
 #: Longest label drawn on an axis; the tables carry the full string.
 MAX_LABEL = 32
 #: Most models drawn in one leaderboard panel (the best ones, by the first pool's rank).
 MAX_MODELS = 40
+#: Width of every chart in user units: the width the page shows it at (``.chart svg``).
+WIDTH = 760
 
 #: Coefficients the reliability chart leaves out: those not chance-corrected (percent
 #: agreement), to which Krippendorff's (2004) reference lines at 0.667 and 0.8 do not apply.
@@ -40,8 +45,10 @@ OKABE_ITO = ("#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "
 #: Colour of what is not a pool (all humans together, a simulated leaderboard, a moved model).
 NEUTRAL = "#5c6b73"
 _GREY = "#9aa5ab"
-
-
+#: ColorBrewer's sequential "Blues" (Brewer 2002), light to dark: the heatmap's shading of a
+#: cell's share of its row (the ramp matplotlib's "Blues" interpolates).
+BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5",
+         "#08519c", "#08306b")
 def pool_colours(pools, judges=()) -> dict:
     """One fixed colour per pool: the human pools in sorted order, then the judge pools in
     sorted order, take :data:`OKABE_ITO` in turn. Every chart of a report reads the same map,
@@ -64,6 +71,7 @@ def _colour(colours: dict | None, pool, names) -> str:
     colours = colours if colours is not None else pool_colours(names)
     return colours.get(str(pool), NEUTRAL)
 
+
 def short(text, limit: int = MAX_LABEL) -> str:
     """A label cut to ``limit`` characters with an ellipsis, on one line, with characters XML
     cannot hold shown as escapes (:func:`audit.escape.xml.text`): the SVG must parse."""
@@ -73,102 +81,33 @@ def short(text, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# -- figure plumbing ---------------------------------------------------------------------------------
-_RC = {
-    "svg.fonttype": "none",
-    "text.parse_math": False,
-    "text.usetex": False,
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.titlesize": 10,
-    "axes.titleweight": "bold",
-    "axes.titlelocation": "left",
-    "svg.image_inline": True,
-}
+# -- shared marks ------------------------------------------------------------------------------------
+def _ends(value: float, ci) -> tuple[float, float]:
+    """Where an interval bar starts and stops: the CI's ends, widened to reach ``value``.
 
-
-def _render(name: str, width: float, height: float, draw) -> str:
-    """Call ``draw(fig)`` on a detached :class:`~matplotlib.figure.Figure` and return its SVG.
-
-    The figure is never registered with pyplot, so no backend is selected or switched. The hash
-    salt is the chart's name: the same results give the same bytes, and two charts on one page
-    get distinct clip-path ids.
+    A missing end stops at the point, as does a percentile interval that does not cover its own
+    point estimate (possible for skewed statistics).
     """
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    buf = io.StringIO()
-    from cycler import cycler
-
-    # matplotlib's default cycle would paint an unstyled artist (an error bar's cap) in a colour
-    # a reader could take for a pool's
-    with matplotlib.rc_context({**_RC, "svg.hashsalt": f"audit-{name}",
-                                "axes.prop_cycle": cycler(color=[NEUTRAL])}):
-        fig = Figure(figsize=(width, min(height, 40.0)), layout="constrained")
-        draw(fig)
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None,
-                                                 "Type": None})
-    return sanitize_svg(buf.getvalue())
+    lo, hi = (list(ci or []) + [None, None])[:2]
+    return (min(lo, value) if finite(lo) else value, max(hi, value) if finite(hi) else value)
 
 
-def _err(value, ci) -> tuple[float, float]:
-    """Distances from ``value`` to the CI ends for ``errorbar``.
-
-    0 where the CI is missing, and where a percentile interval does not cover its own point
-    estimate (possible for skewed statistics): the bar then stops at the point.
-    """
-    lo, hi = (ci or [None, None])[:2] if ci else (None, None)
-    return (max(value - lo, 0.0) if finite(lo) else 0.0,
-            max(hi - value, 0.0) if finite(hi) else 0.0)
+def _span(values) -> tuple[float, float]:
+    """``(min, max)`` of the finite ``values``; ``(0, 1)`` when there are none."""
+    vals = [float(v) for v in values if finite(v)]
+    return (min(vals), max(vals)) if vals else (0.0, 1.0)
 
 
-# -- one chart per result block ---------------------------------------------------------------------
-def reliability_chart(reliability: dict | None, *, metrics=None,
-                      colours: dict | None = None) -> str | None:
-    """Forest plot: each metric's value and 95% CI, one marker per pool in its
-    :func:`pool_colours` colour (all humans first, in :data:`NEUTRAL`)."""
-    if not reliability:
-        return None
-    series = {}
-    if reliability.get("overall"):
-        series["all humans"] = reliability["overall"]
-    series.update(reliability.get("by_pool") or {})
-    metrics = [m for m in (metrics or _metrics(series)) if m not in NOT_CHARTED]
-    rows = [(m, p, e) for m in metrics for p, stats in series.items()
-            if finite((e := stats.get(m) or {}).get("value"))]
-    if not rows:
-        return None
-    names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
-    pools = [p for p in (reliability.get("by_pool") or {})]
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        step = 0.8 / max(len(names), 1)
-        for j, pool in enumerate(names):
-            ys, xs, err = [], [], [[], []]
-            for i, m in enumerate(metrics):
-                e = series[pool].get(m) or {}
-                if not finite(e.get("value")):
-                    continue
-                lo, hi = _err(e["value"], e.get("ci95"))
-                ys.append(i - 0.4 + step * (j + 0.5))
-                xs.append(e["value"])
-                err[0].append(lo)
-                err[1].append(hi)
-            ax.errorbar(xs, ys, xerr=err, fmt="o", ms=4, capsize=2, lw=1.2,
-                        color=_colour(colours, pool, pools), label=short(pool))
-        ax.set_yticks(range(len(metrics)), [_label(m) for m in metrics])
-        ax.set_ylim(len(metrics) - 0.5, -0.5)
-        ax.axvline(0.667, color="#999", lw=0.8, ls=":")
-        ax.axvline(0.8, color="#999", lw=0.8, ls="--")
-        ax.grid(axis="x", color="#eee")
-        ax.set_xlabel("coefficient (95% CI); dotted 0.667, dashed 0.8 (Krippendorff 2004)")
-        fig.legend(loc="outside upper center", fontsize=8, frameon=False,
-                   ncols=min(len(names), 4))
-    return _render("reliability", 7.0, 1.5 + 0.2 * len(metrics) * len(names), draw)
+def _estimate(d: Drawing, x: Linear, y: float, value: float, ci, colour: str, tip: str,
+              parent=None) -> None:
+    """A dot at ``value`` on a horizontal bar over its interval (with end caps), in one group
+    whose tooltip is ``tip``."""
+    lo, hi = _ends(value, ci)
+    g = d.group(parent, cls="estimate", tip=tip)
+    d.line(x(lo), y, x(hi), y, parent=g, cls="interval", stroke=colour, stroke_width=1.5)
+    for end in (lo, hi):
+        d.line(x(end), y - 3, x(end), y + 3, parent=g, stroke=colour, stroke_width=1.2)
+    d.circle(x(value), y, 3.5, parent=g, cls="point", fill=colour)
 
 
 def _label(key: str) -> str:
@@ -189,68 +128,109 @@ def _metrics(series: dict) -> list[str]:
     return seen
 
 
+# -- one chart per result block ---------------------------------------------------------------------
+def reliability_chart(reliability: dict | None, *, metrics=None,
+                      colours: dict | None = None) -> str | None:
+    """Forest plot: each metric's value and 95% CI, one marker per pool in its
+    :func:`pool_colours` colour (all humans first, in :data:`NEUTRAL`), with Krippendorff's
+    (2004) reference lines at 0.667 (dotted) and 0.8 (dashed)."""
+    if not reliability:
+        return None
+    series = {}
+    if reliability.get("overall"):
+        series["all humans"] = reliability["overall"]
+    series.update(reliability.get("by_pool") or {})
+    metrics = [m for m in (metrics or _metrics(series)) if m not in NOT_CHARTED]
+    rows = [(m, p, e) for m in metrics for p, stats in series.items()
+            if finite((e := stats.get(m) or {}).get("value"))]
+    if not rows:
+        return None
+    names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
+    pools = list(reliability.get("by_pool") or {})
+    labels = [_label(m) for m in metrics]
+    keys = [Key(short(p), _colour(colours, p, pools)) for p in names]
+    left = 14 + max(text_width(t) for t in labels)
+    right = WIDTH - 16
+    top = 8 + legend_height(keys, right - left) + 6
+    band = max(15 * len(names), 24)
+    bottom = top + band * len(metrics)
+    ends = [v for _, _, e in rows for v in (e["value"], *_ends(e["value"], e.get("ci95")))]
+    lo, hi, step = nice_domain(*_span(ends + [0.667, 0.8]))
+    x = Linear(lo, hi, left, right)
+    d = Drawing("reliability", WIDTH, bottom + 48, title="Reliability per pool",
+                desc="Each chance-corrected coefficient's value (dot) and 95% bootstrap interval "
+                     "(bar) per pool; dotted line at 0.667, dashed at 0.8 (Krippendorff 2004).")
+    legend(d, keys, x=left, y=8, width=right - left)
+    x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top,
+           label="coefficient (95% CI); dotted 0.667, dashed 0.8 (Krippendorff 2004)")
+    for ref, dash in ((0.667, "1.5 2.5"), (0.8, "5 3")):
+        d.line(x(ref), top, x(ref), bottom, cls="reference", stroke=REFERENCE,
+               stroke_dasharray=dash)
+    category_labels(d, labels, [top + band * (i + 0.5) for i in range(len(metrics))], x=left)
+    for j, pool in enumerate(names):
+        colour = _colour(colours, pool, pools)
+        g = d.group(cls="series")
+        for i, (m, label) in enumerate(zip(metrics, labels)):
+            e = series[pool].get(m) or {}
+            if not finite(e.get("value")):
+                continue
+            y = top + band * (i + 0.1 + 0.8 * (j + 0.5) / len(names))
+            _estimate(d, x, y, e["value"], e.get("ci95"), colour, parent=g,
+                      tip=f"{short(pool)}, {label}: {with_interval(e['value'], e.get('ci95'))}")
+    return sanitize_svg(d.to_svg())
+
+
+def _blues(share: float) -> str:
+    """The colour of ``share`` (0 to 1) on :data:`BLUES`, interpolated linearly in RGB."""
+    t = min(max(share, 0.0), 1.0) * (len(BLUES) - 1)
+    i = min(int(t), len(BLUES) - 2)
+    a, b = BLUES[i], BLUES[i + 1]
+    rgb = [round(int(a[k:k + 2], 16) + (t - i) * (int(b[k:k + 2], 16) - int(a[k:k + 2], 16)))
+           for k in (1, 3, 5)]
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
 def confusion_heatmap(labels_a: list, labels_b: list, counts, *, pool_a: str, pool_b: str,
                       name: str = "confusion") -> str | None:
-    """Heatmap of majority labels, ``pool_a`` (rows) against ``pool_b`` (columns), with counts."""
+    """Heatmap of majority labels, ``pool_a`` (rows) against ``pool_b`` (columns): each cell's
+    count written in it, shaded by its share of the row."""
     import numpy as np
 
     m = np.asarray(counts, dtype=float)
     if m.ndim != 2 or m.size == 0 or m.shape != (len(labels_a), len(labels_b)):
         return None
-    n = len(labels_a)
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        share = m / m.sum(axis=1, keepdims=True).clip(min=1)
-        # pcolormesh, not imshow: vector cells, no embedded raster image in the SVG
-        ax.pcolormesh(share, cmap="Blues", vmin=0, vmax=1, edgecolors="white", linewidth=1)
-        for i in range(m.shape[0]):
-            for j in range(m.shape[1]):
-                ax.text(j + 0.5, i + 0.5, f"{int(m[i, j]):,}", ha="center", va="center",
-                        fontsize=9, color="white" if share[i, j] > 0.6 else "#222")
-        ax.set_xticks([j + 0.5 for j in range(len(labels_b))],
-                      [short(x, 18) for x in labels_b], rotation=30, ha="right")
-        ax.set_yticks([i + 0.5 for i in range(n)], [short(x, 18) for x in labels_a])
-        ax.set_ylim(n, 0)
-        ax.set_xlabel(f"majority label: {short(pool_b)}")
-        ax.set_ylabel(f"majority label: {short(pool_a)}")
-        ax.tick_params(length=0)
-        for side in ("left", "bottom"):
-            ax.spines[side].set_visible(False)
-    size = 1.6 + 0.35 * max(len(labels_a), len(labels_b))
-    return _render(name, size + 1.0, size, draw)
-
-
-def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None) -> str | None:
-    """Side-by-side panels, one per pool: each model's score with its 95% CI, same model order."""
-    boards = {p: rows for p, rows in (leaderboards or {}).items() if rows}
-    if not boards:
-        return None
-    order = model_order(boards)
-    pools = list(boards)
-
-    def draw(fig):
-        axes = fig.subplots(1, len(pools), sharey=True, squeeze=False)[0]
-        for k, (ax, pool) in enumerate(zip(axes, pools)):
-            by_model = {r["model"]: r for r in boards[pool]}
-            ys, xs, err = [], [], [[], []]
-            for i, model in enumerate(order):
-                r = by_model.get(model)
-                if r is None or not finite(r.get("score")):
-                    continue
-                lo, hi = _err(r["score"], r.get("ci95"))
-                ys.append(i)
-                xs.append(r["score"])
-                err[0].append(lo)
-                err[1].append(hi)
-            ax.errorbar(xs, ys, xerr=err, fmt="o", ms=4, capsize=2, lw=1.2,
-                        color=_colour(colours, pool, pools))
-            ax.set_title(short(pool, 24))
-            ax.grid(axis="x", color="#eee")
-            ax.set_xlabel("score (95% CI)")
-        axes[0].set_yticks(range(len(order)), [short(m) for m in order])
-        axes[0].invert_yaxis()
-    return _render("leaderboards", min(2.6 + 2.4 * len(pools), 11), 0.8 + 0.3 * len(order), draw)
+    share = m / m.sum(axis=1, keepdims=True).clip(min=1)
+    rows = [short(v, 18) for v in labels_a]
+    cols = [short(v, 18) for v in labels_b]
+    texts = [[f"{int(c):,}" for c in line] for line in m]
+    cell = max(40.0, 10 + max(text_width(t) for line in texts for t in line))
+    x_label, y_label = f"majority label: {short(pool_b)}", f"majority label: {short(pool_a)}"
+    left = 30 + max(text_width(t) for t in rows)
+    top = 8
+    grid_w, grid_h = cell * len(cols), cell * len(rows)
+    drop = 0.5 * max(text_width(t) for t in cols) + 10  # labels turned 30 degrees
+    width = max(left + grid_w, left + text_width(x_label)) + 12
+    height = max(top + grid_h + drop + 40, top + text_width(y_label) + 20)
+    d = Drawing(name, width, height,
+                title=f"Majority labels: {short(pool_a)} against {short(pool_b)}",
+                desc="Rows: an item's majority label in the first pool; columns: in the second; "
+                     "each cell counts the items both pools judged unanimously, shaded by its "
+                     "share of the row.")
+    g = d.group(cls="cells")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            x, y = left + cell * j, top + cell * i
+            d.rect(x, y, cell, cell, parent=g, cls="cell", fill=_blues(share[i, j]),
+                   stroke="#ffffff", stroke_width=1)
+            d.text(x + cell / 2, y + cell / 2, texts[i][j], parent=g, cls="count",
+                   anchor="middle", fill="#ffffff" if share[i, j] > 0.6 else "#222222")
+    category_labels(d, rows, [top + cell * (i + 0.5) for i in range(len(rows))], x=left + 2)
+    base = top + grid_h + 8
+    for j, label in enumerate(cols):
+        d.text(left + cell * (j + 0.5), base, label, cls="x-label", anchor="end", rotate=-30)
+    d.text(left + grid_w / 2, top + grid_h + drop + 26, x_label, anchor="middle")
+    d.text(10, top + grid_h / 2, y_label, anchor="middle", rotate=-90)
+    return sanitize_svg(d.to_svg())
 
 
 def model_order(boards: dict) -> list[str]:
@@ -262,36 +242,97 @@ def model_order(boards: dict) -> list[str]:
     return order[:MAX_MODELS]
 
 
+def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None) -> str | None:
+    """Side-by-side panels, one per pool: each model's score with its 95% CI, same model order
+    (:func:`model_order`), each panel on its own score axis."""
+    boards = {p: rows for p, rows in (leaderboards or {}).items()
+              if any(finite(r.get("score")) for r in rows or [])}
+    if not boards:
+        return None
+    order = model_order(boards)
+    pools = list(boards)
+    labels = [short(m) for m in order]
+    left = 12 + max(text_width(t) for t in labels)
+    gap = 26
+    panel = max(150.0, (WIDTH - left - 12 - gap * (len(pools) - 1)) / len(pools))
+    width = left + panel * len(pools) + gap * (len(pools) - 1) + 12
+    row, top = 16, 28
+    bottom = top + row * len(order) + 6
+    d = Drawing("leaderboards", width, bottom + 48, title="Leaderboard scores per pool",
+                desc="One panel per pool: each model's score (dot) with its 95% bootstrap "
+                     "interval (bar); models in the first pool's rank order.")
+    ys = [top + row * (i + 0.5) for i in range(len(order))]
+    category_labels(d, labels, ys, x=left)
+    for k, pool in enumerate(pools):
+        x0 = left + k * (panel + gap)
+        by_model = {r["model"]: r for r in boards[pool]}
+        rows = [(i, by_model[m]) for i, m in enumerate(order)
+                if m in by_model and finite(by_model[m].get("score"))]
+        ends = [v for _, r in rows for v in (r["score"], *_ends(r["score"], r.get("ci95")))]
+        lo, hi, step = nice_domain(*_span(ends), n=4)
+        x = Linear(lo, hi, x0 + 4, x0 + panel - 4)
+        g = d.group(cls="panel")
+        d.text(x0, 12, short(pool, 24), parent=g, cls="panel-title", bold=True)
+        x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top, label="score (95% CI)",
+               parent=g)
+        colour = _colour(colours, pool, pools)
+        for i, r in rows:
+            _estimate(d, x, ys[i], r["score"], r.get("ci95"), colour, parent=g,
+                      tip=f"{short(r['model'])} in {short(pool)}: "
+                          f"{with_interval(r['score'], r.get('ci95'))} (#{r.get('rank')})")
+    return sanitize_svg(d.to_svg())
+
+
 def slope_chart(leaderboards: dict | None) -> str | None:
-    """Bump chart: each model's rank in each pool, joined by a line; crossings are rank swaps."""
+    """Bump chart: each model's rank in each pool, joined by a line; crossings are rank swaps.
+    A model whose rank differs between pools is drawn dark and thick, the others grey (the pool
+    colours stay for pools)."""
     boards = {p: rows for p, rows in (leaderboards or {}).items() if rows}
     if len(boards) < 2:
         return None
     order = model_order(boards)
     pools = list(boards)
     ranks = {p: {r["model"]: r.get("rank") for r in rows} for p, rows in boards.items()}
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        for i, model in enumerate(order):
-            pts = [(j, ranks[p].get(model)) for j, p in enumerate(pools)]
-            pts = [(x, y) for x, y in pts if finite(y)]
-            if not pts:
-                continue
-            moved = len({y for _, y in pts}) > 1
-            color = "#1d2327" if moved else _GREY  # pool colours stay for pools
-            ax.plot(*zip(*pts), marker="o", ms=4, lw=2 if moved else 1, color=color)
-            x0, y0 = pts[0]
-            x1, y1 = pts[-1]
-            ax.text(x0 - 0.06, y0, short(model, 24), ha="right", va="center", fontsize=8)
-            ax.text(x1 + 0.06, y1, short(model, 24), ha="left", va="center", fontsize=8)
-        ax.set_xticks(range(len(pools)), [short(p, 20) for p in pools])
-        ax.set_xlim(-1.1, len(pools) - 1 + 1.1)
-        ax.invert_yaxis()
-        ax.set_ylabel("rank (1 = best)")
-        ax.spines["bottom"].set_visible(False)
-        ax.tick_params(axis="x", length=0)
-    return _render("slope", 4.5 + 1.6 * len(pools), 1.2 + 0.28 * len(order), draw)
+    drawn = [r for p in pools for m in order if finite(r := ranks[p].get(m))]
+    if not drawn:
+        return None
+    names = [short(m, 24) for m in order]
+    name_w = max(text_width(t) for t in names)
+    axis = 56
+    x_first = axis + 14 + name_w
+    gap = max(120.0, (WIDTH - x_first - 24 - name_w) / (len(pools) - 1))
+    width = x_first + gap * (len(pools) - 1) + 14 + name_w + 10
+    lo, hi = min(drawn), max(drawn)
+    top = 10
+    bottom = top + 16 * min(max(hi - lo + 1, len(order)), 200)
+    y = Linear(lo - 0.5, hi + 0.5, top, bottom)
+    d = Drawing("slope", width, bottom + 40, title="Rank of each model in each pool",
+                desc="Lines join a model's ranks across pools (1 = best); dark lines are models "
+                     "whose rank changes, and crossings are swaps.")
+    y_axis(d, y, ticks_within(lo, hi, n=max(3, round((bottom - top) / 60)), integer=True),
+           x=axis, label="rank (1 = best)")
+    cols = [x_first + gap * j for j in range(len(pools))]
+    for j, pool in enumerate(pools):
+        d.text(cols[j], bottom + 14, short(pool, 20), cls="x-tick", anchor="middle")
+    for model, name in zip(order, names):
+        pts = [(cols[j], ranks[p].get(model)) for j, p in enumerate(pools)]
+        pts = [(x, r) for x, r in pts if finite(r)]
+        if not pts:
+            continue
+        moved = len({r for _, r in pts}) > 1
+        colour = INK if moved else _GREY
+        tip = f"{short(model)}: " + ", ".join(
+            f"#{number(ranks[p].get(model), 0)} in {short(p)}" for p in pools
+            if finite(ranks[p].get(model)))
+        g = d.group(cls="model", tip=tip)
+        xy = [(x, y(r)) for x, r in pts]
+        if len(xy) > 1:
+            d.polyline(xy, parent=g, stroke=colour, stroke_width=2 if moved else 1)
+        for px, py in xy:
+            d.circle(px, py, 3, parent=g, cls="point", fill=colour)
+        d.text(xy[0][0] - 8, xy[0][1], name, parent=g, cls="name", anchor="end", size=10)
+        d.text(xy[-1][0] + 8, xy[-1][1], name, parent=g, cls="name", size=10)
+    return sanitize_svg(d.to_svg())
 
 
 def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> str | None:
@@ -304,57 +345,95 @@ def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> st
     rows = [(r, s) for r, s in rows if s["bootstrap"] is not None]
     if not rows:
         return None
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        labels = [f"{short(r.get('model_hi'), 20)} / {short(r.get('model_lo'), 20)}"
-                  + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r, _ in rows]
-        boot = [s["bootstrap"] for _, s in rows]
-        err = [2 * s["mc_se"] if s["mc_se"] is not None else 0.0 for _, s in rows]
-        names = [r.get("pool") for r, _ in rows if r.get("pool") is not None]
-        ax.barh(range(len(rows)), boot, xerr=err, ecolor="#333", capsize=2,
-                color=[_colour(colours, r.get("pool"), names) for r, _ in rows],
-                label="bootstrap share (±2 MC s.e.)")
-        closed = [(i, s["closed_form"]) for i, (_, s) in enumerate(rows)
-                  if s["closed_form"] is not None]
-        if closed:
-            ax.plot([c for _, c in closed], [i for i, _ in closed], "D", ms=4,
-                    color="#1d2327", label="closed form Φ(−gap/(√2·SD))")
-            ax.legend(frameon=False, fontsize=8, loc="lower right")
-        ax.set_yticks(range(len(rows)), labels)
-        ax.invert_yaxis()
-        top = max(b + e for b, e in zip(boot, err))
-        top = max([top] + [c for _, c in closed])
-        ax.set_xlim(0, min(1.0, max(0.5, top * 1.1)))
-        ax.axvline(0.05, color="#999", lw=0.8, ls=":")
-        ax.set_xlabel("P(order of the pair reverses)")
-    return _render("swaps", 7.0, 0.8 + 0.3 * len(rows), draw)
+    labels = [f"{short(r.get('model_hi'), 20)} / {short(r.get('model_lo'), 20)}"
+              + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r, _ in rows]
+    names = [r.get("pool") for r, _ in rows if r.get("pool") is not None]
+    fills = [_colour(colours, r.get("pool"), names) for r, _ in rows]
+    err = [2 * s["mc_se"] if s["mc_se"] is not None else 0.0 for _, s in rows]
+    closed = [s["closed_form"] for _, s in rows]
+    keys = [Key("bootstrap share (±2 MC s.e.)", fills[0], "bar")]
+    if any(c is not None for c in closed):
+        keys.append(Key("closed form Φ(−gap/(√2·SD))", INK, "diamond"))
+    left = 12 + max(text_width(t) for t in labels)
+    right = WIDTH - 16
+    top = 8 + legend_height(keys, right - left) + 6
+    row = 22
+    bottom = top + row * len(rows)
+    reach = [s["bootstrap"] + e for (_, s), e in zip(rows, err)] + [c for c in closed if c]
+    hi = min(1.0, max(0.5, max(reach) * 1.1))
+    x = Linear(0.0, hi, left, right)
+    d = Drawing("swaps", WIDTH, bottom + 48, title="Closest pairs: probability the order reverses",
+                desc="For each pair of neighbouring models, the share of bootstrap resamples in "
+                     "which their order reverses (bar, ±2 Monte-Carlo s.e.), with the closed "
+                     "form as a diamond; dotted line at 0.05.")
+    legend(d, keys, x=left, y=8, width=right - left)
+    x_axis(d, x, ticks_within(0.0, hi), y=bottom, top=top,
+           label="P(order of the pair reverses)")
+    ys = [top + row * (i + 0.5) for i in range(len(rows))]
+    category_labels(d, labels, ys, x=left)
+    for (_, s), label, yy, fill, e in zip(rows, labels, ys, fills, err):
+        tip = (f"{label}: {number(s['bootstrap'])}"
+               + (f" ± {number(s['mc_se'], 3)}" if s["mc_se"] is not None else "")
+               + (f"; closed form {number(s['closed_form'])}"
+                  if s["closed_form"] is not None else ""))
+        g = d.group(cls="pair", tip=tip)
+        d.rect(x(0.0), yy - row * 0.4, x.clamp(s["bootstrap"]) - x(0.0), row * 0.8, parent=g,
+               cls="bar", fill=fill)
+        if e > 0:
+            a, b = x.clamp(s["bootstrap"] - e), x.clamp(s["bootstrap"] + e)
+            d.line(a, yy, b, yy, parent=g, cls="error", stroke="#333333", stroke_width=1.2)
+            for end in (a, b):
+                d.line(end, yy - 3, end, yy + 3, parent=g, stroke="#333333", stroke_width=1.2)
+        if s["closed_form"] is not None:
+            d.diamond(x.clamp(s["closed_form"]), yy, 4.5, parent=g, cls="closed", fill=INK)
+    d.line(x(0.05), top, x(0.05), bottom, cls="reference", stroke=REFERENCE,
+           stroke_dasharray="1.5 2.5")
+    return sanitize_svg(d.to_svg())
 
 
 def displacement_histogram(histograms: dict | None, *,
                            colours: dict | None = None) -> str | None:
-    """Bars: in how many bootstrap resamples 0, 1, 2, ... models change rank, one colour per pool."""
+    """Bars: in what share of bootstrap resamples 0, 1, 2, ... models change rank, one colour
+    per pool."""
     hist = {p: {int(k): int(v) for k, v in (h or {}).items()} for p, h in (histograms or {}).items()}
     hist = {p: h for p, h in hist.items() if h and sum(h.values()) > 0}
     if not hist:
         return None
     pools = list(hist)
+    named = [p for p in pools if p != EVERY_HUMAN_POOL]
+    fills = {p: _colour(colours, p, named) for p in pools}
+    keys = [Key(short(p), fills[p], "bar") for p in pools]
     xs = sorted({k for h in hist.values() for k in h})
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        width = 0.8 / len(pools)
-        for j, pool in enumerate(pools):
-            total = sum(hist[pool].values())
-            ax.bar([x - 0.4 + width * (j + 0.5) for x in xs],
-                   [hist[pool].get(x, 0) / total for x in xs], width=width,
-                   color=_colour(colours, pool, [p for p in pools if p != EVERY_HUMAN_POOL]),
-                   label=short(pool))
-        ax.set_xticks(xs)
-        ax.set_xlabel("models whose rank differs from the full-data leaderboard")
-        ax.set_ylabel("share of bootstrap resamples")
-        ax.legend(frameon=False, fontsize=8)
-    return _render("displacement", 6.5, 3.0, draw)
+    shares = {p: {k: v / sum(h.values()) for k, v in h.items()} for p, h in hist.items()}
+    left, right = 62, WIDTH - 16
+    top = 8 + legend_height(keys, right - left) + 6
+    bottom = top + 200
+    x = Linear(xs[0] - 0.5, xs[-1] + 0.5, left, right)
+    _, hi, step = nice_domain(0.0, max(v for s in shares.values() for v in s.values()))
+    y = Linear(0.0, hi, bottom, top)
+    d = Drawing("displacement", WIDTH, bottom + 48, title="Bootstrap displacement",
+                desc="For each pool, the share of bootstrap resamples in which 0, 1, 2, ... "
+                     "models have a rank different from the full-data leaderboard.")
+    legend(d, keys, x=left, y=8, width=right - left)
+    y_axis(d, y, ticks_within(0.0, hi, step=step), x=left, right=right,
+           label="share of bootstrap resamples")
+    fit = max(1, int((right - left) / 30))
+    x_axis(d, x, ticks_within(xs[0], xs[-1], n=min(len(xs), fit), integer=True), y=bottom,
+           label="models whose rank differs from the full-data leaderboard",
+           fmt_tick=lambda t: f"{int(t)}")
+    unit = x(1) - x(0)
+    width = 0.8 * unit / len(pools)
+    for j, pool in enumerate(pools):
+        g = d.group(cls="series")
+        total = sum(hist[pool].values())
+        for k in xs:
+            share = shares[pool].get(k, 0.0)
+            left_edge = x(k) - 0.4 * unit + width * j
+            d.rect(left_edge, y(share), width, y(0.0) - y(share), parent=g, cls="bar",
+                   fill=fills[pool],
+                   tip=f"{short(pool)}: {k} moved in {percent(share)} of resamples "
+                       f"({number(hist[pool].get(k, 0))} of {number(total)})")
+    return sanitize_svg(d.to_svg())
 
 
 def simulation_curve(simulation: list | None) -> str | None:
@@ -367,24 +446,38 @@ def simulation_curve(simulation: list | None) -> str | None:
     rows = [r for r in rows if r["p"] is not None]
     if not rows:
         return None
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        n = [r["n_models"] for r in rows]
-        p = [r["p"] for r in rows]
-        se = [r["mc_se"] or 0.0 for r in rows]
-        band = [(i, r["interval95"]) for i, r in enumerate(rows) if r["interval95"]]
-        if band:
-            ax.fill_between([n[i] for i, _ in band], [b[0] for _, b in band],
-                            [b[1] for _, b in band], color=NEUTRAL, alpha=0.12, lw=0,
-                            label="95% interval over the SD's uncertainty")
-        ax.fill_between(n, [max(0, a - 2 * s) for a, s in zip(p, se)],
-                        [min(1, a + 2 * s) for a, s in zip(p, se)], color=NEUTRAL, alpha=0.3,
-                        lw=0, label="±2 Monte-Carlo s.e.")
-        ax.plot(n, p, marker="o", ms=4, color=NEUTRAL)
-        ax.set_ylim(0, 1.02)
-        ax.set_xlabel("models on the leaderboard")
-        ax.set_ylabel("P(at least one model displaced)")
-        ax.legend(frameon=False, fontsize=8, loc="lower right")
-        ax.grid(color="#eee")
-    return _render("simulation", 6.5, 3.0, draw)
+    n = [r["n_models"] for r in rows]
+    p = [r["p"] for r in rows]
+    se = [r["mc_se"] or 0.0 for r in rows]
+    band = [(k, r["interval95"]) for k, r in zip(n, rows) if r["interval95"]]
+    keys = ([Key("95% interval over the SD's uncertainty", NEUTRAL, "bar", 0.12)] if band
+            else []) + [Key("±2 Monte-Carlo s.e.", NEUTRAL, "bar", 0.3)]
+    left, right = 62, WIDTH - 16
+    top = 8 + legend_height(keys, right - left) + 6
+    bottom = top + 200
+    lo, hi, step = nice_domain(min(n), max(n))
+    x = Linear(lo, hi, left, right)
+    y = Linear(0.0, 1.02, bottom, top)
+    d = Drawing("simulation", WIDTH, bottom + 48,
+                title="Displacement probability by leaderboard size",
+                desc="The probability that at least one model of a simulated leaderboard is out "
+                     "of place, against the number of models; bands: ±2 Monte-Carlo s.e. and "
+                     "the 95% interval over the perturbation SD's uncertainty.")
+    legend(d, keys, x=left, y=8, width=right - left)
+    y_axis(d, y, ticks_within(0.0, 1.0), x=left, right=right,
+           label="P(at least one model displaced)")
+    x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top, label="models on the leaderboard")
+    if band:
+        d.polygon([(x(k), y(b[1])) for k, b in band] + [(x(k), y(b[0])) for k, b in band[::-1]],
+                  cls="band-interval", fill=NEUTRAL, fill_opacity=0.12)
+    d.polygon([(x(k), y(min(1.0, a + 2 * s))) for k, a, s in zip(n, p, se)]
+              + [(x(k), y(max(0.0, a - 2 * s))) for k, a, s in list(zip(n, p, se))[::-1]],
+              cls="band-mc", fill=NEUTRAL, fill_opacity=0.3)
+    d.polyline([(x(k), y(a)) for k, a in zip(n, p)], stroke=NEUTRAL, stroke_width=1.5)
+    for r in rows:
+        tip = (f"{r['n_models']} models: {number(r['p'])}"
+               + (f" ± {number(r['mc_se'], 4)}" if r["mc_se"] is not None else "")
+               + (f"; 95% interval {number(r['interval95'][0])} – {number(r['interval95'][1])}"
+                  if r["interval95"] else ""))
+        d.circle(x(r["n_models"]), y(r["p"]), 3.5, cls="point", fill=NEUTRAL, tip=tip)
+    return sanitize_svg(d.to_svg())

@@ -1,10 +1,15 @@
-"""The SVG sanitiser: a chart's SVG reduced to drawing elements, safe to paste into HTML.
+"""The SVG sanitiser: a chart's SVG reduced to what the chart builder writes, safe to paste into
+HTML.
 
-matplotlib's SVG is re-parsed with :mod:`xml.etree` and only an allow-list of drawing elements
-and attributes is kept: no scripts, no ``on*`` event handlers, no ``foreignObject``, no link
-outside the document, no style that loads anything. Text is re-serialised by the parser, which
-escapes ``<``, ``>`` and ``&``; the report's dataset strings reach the SVG only as ``<text>``
-content (:mod:`audit.report.charts`).
+The charts are written by :mod:`audit.report.svgdraw` through :mod:`xml.etree`, so they hold
+only shapes, text and tooltips. This re-parses a chart and keeps exactly that: an allow-list of
+drawing elements (no scripts, no ``foreignObject``, no ``<style>``, no links, no ``<use>``) and
+of presentation attributes (no ``on*`` event handlers, no ``href``, no ``style``), and drops any
+attribute value that could load or run something (``url(`` other than ``url(#...)``,
+``javascript:``, ``expression(``, ``@import``). It is defence in depth: the builder already
+escapes every string; the sanitiser makes sure that whatever reaches the page is inert even if
+a chart function is later written carelessly. Text is re-serialised by the parser, which
+escapes ``<``, ``>`` and ``&``.
 """
 
 from __future__ import annotations
@@ -13,52 +18,47 @@ import re
 import xml.etree.ElementTree as ET
 
 SVG_NS = "http://www.w3.org/2000/svg"
-XLINK_NS = "http://www.w3.org/1999/xlink"
 
-_ALLOWED_TAGS = frozenset({"svg", "g", "defs", "clipPath", "path", "use", "text", "tspan", "rect",
-                           "circle", "ellipse", "line", "polyline", "polygon", "style", "title"})
-_ALLOWED_ATTRS = frozenset({"id", "class", "d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy",
-                            "r", "rx", "ry", "width", "height", "viewBox", "version",
-                            "transform", "style", "clip-path", "fill", "stroke", "points",
-                            "stroke-width", "stroke-linecap", "stroke-linejoin", "opacity",
-                            "fill-opacity", "stroke-opacity", "text-anchor", "href",
-                            "preserveAspectRatio", "font-family", "font-size", "font-weight",
-                            "font-style", "dominant-baseline"})
-_MPL_STYLE = re.compile(r"^\s*\*\s*\{\s*stroke-linejoin:\s*round;\s*stroke-linecap:\s*butt\s*\}\s*$")
-_BAD_CSS = re.compile(r"url\(\s*['\"]?(?!#)|expression\s*\(|@import|javascript:|<", re.I)
+_ALLOWED_TAGS = frozenset({"svg", "g", "title", "desc", "rect", "line", "polyline", "polygon",
+                           "circle", "path", "text", "tspan"})
+_ALLOWED_ATTRS = frozenset({"id", "class", "role", "aria-labelledby", "aria-hidden", "version",
+                            "width", "height", "viewBox", "x", "y", "x1", "x2", "y1", "y2",
+                            "cx", "cy", "r", "d", "points", "transform", "fill", "stroke",
+                            "stroke-width", "stroke-dasharray", "stroke-linecap",
+                            "stroke-linejoin", "opacity", "fill-opacity", "stroke-opacity",
+                            "text-anchor", "dominant-baseline", "font-family", "font-size",
+                            "font-weight", "font-style"})
+_BAD_VALUE = re.compile(r"url\(\s*['\"]?(?!#)|expression\s*\(|@import|javascript:|<", re.I)
 
 
 def sanitize_svg(svg: str) -> str:
     """Keep only drawing elements and attributes of an SVG document; return it without prolog.
 
-    Elements outside the allow-list are dropped with their content; ``on*`` handlers and any
-    attribute not on the allow-list are dropped; ``href`` may only point inside the document
-    (``#id``); style values may not load anything (``url(`` other than ``url(#...)``, ``@import``).
-    Text is re-serialised by :mod:`xml.etree`, which escapes ``<``, ``>`` and ``&``.
+    Elements outside the allow-list are dropped with their content; attributes outside it
+    (``on*`` handlers, ``href``, ``style``, any namespaced attribute) are dropped, as is any
+    value that could load or run something.
     """
     ET.register_namespace("", SVG_NS)
-    ET.register_namespace("xlink", XLINK_NS)
     root = ET.fromstring(svg.encode("utf-8"))
     _clean(root)
     return ET.tostring(root, encoding="unicode", short_empty_elements=True)
 
 
-def _local(name: str) -> str:
-    return name.rsplit("}", 1)[-1]
+def _local(name: str) -> str | None:
+    """The name of an SVG element or an un-namespaced attribute; None for anything else."""
+    if name.startswith("{"):
+        ns, _, local = name[1:].partition("}")
+        return local if ns == SVG_NS else None
+    return name
 
 
 def _clean(el: ET.Element) -> None:
     for child in list(el):
-        tag = _local(child.tag) if isinstance(child.tag, str) else ""
-        if tag not in _ALLOWED_TAGS or (tag == "style" and not _MPL_STYLE.match(child.text or "")):
+        tag = _local(child.tag) if isinstance(child.tag, str) else None
+        if tag not in _ALLOWED_TAGS:
             el.remove(child)
             continue
         _clean(child)
     for key in list(el.attrib):
-        name, value = _local(key), el.attrib[key]
-        if name not in _ALLOWED_ATTRS:
-            del el.attrib[key]
-        elif name == "href" and not value.startswith("#"):
-            del el.attrib[key]
-        elif _BAD_CSS.search(value):
+        if _local(key) not in _ALLOWED_ATTRS or _BAD_VALUE.search(el.attrib[key]):
             del el.attrib[key]
