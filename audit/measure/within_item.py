@@ -39,9 +39,9 @@ Generalized Cochran-Mantel-Haenszel (asymptotic)
     degrees of freedom its rank), which is valid as the number of strata grows (not as the
     strata grow: items with two or three judgments are fine). On a continuous scale the same
     quadratic form on scores is the CMH mean-score statistic. The output's ``test.name`` says
-    which was used (``n_permutations`` is then 0). Beyond :data:`CMH_MAX_DIM` annotator x label
-    cells ``V`` is not formed and ``V^- d`` is solved by conjugate gradients
-    (:func:`generalized_cmh`).
+    which was used (``n_permutations`` is then 0). Beyond
+    :data:`audit.measure.cmh.CMH_MAX_DIM` annotator x label cells ``V`` is not formed and
+    ``V^- d`` is solved by conjugate gradients (:mod:`audit.measure.cmh`).
 
 What enters (the counted rules, written into the output)
     only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested;
@@ -67,17 +67,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse, stats
+from scipy import stats
+
+from . import cmh
+from .cmh import generalized_cmh
 
 #: Judgments x permutations above which a pool's p-value comes from the asymptotic gCMH test
 #: (20,000 judgments at 1,000 permutations: a few seconds at most).
 PERMUTATION_BUDGET = 20_000_000
-#: Largest annotators x labels dimension for which the gCMH covariance is formed and inverted
-#: (beyond it, conjugate gradients).
-CMH_MAX_DIM = 1_500
-#: Cells of the gCMH's dense arrays ((judgments + items) x labels) above which a pool takes the
-#: permutation test with fewer permutations instead (a scale with thousands of labels).
-CMH_DENSE_CELLS = 20_000_000
 #: Most labels for the Stuart-Maxwell test (a labels x labels table and its solve).
 STUART_MAX_LABELS = 500
 #: Fewest permutations worth a p-value (resolution 0.01) when the budget forces fewer.
@@ -326,129 +323,6 @@ def mid_p(greater, ties, n_permutations: int):
     return (np.asarray(greater) + (1 + np.asarray(ties)) / 2) / (1 + n_permutations)
 
 
-def _cmh_fits(s: Strata, scores: np.ndarray | None) -> bool:
-    """Whether :func:`generalized_cmh`'s dense arrays stay within :data:`CMH_DENSE_CELLS`."""
-    k = 1 if scores is not None else s.n_labels
-    return (len(s.item) + s.n_items) * k <= CMH_DENSE_CELLS
-
-
-def _cmh_parts(s: Strata, scores: np.ndarray | None):
-    """Centred responses ``yc`` (N, k), per-item weights ``m_i / (m_i - 1)`` and sizes, and
-    ``d`` (A, k), the observed minus expected annotator x response sums."""
-    if scores is None:
-        y = np.zeros((len(s.label), s.n_labels))
-        y[np.arange(len(s.label)), s.label] = 1.0
-    else:
-        y = _values(s, scores)[s.label][:, None]
-    k = y.shape[1]
-    m = np.bincount(s.item, minlength=s.n_items).astype(np.float64)
-    mean = np.stack([np.bincount(s.item, weights=y[:, c], minlength=s.n_items)
-                     for c in range(k)], axis=1) / m[:, None]
-    yc = y - mean[s.item]
-    d = np.stack([np.bincount(s.annotator, weights=yc[:, c], minlength=s.n_annotators)
-                  for c in range(k)], axis=1)
-    return yc, mean, m, d
-
-
-def generalized_cmh(s: Strata, scores: np.ndarray | None = None) -> tuple[float, int]:
-    """The generalized CMH statistic with items as strata and its degrees of freedom.
-
-    Landis, Heyman & Koch (1978), "Average partial association in three-way contingency
-    tables", *International Statistical Review* 46(3): in stratum ``i`` the annotator x
-    response table has one judgment per annotator, and under the hypergeometric null
-    ``Cov(vec N_i) = m_i / (m_i - 1) (diag(u_i) - u_i u_i' / m_i) (x) V_i``, with ``u_i`` the
-    item's annotators and ``V_i`` the (divisor ``m_i``) covariance of its responses (label
-    indicators, or scores). ``Q = d' V^+ d`` with ``V = sum_i Cov(vec N_i)``. Labels give the
-    general-association statistic, scores the mean-score one; in a crossed binary pool ``Q`` is
-    Cochran's Q, with two annotators Stuart-Maxwell's statistic.
-
-    Up to :data:`CMH_MAX_DIM` annotators x responses ``V`` is formed and ``V^+`` taken from its
-    eigen-decomposition, degrees of freedom ``rank(V)``. Beyond it ``V`` is never formed:
-    ``V^+ d`` is solved by conjugate gradients with ``V``'s product computed item by item
-    (``V`` is a Laplacian of the annotator-item graph in the annotator index; ``d`` lies in its
-    range), and the degrees of freedom are its generic rank, ``sum (A_g - 1)(k_g - 1)`` over the
-    connected components ``g`` of that graph (``A_g`` annotators, ``k_g`` labels that vary
-    within some item of ``g``; ``A_g - 1`` for scores).
-    """
-    yc, mean, m, d = _cmh_parts(s, scores)
-    k = yc.shape[1]
-    w = m / (m - 1)
-    if s.n_annotators * k > CMH_MAX_DIM:
-        return _cmh_iterative(s, yc, mean, m, d, one_hot=scores is None)
-    vi = np.zeros((s.n_items, k, k))
-    for c in range(k):
-        for c2 in range(c, k):
-            v = np.bincount(s.item, weights=yc[:, c] * yc[:, c2], minlength=s.n_items) / m
-            vi[:, c, c2] = vi[:, c2, c] = v
-    u = sparse.csr_matrix((np.ones(len(s.item)), (s.annotator, s.item)),
-                          shape=(s.n_annotators, s.n_items))
-    term1 = (u @ (w[:, None] * vi.reshape(s.n_items, k * k))).reshape(s.n_annotators, k, k)
-    big = np.zeros((s.n_annotators, k, s.n_annotators, k))
-    for c in range(k):
-        for c2 in range(k):
-            big[:, c, :, c2] = -(u @ sparse.diags(w / m * vi[:, c, c2]) @ u.T).toarray()
-    for a in range(s.n_annotators):
-        big[a, :, a, :] += term1[a]
-    cov = big.reshape(s.n_annotators * k, s.n_annotators * k)
-    vals, vecs = np.linalg.eigh((cov + cov.T) / 2)
-    keep = vals > 1e-9 * max(float(vals.max()), 1e-300) if len(vals) else vals > 0
-    proj = vecs[:, keep].T @ d.reshape(-1)
-    return float((proj ** 2 / vals[keep]).sum()), int(keep.sum())
-
-
-def _cmh_iterative(s: Strata, yc, mean, m, d, *, one_hot: bool) -> tuple[float, int]:
-    """:func:`generalized_cmh` without forming ``V`` (conjugate gradients; its docstring)."""
-    from scipy.sparse.csgraph import connected_components
-    from scipy.sparse.linalg import LinearOperator, cg
-
-    a_n, k = d.shape
-    n = len(s.item)
-    w = m / (m - 1)
-    var = np.bincount(s.item, weights=(yc * yc).sum(axis=1), minlength=s.n_items) / m
-    rows = np.arange(n)
-    to_item = sparse.csr_matrix((1.0 / m[s.item], (s.item, rows)), shape=(s.n_items, n))
-    to_ann = sparse.csr_matrix((w[s.item], (s.annotator, rows)), shape=(a_n, n))
-    p = mean[s.item] if one_hot else None
-    vj = None if one_hot else var[s.item][:, None]
-
-    def matvec(x):
-        xj = np.asarray(x).reshape(a_n, k)[s.annotator]
-        z = xj - (to_item @ xj)[s.item]
-        if one_hot:
-            z *= p
-            z -= z.sum(axis=1, keepdims=True) * p
-        else:
-            z *= vj
-        return np.asarray(to_ann @ z).reshape(-1)
-
-    pv = p * (1 - p) if one_hot else np.broadcast_to(vj, (n, 1))
-    diag = np.asarray(sparse.csr_matrix((np.ones(n), (s.annotator, rows)), shape=(a_n, n))
-                      @ pv).reshape(-1)
-    inv = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
-    op = LinearOperator((a_n * k, a_n * k), matvec=matvec, dtype=np.float64)
-    pre = LinearOperator((a_n * k, a_n * k), matvec=lambda v: inv * v, dtype=np.float64)
-    rhs = d.reshape(-1) * (diag > 0)
-    x, _ = cg(op, rhs, M=pre, rtol=1e-7, atol=0.0, maxiter=2_000)
-    q = float(rhs @ x)
-    graph = sparse.csr_matrix((np.ones(len(s.item)), (s.annotator, a_n + s.item)),
-                              shape=(a_n + s.n_items,) * 2)
-    _, comp = connected_components(graph, directed=False)
-    comp_a = comp[:a_n]
-    n_comp = int(comp_a.max()) + 1
-    sizes = np.bincount(comp_a, minlength=n_comp)
-    if one_hot:
-        lab_var = np.zeros((n_comp, k), dtype=bool)
-        nonunan = var[s.item] > 0
-        lab_var[comp_a[s.annotator[nonunan]], s.label[nonunan]] = True
-        kg = lab_var.sum(axis=1)
-        dof = int(((sizes - 1) * np.maximum(kg - 1, 0)).sum())
-    else:
-        has = np.zeros(n_comp, dtype=bool)
-        has[comp_a[s.annotator[var[s.item] > 0]]] = True
-        dof = int(((sizes - 1) * has).sum())
-    return q, dof
-
-
 # -- reference tests on the fully crossed subset ---------------------------------------------------
 
 def crossed(s: Strata) -> np.ndarray:
@@ -552,14 +426,14 @@ def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator
     if s.n_annotators < 2 or s.n_labels < 2:
         return out
     size = len(s.item)
-    if size * n_permutations > PERMUTATION_BUDGET and not _cmh_fits(s, scores):
+    if size * n_permutations > PERMUTATION_BUDGET and not cmh.cmh_fits(s, scores):
         # a scale too wide for the gCMH's dense (judgments x labels) arrays: as many
         # permutations as the budget allows, if that is enough to give a p-value
         affordable = PERMUTATION_BUDGET // max(size, 1)
         if affordable < MIN_PERMUTATIONS:
             out["not_defined"] = (
                 f"{size:,} judgments on {s.n_labels:,} labels: too wide for the asymptotic "
-                f"test ({(size + s.n_items) * s.n_labels:,} cells > {CMH_DENSE_CELLS:,}) and "
+                f"test ({(size + s.n_items) * s.n_labels:,} cells > {cmh.CMH_DENSE_CELLS:,}) and "
                 f"too many for {MIN_PERMUTATIONS} permutations within the budget")
             return out
         n_permutations = affordable

@@ -1,0 +1,202 @@
+"""The gCMH's conjugate-gradient path (:mod:`audit.measure.cmh`) against the covariance written
+from its definition, against the eigen-decomposition path, and against the judgment-level solver
+it replaced (kept below as ``judgment_level_cmh``, as released before issue 17), on designs where
+they could differ: ties, unanimous and one-label items, an annotator twice on an item, a
+one-item pool, equal scores, and the shared datasets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse, stats
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import LinearOperator, cg
+
+from audit.measure import cmh
+from audit.measure import within_item as W
+from measure_data import LEWIDI, lewidi_table
+
+
+def definition_covariance(s, scores=None) -> np.ndarray:
+    """``V = sum_i w_i (U_i U_i' - u_i u_i' / m_i) (x) V_i``, item by item (Landis, Heyman &
+    Koch 1978), with ``V_i`` the divisor-``m_i`` covariance of the item's responses."""
+    k = 1 if scores is not None else s.n_labels
+    v = np.zeros((s.n_annotators * k,) * 2)
+    for i in range(s.n_items):
+        at = np.flatnonzero(s.item == i)
+        m = len(at)
+        if scores is None:
+            y = np.eye(k)[s.label[at]]
+        else:
+            y = np.asarray(scores, dtype=float)[s.codes][s.label[at]][:, None]
+        yc = y - y.mean(axis=0)
+        vi = yc.T @ yc / m
+        u = np.zeros((s.n_annotators, m))
+        u[s.annotator[at], np.arange(m)] = 1.0
+        ones = u.sum(axis=1)
+        v += m / (m - 1) * np.kron(u @ u.T - np.outer(ones, ones) / m, vi)
+    return v
+
+
+def judgment_level_cmh(s, scores=None) -> tuple[float, int]:
+    """The conjugate-gradient gCMH as released before issue 17 (products judgment by judgment,
+    dense (judgments x labels) arrays, Jacobi preconditioner, rtol 1e-7)."""
+    if scores is None:
+        y = np.zeros((len(s.label), s.n_labels))
+        y[np.arange(len(s.label)), s.label] = 1.0
+    else:
+        y = np.asarray(scores, dtype=np.float64)[s.codes][s.label][:, None]
+    k = y.shape[1]
+    m = np.bincount(s.item, minlength=s.n_items).astype(np.float64)
+    mean = np.stack([np.bincount(s.item, weights=y[:, c], minlength=s.n_items)
+                     for c in range(k)], axis=1) / m[:, None]
+    yc = y - mean[s.item]
+    d = np.stack([np.bincount(s.annotator, weights=yc[:, c], minlength=s.n_annotators)
+                  for c in range(k)], axis=1)
+    one_hot = scores is None
+    a_n = s.n_annotators
+    n = len(s.item)
+    w = m / (m - 1)
+    var = np.bincount(s.item, weights=(yc * yc).sum(axis=1), minlength=s.n_items) / m
+    rows = np.arange(n)
+    to_item = sparse.csr_matrix((1.0 / m[s.item], (s.item, rows)), shape=(s.n_items, n))
+    to_ann = sparse.csr_matrix((w[s.item], (s.annotator, rows)), shape=(a_n, n))
+    p = mean[s.item] if one_hot else None
+    vj = None if one_hot else var[s.item][:, None]
+
+    def matvec(x):
+        xj = np.asarray(x).reshape(a_n, k)[s.annotator]
+        z = xj - (to_item @ xj)[s.item]
+        if one_hot:
+            z *= p
+            z -= z.sum(axis=1, keepdims=True) * p
+        else:
+            z *= vj
+        return np.asarray(to_ann @ z).reshape(-1)
+
+    pv = p * (1 - p) if one_hot else np.broadcast_to(vj, (n, 1))
+    diag = np.asarray(sparse.csr_matrix((np.ones(n), (s.annotator, rows)), shape=(a_n, n))
+                      @ pv).reshape(-1)
+    inv = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+    op = LinearOperator((a_n * k, a_n * k), matvec=matvec, dtype=np.float64)
+    pre = LinearOperator((a_n * k, a_n * k), matvec=lambda v: inv * v, dtype=np.float64)
+    rhs = d.reshape(-1) * (diag > 0)
+    x, _ = cg(op, rhs, M=pre, rtol=1e-7, atol=0.0, maxiter=2_000)
+    graph = sparse.csr_matrix((np.ones(n), (s.annotator, a_n + s.item)),
+                              shape=(a_n + s.n_items,) * 2)
+    _, comp = connected_components(graph, directed=False)
+    comp_a = comp[:a_n]
+    n_comp = int(comp_a.max()) + 1
+    sizes = np.bincount(comp_a, minlength=n_comp)
+    if one_hot:
+        lab_var = np.zeros((n_comp, k), dtype=bool)
+        nonunan = var[s.item] > 0
+        lab_var[comp_a[s.annotator[nonunan]], s.label[nonunan]] = True
+        dof = int(((sizes - 1) * np.maximum(lab_var.sum(axis=1) - 1, 0)).sum())
+    else:
+        has = np.zeros(n_comp, dtype=bool)
+        has[comp_a[s.annotator[var[s.item] > 0]]] = True
+        dof = int(((sizes - 1) * has).sum())
+    return float(rhs @ x), dof
+
+
+def hostile_strata(seed: int, *, n_items=80, n_annotators=12, q=4, duplicates=True):
+    """Items of 1-6 judgments, a third of them unanimous, labels tied within items, a label
+    that never occurs, and (``duplicates``) an annotator twice on some items."""
+    rng = np.random.default_rng(seed)
+    item, ann, lab = [], [], []
+    for i in range(n_items):
+        m = int(rng.integers(1, 7))
+        who = rng.choice(n_annotators, size=m, replace=bool(duplicates and rng.random() < .2))
+        said = (np.full(m, rng.integers(0, q - 1)) if rng.random() < 1 / 3
+                else rng.integers(0, q - 1, size=m))
+        item += [i] * m
+        ann += who.tolist()
+        lab += said.tolist()
+    return W.strata(np.array(item), np.array(ann), np.array(lab), min_annotator_judgments=1)
+
+
+def operator_matrix(op) -> np.ndarray:
+    n = len(op.g)
+    return np.stack([op(e) for e in np.eye(n)], axis=1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_factored_operator_is_the_covariance_of_its_definition(seed):
+    s = hostile_strata(seed)
+    scores = np.array([0.0, 0.1, 0.1, 2.5])
+    for sc in (None, scores):
+        op = cmh.cmh_operator(s, sc)
+        v = definition_covariance(s, sc)
+        assert np.allclose(operator_matrix(op), v, rtol=0, atol=1e-12 * max(1, abs(v).max()))
+        # the right-hand side: observed minus expected annotator x response sums
+        _, _, d = cmh._cmh_parts(s, sc)
+        assert np.allclose(op.d, d.reshape(-1), rtol=0, atol=1e-12)
+        if not (seed and sc is None):
+            continue
+        # without duplicate annotators the Jacobi diagonal is V's own
+        s1 = hostile_strata(seed, duplicates=False)
+        op1 = cmh.cmh_operator(s1)
+        assert np.allclose(op1.diagonal, np.diag(definition_covariance(s1)), atol=1e-12)
+
+
+def iterative(monkeypatch, s, scores=None):
+    monkeypatch.setattr(cmh, "CMH_MAX_DIM", 0)
+    try:
+        return cmh.generalized_cmh(s, scores)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_conjugate_gradients_match_the_eigen_path_and_the_judgment_level_solver(
+        seed, monkeypatch):
+    s = hostile_strata(seed, n_items=150, n_annotators=15)
+    for scores in (None, np.array([0.0, 0.1, 0.1, 2.5])):
+        new_q, new_dof = iterative(monkeypatch, s, scores)
+        eig_q, eig_dof = cmh.generalized_cmh(s, scores)
+        old_q, old_dof = judgment_level_cmh(s, scores)
+        assert new_q == pytest.approx(eig_q, rel=1e-10)
+        assert new_q == pytest.approx(old_q, rel=1e-10) and new_dof == old_dof
+        p_new, p_old = stats.chi2.sf(new_q, new_dof), stats.chi2.sf(old_q, old_dof)
+        assert p_new == pytest.approx(p_old, rel=1e-10, abs=1e-300)
+        if scores is None:
+            assert eig_dof == new_dof  # generic rank on these designs
+
+
+def lewidi_strata(name: str):
+    from audit.measure.counts import codes
+
+    table = lewidi_table(name)
+    out = []
+    for pool in table.pools:
+        c = codes(table.pool(pool))
+        out.append((pool, W.strata(c.item, c.annotator, c.label, min_annotator_judgments=10),
+                    np.asarray(table.scale.numeric_values, dtype=float)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(LEWIDI))
+def test_conjugate_gradients_match_on_the_shared_datasets(name, monkeypatch):
+    for pool, s, values in lewidi_strata(name):
+        if s.n_annotators < 2 or s.n_labels < 2:
+            continue
+        for scores in (None, values):
+            new_q, new_dof = iterative(monkeypatch, s, scores)
+            old_q, old_dof = judgment_level_cmh(s, scores)
+            assert new_q == pytest.approx(old_q, rel=1e-10), (name, pool)
+            assert new_dof == old_dof
+            if s.n_annotators * (1 if scores is not None else s.n_labels) <= 1_500:
+                assert new_q == pytest.approx(cmh.generalized_cmh(s, scores)[0], rel=1e-10)
+
+
+def test_degenerate_pools_give_zero_or_nan_not_an_error(monkeypatch):
+    # one item: nothing varies between strata; every item unanimous: V = 0 and d = 0
+    one = W.strata(np.zeros(3, dtype=int), np.arange(3), np.array([0, 1, 1]),
+                   min_annotator_judgments=1)
+    q, dof = iterative(monkeypatch, one)
+    assert q == pytest.approx(judgment_level_cmh(one)[0], abs=1e-12)
+    assert dof == judgment_level_cmh(one)[1] == 2
+    same = W.strata(np.repeat(np.arange(5), 2), np.tile([0, 1], 5), np.repeat([0, 1, 0, 1, 1], 2),
+                    min_annotator_judgments=1)
+    assert iterative(monkeypatch, same) == (0.0, 0)
