@@ -152,7 +152,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
     left = 14 + max(text_width(t) for t in labels)
     right = WIDTH - 16
     top = 8 + legend_height(keys, right - left) + 6
-    band = max(15 * len(names), 24)
+    band = max(16 * len(names), 26)
     bottom = top + band * len(metrics)
     ends = [v for _, _, e in rows for v in (e["value"], *_ends(e["value"], e.get("ci95")))]
     lo, hi, step = nice_domain(*_span(ends + [0.667, 0.8]))
@@ -330,8 +330,8 @@ def slope_chart(leaderboards: dict | None) -> str | None:
             d.polyline(xy, parent=g, stroke=colour, stroke_width=2 if moved else 1)
         for px, py in xy:
             d.circle(px, py, 3, parent=g, cls="point", fill=colour)
-        d.text(xy[0][0] - 8, xy[0][1], name, parent=g, cls="name", anchor="end", size=10)
-        d.text(xy[-1][0] + 8, xy[-1][1], name, parent=g, cls="name", size=10)
+        d.text(xy[0][0] - 8, xy[0][1], name, parent=g, cls="name", anchor="end", size=11)
+        d.text(xy[-1][0] + 8, xy[-1][1], name, parent=g, cls="name", size=11)
     return sanitize_svg(d.to_svg())
 
 

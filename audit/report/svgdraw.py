@@ -25,7 +25,7 @@ SVG_NS = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
 #: Text size of tick labels and legends, in user units (a chart is drawn 760 units wide, the
 #: width the page shows it at, so one unit is one CSS pixel there).
-FONT_SIZE = 11
+FONT_SIZE = 12
 #: Average advance of a character in :data:`FONT`, as a share of the font size: enough for
 #: DejaVu Sans (the widest of the stack), so a label estimated to fit does fit.
 CHAR_WIDTH = 0.6
