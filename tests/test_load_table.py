@@ -243,3 +243,19 @@ def test_dictionary_encoded_load_gives_the_text_load(tmp_path):
     from_text = load(read_table(src), name="t")
     pd.testing.assert_frame_equal(from_csv.frame, from_text.frame)
     assert from_csv.summary() == from_text.summary()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",),
+                                      blacklist_characters="\ufeff\x00\r\n\",\t;"),
+                        min_size=1, max_size=4), min_size=1, max_size=30))
+def test_categorical_reading_sorts_categories_as_python_sorts_text(tmp_path_factory, ids):
+    """The reader sorts each dictionary in UTF-8 byte order; that is code-point order, as
+    Python's ``sorted`` (astral characters after U+FFFF, ``Z`` before ``a``, ``é`` after ``z``)."""
+    path = tmp_path_factory.mktemp("sort") / "t.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([["id"], *([i] for i in ids)])
+    frame = read_table(path, categorical=True)
+    assert list(frame["id"].cat.categories) == sorted(set(ids))
+    assert list(frame["id"].astype(object)) == ids

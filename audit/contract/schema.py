@@ -141,8 +141,14 @@ def _sorted_categories(codes: np.ndarray, categories: np.ndarray) -> pd.Categori
     """``categories[codes]`` (distinct strings; code -1 missing) as a categorical of the used
     categories, sorted."""
     used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
-    names = categories[used]
-    order = sorted_order(names)
+    names = categories if used.all() else categories[used]
+    index = pd.Index(names, dtype=object)
+    if index.is_monotonic_increasing and index.is_unique:  # sorted by the reader: one pass
+        if used.all():
+            return pd.Categorical.from_codes(codes, categories=index)
+        order = np.arange(len(names))
+    else:
+        order = sorted_order(names)
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     new = np.full(len(categories) + 1, -1, dtype=np.int64)  # the last entry: code -1

@@ -5,7 +5,7 @@ CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``, 
 ``1,5``); only empty cells are missing, so ``NA`` stays a label. pyarrow reads them when no
 pandas-only option (``skiprows``, ``comment``, a separator longer than one character) is given;
 with ``categorical=True`` each column comes dictionary-encoded, as a pandas categorical of the
-same strings, so a million judgments of a few thousand ids are hashed once, by the reader, and
+same strings (categories sorted), so a million judgments of a few thousand ids are hashed once, by the reader, and
 never held as a million Python strings. A file pyarrow cannot parse (ragged rows, a quote left
 open) is re-read with pandas, which reads what it can as text columns and names the line of
 what it cannot. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ...errors import InputError, join_names
@@ -117,9 +118,13 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
 
 
 def _categorical_frame(table) -> pd.DataFrame:
-    """A table of dictionary-encoded text as a frame of categoricals: the blocks' dictionaries
-    unified into one, whose strings become the categories and whose indices the codes (null:
-    -1), without pyarrow's generic conversion of each block."""
+    """A table of dictionary-encoded text as a frame of categoricals with sorted categories.
+
+    The blocks' dictionaries are unified into one and sorted by pyarrow (UTF-8 byte order,
+    which is code-point order, as Python sorts ``str``); the sorted strings become the
+    categories and the remapped indices the codes (null: -1). Sorted categories are known to
+    be distinct from one pass of comparisons, so pandas need not hash them again.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -128,10 +133,15 @@ def _categorical_frame(table) -> pd.DataFrame:
     for name, column in zip(table.column_names, table.columns):
         chunks = column.chunks
         words = chunks[0].dictionary if chunks else pa.array([], type=pa.string())
+        order = pc.array_sort_indices(words).to_numpy()
+        rank = np.full(len(order) + 1, -1, dtype=np.int64)  # the last entry: null's -1
+        rank[order] = np.arange(len(order))
         indices = pa.chunked_array([c.indices for c in chunks], type=pa.int32())
-        codes = pc.fill_null(indices, -1).to_numpy() if indices.null_count else indices.to_numpy()
-        categories = pd.Index(words.to_numpy(zero_copy_only=False), dtype=object)
-        columns[name] = pd.Categorical.from_codes(codes, categories=categories)
+        indices = pc.fill_null(indices, -1) if indices.null_count else indices
+        categories = pd.Index(words.take(order).to_numpy(zero_copy_only=False), dtype=object)
+        categories.is_monotonic_increasing  # noqa: B018 - caches strict order, hence uniqueness
+        columns[name] = pd.Categorical.from_codes(rank[indices.to_numpy()],
+                                                  categories=categories)
     return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
 
 
