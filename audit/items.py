@@ -268,8 +268,9 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
             flipped[:] = pd.NA
         cols.add(FLIPPED, flipped, field="flipped", pools=humans)
 
+    # copy=False: each column stays its own block; consolidating 35 columns would copy them all
     out = pd.DataFrame({k: pd.array(v, dtype="string") if _is_text(v) else v
-                        for k, v in cols.data.items()})
+                        for k, v in cols.data.items()}, copy=False)
     meta_cols = cols.meta
     out.attrs["annotation_audit"] = {
         "format": "annotation-audit items, version 1",
