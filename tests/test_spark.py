@@ -209,6 +209,48 @@ def test_every_schema_failure_is_listed_with_its_file(spark, tmp_path):
     assert set(pandas_err.value.failures["check"]) == checks
 
 
+@pytest.mark.parametrize("column, values", [
+    (C.ITEM, ["a\x00b", "a\x00b", "c", "c"]),
+    (C.ANNOTATOR, ["x", "y\x00", "x", "y\x00"]),
+    (C.LABEL, ["1", "2\x00", "1", "1"]),
+])
+def test_text_with_a_nul_is_refused_by_both_engines(spark, tmp_path, column, values):
+    """pandas compares text only up to a NUL (two ids would merge), so the pandas engine refuses
+    it; so does Spark (it once kept it and built the table). Same column, same reason; Spark
+    names the judgment's file, item and annotator."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {C.ITEM: ["a", "a", "c", "c"], C.ANNOTATOR: ["x", "y", "x", "y"],
+            C.LABEL: ["1", "2", "1", "1"]}
+    cols[column] = values
+    path = tmp_path / "nul.parquet"
+    pq.write_table(pa.table(cols), path)
+    with pytest.raises(InputError) as theirs:
+        load(str(path))
+    with pytest.raises(InputError) as ours:
+        load(str(path), engine="spark")
+    assert theirs.value.column == ours.value.column == column
+    assert "contains a NUL character (U+0000)" in str(ours.value)
+    assert "file tmp" not in str(ours.value) and "nul.parquet" in str(ours.value)
+    assert "item '" in str(ours.value) and "annotator '" in str(ours.value)
+
+
+@pytest.mark.parametrize("label", [[[1], [2], [1], [1]], [{"v": 1}, {"v": 2}, {"v": 1}, {"v": 1}]])
+def test_a_nested_label_column_is_refused_by_both_engines(spark, tmp_path, label):
+    """Lists and structs are not labels: cast to text they would pass as labels like ``[1]``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({C.ITEM: ["a", "a", "c", "c"], C.ANNOTATOR: ["x", "y", "x", "y"],
+                             C.LABEL: label}), path)
+    for engine in ("pandas", "spark"):
+        with pytest.raises(InputError, match="labels must be single values") as err:
+            load(str(path), engine=engine)
+        assert err.value.column == C.LABEL
+
+
 def test_repeated_judgments_alone_are_found_from_the_codes_and_listed_by_spark(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

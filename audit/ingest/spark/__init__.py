@@ -60,7 +60,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         As with the pandas engine; schema failures name the file and the judgment.
     """
     from ...errors import SchemaError
-    from .encode import encode_table
+    from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments
     from .read import read_source
     from .validate import has_repeats, repeated, validate_frame
@@ -87,6 +87,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         present = [v for v in distinct if v is not None]
         if not present:
             raise InputError("the table is empty: no judgments to audit", path=text)
+        refuse_unstorable(df, C.LABEL, present, source=text)
         scale = spec.scale(present, columns=df.columns, source=text)
         label_codes = validate_frame(df, scale, distinct, source=text)
         info = {"format": "table", "layout": spec.layout, "engine": "spark",

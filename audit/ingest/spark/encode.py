@@ -29,6 +29,7 @@ from ...contract import columns as C
 from ...contract.labels import LabelKind, LabelScale
 from ...contract.schema import sorted_index, sorted_strings
 from ...contract.table import AnnotationTable, check_conservation, warn_degenerate
+from ...errors import InputError
 from .read import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
@@ -56,6 +57,26 @@ def _dictionary(df, column: str):
     table = coded.orderBy(f"_{column}_code").toArrow()
     names = np.asarray(table.column(column).to_pylist(), dtype=object)
     return names, coded
+
+
+def refuse_unstorable(df, column: str, values, *, source: str) -> None:
+    """An :class:`~audit.errors.InputError` when one of a column's distinct ``values`` holds
+    text the toolkit cannot keep apart or write (a NUL character, a lone surrogate), naming
+    the first such judgment's file, item and annotator: the pandas engine's rule
+    (:func:`audit.contract.labels.first_unstorable`), decided on the dictionary (distinct
+    values, already on the driver) rather than on every judgment."""
+    from pyspark.sql import functions as F
+
+    from ...contract.labels import first_unstorable
+    from .validate import example_judgments
+
+    found = first_unstorable(pd.Series(np.asarray(values, dtype=object)))
+    if found is None:
+        return
+    value = values[found[0]]
+    where = example_judgments(df, column, "unstorable", F.col(column) == F.lit(value), None)
+    at = f"the judgment at {where['index'].iloc[0]}" if len(where) else "a judgment"
+    raise InputError(f"{at} contains {found[1]}; remove it", path=source, column=column)
 
 
 def _extra_values(column: str):
@@ -127,6 +148,8 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     for col in ids + extras:
         names, table = _dictionary(df, col)
         dictionaries[col] = (names, table)
+        if col in ids:
+            refuse_unstorable(df, col, names, source=source)
         small = len(names) <= BROADCAST_ENTRIES
         coded = coded.join(F.broadcast(table) if small else table, on=col, how="inner")
     selected = [F.col(f"_{c}_code").cast(_code_type(len(dictionaries[c][0]))).alias(c)

@@ -76,6 +76,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         raise InputError("pairwise data needs both model_a and model_b", path=source,
                          column=C.PAIRWISE[has_pair.index(False)])
     nulls = [str(v) for v in spec.read.get("na_values", [])]
+    _refuse_nested_label(df, source)
     out = []
     for col in keep:
         value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
@@ -83,6 +84,20 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         out.append(value.alias(col))
     return df.select(*out, *position)
+
+
+def _refuse_nested_label(df, source: str) -> None:
+    """A label column of lists, maps or structs is refused, as the pandas engine refuses one
+    (:mod:`audit.contract.labels.column`): cast to text it would pass as labels such as
+    ``[1]``."""
+    import pyspark.sql.types as T
+
+    dtype = df.schema[C.LABEL].dataType
+    if isinstance(dtype, (T.ArrayType, T.MapType, T.StructType)):
+        kind = "list" if isinstance(dtype, T.ArrayType) else "mapping (a struct)"
+        raise InputError(f"labels must be single values (text, a number or a boolean); the "
+                         f"column holds a {kind} of type {dtype.simpleString()} in every row",
+                         path=source, column=C.LABEL)
 
 
 def label_text(df, column: str):

@@ -79,10 +79,13 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
                                    & ~F.col(C.LABEL).isin(passing), C.LABEL))
                 else:  # a dtype failure cannot happen (every column was cast to text)
                     failed.append((col, check, F.lit(True), col))
-    frames = [_examples(df, col, check, cond, value) for col, check, cond, value in failed]
+    frames = [example_judgments(df, col, check, cond, value)
+              for col, check, cond, value in failed]
     if C.MODEL_A in df.columns and C.MODEL_B in df.columns:
-        frames.append(_examples(df, f"{C.MODEL_A}, {C.MODEL_B}", Reason.MODELS_DIFFER.text,
-                                F.col(C.MODEL_A) == F.col(C.MODEL_B), (C.MODEL_A, C.MODEL_B)))
+        frames.append(example_judgments(df, f"{C.MODEL_A}, {C.MODEL_B}",
+                                        Reason.MODELS_DIFFER.text,
+                                        F.col(C.MODEL_A) == F.col(C.MODEL_B),
+                                        (C.MODEL_A, C.MODEL_B)))
     if any(len(f) for f in frames):  # every failure at once: the repeats too
         frames.insert(len(failed), repeated(df))
         raise SchemaError(pd.concat([f for f in frames if len(f)], ignore_index=True),
@@ -113,7 +116,7 @@ def _short(uri: str) -> str:
     return "/".join(path.rstrip("/").split("/")[-2:])
 
 
-def _examples(df, column: str, check: str, condition, value) -> pd.DataFrame:
+def example_judgments(df, column: str, check: str, condition, value) -> pd.DataFrame:
     """Up to :data:`EXAMPLES` rows where ``condition`` holds, as tidy failure rows."""
     from pyspark.sql import functions as F
 
