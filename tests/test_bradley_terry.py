@@ -256,3 +256,64 @@ def test_chord_and_newton_agree(monkeypatch):
     monkeypatch.setattr(bt, "CHORD_STEPS", 0)  # every table by Newton's method alone
     newton = bradley_terry(_pair_wins(counts), lo, hi, 8)
     np.testing.assert_allclose(chord, newton, atol=1e-9, equal_nan=True)
+
+
+def _resampled_tables(seed, n_tables=300, n_models=8, n_items=600):
+    """Item resamples of one synthetic data set (one pair per item, three votes with ties), a
+    few with a model that played no game, and the full sample's table."""
+    rng = np.random.default_rng(seed)
+    i, j = np.triu_indices(n_models, 1)
+    pair = rng.integers(0, len(i), n_items)
+    strength = np.linspace(-1, 1, n_models)
+    p_lo = 1 / (1 + np.exp(strength[j] - strength[i]))[pair]
+    votes = np.stack([rng.binomial(3, 0.85 * p_lo), np.zeros(n_items, dtype=int)], axis=1)
+    votes[:, 1] = rng.binomial(3 - votes[:, 0], 0.15)
+    counts = np.column_stack([votes[:, 0], votes[:, 1], 3 - votes.sum(axis=1)])
+    copies = np.stack([np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+                       for _ in range(n_tables)])
+    absent = (i == 3) | (j == 3)
+    copies[:5, absent[pair]] = 0  # model 3 plays no game in the first five resamples
+    per_pair = np.zeros((n_tables + 1, len(i), 3))
+    for t, w in enumerate(np.vstack([np.ones(n_items, dtype=int), copies])):
+        np.add.at(per_pair[t], pair, w[:, None] * counts)
+    return i, j, _pair_wins(per_pair[1:]), _pair_wins(per_pair[:1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_resamples_fitted_around_the_full_sample_equal_their_own_fits(seed):
+    """The fit of the resamples from the full sample's fit (warm start, frozen Hessian there,
+    gamma ratios) equals the fit of the mean table's path and choix to 1e-8."""
+    lo, hi, resampled, full = _resampled_tables(seed)
+    theta_full = bradley_terry(full, lo, hi, 8)
+    around = bradley_terry(resampled, lo, hi, 8, around=(full[0], theta_full[0]))
+    alone = bradley_terry(resampled, lo, hi, 8)
+    np.testing.assert_allclose(around, alone, atol=1e-8, rtol=0, equal_nan=True)
+    assert np.isnan(around[:5, 3]).all() and np.isfinite(np.delete(around[:5], 3, 1)).all()
+    for b in (0, 7, 150):
+        games = [(lo[p], hi[p], 2 * resampled[b, p, 0], 0, 2 * resampled[b, p, 1])
+                 for p in range(len(lo)) if resampled[b, p].sum() > 0]
+        keep = sorted({m for g in games for m in g[:2]})
+        remap = {m: k for k, m in enumerate(keep)}
+        ref = _choix_fit(len(keep), [(remap[g[0]], remap[g[1]], int(g[2]), 0, int(g[4]))
+                                     for g in games])
+        np.testing.assert_allclose(around[b][keep], ref, atol=1e-6)
+    # from the full sample's own fit, the full sample is where it was
+    np.testing.assert_allclose(bradley_terry(full, lo, hi, 8, around=(full[0], theta_full[0])),
+                               theta_full, atol=1e-10, rtol=0)
+
+
+def test_a_full_sample_without_an_mle_falls_back_to_the_mean_table():
+    lo, hi, resampled, full = _resampled_tables(4, n_tables=40)
+    nan_fit = np.full(8, np.nan)
+    np.testing.assert_allclose(bradley_terry(resampled, lo, hi, 8, around=(full[0], nan_fit)),
+                               bradley_terry(resampled, lo, hi, 8), atol=1e-9, equal_nan=True)
+
+
+def test_gamma_ratios_equal_the_logistic_far_from_zero():
+    from audit.rank import bradley_terry as bt
+
+    lo, hi = np.array([0, 0, 1]), np.array([1, 2, 2])
+    fit = bt._Fit(lo, hi, 3, tol=1e-10, max_iter=50)
+    theta_t = np.array([[40.0, -3.0, 0.0], [-40.0, 2.0, 1e-9], [0.5, 700.0, 0.0]])
+    np.testing.assert_allclose(fit._lo_wins_t(theta_t, True), fit._lo_wins_t(theta_t, False),
+                               rtol=1e-13, atol=1e-300)

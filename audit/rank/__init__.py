@@ -6,7 +6,8 @@ sample of items:
 
 * leaderboards (:mod:`audit.rank.leaderboard`): win rate with ties as half a win and
   Bradley-Terry strength (Bradley & Terry 1952; Hunter 2004) for pairwise preferences, mean score
-  for ratings; 95% CIs from an item-level (cluster) bootstrap;
+  for ratings; 95% CIs from an item-level (cluster) bootstrap, one set of item resamples for
+  every board (a resample holds the same items in every pool's board);
 * stability (:mod:`audit.rank.stability`): Kendall's tau-b and score shifts for every pair of
   pools, neighbour swap probabilities (bootstrap share with its Monte-Carlo s.e., and the normal
   closed form), the bootstrap probability that any model moves (with its Monte-Carlo s.e.);
@@ -38,7 +39,8 @@ from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
 from .judge_alignment import alignment_from_votes, judge_alignment
-from .leaderboard import Board, pairwise_board, rating_board, rating_boards_over_items
+from .leaderboard import (Board, pairwise_boards, rating_boards, rating_boards_over_items,
+                          shared_method, shared_stream)
 from .simulation import (DEFAULT_SIZES, GAP_MODELS, MODEL, independent_adjacent, sd_interval,
                          simulate)
 from .stability import CLOSED_FORM, closest_pairs, displacement, pool_switches
@@ -92,7 +94,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         return plain(_skipped(reason, unit, bootstrap))
     pairwise = table.is_pairwise
     data = pairwise_votes(table) if pairwise else rating_scores(table)
-    make = pairwise_board if pairwise else rating_board
+    make = pairwise_boards if pairwise else rating_boards
     groups = _board_pools(table)
     first = {}  # one human pool: "all" is that pool's board, drawn once
     for key, pools in groups.items():
@@ -103,10 +105,9 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         drawn = rating_boards_over_items(
             data, {key: data.mask(list(pools)) for pools, key in first.items()},
             index=item_index(table)[0], unit=unit, bootstrap=bootstrap, owner=table)
-    else:
-        drawn = {key: make(data, data.mask(list(pools)), pool=key, unit=unit,
-                           bootstrap=bootstrap, stream=f"rank/{unit}/{key}")
-                 for pools, key in first.items()}
+    else:  # every board from one set of draws over the joint item patterns
+        drawn = make(data, {key: data.mask(list(pools)) for pools, key in first.items()},
+                     unit=unit, bootstrap=bootstrap, stream=shared_stream(unit))
     boards = {key: drawn[key] if key in drawn else replace(drawn[first[tuple(pools)]], pool=key)
               for key, pools in groups.items()}
 
@@ -212,7 +213,8 @@ def _method(table, boards, groups, unit, bootstrap) -> dict:
              + (" (judgments)" if unit == "judgment" else " (one per item)"),
         "ranking": "higher score is better; rank 1 is best; equal scores share the best rank",
         "ci": {**bootstrap.to_dict(), "cluster": "item (all of an item's judgments together)",
-               **({"method": ITEM_METHOD} if _continuous_rating(table) else {})},
+               "method": (ITEM_METHOD if _continuous_rating(table) else
+                          shared_method(unit, next(iter(boards.values())).draw))},
         "pools": {key: pools for key, pools in groups.items()},
         "judge_pools": [p for p in table.judge_pools if p in table.pools],
         "n_items": {key: b.n_items for key, b in boards.items()},

@@ -16,15 +16,18 @@ theta_hi)`` per model pair ``p`` (``n_p`` its games), the gradient is ``g = D' r
 pair x model incidence, +1 at ``lo``, -1 at ``hi``) and the negative Hessian is the weighted
 graph Laplacian ``L = D' diag(n p (1 - p)) D``. The fit of B tables (B bootstrap resamples) is
 
-1. the *reference* table, the mean of the B tables, fitted by Newton's method with step
-   halving (exact Hessian; the likelihood rises at every step);
+1. the *reference* table fitted by Newton's method with step halving (exact Hessian; the
+   likelihood rises at every step): the mean of the B tables, or, for bootstrap resamples,
+   the full sample they were drawn from, whose fit the caller already has (``around``);
 2. every table at once by the *chord* method (Newton's method with the Hessian frozen at the
    reference fit; Kelley 1995, *Iterative Methods for Linear and Nonlinear Equations*, ch. 5):
    ``theta += g @ inv(L0 + u u' / k)`` from the reference fit, where ``u`` marks the ``k``
    models present (the rank-one term fixes the free additive constant). Resamples of one data
    set differ from their mean by sampling noise, so the frozen Hessian is nearly exact and the
    steps shrink geometrically; each step is two (B, pairs) array passes and one (B, M) x (M, M)
-   product, and ``inv(L0 + u u' / k)`` is formed once for all B tables;
+   product, and ``inv(L0 + u u' / k)`` is formed once for all B tables. Resamples fitted
+   ``around`` their full sample take win probabilities as ``gamma_i / (gamma_i + gamma_j)``,
+   ``gamma = exp(theta)``: one exponential per model instead of one per pair;
 3. any table the chord does not settle within :data:`CHORD_STEPS` steps (or that moves away) by
    Newton's method with step halving and its own Hessian, from the reference fit.
 
@@ -61,7 +64,7 @@ TIE_RULE = ("a tie counts as half a win for each side (the 'ties as half' rule o
             "FastChat compute_mle_elo, which counts each decisive vote twice and each tie once "
             "for each side)")
 ESTIMATOR = ("Bradley-Terry maximum likelihood (Newton's method; resamples by the chord method "
-             "from the fit of their mean table); natural-log strengths centred to mean 0; NaN "
+             "from the fit of the full sample); natural-log strengths centred to mean 0; NaN "
              "when the MLE does not exist (Ford 1957)")
 
 #: Most chord steps before a table is handed to Newton's method with its own Hessian.
@@ -71,7 +74,8 @@ HESSIAN_CELLS = 4_000_000
 
 
 def bradley_terry(pair_wins: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_models: int, *,
-                  tol: float = 1e-10, max_iter: int = 500) -> np.ndarray:
+                  tol: float = 1e-10, max_iter: int = 500,
+                  around: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Log-strengths of ``n_models`` models in each of B win-count tables.
 
     Parameters
@@ -88,6 +92,11 @@ def bradley_terry(pair_wins: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_model
         Stop when no log-strength moves by more than ``tol`` in a step.
     max_iter
         Most Newton steps per table; a fit still moving after that is kept and a warning issued.
+    around
+        ``(wins (P, 2), log-strengths (n_models,))``: a table and its fit (the full sample of
+        which ``pair_wins`` are resamples) to start every table from and freeze the chord's
+        Hessian at, instead of the fit of the mean table (step 1 of the module docstring, one
+        Newton fit per call saved). Ignored when that fit is not finite.
 
     Returns
     -------
@@ -106,7 +115,7 @@ def bradley_terry(pair_wins: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_model
     out = np.full((n_tables, n_models), np.nan)
     if exists.any():
         fit = _Fit(lo, hi, n_models, tol=tol, max_iter=max_iter)
-        out[exists] = fit(pair_wins[exists], present[exists])
+        out[exists] = fit(pair_wins[exists], present[exists], around=around)
     return out
 
 
@@ -141,17 +150,13 @@ class _Fit:
                     hi * n_models + lo], np.tile(pairs, 4))),
             shape=(n_models * n_models, p))
 
-    def __call__(self, pair_wins, present):
-        ref_wins = pair_wins.mean(axis=0, keepdims=True)
-        ref_present = present.any(axis=0, keepdims=True)
+    def __call__(self, pair_wins, present, *, around=None):
         theta = np.zeros(present.shape)
         todo = np.ones(len(pair_wins), dtype=bool)
-        if strongly_connected(ref_wins > 0, self.lo, self.hi, ref_present)[0]:
-            start, settled = self.newton(ref_wins, ref_present, np.zeros(ref_present.shape))
-            if settled[0]:
-                theta, done = self.chord(pair_wins, present, start[0], ref_wins[0],
-                                         ref_present[0])
-                todo = ~done
+        ref = self.reference(pair_wins, present, around)
+        if ref is not None:
+            theta, done = self.chord(pair_wins, present, *ref, ratio=around is not None)
+            todo = ~done
         if todo.any():
             rows = np.flatnonzero(todo)
             block = max(1, HESSIAN_CELLS // self.m ** 2)
@@ -165,6 +170,23 @@ class _Fit:
                               DegenerateDataWarning, stacklevel=4)
         theta = np.where(present, theta, np.nan)
         return theta - np.nanmean(theta, axis=1, keepdims=True)
+
+    def reference(self, pair_wins, present, around):
+        """``(start, wins, present)`` of the table whose fit the chord starts from and freezes
+        its Hessian at: ``around`` when given and finite, else the mean table fitted by Newton's
+        method; None when that fit does not exist."""
+        if around is not None:
+            wins = np.asarray(around[0], dtype=float)
+            here = per_model(*[wins.sum(axis=1)[None]] * 2, self.lo, self.hi, self.m)[0] > 0
+            start = np.where(here, around[1], 0.0)
+            if here.any() and np.isfinite(start).all():
+                return start, wins, here
+        wins = pair_wins.mean(axis=0, keepdims=True)
+        here = present.any(axis=0, keepdims=True)
+        if not strongly_connected(wins > 0, self.lo, self.hi, here)[0]:
+            return None
+        start, settled = self.newton(wins, here, np.zeros(here.shape))
+        return (start[0], wins[0], here[0]) if settled[0] else None
 
     # -- pieces -----------------------------------------------------------------------------
     def _diff(self, theta):
@@ -190,10 +212,11 @@ class _Fit:
         h[:, np.arange(self.m), np.arange(self.m)] += 1.0 - u
         return h
 
-    def chord(self, pair_wins, present, start, ref_wins, ref_present):
+    def chord(self, pair_wins, present, start, ref_wins, ref_present, *, ratio=False):
         """Chord steps from ``start`` with the reference Hessian; returns (theta, settled).
 
         Tables run along the last axis here, so every per-pair pass reads contiguous rows.
+        ``ratio``: win probabilities as :meth:`_lo_wins_t` ``ratio``.
         """
         inv = np.linalg.inv(self._hessian(ref_wins[None], start[None], ref_present[None])[0])
         n_tables = len(pair_wins)
@@ -206,7 +229,7 @@ class _Fit:
         active = np.arange(n_tables)
         first = None
         for _ in range(min(CHORD_STEPS, self.max_iter)):
-            r = wins_t - games_t * expit(theta_t[self.lo] - theta_t[self.hi])
+            r = wins_t - games_t * self._lo_wins_t(theta_t, ratio)
             step = inv @ (self.d_t @ r)
             theta_t += step
             size = np.where(here_t, np.abs(step), 0.0).max(axis=0)
@@ -224,6 +247,18 @@ class _Fit:
             if active.size == 0:
                 break
         return theta, done
+
+    def _lo_wins_t(self, theta_t, ratio):
+        """(P, b) probability that ``lo`` beats ``hi``, tables along the last axis:
+        ``expit(theta_lo - theta_hi)``, or with ``ratio`` ``gamma_lo / (gamma_lo + gamma_hi)``
+        with ``gamma = exp(theta - max theta)``, one exponential per model instead of one per
+        pair (half the time of a chord step; equal to a few ulps, and a table whose gammas
+        underflow gives NaN and goes to Newton's method)."""
+        if not ratio:
+            return expit(theta_t[self.lo] - theta_t[self.hi])
+        gamma = np.exp(theta_t - theta_t.max(axis=0))
+        at_lo = gamma[self.lo]
+        return at_lo / (at_lo + gamma[self.hi])
 
     def newton(self, pair_wins, present, theta):
         """Newton steps with step halving on each table; returns (theta, settled)."""

@@ -15,7 +15,9 @@ keeps all of its judgments. :func:`cluster_patterns` turns units into the patter
 :mod:`audit.resample` draws multinomial weights for: an item with one unit is deduplicated by its
 (pair or model, values) row (a pairwise leaderboard's values are the unit's doubled wins, see
 :func:`audit.rank.leaderboard.pairwise_board`); an item with several units (rare: several model
-pairs under one id) is its own pattern, so its units move together.
+pairs under one id) is its own pattern, so its units move together. :func:`joint_patterns`
+does the same for several leaderboards at once (an item's pattern is its values in every
+board), so one set of weights resamples the same items in every board.
 """
 
 from __future__ import annotations
@@ -265,6 +267,34 @@ def cluster_patterns(item: np.ndarray, group: np.ndarray, values: np.ndarray,
         values=np.concatenate([uniq[:, 1:], values[~single]]).astype(float),
         n_groups=int(n_groups),
     )
+
+
+def joint_patterns(boards, n_items: int) -> tuple[ClusterPatterns, np.ndarray]:
+    """Item-level bootstrap patterns shared by several leaderboards, and each group's code.
+
+    ``boards`` holds each board's units as ``(item, group code, values (U, v))`` (the same
+    ``v`` for every board). A joint unit is an (item, group) that any board has; its values are
+    every board's values side by side (``K v`` columns, zero where a board lacks the unit), so
+    board ``k``'s totals are columns ``k v .. (k + 1) v - 1`` of the joint totals, and one set
+    of weights over the joint patterns resamples the same items in every board. Items become
+    patterns as in :func:`cluster_patterns`: an item with one unit by its (group, every board's
+    values) row, an item with several units on its own. Returns the patterns (groups numbered
+    ``0 .. G - 1``) and the ``(G,)`` sorted group codes.
+    """
+    width = np.asarray(boards[0][2]).reshape(len(boards[0][0]), -1).shape[1]
+    item = np.concatenate([np.asarray(b[0], dtype=np.int64) for b in boards])
+    code = np.concatenate([np.asarray(b[1], dtype=np.int64) for b in boards])
+    u_item, u_code, row = units_of(item, code, n_items)
+    kind = np.result_type(*[np.asarray(b[2]) for b in boards])
+    values = np.zeros((len(u_item), len(boards) * width), dtype=kind)
+    start = 0
+    for k, (it, _, val) in enumerate(boards):
+        stop = start + len(it)
+        values[row[start:stop], k * width:(k + 1) * width] = np.asarray(val).reshape(len(it),
+                                                                                   width)
+        start = stop
+    codes, _, group = patterns(u_code[:, None])
+    return cluster_patterns(u_item, group, values, len(codes)), codes[:, 0]
 
 
 @dataclass(frozen=True)
