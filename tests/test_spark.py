@@ -156,6 +156,28 @@ def test_spec_mapped_wide_csv_with_label_map_and_pools_file(spark, tmp_path):
     assert_same_results(expected, got)
 
 
+def test_pools_file_keyed_by_number_gives_the_pandas_engine_pools(spark, tmp_path):
+    """Metadata keyed ``17`` for the data's ``Ann17`` (LeWiDi's shape): both engines match by
+    number with the same warning; an exact key wins, and an unmatched id is 'unknown' in both."""
+    rng = np.random.default_rng(1)
+    n = 60
+    frame = pd.DataFrame({C.ITEM: np.repeat([f"i{i}" for i in range(n)], 4),
+                          C.ANNOTATOR: np.tile(["Ann1", "Ann2", "Ann07", "Ann9"], n),
+                          C.LABEL: rng.choice(["0", "1"], size=4 * n)})
+    data = tmp_path / "judgments.parquet"
+    frame.to_parquet(data)
+    pools = tmp_path / "pools.json"
+    pools.write_text(json.dumps({"1": "crowd", "2": "expert", "7": "expert", "Ann9": "crowd"}))
+    for engine in ("pandas", "spark"):
+        with pytest.warns(UserWarning, match=r"2 of 4 annotator id\(s\) matched the pools "
+                                             r"mapping by number"):
+            load(str(data), pools=str(pools), engine=engine)
+    expected = _audit(str(data), load_options={"pools": str(pools)})
+    got = _audit(str(data), engine="spark", load_options={"pools": str(pools)})
+    assert set(got["dataset"]["pools"]) == {"crowd", "expert", "unknown"}  # Ann07 is not 7
+    assert_same_results(expected, got)
+
+
 def test_jsonl_long_table_and_a_catalog_table(spark, tmp_path):
     table, _ = _exported(tmp_path, PANDALM)
     f = table.frame.astype(str)

@@ -232,6 +232,17 @@ def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def warn_matched_by_number(key_of: Mapping[str, str], n_ids: int, *, source: str) -> None:
+    """One warning when some of ``n_ids`` data ids matched their mapping key by number
+    (``key_of`` from :func:`match_keys`); both engines say it in these words."""
+    by_number = {i: k for i, k in key_of.items() if i != k}
+    if by_number:
+        i, k = next(iter(by_number.items()))
+        warn(f"{source}: {len(by_number)} of {n_ids} annotator id(s) matched the pools "
+             f"mapping by number, not exactly (e.g. the data's {i!r} is the key {k!r}); "
+             f"{len(key_of) - len(by_number)} matched exactly")
+
+
 def assign_pools(annotators: pd.Series, mapping: Mapping[str, str], *, source: str) -> pd.Series:
     """The pool of each annotator id (see the module docstring for how ids are matched).
 
@@ -241,12 +252,7 @@ def assign_pools(annotators: pd.Series, mapping: Mapping[str, str], *, source: s
     ids = annotators.astype(str)
     unique = pd.unique(ids)
     key_of = match_keys(unique, mapping)
-    by_number = {i: k for i, k in key_of.items() if i != k}
-    if by_number:
-        i, k = next(iter(by_number.items()))
-        warn(f"{source}: {len(by_number)} of {len(unique)} annotator id(s) matched the pools "
-             f"mapping by number, not exactly (e.g. the data's {i!r} is the key {k!r}); "
-             f"{len(key_of) - len(by_number)} matched exactly")
+    warn_matched_by_number(key_of, len(unique), source=source)
     pools = ids.map({i: mapping[k] for i, k in key_of.items()})
     missing = pools.isna()
     if missing.any():

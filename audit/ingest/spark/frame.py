@@ -166,6 +166,22 @@ def _unpivot(df, spec: DatasetSpec, source: str):
     return long.withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int"))
 
 
+def _pool_of_ids(df, mapping: dict[str, str], source: str) -> dict[str, str]:
+    """The pool of each annotator id of ``df`` that the mapping names, matched as the pandas
+    engine matches them (:func:`audit.ingest.pools.match_keys`: exactly, else by number, e.g.
+    the data's ``Ann17`` and the key ``17``). Decided on the driver over the distinct ids, one
+    per annotator (not per judgment)."""
+    from pyspark.sql import functions as F
+
+    from ..pools import match_keys, warn_matched_by_number
+
+    ids = [r[0] for r in df.select(F.col(C.ANNOTATOR).cast("string")).distinct().collect()
+           if r[0] is not None]
+    key_of = match_keys(sorted(ids), mapping)
+    warn_matched_by_number(key_of, len(ids), source=source)
+    return {i: mapping[k] for i, k in key_of.items()}
+
+
 def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):
     from pyspark.sql import functions as F
 
@@ -176,7 +192,7 @@ def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None
         mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
     if mapping is not None:
         spark = df.sparkSession
-        table = spark.createDataFrame(sorted(mapping.items()),
+        table = spark.createDataFrame(sorted(_pool_of_ids(df, mapping, source).items()),
                                       f"`_ann` string, `{C.POOL}` string")
         df = (df.drop(C.POOL).withColumn("_ann", F.col(C.ANNOTATOR).cast("string"))
               .join(F.broadcast(table), on="_ann", how="left").drop("_ann"))
