@@ -519,3 +519,95 @@ def test_blocked_resampling_gives_the_same_numbers(monkeypatch):
     monkeypatch.setattr(scope, "BLOCK_CELLS", 1)  # one resample per block
     # same draws; only the BLAS summation order of the weighted sums changes (last-digit rounding)
     assert_close(quiet(measure, table, bootstrap=boot), whole)
+
+
+# -- the sufficient statistics built once per audit ---------------------------------------------
+
+def mixed_table(seed: int, *, kind: str = "preference5", judges: bool = True, unused: bool = True):
+    """Unicode ids, annotators judging in several pools, a one-item pool, an unused item and
+    annotator category, and (``judges``) a judge pool."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(seed)
+    scale = SCALES[kind]
+    rows = []
+    for i in range(30):
+        for a in rng.choice(6, size=int(rng.integers(1, 5)), replace=False):
+            pool = ["crowd", "expërt", "gpt-judge"][int(rng.integers(0, 3 if judges else 2))]
+            label = scale.values[rng.integers(len(scale.values))]
+            rows.append((f"ítem-{i:02d}", f"注釈者{a}", pool, label))
+    rows.append(("ítem-solo", "注釈者9", "solo ☃", scale.values[0]))
+    raw = pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.POOL, C.LABEL])
+    if scale.is_preference:
+        raw[C.MODEL_A], raw[C.MODEL_B] = "m1", "m2"
+    table = build(raw, scale)
+    if judges:
+        table = replace(table, judge_pools=("gpt-judge",))
+    if unused:
+        f = table.frame.copy()
+        f[C.ITEM] = f[C.ITEM].cat.add_categories(["zz-unused"])
+        f[C.ANNOTATOR] = f[C.ANNOTATOR].cat.add_categories(["zz-unused"])
+        table = replace(table, frame=f)
+    return table
+
+
+def first_pools(table) -> dict:
+    """Each annotator's pool by its first judgment, from the frame (the reference)."""
+    f = table.frame
+    return {str(a): str(p) for a, p in
+            f.groupby(C.ANNOTATOR, observed=True, sort=False)[C.POOL].first().items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("judges", [True, False])
+def test_scope_views_equal_the_codes_of_the_scope_tables(seed, judges):
+    from audit.measure.sufficient import Sufficient
+
+    table = mixed_table(seed, judges=judges)
+    suff = Sufficient(table)
+    humans = tuple(table.human_pools) if table.judge_pools else None  # as reliability() keys it
+    scopes = [(None, table), (humans, table.humans())]
+    scopes += [((p,), table.pool(p)) for p in table.pools]
+    for key, sub in scopes:
+        view, ref = suff.view(key), codes(sub)
+        for field in ("item", "annotator", "label"):
+            assert np.array_equal(getattr(view.codes, field), getattr(ref, field)), (key, field)
+        assert (view.codes.n_items, view.codes.n_annotators, view.codes.n_categories,
+                view.codes.annotator_names) == (ref.n_items, ref.n_annotators,
+                                                ref.n_categories, ref.annotator_names)
+        assert np.array_equal(view.counts, item_label_counts(sub))
+        assert view.pool_of_annotator == first_pools(sub)
+        assert suff.view(key) is view  # built once
+    for g, attr in (("label", "item_pool_label"), ("winner", "winner_pool_label")):
+        counts, names, n_ann = pool_label_counts(table.at(g))
+        assert np.array_equal(getattr(suff, attr), counts)
+        assert suff.pool_names == names and np.array_equal(suff.annotators_per_pool, n_ann)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reliability_from_views_equals_reliability_of_the_scope_tables(seed):
+    from audit.measure import reliability
+    from audit.measure.scope import scope_reliability
+
+    table = mixed_table(seed, kind="ordinal", unused=False)
+    res = quiet(reliability, table, bootstrap=BOOT)
+    humans = quiet(scope_reliability, table.humans(), bootstrap=BOOT, scope="reliability")
+    assert_close(json_form(res["overall"]), json_form(humans[0]))
+    assert_close(json_form(res["cohen_pairs"]["overall"]), json_form(humans[1]))
+    for p in table.pools:
+        one = quiet(scope_reliability, table.pool(p), bootstrap=BOOT, scope=f"reliability:{p}")
+        assert json_form(res["by_pool"][p]) == json_form(one[0])
+        assert json_form(res["cohen_pairs"]["by_pool"][p]) == json_form(one[1])
+
+
+def test_count_statistics_from_patterns_equal_those_from_counts():
+    from audit.measure.counts import ItemPatterns
+
+    table = mixed_table(1, kind="ordinal")
+    counts = item_label_counts(table)
+    shared = ItemPatterns.of(counts)
+    for fn, kw in ((krippendorff_alpha, {"level": "ordinal", "values": None}),
+                   (fleiss_kappa, {}), (gwet_ac1, {}), (percent_agreement, {})):
+        assert quiet(fn, shared, **kw) == quiet(fn, counts, **kw)
+    one = np.array([[2, 0, 0], [0, 0, 1]])  # one pairable item: NaN, from either form
+    assert np.isnan(quiet(fleiss_kappa, ItemPatterns.of(one)))

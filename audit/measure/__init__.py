@@ -6,9 +6,11 @@ Naming rule: agreement coefficients (``krippendorff_alpha``, ``fleiss_kappa``, `
 lower-is-better. Every estimate comes with a 95% percentile-bootstrap interval over items
 (:mod:`audit.resample`); the seed, number of resamples and method are written into the output.
 
-Modules, one idea each: :mod:`.counts` (sufficient statistics), :mod:`.alpha`, :mod:`.kappa`
-(Fleiss, Cohen), :mod:`.ac1` (Gwet's AC1, percent agreement), :mod:`.icc`, :mod:`.scope`
-(one scope, all metrics), :mod:`.disagreement` (pool vs pool), :mod:`.within_pool`;
+Modules, one idea each: :mod:`.sufficient` (codes and shared counts, built once per audit and
+read by every block below), :mod:`.counts` (sufficient statistics), :mod:`.alpha`,
+:mod:`.kappa` (Fleiss, Cohen), :mod:`.ac1` (Gwet's AC1, percent agreement), :mod:`.icc`,
+:mod:`.scope` (one scope, all metrics), :mod:`.disagreement` (pool vs pool),
+:mod:`.within_pool`, :mod:`.within_item` and :mod:`.cmh` (the annotator-effect tests);
 :mod:`.moments` (which sufficient statistic for which scale; per-item moments) and
 :mod:`.continuous` (every block of a continuous interval scale, from moments).
 """
@@ -116,15 +118,18 @@ def _knowing_single_pools(fn):
 
 
 @_knowing_single_pools
-def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
+def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
+                sufficient=None) -> dict:
     """The ``reliability`` block: every metric over the human pools and per pool.
 
     Returns ``{"level", "overall": {METRIC: {"value", "ci95", ...}}, "by_pool": {POOL: {...}},
     "cohen_pairs": {"overall": {...}, "by_pool": {POOL: {...}}}}``. Judge pools appear in
-    ``by_pool`` (their own internal agreement) but never in ``overall``.
+    ``by_pool`` (their own internal agreement) but never in ``overall``. ``sufficient``: the
+    table's :class:`audit.measure.sufficient.Sufficient` when the caller has built it.
     """
     from .moments import is_continuous
-    from .scope import scope_reliability
+    from .scope import view_reliability
+    from .sufficient import Sufficient
 
     if int(min_overlap) < 1:
         raise InputError(f"min_overlap must be at least 1, got {min_overlap!r}",
@@ -132,12 +137,13 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
     if is_continuous(table.scale):
         from . import continuous
         return continuous.reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
+    suff = sufficient if sufficient is not None else Sufficient(table)
     out = {"level": table.scale.level, "overall": {}, "by_pool": {},
            "cohen_pairs": {"overall": {}, "by_pool": {}}}
-    humans = table.humans()
+    humans = suff.view(tuple(table.human_pools) if table.judge_pools else None)
     with _ScopedWarnings("reliability over the human pools"):
-        metrics, cohen = scope_reliability(humans, bootstrap=bootstrap, scope="reliability",
-                                           min_overlap=min_overlap)
+        metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
+                                          scope="reliability", min_overlap=min_overlap)
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
     for pool in table.pools:
         if pool in table.human_pools and len(table.human_pools) == 1:
@@ -146,9 +152,9 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10) -> dict:
             out["cohen_pairs"]["by_pool"][pool] = out["cohen_pairs"]["overall"]
             continue
         with _ScopedWarnings(f"reliability of pool {pool!r}"):
-            metrics, cohen = scope_reliability(table.pool(pool), bootstrap=bootstrap,
-                                               scope=f"reliability:{pool}",
-                                               min_overlap=min_overlap)
+            metrics, cohen = view_reliability(suff.view((pool,)), table.scale,
+                                              bootstrap=bootstrap, scope=f"reliability:{pool}",
+                                              min_overlap=min_overlap)
         out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
     return out
 
@@ -206,11 +212,14 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
         return plain(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
                                            min_overlap=min_overlap,
                                            min_annotator_judgments=min_annotator_judgments))
-    rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
+    from .sufficient import Sufficient
+
+    suff = Sufficient(table)
+    rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap, sufficient=suff)
     with _ScopedWarnings("pool disagreement"):
         pools = pool_disagreement(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
-                                  tie_break=tie_break)
+                                  tie_break=tie_break, sufficient=suff)
     with _ScopedWarnings("within-pool variability"):
         within = within_pool(table, bootstrap=bootstrap,
-                             min_annotator_judgments=min_annotator_judgments)
+                             min_annotator_judgments=min_annotator_judgments, sufficient=suff)
     return plain({"reliability": rel, "pool_disagreement": pools, "within_pool": within})

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import agreement_terms, plain_statistic
+from .counts import ItemPatterns, agreement_terms, plain_statistic
 
 
 def percent_agreement_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -38,7 +38,7 @@ def percent_agreement_batched(patterns: np.ndarray, weights: np.ndarray) -> np.n
     return np.where(n_pairable >= 2, pa, np.nan)
 
 
-def percent_agreement(counts: np.ndarray) -> float:
+def percent_agreement(counts: np.ndarray | ItemPatterns) -> float:
     """Percent agreement of an items x categories count matrix (module docstring).
 
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` when fewer than two items have two or
@@ -63,7 +63,7 @@ def gwet_ac1_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.where((n_pairable >= 2) & ~single, ac1, np.nan)
 
 
-def gwet_ac1(counts: np.ndarray) -> float:
+def gwet_ac1(counts: np.ndarray | ItemPatterns) -> float:
     """Gwet's AC1 of an items x categories count matrix whose columns are the declared categories.
 
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` when fewer than two items have two or

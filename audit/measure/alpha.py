@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import plain_statistic
+from .counts import ItemPatterns, plain_statistic
 
 
 LEVELS = ("nominal", "ordinal", "interval")
@@ -104,7 +104,7 @@ def krippendorff_alpha_batched(patterns: np.ndarray, weights: np.ndarray, *, lev
     return np.where((n_pairable >= 2) & (d_exp > 0), alpha, np.nan)
 
 
-def krippendorff_alpha(counts: np.ndarray, *, level: str, values=None) -> float:
+def krippendorff_alpha(counts: np.ndarray | ItemPatterns, *, level: str, values=None) -> float:
     """Krippendorff's alpha of an items x categories count matrix (see the module docstring).
 
     Returns NaN with a :class:`~audit.errors.DegenerateDataWarning` when fewer than two units

@@ -83,6 +83,24 @@ def item_label_counts(table) -> np.ndarray:
     return counts[counts.sum(axis=1) > 0]
 
 
+@dataclass(frozen=True)
+class ItemPatterns:
+    """An items x categories count matrix as its distinct rows and how many items have each.
+
+    All a count-family statistic reads, its plain value (every row weighted by its frequency)
+    and its bootstrap alike: a scope computes it once and hands it to every coefficient
+    (:mod:`audit.measure.scope`) instead of each recounting the items.
+    """
+
+    rows: np.ndarray
+    freq: np.ndarray
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> ItemPatterns:
+        uniq, freq, _ = patterns(np.asarray(counts))
+        return cls(rows=uniq, freq=freq)
+
+
 def ones_weights(n: int) -> np.ndarray:
     """The (1, n) weights of the observed sample: every item (or pattern row) once."""
     return np.ones((1, n), dtype=np.float64)
@@ -94,21 +112,21 @@ def sample_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, freq[None, :].astype(np.float64)
 
 
-def plain_statistic(counts: np.ndarray, batched, *, name: str,
+def plain_statistic(counts: np.ndarray | ItemPatterns, batched, *, name: str,
                     categories_in: str | None = "pairable", **options) -> float:
-    """The observed-sample value of a ``batched`` statistic of an items x categories count matrix.
+    """The observed-sample value of a ``batched`` statistic of an items x categories count matrix
+    (or its :class:`ItemPatterns`, when already computed).
 
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` naming ``name`` when
     :func:`undefined_reason` finds the statistic undefined; otherwise ``batched`` evaluated once,
     with every item weighted once.
     """
-    counts = np.asarray(counts)
-    reason = undefined_reason(counts, categories_in=categories_in)
+    p = counts if isinstance(counts, ItemPatterns) else ItemPatterns.of(counts)
+    reason = undefined_reason(p.rows, categories_in=categories_in, weights=p.freq)
     if reason:
         warn_degenerate(name, reason, stacklevel=4)
         return float("nan")
-    uniq, w = sample_patterns(counts)
-    return float(batched(uniq, w, **options)[0])
+    return float(batched(p.rows, p.freq[None, :].astype(np.float64), **options)[0])
 
 
 def agreement_terms(patterns: np.ndarray, weights: np.ndarray):
@@ -148,10 +166,12 @@ def warn_degenerate(what: str, why: str, stacklevel: int = 3) -> None:
     warnings.warn(f"{what} is NaN: {why}", DegenerateDataWarning, stacklevel=stacklevel)
 
 
-def pairable_reason(m: np.ndarray) -> str | None:
+def pairable_reason(m: np.ndarray, weights: np.ndarray | None = None) -> str | None:
     """Why no pairwise coefficient is defined for items with ``m`` judgments each (fewer than
-    two items judged at least twice), or None."""
-    n_pairable = int((np.asarray(m) >= 2).sum())
+    two items judged at least twice), or None. ``weights``: how many items each entry of ``m``
+    stands for (distinct patterns), one each by default."""
+    pairable = np.asarray(m) >= 2
+    n_pairable = int(pairable.sum() if weights is None else np.asarray(weights)[pairable].sum())
     if n_pairable == 0:
         return ("no item has two or more judgments (a single annotator, or no overlap between "
                 "annotators)")
@@ -160,7 +180,8 @@ def pairable_reason(m: np.ndarray) -> str | None:
     return None
 
 
-def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairable") -> str | None:
+def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairable",
+                     weights: np.ndarray | None = None) -> str | None:
     """Why an agreement coefficient is undefined on ``counts``, or None when it is defined.
 
     A reliability estimate needs at least two items with two or more judgments each (one item
@@ -168,11 +189,12 @@ def undefined_reason(counts: np.ndarray, *, categories_in: str | None = "pairabl
     coefficient also needs two categories in use, counted over the ``pairable`` items (alpha) or
     all ``rated`` items (Fleiss, AC1, whose category shares average over every rated item); with
     one, expected agreement is 1 and the coefficient is 0/0. ``categories_in=None`` skips that
-    check (percent agreement is defined on single-category data: it is 1).
+    check (percent agreement is defined on single-category data: it is 1). ``weights``: how
+    many items each row stands for, when ``counts`` holds distinct rows (:class:`ItemPatterns`).
     """
     counts = np.asarray(counts)
     m = counts.sum(axis=1)
-    reason = pairable_reason(m)
+    reason = pairable_reason(m, weights)
     if reason:
         return reason
     if counts.shape[1] < 2:

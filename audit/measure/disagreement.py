@@ -157,11 +157,13 @@ class _PoolLabels:
     code. Dense count arrays on a short scale; sorted codes on a wide one
     (:func:`audit.measure.wide.pool_item_labels`), which never builds items x categories."""
 
-    def __init__(self, table, *, ordered: bool, tie_break: str):
+    def __init__(self, scale, *, ordered: bool, tie_break: str, table=None, counts=None):
+        """``counts`` (short scale): ``(items x pools x q counts, pool names, annotators per
+        pool)``; ``table`` (wide scale): the table at this granularity."""
         from .wide import is_wide
 
-        self.scale = table.scale
-        self.wide = is_wide(table.scale)
+        self.scale = scale
+        self.wide = is_wide(scale)
         self.ordered, self.tie_break = ordered, tie_break
         if self.wide:
             from ..contract import columns as C
@@ -177,7 +179,7 @@ class _PoolLabels:
             self._n_ann = np.bincount(pairs // max(n_ann, 1), minlength=len(self.names))
             self._cache = {}
         else:
-            self.counts, self.names, self._n_ann = pool_label_counts(table)
+            self.counts, self.names, self._n_ann = counts
 
     def n_annotators(self, pool: str) -> int:
         return int(self._n_ann[self.names.index(pool)])
@@ -222,6 +224,23 @@ class _PoolLabels:
             return self._sparse(pool, 1)[1]
         return consensus_labels(self.counts[:, self.names.index(pool)], ordered=self.ordered,
                                 tie_break=self.tie_break)
+
+
+def _pool_labels(table, granularity, *, ordered: bool, tie_break: str, sufficient
+                 ) -> _PoolLabels:
+    """:class:`_PoolLabels` of ``table`` at ``granularity``: on a short scale from the counts of
+    ``sufficient`` (no copy of the table per granularity), on a wide one from the table."""
+    from ..contract.labels import Granularity
+
+    if sufficient is None:
+        at = table.at(granularity)
+        return _PoolLabels(at.scale, ordered=ordered, tie_break=tie_break, table=at)
+    if Granularity(granularity) is Granularity.LABEL:
+        scale, counts = table.scale, sufficient.item_pool_label
+    else:
+        scale, counts = table.scale.winner_scale(), sufficient.winner_pool_label
+    return _PoolLabels(scale, ordered=ordered, tie_break=tie_break,
+                       counts=(counts, sufficient.pool_names, sufficient.annotators_per_pool))
 
 
 def _cells(labels_a, labels_b, n_shared: int, q: int, signs, *, wide: bool):
@@ -291,8 +310,8 @@ def _confusion_dict(conf: np.ndarray, scale) -> dict:
     return {a: {b: int(conf[i, j]) for j, b in enumerate(names)} for i, a in enumerate(names)}
 
 
-def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str = "median"
-                      ) -> list[dict]:
+def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str = "median",
+                      sufficient=None) -> list[dict]:
     """Disagreement between every pair of pools, at each granularity (module docstring).
 
     Parameters
@@ -306,6 +325,10 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
         with a single annotator.
     tie_break
         A key of :data:`TIE_BREAKS`, for the all-shared-items rates.
+    sufficient
+        The table's :class:`audit.measure.sufficient.Sufficient` when the caller has built it
+        (else built here on a short scale): the per-pool counts of both granularities are
+        read from it.
 
     Returns
     -------
@@ -324,6 +347,8 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
 
     from ..contract.labels import Granularity, LabelKind
     from .moments import is_continuous
+    from .sufficient import Sufficient
+    from .wide import is_wide
 
     check_tie_break(tie_break)
     if int(min_per_pool) < 1:
@@ -334,8 +359,13 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
         return continuous.pool_disagreement(table, bootstrap=bootstrap, tie_break=tie_break)
     grans = [Granularity.LABEL, Granularity.WINNER] if table.scale.is_preference \
         else [Granularity.LABEL]
-    by_gran = {g: _PoolLabels(table.at(g), ordered=table.scale.kind is not LabelKind.NOMINAL,
-                              tie_break=tie_break) for g in grans}
+    ordered = table.scale.kind is not LabelKind.NOMINAL
+    if is_wide(table.scale):
+        sufficient = None
+    elif sufficient is None:
+        sufficient = Sufficient(table)
+    by_gran = {g: _pool_labels(table, g, ordered=ordered, tie_break=tie_break,
+                               sufficient=sufficient) for g in grans}
     out = []
     for a, b in combinations(table.pools, 2):
         for g in grans:

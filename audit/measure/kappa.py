@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import agreement_terms, plain_statistic, warn_degenerate
+from .counts import ItemPatterns, agreement_terms, plain_statistic, warn_degenerate
 
 
 def fleiss_kappa_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def fleiss_kappa_batched(patterns: np.ndarray, weights: np.ndarray) -> np.ndarra
     return np.where((n_pairable >= 2) & (pe < 1.0 - 1e-12), kappa, np.nan)
 
 
-def fleiss_kappa(counts: np.ndarray) -> float:
+def fleiss_kappa(counts: np.ndarray | ItemPatterns) -> float:
     """Fleiss' kappa of an items x categories count matrix (module docstring).
 
     NaN plus a :class:`~audit.errors.DegenerateDataWarning` when fewer than two items have two

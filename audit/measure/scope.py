@@ -24,9 +24,8 @@ import inspect
 import numpy as np
 
 from .. import metrics
-from ..contract import columns as C
 from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
-from .counts import codes, count_matrix, n_overlapping_pairs, pair_tables, warn_degenerate
+from .counts import ItemPatterns, n_overlapping_pairs, pair_tables, warn_degenerate
 from .icc import SUBSET_RULE, crossed_subset
 from .kappa import cohen_kappa_tables, cohen_weights, summarise_pairs
 from .wide import COHEN_CELLS, is_wide
@@ -81,20 +80,41 @@ def cohen_weights_name(level: str) -> str:
 
 def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10
                       ) -> tuple[dict, dict]:
-    """All reliability metrics of ``table`` and its pairwise Cohen's kappas.
+    """All reliability metrics of ``table`` and its pairwise Cohen's kappas
+    (:func:`view_reliability` of the whole table)."""
+    from .sufficient import Sufficient
+
+    return view_reliability(Sufficient(table).view(), table.scale, bootstrap=bootstrap,
+                            scope=scope, min_overlap=min_overlap)
+
+
+def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10
+                     ) -> tuple[dict, dict]:
+    """All reliability metrics of one scope and its pairwise Cohen's kappas.
+
+    Parameters
+    ----------
+    view
+        The scope's :class:`audit.measure.sufficient.ScopeView` (codes, counts, annotators'
+        pools), built once per audit.
+    scale
+        The table's label scale.
 
     Returns
     -------
     metrics : ``{METRIC: {"value", "ci95", ...}}``
     cohen : ``{"weights", "min_overlap", "n_pairs", "mean", "median", "ci95", "pairs": [...]}``
     """
-    scale = table.scale
     level = scale.level
     values = scale.numeric_values
-    c = codes(table)
-    count_metrics = _wide_counts if is_wide(scale) else _counts
-    found = count_metrics(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
-    cohen = _cohen(table, c, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap)
+    c = view.codes
+    if is_wide(scale):
+        found = _wide_counts(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
+    else:
+        found = _counts(view.counts, level=level, values=values, bootstrap=bootstrap,
+                        scope=scope)
+    cohen = _cohen(scale, c, view.pool_of_annotator, bootstrap=bootstrap, scope=scope,
+                   min_overlap=min_overlap)
     for m in family(metrics.COHEN, level):
         found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
@@ -103,13 +123,13 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
     return {k: found[k] for k in metrics.keys(level=level)}, cohen
 
 
-def _counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: str) -> dict:
+def _counts(counts: np.ndarray, *, level: str, values: np.ndarray, bootstrap: Bootstrap,
+            scope: str) -> dict:
     """The ``counts`` family (alpha, Fleiss, AC1, percent agreement, ...) from the dense items x
-    categories counts."""
-    counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
-    counts = counts[counts.sum(axis=1) > 0]
+    categories counts (items with a judgment)."""
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
-    uniq, freq, _ = patterns(counts)
+    shared = ItemPatterns.of(counts)
+    uniq, freq = shared.rows, shared.freq
     members = family(metrics.COUNTS, level)
     batched = [(fn, scale_options(fn, level=level, values=values))
                for fn in (m.function("batched") for m in members)]
@@ -118,7 +138,7 @@ def _counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, scope: s
     out = {}
     for m, samples in zip(members, boot):
         fn = m.function("statistic")
-        value = fn(counts, **scale_options(fn, level=level, values=values))
+        value = fn(shared, **scale_options(fn, level=level, values=values))
         out[m.key] = metric_entry(value, samples, bootstrap, n_items=n_pairable)
     return out
 
@@ -158,8 +178,8 @@ def _icc(c, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str)
             for m, samples in zip(members, boot)}
 
 
-def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> dict:
-    scale = table.scale
+def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_overlap: int
+           ) -> dict:
     q = c.n_categories
     if is_wide(scale):
         n_pairs = n_overlapping_pairs(c, min_overlap=min_overlap)
@@ -199,7 +219,6 @@ def _cohen(table, c, *, bootstrap: Bootstrap, scope: str, min_overlap: int) -> d
                         f"no annotator pair shares {min_overlap} or more items with a defined "
                         "kappa", stacklevel=4)
     bmean, bmedian, _ = summarise_pairs(boot)
-    pool_of = _pool_of_annotator(table)
     lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
     names = np.asarray(c.annotator_names, dtype=object)
     pairs = [{"annotator_a": a, "annotator_b": b, "pool_a": pool_of.get(a),
@@ -219,14 +238,3 @@ def _cohen_text() -> str:
     """How warnings name the ``cohen`` family's metric of a scope: the mean over pairs."""
     (key,) = metrics.keys(family=metrics.COHEN)
     return f"{metrics.get(key).text} (mean over pairs)"
-
-
-def _pool_of_annotator(table) -> dict:
-    """Each annotator's pool (its first judgment's, should one annotator sit in two pools)."""
-    f = table.frame
-    ann = f[C.ANNOTATOR].cat.codes.to_numpy()
-    pool = f[C.POOL].cat.codes.to_numpy()
-    codes_, first = np.unique(ann, return_index=True)
-    names = f[C.ANNOTATOR].cat.categories
-    pools = f[C.POOL].cat.categories
-    return {str(names[a]): str(pools[pool[i]]) for a, i in zip(codes_, first)}

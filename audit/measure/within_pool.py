@@ -142,19 +142,22 @@ def wide_annotator_effect(item: np.ndarray, annotator: np.ndarray, label: np.nda
                             n_permutations=n_permutations, rng=rng, ordered=ordered)
 
 
-def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[dict]:
+def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10,
+                sufficient=None) -> list[dict]:
     """Per pool (judge pools included and flagged): disagreement rate with its Wilson interval
     and the annotator-effect tests (module docstring). The permutations of pool ``P`` are drawn
     from stream ``"within_pool:P:permutation"`` of ``bootstrap``, ``bootstrap.n_resamples`` of
-    them.
+    them. ``sufficient``: the table's :class:`audit.measure.sufficient.Sufficient` when the
+    caller has built it (each pool is then a view of its codes, not a copy of the table).
 
     A pool with a single annotator gets NaN rate and test plus a
     :class:`~audit.errors.DegenerateDataWarning`.
     """
     from ..intervals import WILSON, wilson_list
     from ..contract.labels import LabelKind
-    from .counts import codes, warn_degenerate
+    from .counts import warn_degenerate
     from .moments import is_continuous
+    from .sufficient import Sufficient
     from .wide import is_wide, item_disagrees
 
     if is_continuous(table.scale):
@@ -163,15 +166,15 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10) -> list[
                                       min_annotator_judgments=min_annotator_judgments)
     wide = is_wide(table.scale)
     ordered = table.scale.kind is not LabelKind.NOMINAL
+    suff = sufficient if sufficient is not None else Sufficient(table)
     out = []
     for pool in table.pools:
-        sub = table.pool(pool)
-        c = codes(sub)
+        view = suff.view((pool,))
+        c = view.codes
         if wide:
             ind = item_disagrees(c.item, c.label, c.n_items)
         else:
-            counts = count_matrix(c.item, c.label, c.n_items, c.n_categories)
-            ind = disagreement_indicators(counts)
+            ind = disagreement_indicators(view.counts)
         n_ann = int((np.bincount(c.annotator, minlength=c.n_annotators) > 0).sum())
         stream = f"within_pool:{pool}"
         if n_ann < 2:
