@@ -2,8 +2,9 @@
 
 Validation runs on integer codes, never on an object copy of the raw table. Each id column is
 factorised once into a categorical of its values' strings (:func:`string_categorical`, which the
-table then keeps) and the label into the codes of its distinct raw values. pandera validates that
-coded frame (codes stored as floats, so a missing value is NaN): ``not null`` on every column;
+table then keeps) and the label into a categorical of the codes of its distinct raw values.
+pandera validates that frame of categoricals (each column its own block: nothing is copied or
+consolidated, and a missing value is code -1): ``not null`` on every column;
 the label's scale check on its codes, decided once per distinct raw value (an ``isin`` on the
 values, not on the rows); and the frame checks (one judgment per (item, annotator), ``model_a``
 differs from ``model_b``) on code keys. A check that passes on every row returns ``True``, so
@@ -248,9 +249,8 @@ def canonical_schema(label_check: pa.Check, columns, models_differ=None) -> pa.D
 
 
 def _codes(s: pd.Series) -> np.ndarray:
-    """Integer codes of a coded column (-1 where missing)."""
-    v = s.to_numpy()
-    return np.where(np.isnan(v), -1, v).astype(np.int64)
+    """The codes of a coded (categorical) column as int64 (-1 where missing)."""
+    return np.asarray(s.cat.codes, dtype=np.int64)
 
 
 def _rows_ok(ok: np.ndarray, index: pd.Index):
@@ -302,12 +302,8 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     except InputError as err:  # lists or mappings as labels
         raise InputError(err.message, path=source, column=C.LABEL) from None
     label_check, label_text, scale_code = _label_check(scale, distinct)
-    names = [*ids, C.LABEL]
-    block = np.empty((len(names), n))  # one float block: no consolidation copy
-    for row, values in zip(block, [cat.codes for cat in ids.values()] + [label_codes]):
-        row[:] = values
-    block[block < 0] = np.nan
-    frame = pd.DataFrame(block.T, columns=names, index=pd.RangeIndex(n), copy=False)
+    by_value = pd.Categorical.from_codes(label_codes, categories=pd.RangeIndex(len(distinct)))
+    frame = pd.DataFrame({**ids, C.LABEL: by_value}, index=pd.RangeIndex(n), copy=False)
     pairwise = C.MODEL_A in ids and C.MODEL_B in ids
     schema = canonical_schema(label_check, list(ids),
                               _models_differ(ids[C.MODEL_A], ids[C.MODEL_B]) if pairwise else None)
