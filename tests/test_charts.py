@@ -63,7 +63,7 @@ def expected_ends(value, ci):
 TOL = 2e-4  # coordinates are written to 0.01 units over a few hundred units
 
 
-# -- the numbers -------------------------------------------------------------------------------------
+# -- the numbers -----------------------------------------------------------------------------------
 def test_reliability_marks_are_the_coefficients():
     rel = full_results()["reliability"]
     svg = charts.reliability_chart(rel)
@@ -198,7 +198,7 @@ def test_heatmap_cells_are_the_counts_shaded_by_row_share():
     assert charts._blues(0.0) == charts.BLUES[0] and charts._blues(1.0) == charts.BLUES[-1]
 
 
-# -- strings -----------------------------------------------------------------------------------------
+# -- strings ---------------------------------------------------------------------------------------
 HOSTILE = PAYLOADS + ("a\x1bb\x00c", "\ud800lone", "rtl\u202eevil", "]]><!--", "tab\there",
                       "  spaced\n\nname  ", "ünïcødé 模型 🚀", "x" * 80)
 
@@ -331,7 +331,7 @@ def test_chart_size_is_capped_by_models_not_rows():
         charts.leaderboard_chart(boards(charts.MAX_MODELS)))
 
 
-# -- degenerate blocks ---------------------------------------------------------------------------------
+# -- degenerate blocks -----------------------------------------------------------------------------
 def test_degenerate_blocks_draw_or_give_none():
     one = {"only": [{"model": "m", "score": 0.7, "ci95": [0.7, 0.7], "rank": 1}]}
     svg = charts.leaderboard_chart(one)
@@ -350,6 +350,10 @@ def test_degenerate_blocks_draw_or_give_none():
             "b": [{"model": "x", "score": 0.5, "ci95": None, "rank": 2},
                   {"model": "y", "score": 0.5, "ci95": None, "rank": 1}]}
     assert charts.slope_chart(ties) and charts.leaderboard_chart(ties)
+    mid = {p: [dict(r, rank=1.5) if r["model"] == "x" else r for r in rows]
+           for p, rows in ties.items()}
+    tips = ["".join(t.itertext()) for t in parse(charts.slope_chart(mid)).iter(f"{NS}title")]
+    assert "x: #1.5 in a, #1.5 in b" in tips and "y: #1 in a, #1 in b" in tips
     rel = {"by_pool": {"solo": {"icc": {"value": -0.2, "ci95": [float("nan"), 0.1]}}}}
     root = parse(charts.reliability_chart(rel))
     (g,) = by_class(root, "estimate", "g")
@@ -362,7 +366,7 @@ def test_degenerate_blocks_draw_or_give_none():
     assert charts.confusion_heatmap([], [], [], pool_a="x", pool_b="y") is None
 
 
-# -- the builder and the ticks -----------------------------------------------------------------------
+# -- the builder and the ticks ---------------------------------------------------------------------
 def test_nice_numbers_follow_heckbert():
     assert [nice_number(x, round_it=True) for x in (0.13, 0.26, 0.6, 0.8, 1.2, 3.4)] == \
         pytest.approx([0.1, 0.2, 0.5, 1.0, 1.0, 5.0])

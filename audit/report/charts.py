@@ -81,7 +81,7 @@ def short(text, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# -- shared marks ------------------------------------------------------------------------------------
+# -- shared marks ----------------------------------------------------------------------------------
 def _ends(value: float, ci) -> tuple[float, float]:
     """Where an interval bar starts and stops: the CI's ends, widened to reach ``value``.
 
@@ -110,6 +110,13 @@ def _estimate(d: Drawing, x: Linear, y: float, value: float, ci, colour: str, ti
     d.circle(x(value), y, 3.5, parent=g, cls="point", fill=colour)
 
 
+def _rank(rank) -> str:
+    """A rank for a tooltip: ``#3``, ``#2.5`` for a shared (mid) rank, ``#NaN`` when undefined."""
+    if not finite(rank):
+        return f"#{number(None)}"
+    return f"#{int(rank)}" if float(rank).is_integer() else f"#{number(rank, 1)}"
+
+
 def _label(key: str) -> str:
     """A metric's axis label (:attr:`audit.metrics.Metric.label`); an unregistered key as
     itself."""
@@ -128,7 +135,7 @@ def _metrics(series: dict) -> list[str]:
     return seen
 
 
-# -- one chart per result block ---------------------------------------------------------------------
+# -- one chart per result block --------------------------------------------------------------------
 def reliability_chart(reliability: dict | None, *, metrics=None,
                       colours: dict | None = None) -> str | None:
     """Forest plot: each metric's value and 95% CI, one marker per pool in its
@@ -279,7 +286,7 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
         for i, r in rows:
             _estimate(d, x, ys[i], r["score"], r.get("ci95"), colour, parent=g,
                       tip=f"{short(r['model'])} in {short(pool)}: "
-                          f"{with_interval(r['score'], r.get('ci95'))} (#{r.get('rank')})")
+                          f"{with_interval(r['score'], r.get('ci95'))} ({_rank(r.get('rank'))})")
     return sanitize_svg(d.to_svg())
 
 
@@ -322,7 +329,7 @@ def slope_chart(leaderboards: dict | None) -> str | None:
         moved = len({r for _, r in pts}) > 1
         colour = INK if moved else _GREY
         tip = f"{short(model)}: " + ", ".join(
-            f"#{number(ranks[p].get(model), 0)} in {short(p)}" for p in pools
+            f"{_rank(ranks[p].get(model))} in {short(p)}" for p in pools
             if finite(ranks[p].get(model)))
         g = d.group(cls="model", tip=tip)
         xy = [(x, y(r)) for x, r in pts]
@@ -395,7 +402,8 @@ def displacement_histogram(histograms: dict | None, *,
                            colours: dict | None = None) -> str | None:
     """Bars: in what share of bootstrap resamples 0, 1, 2, ... models change rank, one colour
     per pool."""
-    hist = {p: {int(k): int(v) for k, v in (h or {}).items()} for p, h in (histograms or {}).items()}
+    hist = {p: {int(k): int(v) for k, v in (h or {}).items()}
+            for p, h in (histograms or {}).items()}
     hist = {p: h for p, h in hist.items() if h and sum(h.values()) > 0}
     if not hist:
         return None
@@ -466,7 +474,8 @@ def simulation_curve(simulation: list | None) -> str | None:
     legend(d, keys, x=left, y=8, width=right - left)
     y_axis(d, y, ticks_within(0.0, 1.0), x=left, right=right,
            label="P(at least one model displaced)")
-    x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top, label="models on the leaderboard")
+    x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top,
+           label="models on the leaderboard")
     if band:
         d.polygon([(x(k), y(b[1])) for k, b in band] + [(x(k), y(b[0])) for k, b in band[::-1]],
                   cls="band-interval", fill=NEUTRAL, fill_opacity=0.12)

@@ -44,7 +44,7 @@ def _spread(lo: float, hi: float) -> tuple[float, float]:
 
 
 def nice_domain(lo: float, hi: float, n: int = 5) -> tuple[float, float, float]:
-    """``(lo', hi', step)``: the range ``[lo, hi]`` widened to whole ``step``s, about ``n`` ticks."""
+    """``(lo', hi', step)``: ``[lo, hi]`` widened to whole ``step``s, about ``n`` ticks."""
     lo, hi = _spread(lo, hi)
     step = nice_number(nice_number(hi - lo, round_it=False) / max(n - 1, 1), round_it=True)
     return math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step, step
