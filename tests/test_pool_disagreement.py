@@ -225,3 +225,40 @@ def test_pool_disagreement_is_reproducible_and_null_is_seeded():
     assert a[0]["null"]["majority_differs_rate"] != c[0]["null"]["majority_differs_rate"]
     assert a[0]["excess"] != c[0]["excess"]
     assert a[0]["majority_differs_rate"] == c[0]["majority_differs_rate"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("tie_break", sorted(TIE_BREAKS))
+def test_rates_equal_the_rules_applied_item_by_item(seed, tie_break):
+    """The rules run once per distinct count row of a pool; the rates equal those of the rules
+    applied to every item's counts (ties, unanimous and split pools, one-judgment items, both
+    granularities)."""
+    from audit.measure.disagreement import confusion, pool_label_counts, rates, unanimous_labels
+
+    rng = np.random.default_rng(seed)
+    scale = LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2))
+    rows = [(f"ítem{i}", f"a{a}", "crowd" if a < 5 else "expërt",
+             int(rng.choice(scale.values)), "m1", "m2")
+            for i in range(60) for a in rng.choice(9, size=int(rng.integers(1, 6)), replace=False)]
+    table = build_table(pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.POOL, C.LABEL,
+                                                    C.MODEL_A, C.MODEL_B]),
+                        scale, name="t", source="t")
+    out = quiet(pool_disagreement, table, bootstrap=BOOT, tie_break=tie_break)
+    for res in out:
+        at = table.at(res["granularity"])
+        counts, names, _ = pool_label_counts(at)
+        ca, cb = counts[:, names.index(res["pool_a"])], counts[:, names.index(res["pool_b"])]
+        shared = (ca.sum(axis=1) > 0) & (cb.sum(axis=1) > 0)
+        q, signs = counts.shape[2], np.sign(at.scale.numeric_values)
+        ua = unanimous_labels(ca[shared], min_judgments=res["min_per_pool"][res["pool_a"]])
+        ub = unanimous_labels(cb[shared], min_judgments=res["min_per_pool"][res["pool_b"]])
+        conf = confusion(ua, ub, q)
+        assert res["n_items_both_unanimous"] == conf.sum()
+        d, r = rates(conf, signs)
+        assert res["majority_differs_rate"] == pytest.approx(d, nan_ok=True)
+        assert res["winner_reversed_rate"] == pytest.approx(r, nan_ok=True)
+        la = consensus_labels(ca[shared], ordered=True, tie_break=tie_break)
+        lb = consensus_labels(cb[shared], ordered=True, tie_break=tie_break)
+        assert res["all_shared"]["n_items"] == confusion(la, lb, q).sum()
+        d_all, _ = rates(confusion(la, lb, q), signs)
+        assert res["all_shared"]["majority_differs_rate"] == pytest.approx(d_all, nan_ok=True)

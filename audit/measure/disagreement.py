@@ -154,8 +154,10 @@ def pool_label_counts(table) -> tuple[np.ndarray, list[str], np.ndarray]:
 
 class _PoolLabels:
     """Per pool of one granularity's table: judgments, unanimous and consensus label per item
-    code. Dense count arrays on a short scale; sorted codes on a wide one
-    (:func:`audit.measure.wide.pool_item_labels`), which never builds items x categories."""
+    code. Dense count arrays on a short scale, each rule evaluated once per distinct count row
+    of a pool (a pool's items have a few dozen distinct rows on a short scale) and read back
+    per item; sorted codes on a wide one (:func:`audit.measure.wide.pool_item_labels`), which
+    never builds items x categories."""
 
     def __init__(self, scale, *, ordered: bool, tie_break: str, table=None, counts=None):
         """``counts`` (short scale): ``(items x pools x q counts, pool names, annotators per
@@ -180,6 +182,15 @@ class _PoolLabels:
             self._cache = {}
         else:
             self.counts, self.names, self._n_ann = counts
+            self._rows_of: dict = {}
+
+    def _rows(self, pool: str) -> tuple[np.ndarray, np.ndarray]:
+        """A pool's distinct per-item count rows and each item's row."""
+        if pool not in self._rows_of:
+            from ..resample import patterns
+            uniq, _, inverse = patterns(self.counts[:, self.names.index(pool)])
+            self._rows_of[pool] = uniq, inverse
+        return self._rows_of[pool]
 
     def n_annotators(self, pool: str) -> int:
         return int(self._n_ann[self.names.index(pool)])
@@ -197,12 +208,14 @@ class _PoolLabels:
     def judged(self, pool: str) -> np.ndarray:
         if self.wide:
             return self._sparse(pool, 1)[2]
-        return self.counts[:, self.names.index(pool)].sum(axis=1)
+        uniq, inverse = self._rows(pool)
+        return uniq.sum(axis=1)[inverse]
 
     def unanimous(self, pool: str, need: int) -> np.ndarray:
         if self.wide:
             return self._sparse(pool, need)[0]
-        return unanimous_labels(self.counts[:, self.names.index(pool)], min_judgments=need)
+        uniq, inverse = self._rows(pool)
+        return unanimous_labels(uniq, min_judgments=need)[inverse]
 
     def union_entries(self, a: str, b: str, shared: np.ndarray):
         """The distinct (item, label) pairs of pools a and b together on the shared items
@@ -222,8 +235,8 @@ class _PoolLabels:
     def consensus(self, pool: str) -> np.ndarray:
         if self.wide:
             return self._sparse(pool, 1)[1]
-        return consensus_labels(self.counts[:, self.names.index(pool)], ordered=self.ordered,
-                                tie_break=self.tie_break)
+        uniq, inverse = self._rows(pool)
+        return consensus_labels(uniq, ordered=self.ordered, tie_break=self.tie_break)[inverse]
 
 
 def _pool_labels(table, granularity, *, ordered: bool, tie_break: str, sufficient
