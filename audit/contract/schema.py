@@ -141,7 +141,9 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
 def _sorted_categories(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
     """``categories[codes]`` (distinct strings; code -1 missing) as a categorical of the used
     categories, sorted."""
-    used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+    used = np.zeros(len(categories) + 1, dtype=bool)
+    used[codes] = True  # code -1 (missing) marks the last entry, which is dropped
+    used = used[:-1]
     names = categories if used.all() else categories[used]
     index = pd.Index(names, dtype=object)
     if index.is_monotonic_increasing and index.is_unique:  # sorted by the reader: one pass

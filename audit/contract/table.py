@@ -181,7 +181,9 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, int]:
 
 def _used_codes(codes: np.ndarray, n_categories: int) -> np.ndarray:
     """Which of ``n_categories`` categories occur among ``codes`` (-1 = missing is ignored)."""
-    return np.bincount(codes[codes >= 0].astype(np.int64), minlength=n_categories) > 0
+    used = np.zeros(n_categories + 1, dtype=bool)
+    used[codes] = True  # code -1 marks the last entry, which is dropped
+    return used[:n_categories]
 
 
 def _drop_unused(cat: pd.Categorical) -> pd.Categorical:

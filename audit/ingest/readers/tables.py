@@ -134,7 +134,7 @@ def _categorical_frame(table) -> pd.DataFrame:
         chunks = column.chunks
         words = chunks[0].dictionary if chunks else pa.array([], type=pa.string())
         order = pc.array_sort_indices(words).to_numpy()
-        rank = np.full(len(order) + 1, -1, dtype=np.int64)  # the last entry: null's -1
+        rank = np.full(len(order) + 1, -1, dtype=np.int32)  # the last entry: null's -1
         rank[order] = np.arange(len(order))
         indices = pa.chunked_array([c.indices for c in chunks], type=pa.int32())
         indices = pc.fill_null(indices, -1) if indices.null_count else indices
