@@ -5,9 +5,10 @@ aggregates every categorical analysis of :mod:`audit.measure` shares, so that re
 disagreement and within-pool variability neither copy the frame nor recount it per pool:
 
 ``codes``
-    four int64 arrays, one entry per judgment (the categoricals' codes): the only
-    judgment-sized state, 32 bytes a judgment. The within-item permutation test, the pairwise
-    Cohen tables and the crossed ICC subset need judgments; everything else below is smaller.
+    four int64 arrays, one entry per judgment (the categoricals' codes), 32 bytes a judgment.
+    With the views' codes (below) they are the only judgment-sized state: the within-item
+    permutation test, the pairwise Cohen tables and the crossed ICC subset need judgments;
+    everything else is smaller.
 ``item_pool_label``
     the (items, pools, labels) count tensor (Fleiss 1971's items x categories table, per pool):
     ``items x pools x q`` int64 cells, built by one ``np.bincount``. A scope's items x
@@ -26,12 +27,16 @@ gives for ``table.pool(p)``, without building that table), its items x categorie
 each annotator's pool. Views are built on first use and kept, so each scope is coded once per
 audit.
 
-Size bound: ``32 N`` bytes of codes for ``N`` judgments, ``8 I P q`` bytes of counts for ``I``
-items, ``P`` pools and ``q`` labels, and one view per scope (its codes, at most ``24 N`` bytes
-over all single-pool views, and its ``I q`` counts). The rank side's aggregates (model-pair
-outcome counts per pool) are not here yet; they would sit beside these, built from the same
-codes. Lives in :mod:`audit.measure` because measurement is its only reader so far; it imports
-nothing from measurement modules, so moving it up a level is a rename.
+Size bound: ``32 N`` bytes of codes for ``N`` judgments; ``8 I P q`` bytes of counts for ``I``
+items, ``P`` pools and ``q`` labels (``8 I P 3`` more for the winner granularity); per view,
+24 bytes a judgment of its scope (the whole-table view shares the arrays above, so the
+single-pool views add at most ``24 N`` together) and ``8 I q`` of counts. No frame is copied.
+
+The rank side's aggregates (model-pair outcome counts per pool) are not here yet; they would sit
+beside these, built from the same codes. The module lives in :mod:`audit.measure` because
+measurement is its only reader so far; from measurement it imports only
+:class:`~audit.measure.counts.Codes` and :func:`~audit.measure.wide.is_wide`, so moving it up a
+level, for :mod:`audit.rank` to read, is a rename.
 """
 
 from __future__ import annotations
