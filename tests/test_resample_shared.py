@@ -174,3 +174,35 @@ def test_rating_boards_share_one_draw_too():
     assert "same items in every board" in method and "stream 'rank/judgment'" in method
     again = rank(table, bootstrap=Bootstrap(100, seed=0), n_sims=200)
     assert json.dumps(res) == json.dumps(again)
+
+
+def test_a_board_summed_from_its_pools_equals_the_board_drawn_with_its_own_columns(
+        monkeypatch):
+    """Every judgment counted: the board of both pools is summed from the pools' columns of
+    the joint totals; with its own columns the joint patterns, the draws and every number are
+    the same."""
+    from audit.rank import leaderboard
+
+    table = table_of(_uneven_raw(6))
+    votes = pairwise_votes(table)
+    masks = {"x": votes.mask(["x"]), "y": votes.mask(["y"]), ALL: votes.mask(["x", "y"])}
+    assert leaderboard.sums_of_boards(masks) == {ALL: ["x", "y"]}
+    boot = Bootstrap(80, seed=3)
+    summed = pairwise_boards(votes, masks, unit="judgment", bootstrap=boot, stream="s")
+    monkeypatch.setattr(leaderboard, "sums_of_boards", lambda masks: {})
+    own = pairwise_boards(votes, masks, unit="judgment", bootstrap=boot, stream="s")
+    for key in masks:
+        for field in ("score", "n", "bt", "samples", "bt_samples"):
+            np.testing.assert_array_equal(getattr(summed[key], field), getattr(own[key], field))
+        assert summed[key].n_items == own[key].n_items
+
+
+def test_overlapping_or_incomplete_parts_are_not_summed():
+    from audit.rank.leaderboard import sums_of_boards
+
+    a = np.array([1, 1, 0, 0, 0], bool)
+    b = np.array([0, 0, 1, 1, 0], bool)
+    c = np.array([0, 1, 1, 0, 0], bool)
+    assert sums_of_boards({"a": a, "b": b, "ab": a | b}) == {"ab": ["a", "b"]}
+    assert sums_of_boards({"a": a, "c": c, "ac": a | c}) == {}  # a and c overlap
+    assert sums_of_boards({"a": a, "b": b, "all": a | b | ~(a | b)}) == {}  # not covered

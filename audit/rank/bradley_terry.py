@@ -113,7 +113,10 @@ def bradley_terry(pair_wins: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_model
     exists = strongly_connected(pair_wins > 0, lo, hi, present)
 
     out = np.full((n_tables, n_models), np.nan)
-    if exists.any():
+    if exists.all():  # no copy of the tables
+        out = _Fit(lo, hi, n_models, tol=tol, max_iter=max_iter)(pair_wins, present,
+                                                                  around=around)
+    elif exists.any():
         fit = _Fit(lo, hi, n_models, tol=tol, max_iter=max_iter)
         out[exists] = fit(pair_wins[exists], present[exists], around=around)
     return out
@@ -122,14 +125,24 @@ def bradley_terry(pair_wins: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_model
 def per_model(at_lo: np.ndarray, at_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray,
               n_models: int) -> np.ndarray:
     """(B, n_models) sums of per-pair values: ``at_lo[:, p]`` goes to model ``lo[p]``,
-    ``at_hi[:, p]`` to ``hi[p]``."""
-    n_pairs = len(lo)
-    stacked = np.concatenate([np.asarray(at_lo, dtype=float), np.asarray(at_hi, dtype=float)],
-                             axis=1)
-    inc = sparse.csr_matrix((np.ones(2 * n_pairs), (np.concatenate([lo, hi]),
-                                                    np.arange(2 * n_pairs))),
-                            shape=(n_models, 2 * n_pairs))
-    return np.asarray(inc @ np.ascontiguousarray(stacked.T)).T
+    ``at_hi[:, p]`` to ``hi[p]``.
+
+    Each side is summed over runs of pairs of one model (``numpy.add.reduceat`` after a stable
+    sort of the pairs by that model; pairs ordered by ``(lo, hi)`` are already sorted by
+    ``lo``). Wins and games are multiples of one half, so their sums are exact in any order.
+    """
+    at_lo = np.asarray(at_lo, dtype=float)
+    out = np.zeros((at_lo.shape[0], n_models))
+    if len(lo) == 0:
+        return out
+    for values, model in ((at_lo, np.asarray(lo)), (np.asarray(at_hi, dtype=float),
+                                                    np.asarray(hi))):
+        if np.any(model[1:] < model[:-1]):
+            order = np.argsort(model, kind="stable")
+            model, values = model[order], values[:, order]
+        starts = np.flatnonzero(np.r_[True, model[1:] != model[:-1]])
+        out[:, model[starts]] += np.add.reduceat(values, starts, axis=1)
+    return out
 
 
 class _Fit:
@@ -226,26 +239,31 @@ class _Fit:
         theta_t = np.repeat(start[:, None], n_tables, axis=1)
         theta = np.tile(start, (n_tables, 1))
         done = np.zeros(n_tables, dtype=bool)
-        active = np.arange(n_tables)
+        active = np.arange(n_tables)  # the table of each working column
+        live = np.ones(n_tables, dtype=bool)  # columns still stepping
         first = None
-        for _ in range(min(CHORD_STEPS, self.max_iter)):
-            r = wins_t - games_t * self._lo_wins_t(theta_t, ratio)
-            step = inv @ (self.d_t @ r)
-            theta_t += step
-            size = np.where(here_t, np.abs(step), 0.0).max(axis=0)
-            first = size if first is None else first
-            settled = size < self.tol
-            lost = ~np.isfinite(size) | (size > 10.0 * first + 1.0)
-            if settled.any():
-                done[active[settled]] = True
-                theta[active[settled]] = theta_t[:, settled].T
-            keep = ~(settled | lost)
-            if not keep.all():
-                active, first = active[keep], first[keep]
-                wins_t, games_t = wins_t[:, keep], games_t[:, keep]
-                here_t, theta_t = here_t[:, keep], theta_t[:, keep]
-            if active.size == 0:
-                break
+        with np.errstate(all="ignore"):  # a lost column may overflow until it is dropped
+            for _ in range(min(CHORD_STEPS, self.max_iter)):
+                r = self._lo_wins_t(theta_t, ratio)  # in place: (P, b) arrays of tens of MB
+                r *= games_t
+                np.subtract(wins_t, r, out=r)
+                step = inv @ (self.d_t @ r)
+                theta_t += step
+                size = np.where(here_t, np.abs(step), 0.0).max(axis=0)
+                first = size if first is None else first
+                settled = live & (size < self.tol)
+                lost = live & (~np.isfinite(size) | (size > 10.0 * first + 1.0))
+                if settled.any():
+                    done[active[settled]] = True
+                    theta[active[settled]] = theta_t[:, settled].T
+                live &= ~(settled | lost)
+                if not live.any():
+                    break
+                if live.sum() < 0.75 * len(live):  # drop finished columns now and then
+                    keep, live = live, live[live]
+                    active, first = active[keep], first[keep]
+                    wins_t, games_t = wins_t[:, keep], games_t[:, keep]
+                    here_t, theta_t = here_t[:, keep], theta_t[:, keep]
         return theta, done
 
     def _lo_wins_t(self, theta_t, ratio):
@@ -257,8 +275,10 @@ class _Fit:
         if not ratio:
             return expit(theta_t[self.lo] - theta_t[self.hi])
         gamma = np.exp(theta_t - theta_t.max(axis=0))
-        at_lo = gamma[self.lo]
-        return at_lo / (at_lo + gamma[self.hi])
+        at_lo, total = gamma[self.lo], gamma[self.hi]
+        total += at_lo
+        at_lo /= total
+        return at_lo
 
     def newton(self, pair_wins, present, theta):
         """Newton steps with step halving on each table; returns (theta, settled)."""

@@ -129,32 +129,38 @@ def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
     paid once (:func:`shared_resamples`).
     """
     m = len(votes.models)
-    keys = list(masks)
-    units = [pair_units(votes, masks[k], unit=unit) for k in keys]
+    sums = sums_of_boards(masks) if unit == "judgment" else {}
+    base = [key for key in masks if key not in sums]
+    units = {key: pair_units(votes, masks[key], unit=unit) for key in base}
     cp, codes = joint_patterns([(u.item, u.lo * m + u.hi, _doubled_wins(u.counts))
-                                for u in units], len(votes.items))
+                                for u in units.values()], len(votes.items))
+    column = {key: 2 * k for k, key in enumerate(base)}
+
+    def wins(totals, key, pairs):
+        """(b, pairs, 2) wins of board ``key``: its columns, or the sum of its parts'."""
+        return sum(totals[:, pairs, column[j]:column[j] + 2] for j in sums.get(key, [key])) / 2
+
     full = cp.full_sample()
     boards, fits = {}, []
-    for k, key in enumerate(keys):
-        cols = slice(2 * k, 2 * k + 2)
-        pairs = np.flatnonzero(full[0, :, cols].sum(axis=1) > 0)
+    for key in masks:
+        pairs = np.flatnonzero(wins(full, key, slice(None))[0].sum(axis=1) > 0)
         lo_code, hi_code = codes[pairs] // m, codes[pairs] % m
         present = np.unique(np.concatenate([lo_code, hi_code]))
         lo, hi = np.searchsorted(present, lo_code), np.searchsorted(present, hi_code)
-        rate, n, bt = _pair_stats(full[:, pairs, cols] / 2, lo, hi, len(present))
+        rate, n, bt = _pair_stats(wins(full, key, pairs), lo, hi, len(present))
         if np.isnan(bt[0]).all():
             warnings.warn(f"pool {key!r}: the Bradley-Terry MLE does not exist (a group of "
                           "models never loses to the others); strengths are NaN",
                           DegenerateDataWarning, stacklevel=3)
+        judged = np.unique(np.concatenate([units[j].item for j in sums.get(key, [key])]))
         boards[key] = Board(key, tuple(votes.models[i] for i in present), rate[0], None, n[0],
-                            len(np.unique(units[k].item)), bt[0], None)
-        fits.append((pairs, cols, lo, hi, len(present), (full[0, pairs, cols] / 2, bt[0])))
+                            len(judged), bt[0], None)
+        fits.append((key, pairs, lo, hi, len(present), (wins(full, key, pairs)[0], bt[0])))
 
     def stats(totals):
         out = []
-        for pairs, cols, lo, hi, n_models, around in fits:
-            rate, _, bt = _pair_stats(totals[:, pairs, cols] / 2, lo, hi, n_models,
-                                      around=around)
+        for key, pairs, lo, hi, n_models, around in fits:
+            rate, _, bt = _pair_stats(wins(totals, key, pairs), lo, hi, n_models, around=around)
             out += [rate, bt]
         return tuple(out)
 
@@ -162,6 +168,24 @@ def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
     return {key: replace(b, samples=drawn[2 * k], bt_samples=drawn[2 * k + 1],
                          draw=shared_draw(cp))
             for k, (key, b) in enumerate(boards.items())}
+
+
+def sums_of_boards(masks: dict[str, np.ndarray]) -> dict[str, list[str]]:
+    """Boards whose judgments are split without overlap among other boards (the board of
+    every human pool and the pools' boards), with those boards: with every judgment counted,
+    their totals are the sums of the parts' totals, which the joint patterns then leave out
+    (a third fewer weights to re-weigh at two pools)."""
+    sizes = {key: int(np.count_nonzero(mask)) for key, mask in masks.items()}
+    sums: dict[str, list[str]] = {}
+    for key in sorted(masks, key=sizes.get):
+        mask = masks[key]
+        parts = [k for k in masks if k != key and k not in sums and sizes[k]
+                 and sizes[k] < sizes[key] and not np.any(masks[k] & ~mask)]
+        if (len(parts) > 1 and sum(sizes[k] for k in parts) == sizes[key]
+                and np.count_nonzero(np.logical_or.reduce([masks[k] for k in parts]))
+                == sizes[key]):
+            sums[key] = parts
+    return sums
 
 
 def _doubled_wins(counts: np.ndarray) -> np.ndarray:
