@@ -259,3 +259,26 @@ def test_categorical_reading_sorts_categories_as_python_sorts_text(tmp_path_fact
     frame = read_table(path, categorical=True)
     assert list(frame["id"].cat.categories) == sorted(set(ids))
     assert list(frame["id"].astype(object)) == ids
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.sampled_from(["nan", "b", "a" * 5 + "x", "a" * 5 + "y", "a" * 5,
+                                             "\u00e9", "z\x00", "z", "Z"]),
+                min_size=1, max_size=30),
+       st.sampled_from([None, 5, 200]), st.booleans())
+def test_extra_columns_are_the_strings_as_written(values, chars, as_category):
+    """An extra column (text cut to ``chars``) is ``pd.Categorical`` of its strings, whether it
+    arrives as a categorical (the CSV reader) or as text; texts equal once cut are one category,
+    a missing value in a categorical is the text ``nan``."""
+    from audit.contract.table import extra_categorical
+
+    column = pd.Series(values, dtype=object)
+    if as_category:
+        column = column.astype("category")
+    reference = column.astype(str)  # as build_table converted every row before
+    if chars is not None:
+        reference = reference.str.slice(0, chars).astype(str)
+    reference = pd.Categorical(reference)
+    got = extra_categorical(column, chars=chars)
+    assert list(got.categories) == list(reference.categories)
+    assert list(got.codes) == list(reference.codes)

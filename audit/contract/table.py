@@ -252,14 +252,39 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
     out[C.LABEL] = coded.label
     for col in C.EXTRAS:
         if col in raw.columns:
-            vals = raw[col]
-            if col == C.TEXT:
-                vals = vals.astype(str).str.slice(0, C.EXCERPT_CHARS)
-            out[col] = pd.Categorical(vals.astype(str))
+            out[col] = extra_categorical(raw[col],
+                                         chars=C.EXCERPT_CHARS if col == C.TEXT else None)
     table = AnnotationTable(out, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
     warn_degenerate(table)
     return table
+
+
+def extra_categorical(values: pd.Series, *, chars: int | None = None) -> pd.Categorical:
+    """An extra column (``category``, ``turn``, ``text``) as the outputs keep it:
+    ``pd.Categorical(values.astype(str))``, each text cut to its first ``chars`` characters
+    first when ``chars`` is given (each value's text as ``astype(str)`` writes it: a missing
+    value of a categorical is ``nan``).
+
+    A categorical of text (as the CSV reader gives) is converted on its categories, once per
+    distinct value, and its codes remapped; text holding NUL is converted row by row, as pandas
+    hashes it (:func:`audit.contract.labels.first_unstorable`).
+    """
+    def converted(texts: pd.Series) -> pd.Series:
+        texts = texts.astype(str)
+        return texts.str.slice(0, chars).astype(str) if chars is not None else texts
+
+    if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+            values.cat.categories, skipna=False) == "string":
+        distinct = pd.Series([*values.cat.categories, "nan"], dtype=object)  # last: code -1
+        texts = converted(distinct).to_numpy(dtype=object)
+        if "\0" not in "".join(texts):
+            names, inverse = np.unique(texts, return_inverse=True)
+            codes = inverse.reshape(-1)[np.asarray(values.cat.codes)]
+            categories = pd.Index(names, dtype=object)
+            categories.is_monotonic_increasing  # noqa: B018 - sorted: uniqueness without hashing
+            return _drop_unused(pd.Categorical.from_codes(codes, categories=categories))
+    return pd.Categorical(converted(values))
 
 
 def observed_numbers(labels, scale: LabelScale) -> tuple:
