@@ -419,3 +419,36 @@ def test_rank_changes_between_several_pool_pairs_are_one_sentence():
     said = [s for s in limitations(r) if "depends on who judges" in s]
     assert said == ["The leaderboard depends on who judges: switching from a to b changes the rank "
                     "of 5 models (Kendall τ = 0.500); from b to c, of 1 model (Kendall τ = 0.900)."]
+
+
+CARD_TEXTS = {
+    "rendered": None,  # filled in by the test: a card render_card writes
+    "no_yaml": "# A card\n\nno metadata block\n",
+    "empty_yaml": "---\n---\n# body\n",
+    "crlf": "---\r\nlicense: mit\r\nlanguage:\r\n- en\r\n---\r\n# body\r\n",
+    "indented_start": "  \n---\npretty_name: x\n---\nbody ---\n",
+    "list_yaml": "---\n- a\n- b\n---\nbody\n",
+    "broken_yaml": "---\nlicense: [mit\n---\nbody\n",
+    "scalar_yaml": "---\njust text\n---\nbody\n",
+    "unknown_keys": "---\nmy_key: 1\nannotations_creators: crowdsourced\n---\nbody\n",
+    "markers_in_yaml": f"---\npretty_name: '{C.START}'\n---\n{C.START}\n{C.END}\n",
+    "no_closing_fence": "---\nlicense: mit\nbody without a closing fence\n",
+}
+
+
+@pytest.mark.parametrize("name", list(CARD_TEXTS))
+def test_parse_card_reads_a_card_as_datasetcard_does(name):
+    """check_card parses without huggingface_hub.repocard (it imports the Hub client): the
+    metadata and body it reads, and whether it fails, are DatasetCard's."""
+    from huggingface_hub.repocard import REGEX_YAML_BLOCK
+
+    assert C.YAML_BLOCK.pattern == REGEX_YAML_BLOCK.pattern
+    text = CARD_TEXTS[name] or C.render_card(full_results())
+    try:
+        card = DatasetCard(text)
+    except Exception as err:
+        with pytest.raises(type(err)):
+            C.parse_card(text)
+        assert C.check_card(text)[0].startswith("metadata does not parse")
+        return
+    assert C.parse_card(text) == (card.data.to_dict(), card.text)

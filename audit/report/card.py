@@ -16,13 +16,18 @@ one), never by pasting strings, so every value parses back as written. The file 
 :func:`audit.report.write_card_file`.
 
 :func:`check_card` validates a card offline: ``DatasetCard.validate()`` posts the YAML to the Hub,
-which these machines cannot reach, so the card is parsed with :class:`DatasetCard` (the YAML must
-be a mapping that :class:`DatasetCardData` accepts), round-tripped, and its tag values checked
-against the Hub's vocabularies (:data:`audit.report.hub_tags.CREATOR_KINDS`,
-:data:`~audit.report.hub_tags.SIZE_VALUES`).
+which these machines cannot reach, so the card is parsed as :class:`DatasetCard` parses it
+(:func:`parse_card`: the YAML must be a mapping that :class:`DatasetCardData` accepts) and its
+tag values checked against the Hub's vocabularies (:data:`audit.report.hub_tags.CREATOR_KINDS`,
+:data:`~audit.report.hub_tags.SIZE_VALUES`). :func:`parse_card` repeats ``DatasetCard``'s few
+lines of parsing because importing ``huggingface_hub.repocard`` imports the Hub client
+(``hf_api``, 0.2 s of every run); ``tests/test_card.py`` checks it against ``DatasetCard`` on
+well-formed and broken cards, and every rendered card is also loaded with ``DatasetCard`` there.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..errors import InputError, join_names
 from ..escape.markdown import front_matter, inline
@@ -36,6 +41,9 @@ from .prose import (annotations_per_item, disagreement_sentences, estimate, judg
 
 START = "<!-- annotation-audit:start -->"
 END = "<!-- annotation-audit:end -->"
+#: A card's YAML metadata block: ``huggingface_hub.repocard.REGEX_YAML_BLOCK``, the same pattern
+#: (``tests/test_card.py`` compares them).
+YAML_BLOCK = re.compile(r"^(\s*---(?:\r\n|\r|\n))([\S\s]*?)((?:\r\n|\r|\n)---[ \t]*(\r\n|\n|$))")
 
 #: A dataset string as inert inline Markdown (:func:`audit.escape.markdown.inline`).
 md_escape = inline
@@ -169,9 +177,8 @@ def _update(existing: str, computed: dict, block: str, *, path=None,
     is kept as written, except those the spec or a flag gave this run (``explicit``), which the
     user asked for now and so replace the card's value (the YAML is then re-written)."""
     import yaml
-    from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
-    match = REGEX_YAML_BLOCK.search(existing)
+    match = YAML_BLOCK.search(existing)
     if match:
         yaml_text, body = match.group(2), existing[match.end():]
         try:
@@ -202,20 +209,44 @@ def _update(existing: str, computed: dict, block: str, *, path=None,
     return f"---\n{yaml_text}\n---\n{body if body.startswith(chr(10)) else chr(10) + body}"
 
 
+def parse_card(text: str) -> tuple[dict, str]:
+    """The card's metadata (``DatasetCardData(...).to_dict()``) and body, as
+    :class:`huggingface_hub.DatasetCard` reads them: the YAML block at the top (:data:`YAML_BLOCK`)
+    loaded with ``yaml.safe_load`` (none: empty metadata), the text after it the body.
+
+    Raises
+    ------
+    ValueError, yaml.YAMLError, TypeError
+        As ``DatasetCard(text)`` does: YAML that does not parse, is not a mapping, or holds
+        values :class:`~huggingface_hub.DatasetCardData` does not accept.
+    """
+    import yaml
+    from huggingface_hub import DatasetCardData
+
+    match = YAML_BLOCK.search(text)
+    if match:
+        body = text[match.end():]
+        data = yaml.safe_load(match.group(2))
+        data = {} if data is None else data
+        if not isinstance(data, dict):
+            raise ValueError("repo card metadata block should be a dict")
+    else:
+        body, data = text, {}
+    return DatasetCardData(**data, ignore_metadata_errors=False).to_dict(), body
+
+
 def check_card(text: str) -> list[str]:
     """Problems that would stop the Hub from accepting the card; empty when it is valid.
 
-    Offline: the card must parse with :class:`huggingface_hub.DatasetCard` (YAML a mapping that
-    :class:`~huggingface_hub.DatasetCardData` accepts), and its ``annotations_creators`` and
-    ``size_categories`` must come from the Hub's vocabularies. Also checks the markers.
+    Offline: the card must parse as :class:`huggingface_hub.DatasetCard` parses it
+    (:func:`parse_card`: YAML a mapping that :class:`~huggingface_hub.DatasetCardData`
+    accepts), and its ``annotations_creators`` and ``size_categories`` must come from the Hub's
+    vocabularies. Also checks the markers.
     """
-    from huggingface_hub import DatasetCard
-
     try:
-        card = DatasetCard(text)
-    except Exception as err:  # huggingface_hub raises ValueError / yaml errors here
+        meta, body = parse_card(text)
+    except Exception as err:  # yaml errors, ValueError, TypeError, as DatasetCard raises them
         return [f"metadata does not parse: {err}"]
-    meta = card.data.to_dict()
     problems = []
     for key, allowed in (("annotations_creators", CREATOR_KINDS),
                          ("size_categories", SIZE_VALUES)):
@@ -225,7 +256,7 @@ def check_card(text: str) -> list[str]:
         if bad:
             problems.append(f"{key}: {join_names(map(str, bad))} not one of "
                             f"{join_names(allowed)}")
-    body = card.text  # the markers belong to the body (a YAML value may quote them)
+    # the markers belong to the body (a YAML value may quote them)
     if body.count(START) != 1 or body.count(END) != 1 or body.find(START) > body.find(END):
         problems.append(f"expected one {START} ... {END} block")
     return problems

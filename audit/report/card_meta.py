@@ -208,10 +208,11 @@ def kept_values(results: dict, card_text: str) -> list[str]:
     those values over the card's own, so this is empty unless that rule is broken: a check
     that what was asked for is what was written."""
     import yaml
-    from huggingface_hub.repocard import REGEX_YAML_BLOCK
+
+    from .card import YAML_BLOCK
 
     wanted = yaml_fields((results.get("dataset") or {}).get("card"))
-    match = REGEX_YAML_BLOCK.search(card_text)
+    match = YAML_BLOCK.search(card_text)
     if not wanted or not match:
         return []
     have = yaml.safe_load(match.group(2)) or {}
