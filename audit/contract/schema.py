@@ -59,8 +59,8 @@ def _without_unused_extras():
 
 
 with _without_unused_extras():
-    import pandera.pandas as pa
     import pandera.backends.pandas.builtin_checks  # noqa: F401 - loaded without hypothesis
+    import pandera.pandas as pa
     from pandera.errors import SchemaErrors
 
 from ..errors import InputError, SchemaError

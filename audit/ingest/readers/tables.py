@@ -5,10 +5,10 @@ CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``, 
 ``1,5``); only empty cells are missing, so ``NA`` stays a label. pyarrow reads them when no
 pandas-only option (``skiprows``, ``comment``, a separator longer than one character) is given;
 with ``categorical=True`` each column comes dictionary-encoded, as a pandas categorical of the
-same strings (categories sorted), so a million judgments of a few thousand ids are hashed once, by the reader, and
-never held as a million Python strings. A file pyarrow cannot parse (ragged rows, a quote left
-open) is re-read with pandas, which reads what it can as text columns and names the line of
-what it cannot. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
+same strings (categories sorted), so a million judgments of a few thousand ids are hashed once,
+by the reader, and never held as a million Python strings. A file pyarrow cannot parse (ragged
+rows, a quote left open) is re-read with pandas, which reads what it can as text columns and
+names the line of what it cannot. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
 is an InputError naming the file.
 """
 
