@@ -19,10 +19,10 @@ from ...metrics import KEYS
 
 class Block(BaseModel):
     """A block of results.json: frozen, unknown keys forbidden, no type coercion; each field's
-    docstring is its description in the published JSON Schema."""
+    docstring is its description in the published JSON Schema (read from the source only when
+    the schema is generated, :mod:`audit.contract.results.docs`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True,
-                              use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 def _null_if_undefined(x: float | None) -> float | None:

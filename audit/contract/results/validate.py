@@ -10,6 +10,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from ... import __version__
 from ...errors import InternalError
+from .docs import field_docs
 from .root import Results
 
 #: The JSON Schema dialect of :func:`json_schema`.
@@ -87,11 +88,24 @@ def checked(data):
 
 
 class _Generator(GenerateJsonSchema):
-    """pydantic's schema without per-field titles (the key is its title) and without
-    defaults (an optional key is absent, never filled in by a reader)."""
+    """pydantic's schema without per-field titles (the key is its title), without defaults
+    (an optional key is absent, never filled in by a reader), and with each field's docstring
+    as its description (:func:`audit.contract.results.docs.field_docs`), added where pydantic
+    adds a field's description: before a description equal to that of the model the field
+    refers to is dropped (``handle_ref_overrides``)."""
 
     def field_title_should_be_set(self, schema) -> bool:
         return False
+
+    def model_schema(self, schema):
+        json_schema = super().model_schema(schema)
+        docs = field_docs(schema["cls"])
+        properties = json_schema.get("properties", {})
+        for name, prop in list(properties.items()):
+            if name in docs and "description" not in prop:
+                described = {**prop, "description": docs[name]}
+                properties[name] = self.handle_ref_overrides(described)
+        return json_schema
 
     def default_schema(self, schema):
         return self.generate_inner(schema["schema"])
