@@ -1,4 +1,4 @@
-"""One set of item resamples for every leaderboard (audit.rank.leaderboard.shared_resamples):
+"""One set of item resamples for every leaderboard (audit.rank.shared):
 the joint patterns reproduce each board, a resample holds the same items in every board, the
 draw is the item bootstrap, and the same seed gives the same bytes."""
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from audit.contract import columns as C
 from audit.rank import ALL, rank
 from audit.rank.counts import cluster_patterns, joint_patterns, pair_units, pairwise_votes
-from audit.rank.leaderboard import (ITEMS_PER_PATTERN, pairwise_boards, shared_draw,
-                                    shared_resamples)
+from audit.rank.leaderboard import pairwise_boards
+from audit.rank.shared import ITEMS_PER_PATTERN, shared_draw, shared_resamples
 from audit.resample import Bootstrap
 from rank_data import RATING_SCALE, arena_raw, rating_raw, table_of
 
@@ -186,7 +186,7 @@ def test_a_board_summed_from_its_pools_equals_the_board_drawn_with_its_own_colum
     table = table_of(_uneven_raw(6))
     votes = pairwise_votes(table)
     masks = {"x": votes.mask(["x"]), "y": votes.mask(["y"]), ALL: votes.mask(["x", "y"])}
-    assert leaderboard.sums_of_boards(masks) == {ALL: ["x", "y"]}
+    assert leaderboard.sums_of_boards(masks) == {ALL: ["x", "y"]}  # as leaderboard calls it
     boot = Bootstrap(80, seed=3)
     summed = pairwise_boards(votes, masks, unit="judgment", bootstrap=boot, stream="s")
     monkeypatch.setattr(leaderboard, "sums_of_boards", lambda masks: {})
@@ -198,7 +198,7 @@ def test_a_board_summed_from_its_pools_equals_the_board_drawn_with_its_own_colum
 
 
 def test_overlapping_or_incomplete_parts_are_not_summed():
-    from audit.rank.leaderboard import sums_of_boards
+    from audit.rank.shared import sums_of_boards
 
     a = np.array([1, 1, 0, 0, 0], bool)
     b = np.array([0, 0, 1, 1, 0], bool)

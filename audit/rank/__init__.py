@@ -39,8 +39,8 @@ from .bradley_terry import ESTIMATOR, TIE_RULE
 from .counts import MAJORITY_RULE, MEDIAN_RULE, pairwise_votes, rating_scores
 from .exposure import flipped_from_votes, flipped_items
 from .judge_alignment import alignment_from_votes, judge_alignment
-from .leaderboard import (Board, pairwise_boards, rating_boards, rating_boards_over_items,
-                          shared_method, shared_stream)
+from .leaderboard import Board, pairwise_boards, rating_boards, rating_boards_over_items
+from .shared import shared_method, shared_stream
 from .simulation import (DEFAULT_SIZES, GAP_MODELS, MODEL, independent_adjacent, sd_interval,
                          simulate)
 from .stability import CLOSED_FORM, closest_pairs, displacement, pool_switches
