@@ -192,39 +192,40 @@ def cmh_operator(s: Strata, scores: np.ndarray | None = None) -> CMHOperator:
     r_item, r_label, r_p = r_item[r_keep], r_label[r_keep], r_p[r_keep]
     j_keep = np.flatnonzero(varies[item])
     j_item, j_ann = item[j_keep], ann[j_keep]
+    # per (item, label) pair: its item's first pair and first judgment, and the values its
+    # entries carry in each block of columns
+    r_first = np.searchsorted(r_item, r_item)
+    r_first_j = np.searchsorted(j_item, r_item)
+    r_m, r_w = m[r_item], w[r_item]
     # entries (judgment, label present on its item), judgment-major; items are contiguous
     rep = n_present[j_item]
     n_e = int(rep.sum())
     e_start = np.cumsum(rep) - rep
     judgment = np.repeat(np.arange(len(j_keep)), rep)
-    offset = np.arange(n_e) - e_start[judgment]
-    e_item = j_item[judgment]
-    pair = np.searchsorted(r_item, np.arange(s.n_items))[e_item] + offset
-    e_p, e_w, e_m = r_p[pair], w[e_item], m[e_item]
-    row = j_ann[judgment] * k + r_label[pair]
+    pair = np.repeat(np.searchsorted(r_item, j_item) - e_start, rep) + np.arange(n_e)
+    row = np.repeat(j_ann * k, rep) + r_label[pair]
     # the same entries label-major within each item, for the per-(item, label) columns
-    first_j = np.searchsorted(j_item, np.arange(s.n_items))[e_item]
-    label_major = (e_start[first_j] + offset * m.astype(np.int64)[e_item]
-                   + judgment - first_j)
+    label_major = (e_start[r_first_j] + (np.arange(len(r_item)) - r_first) * r_m.astype(np.int64)
+                   - r_first_j)[pair] + judgment
     by_label_row = np.empty_like(row)
     by_label_row[label_major] = row
     by_label_value = np.empty(n_e)
-    by_label_value[label_major] = np.sqrt(e_w * e_p / e_m)
+    by_label_value[label_major] = np.sqrt(r_w * r_p / r_m)[pair]
     items = np.flatnonzero(varies)
-    indptr = np.concatenate([[0], np.cumsum(rep), n_e + np.cumsum(m.astype(np.int64)[r_item]),
+    indptr = np.concatenate([[0], np.cumsum(rep), n_e + np.cumsum(r_m.astype(np.int64)),
                              2 * n_e + np.cumsum(m.astype(np.int64)[items] * n_present[items])])
     n_cols = len(j_keep) + len(r_item) + len(items)
     cells = s.n_annotators * k
     index = np.int32 if max(3 * n_e, cells) < 2 ** 31 else np.int64
-    kt = sparse.csr_matrix((np.concatenate([np.sqrt(e_w) * e_p, by_label_value,
-                                            np.sqrt(e_w / e_m) * e_p]),
+    kt = sparse.csr_matrix((np.concatenate([(np.sqrt(r_w) * r_p)[pair], by_label_value,
+                                            (np.sqrt(r_w / r_m) * r_p)[pair]]),
                             np.concatenate([row, by_label_row, row]).astype(index),
                             indptr.astype(index)), shape=(n_cols, cells))
     sign = np.r_[-np.ones(len(j_keep) + len(r_item)), np.ones(len(items))]
-    g = np.bincount(row, weights=e_w * e_p, minlength=cells)
+    g = np.bincount(row, weights=(r_w * r_p)[pair], minlength=cells)
     d = (np.bincount(j_ann * k + s.label[j_keep], minlength=cells)
-         - np.bincount(row, weights=e_p, minlength=cells))
-    diagonal = np.bincount(row, weights=e_p * (1 - e_p), minlength=cells)
+         - np.bincount(row, weights=r_p[pair], minlength=cells))
+    diagonal = np.bincount(row, weights=(r_p * (1 - r_p))[pair], minlength=cells)
     return CMHOperator(g=g, k=kt.T, kt=kt, sign=sign, d=d, diagonal=diagonal, varying=varies)
 
 

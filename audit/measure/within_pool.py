@@ -148,7 +148,7 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10,
     and the annotator-effect tests (module docstring). The permutations of pool ``P`` are drawn
     from stream ``"within_pool:P:permutation"`` of ``bootstrap``, ``bootstrap.n_resamples`` of
     them. ``sufficient``: the table's :class:`audit.measure.sufficient.Sufficient` when the
-    caller has built it (each pool is then a view of its codes, not a copy of the table).
+    caller has built it (else built here); each pool is a view of its codes, not a table copy.
 
     A pool with a single annotator gets NaN rate and test plus a
     :class:`~audit.errors.DegenerateDataWarning`.
