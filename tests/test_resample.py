@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,3 +123,24 @@ def test_pattern_bootstrap_matches_scipy_bootstrap():
     se = values.std() / np.sqrt(len(values))
     assert abs(ours[0] - ref.low) < 0.05 * se * 4 + 0.02 * se
     assert abs(ours[1] - ref.high) < 0.05 * se * 4 + 0.02 * se
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 60), st.integers(1, 4), st.integers(0, 3), st.floats(0.5, 0.999),
+       st.booleans(), st.integers(0, 2 ** 16))
+def test_percentile_ci_without_nan_equals_nanquantile(n, width, kind, level, with_nan, seed):
+    """The NaN-free fast path (numpy.quantile over the whole array) gives nanquantile's
+    numbers bit for bit: ties, integers, one resample, a NaN column."""
+    from audit.resample import percentile_ci
+
+    rng = np.random.default_rng(seed)
+    samples = [rng.normal(size=(n, width)), rng.integers(0, 3, (n, width)).astype(float),
+               np.full((n, width), 0.25), rng.exponential(size=(n, width)) * 1e6][kind]
+    if with_nan:
+        samples[rng.random(samples.shape) < 0.3] = np.nan
+    alpha = (1 - level) / 2
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.stack([np.nanquantile(samples, alpha, axis=0),
+                             np.nanquantile(samples, 1 - alpha, axis=0)])
+    np.testing.assert_array_equal(percentile_ci(samples, level), expected)
