@@ -1,8 +1,9 @@
 """The resampling settings written into every result: seed, number of resamples, CI level.
 
 Every random step of an analysis draws from a named stream of one :class:`Bootstrap`
-(``"reliability:counts"``, ``"items"``, ...), so each analysis is reproducible alone: the same
-seed gives the same numbers whatever else is measured.
+(``"reliability:counts"``, ``"items"``, ``"rank/judgment"`` for every leaderboard of a table
+together, ...), so each analysis is reproducible alone: the same seed gives the same numbers
+whatever else is measured.
 """
 
 from __future__ import annotations
