@@ -212,14 +212,17 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
         return plain(continuous.measure(table, bootstrap=bootstrap, tie_break=tie_break,
                                            min_overlap=min_overlap,
                                            min_annotator_judgments=min_annotator_judgments))
+    from ..profile import section
     from .sufficient import Sufficient
 
-    suff = Sufficient(table)
-    rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap, sufficient=suff)
-    with _ScopedWarnings("pool disagreement"):
+    with section("sufficient statistics"):
+        suff = Sufficient(table)
+    with section("reliability"):
+        rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap, sufficient=suff)
+    with _ScopedWarnings("pool disagreement"), section("pool disagreement"):
         pools = pool_disagreement(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
                                   tie_break=tie_break, sufficient=suff)
-    with _ScopedWarnings("within-pool variability"):
+    with _ScopedWarnings("within-pool variability"), section("within-pool variability"):
         within = within_pool(table, bootstrap=bootstrap,
                              min_annotator_judgments=min_annotator_judgments, sufficient=suff)
     return plain({"reliability": rel, "pool_disagreement": pools, "within_pool": within})
