@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..resample import DRAWS, STREAM_ROWS, Bootstrap, weight_blocks
+from ..resample import DRAWS, STREAM_ROWS, Bootstrap, one_blas_thread, weight_blocks
 from .counts import ClusterPatterns
 
-#: Largest number of (resample x pattern) weights drawn at once; bounds the memory of the draws.
-WEIGHT_CELLS = 4_000_000
+#: Largest number of (resample x pattern) weights drawn at once; two such blocks (the one being
+#: re-weighed, the next being drawn) bound the memory of the draws.
+WEIGHT_CELLS = 8_000_000
+#: Largest number of (resample x pattern) weights re-weighed by one product (cache-sized).
+PRODUCT_CELLS = 4_000_000
 #: Largest number of (resample x group x value) totals fitted at once.
 FIT_CELLS = 4_000_000
 #: Items per pattern above which :func:`shared_draw` draws multinomial weights.
@@ -77,15 +80,26 @@ def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: s
 
     ``stats`` maps (b, groups, v) totals to a tuple of (b, ...) arrays. Weights are drawn by
     :func:`audit.resample.weight_blocks` on stream ``stream`` with :func:`shared_draw`, in
-    blocks of at most :data:`WEIGHT_CELLS` weights (whole generator streams when a block holds
-    one); their totals are gathered until
-    :data:`FIT_CELLS` totals are held, and ``stats`` runs on each such chunk (the fits of many
-    resamples at once cost less per resample). The numbers do not depend on either size.
+    blocks of at most :data:`WEIGHT_CELLS` weights, whole generator streams when a block holds
+    one (the worker threads draw a block's streams side by side: two at 1M judgments); they
+    are re-weighed :data:`PRODUCT_CELLS` at a time, and the totals gathered until
+    :data:`FIT_CELLS` are held, when ``stats`` runs on them (the fits of many resamples at once
+    cost less per resample). The weights and totals do not depend on any of these sizes; an
+    iterative fit of a chunk (Bradley-Terry) may differ in its last bits with the chunk's width
+    (a matrix product's summation order), so the sizes are constants, and the products run on
+    one BLAS thread (:func:`audit.resample.one_blas_thread`): the same seed gives the same bytes
+    on any number of cores.
     """
+    with one_blas_thread():
+        return _shared_resamples(cp, stats, bootstrap, stream)
+
+
+def _shared_resamples(cp, stats, bootstrap, stream):
     n_cells = cp.n_groups * cp.values.shape[1]
     rows = max(1, WEIGHT_CELLS // max(len(cp.counts), 1))
-    if rows >= STREAM_ROWS:  # whole streams: the worker threads get equal shares of a block
+    if rows >= STREAM_ROWS:
         rows -= rows % STREAM_ROWS
+    product = max(1, PRODUCT_CELLS // max(len(cp.counts), 1))
     chunk = max(rows, FIT_CELLS // max(n_cells, 1))
     parts, held, size = [], [], 0
 
@@ -95,7 +109,7 @@ def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: s
 
     for w in weight_blocks(cp.counts, bootstrap, stream, block_rows=rows, draw=shared_draw(cp),
                            dtype=np.float64, reuse=True):
-        held.append(cp.totals(w))
+        held += [cp.totals(w[a:a + product]) for a in range(0, len(w), product)]
         size += len(w)
         if size >= chunk:
             flush()
