@@ -30,6 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError, join_names
+from ..profile import section
 from ..contract.labels import LabelKind, is_continuous
 from ..contract.columns import EVERY_HUMAN_POOL as ALL
 from ..resample import ITEM_METHOD, Bootstrap
@@ -93,31 +94,37 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     if reason is not None:
         return plain(_skipped(reason, unit, bootstrap))
     pairwise = table.is_pairwise
-    data = pairwise_votes(table) if pairwise else rating_scores(table)
+    with section("votes per model pair" if pairwise else "scores per model"):
+        data = pairwise_votes(table) if pairwise else rating_scores(table)
     make = pairwise_boards if pairwise else rating_boards
     groups = _board_pools(table)
     first = {}  # one human pool: "all" is that pool's board, drawn once
     for key, pools in groups.items():
         first.setdefault(tuple(pools), key)
-    if _continuous_rating(table):  # every board from one pass of item resamples
-        from ..measure.continuous import item_index
+    with section("leaderboards and their resamples"):
+        if _continuous_rating(table):  # every board from one pass of item resamples
+            from ..measure.continuous import item_index
 
-        drawn = rating_boards_over_items(
-            data, {key: data.mask(list(pools)) for pools, key in first.items()},
-            index=item_index(table)[0], unit=unit, bootstrap=bootstrap, owner=table)
-    else:  # every board from one set of draws over the joint item patterns
-        drawn = make(data, {key: data.mask(list(pools)) for pools, key in first.items()},
-                     unit=unit, bootstrap=bootstrap, stream=shared_stream(unit))
+            drawn = rating_boards_over_items(
+                data, {key: data.mask(list(pools)) for pools, key in first.items()},
+                index=item_index(table)[0], unit=unit, bootstrap=bootstrap, owner=table)
+        else:  # every board from one set of draws over the joint item patterns
+            drawn = make(data, {key: data.mask(list(pools)) for pools, key in first.items()},
+                         unit=unit, bootstrap=bootstrap, stream=shared_stream(unit))
     boards = {key: drawn[key] if key in drawn else replace(drawn[first[tuple(pools)]], pool=key)
               for key, pools in groups.items()}
 
-    pool_pairs = pool_switches([boards[p] for p in table.pools])
-    moved = {key: displacement(b) for key, b in boards.items()}
-    sim, sim_model = _simulation(table, boards, pool_pairs, sizes=sizes, gap_model=gap_model,
-                                 perturbation=perturbation, n_sims=n_sims, seed=bootstrap.seed)
+    with section("stability and simulation"):
+        pool_pairs = pool_switches([boards[p] for p in table.pools])
+        moved = {key: displacement(b) for key, b in boards.items()}
+        sim, sim_model = _simulation(table, boards, pool_pairs, sizes=sizes,
+                                     gap_model=gap_model, perturbation=perturbation,
+                                     n_sims=n_sims, seed=bootstrap.seed)
     if pairwise:
-        flipped = flipped_from_votes(table, data, max_flipped=max_flipped)
-        judges = alignment_from_votes(table, data, bootstrap=bootstrap)
+        with section("flipped items"):
+            flipped = flipped_from_votes(table, data, max_flipped=max_flipped)
+        with section("judge alignment"):
+            judges = alignment_from_votes(table, data, bootstrap=bootstrap)
     else:
         flipped = {"pools": table.human_pools, "count": None, "n_compared": 0, "share": None,
                    "items": [], "skipped": "rating data has no winner to flip"}
