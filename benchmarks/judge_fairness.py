@@ -44,7 +44,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from audit.errors import DegenerateDataWarning
 from audit.intervals import mc_se

@@ -26,9 +26,9 @@ from audit.contract.labels import LabelKind, LabelScale
 from audit.measure import measure
 from audit.measure.ac1 import gwet_ac1, percent_agreement
 from audit.measure.alpha import krippendorff_alpha
-from audit.measure.counts import codes, count_matrix, item_label_counts, pair_tables
+from audit.measure.counts import count_matrix, item_label_counts, pair_tables
 from audit.measure.disagreement import consensus_labels, unanimous_labels
-from audit.measure.icc import crossed_subset, icc2, icc2k
+from audit.measure.icc import icc2, icc2k
 from audit.measure.kappa import cohen_kappa_tables, cohen_weights, fleiss_kappa
 from audit.measure.moments import (CATEGORY_LIMIT, alpha_columns, alpha_from_sums,
                                    annotator_anova, icc_columns, icc_from_sums, is_continuous)

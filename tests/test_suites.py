@@ -23,7 +23,6 @@ from audit.contract.labels import LabelKind, LabelScale
 from audit.contract.table import build_table
 from audit.errors import SuiteFileError
 from audit.format import significant
-from audit.format import significant as fmt
 from audit.suites.batches import batches
 from audit.suites.catalogue import CATALOGUE, EVERY
 from audit.suites.check import fit_measurements, fit_table
