@@ -274,3 +274,53 @@ def test_api_budget(tmp_path):
 def test_bootstrap_maximum_is_stated_in_help():
     out = invoke("run", "--help").output
     assert f"{MAX_RESAMPLES:,}" in out and "--max-memory" in out and "--allow-outside" in out
+
+
+def _sparse_table(n_items: int, per_item: int, n_annotators: int, seed: int = 0):
+    """A pairwise table of ``per_item`` random annotators an item (no repeats within an item)."""
+    from audit.contract import columns as C
+    from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+    from audit.contract.table import build_table
+
+    rng = np.random.default_rng(seed)
+    ann = np.argsort(rng.random((n_items, n_annotators)), axis=1)[:, :per_item]
+    frame = pd.DataFrame({C.ITEM: np.repeat(np.arange(n_items), per_item).astype(str),
+                          C.ANNOTATOR: ann.reshape(-1).astype(str),
+                          C.LABEL: rng.choice([-1, 0, 1], size=n_items * per_item),
+                          C.MODEL_A: "m1", C.MODEL_B: "m2"})
+    return build_table(frame, LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES),
+                       name="sparse", source="sparse")
+
+
+@pytest.mark.parametrize("per_item, n_annotators", [(2, 5), (5, 12), (7, 400), (1, 3)])
+def test_pair_overlaps_count_what_the_pair_tables_count(per_item, n_annotators):
+    from audit.measure.counts import codes, within_item_pairs
+
+    table = _sparse_table(300, per_item, n_annotators)
+    c = codes(table)
+    _, lo, hi, _, _ = within_item_pairs(c.item, c.annotator, c.label, order=c.order)
+    _, expected = np.unique(lo * c.n_annotators + hi, return_counts=True)
+    within = len(lo)
+    got = budget.pair_overlaps(table.frame["item"].cat.codes.to_numpy(),
+                               table.frame["annotator"].cat.codes.to_numpy(), within, per_item)
+    assert sorted(got.tolist()) == sorted(expected.tolist())
+    assert got.sum() == within
+
+
+def test_sparse_design_is_counted_not_bounded(monkeypatch):
+    """A sparse design past the fixed limit (5 judgments an item of 400 annotators: 2 pairs a
+    judgment) is counted exactly: no pair shares 10 items, so Cohen's tables cost nothing. The
+    bound ``within / 10`` it used to take asked for 52 GiB at 10M judgments and refused it."""
+    table = _sparse_table(2_000, 5, 400)
+    monkeypatch.setattr(budget, "EXACT_PAIRS_LIMIT", 1_000)  # 20,000 within-item pairs
+    exact = Shape.of(table)
+    assert exact.within_pairs == 20_000
+    assert exact.annotator_pairs == 0 and exact.kept_pairs == 0
+    monkeypatch.setattr(budget, "EXACT_PAIRS_PER_JUDGMENT", 1)  # past both limits: the bound
+    bounded = Shape.of(table)
+    assert bounded.annotator_pairs == 2_000 and bounded.kept_pairs == 20_000
+    cohen = "reliability (Cohen's kappa)"
+    exact_parts = estimate(exact, n_resamples=1000)[cohen]
+    bounded_parts = estimate(bounded, n_resamples=1000)[cohen]
+    assert "pairwise kappa resamples" not in exact_parts
+    assert bounded_parts["pairwise kappa resamples"] > 10 * sum(exact_parts.values())
