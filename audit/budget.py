@@ -257,41 +257,6 @@ EXACT_PAIRS_PER_JUDGMENT = 4
 MIN_OVERLAP = 10
 
 
-def pair_overlaps(item, annotator, within: int, max_per_item: int):
-    """Items shared by each annotator pair that shares any (in no particular order), from the
-    judgments' item and annotator codes; ``within`` is the number of within-item judgment pairs
-    and ``max_per_item`` the most judgments of one item.
-
-    Lean on purpose (it runs before the budget is checked): one sorted int64 key per judgment,
-    then one int64 pair key per within-item pair, sorted and run-length counted; about
-    ``24 N + 16 within`` bytes for ``N`` judgments, where
-    :func:`audit.measure.counts.within_item_pairs` holds five arrays of ``within`` values.
-    """
-    import numpy as np
-
-    n_ann = int(annotator.max()) + 1 if len(annotator) else 1
-    key = item.astype(np.int64) * n_ann
-    key += annotator
-    key.sort()
-    it = key // n_ann
-    an = key - it * n_ann
-    del key
-    pairs = np.empty(within, dtype=np.int64)
-    at = 0
-    for d in range(1, max(int(max_per_item), 1)):
-        same = it[d:] == it[:-d]
-        k = an[:-d][same] * n_ann
-        k += an[d:][same]
-        pairs[at:at + len(k)] = k
-        at += len(k)
-    pairs = pairs[:at]
-    pairs.sort()
-    if not len(pairs):
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
-    return np.diff(np.append(starts, len(pairs)))
-
-
 @dataclass(frozen=True)
 class Shape:
     """The counts the estimate reads, from a few passes over the table's codes.
@@ -347,9 +312,11 @@ class Shape:
         within = int((per_item * (per_item - 1) // 2).sum())
         ann_pairs, kept_pairs = 0, 0
         if 0 < within <= max(EXACT_PAIRS_LIMIT, EXACT_PAIRS_PER_JUDGMENT * len(f)):
+            from .measure.counts import pair_overlaps
+
             overlap = pair_overlaps(f[C.ITEM].cat.codes.to_numpy(),
-                                    f[C.ANNOTATOR].cat.codes.to_numpy(), within,
-                                    int(per_item.max()))
+                                    f[C.ANNOTATOR].cat.codes.to_numpy(), within=within,
+                                    max_per_item=int(per_item.max()))
             kept = overlap >= MIN_OVERLAP
             ann_pairs, kept_pairs = int(kept.sum()), int(overlap[kept].sum())
         elif within:

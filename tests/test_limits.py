@@ -301,10 +301,16 @@ def test_pair_overlaps_count_what_the_pair_tables_count(per_item, n_annotators):
     _, lo, hi, _, _ = within_item_pairs(c.item, c.annotator, c.label, order=c.order)
     _, expected = np.unique(lo * c.n_annotators + hi, return_counts=True)
     within = len(lo)
-    got = budget.pair_overlaps(table.frame["item"].cat.codes.to_numpy(),
-                               table.frame["annotator"].cat.codes.to_numpy(), within, per_item)
-    assert sorted(got.tolist()) == sorted(expected.tolist())
-    assert got.sum() == within
+    from audit.measure.counts import n_overlapping_pairs, pair_overlaps
+
+    given = pair_overlaps(table.frame["item"].cat.codes.to_numpy(),
+                          table.frame["annotator"].cat.codes.to_numpy(), within=within,
+                          max_per_item=per_item)
+    derived = pair_overlaps(c.item, c.annotator)  # within and the largest item computed
+    assert sorted(given.tolist()) == sorted(derived.tolist()) == sorted(expected.tolist())
+    assert given.sum() == within
+    for least in (1, 2, 3):
+        assert n_overlapping_pairs(c, min_overlap=least) == int((expected >= least).sum())
 
 
 def test_sparse_design_is_counted_not_bounded(monkeypatch):

@@ -268,13 +268,51 @@ def _pair_positions(sorted_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(first), np.concatenate(second)
 
 
+def pair_overlaps(item: np.ndarray, annotator: np.ndarray, *, within: int | None = None,
+                  max_per_item: int | None = None) -> np.ndarray:
+    """Items shared by each annotator pair that shares any (in no particular order), from the
+    judgments' item and annotator codes (any order). ``within`` (the number of within-item
+    judgment pairs) and ``max_per_item`` (the most judgments of one item) are computed when not
+    given.
+
+    Lean on purpose, because the memory estimate (:mod:`audit.budget`) runs it before any
+    budget is checked: one sorted int64 key per judgment, then one int64 pair key per
+    within-item pair, sorted and run-length counted -- about ``24 N + 16 within`` bytes for
+    ``N`` judgments, where :func:`within_item_pairs` holds five arrays of ``within`` values.
+    """
+    item = np.asarray(item)
+    annotator = np.asarray(annotator)
+    if max_per_item is None or within is None:
+        per_item = np.bincount(item) if len(item) else np.zeros(0, dtype=np.int64)
+        max_per_item = int(per_item.max()) if len(per_item) else 0
+        within = int((per_item * (per_item - 1) // 2).sum())
+    n_ann = int(annotator.max()) + 1 if len(annotator) else 1
+    key = item.astype(np.int64) * n_ann
+    key += annotator
+    key.sort()
+    it = key // n_ann
+    an = key - it * n_ann
+    del key
+    pairs = np.empty(within, dtype=np.int64)
+    at = 0
+    for d in range(1, max(int(max_per_item), 1)):
+        same = it[d:] == it[:-d]
+        k = an[:-d][same] * n_ann
+        k += an[d:][same]
+        pairs[at:at + len(k)] = k
+        at += len(k)
+    pairs = pairs[:at]
+    pairs.sort()
+    if not len(pairs):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
+    return np.diff(np.append(starts, len(pairs)))
+
+
 def n_overlapping_pairs(c: Codes, *, min_overlap: int) -> int:
     """How many annotator pairs share at least ``min_overlap`` items (the tables
     :func:`pair_tables` would build)."""
-    it, an = c.item[c.order], c.annotator[c.order]
-    first, second = _pair_positions(it)
-    _, overlap = np.unique(an[first] * c.n_annotators + an[second], return_counts=True)
-    return int((overlap >= min_overlap).sum())
+    return int((pair_overlaps(c.item, c.annotator) >= min_overlap).sum())
 
 
 def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
