@@ -149,7 +149,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         terminal summary read).
     """
     from .budget import check_resampling, limit, parse_max_memory
-    from .profile import profiled_step, profiling, resolve
+    from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
     from .ingest import DEFAULT_ASPECT, load
@@ -157,9 +157,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     from .report.card_meta import from_spec
     from .results import json_form
 
-    profile = resolve(profile)
-    step = profiled_step(step, profile)
-    with profiling(profile):
+    with profiled(profile, step) as (profile, step):
         max_memory = parse_max_memory(max_memory) if max_memory is not None else None
 
         options = {"format": format, "spec": spec, "pools": pools, "pool_column": pool_column,

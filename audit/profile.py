@@ -203,6 +203,17 @@ def table_lines(stages: list[dict]) -> list[str]:
     return lines
 
 
+@contextlib.contextmanager
+def profiled(profile, step) -> Iterator[tuple[Profile | None, object]]:
+    """What an orchestrator (:func:`audit.run`, :func:`audit.suites.check.check`) wraps its
+    work in: ``profile=`` resolved (:func:`resolve`), made active while the block runs
+    (:func:`profiling`), and the progress hook ``step`` that also times each step; yields
+    ``(profile, step)``."""
+    profile = resolve(profile)
+    with profiling(profile):
+        yield profile, profiled_step(step, profile)
+
+
 def resolve(profile) -> Profile | None:
     """``profile=`` of :func:`audit.run` and :func:`audit.suites.check.check`: False/None for
     none, True for a new :class:`Profile`, or a :class:`Profile` the caller reads afterwards

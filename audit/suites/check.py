@@ -99,11 +99,9 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
     from .batches import batches
     from .measurements import measurements
     from .outcomes import summary
-    from ..profile import profiled_step, profiling, resolve
+    from ..profile import profiled
 
-    profile = resolve(profile)
-    step = profiled_step(step, profile)
-    with profiling(profile):
+    with profiled(profile, step) as (profile, step):
         load_options = load_options or {}
         inputs = find_inputs(source, spec=load_options.get("spec"),
                              pools=load_options.get("pools"), suite=suite, baseline=baseline,
