@@ -172,13 +172,6 @@ def _pair_stats(pair_wins, lo, hi, n_models, *, around=None):
     return rate, games, bradley_terry(pair_wins, lo, hi, n_models, around=around)
 
 
-def rating_board(scores: Scores, mask: np.ndarray, *, pool: str, unit: str,
-                 bootstrap: Bootstrap, stream: str) -> Board:
-    """The one leaderboard of the judgments in ``mask`` (:func:`rating_boards`)."""
-    return rating_boards(scores, {pool: mask}, unit=unit, bootstrap=bootstrap,
-                         stream=stream)[pool]
-
-
 def rating_boards(scores: Scores, masks: dict[str, np.ndarray], *, unit: str,
                   bootstrap: Bootstrap, stream: str) -> dict[str, Board]:
     """Mean score per model of each set of judgments in ``masks``, every board from one set of
