@@ -35,7 +35,6 @@ within-item SD and the same ``test`` permutes item-centred scores (:mod:`audit.m
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .counts import count_matrix
 
@@ -61,6 +60,29 @@ def annotator_label_table(annotator: np.ndarray, label: np.ndarray, n_annotators
                           q: int) -> np.ndarray:
     """(n_annotators, q) judgment counts by annotator and label."""
     return count_matrix(annotator, label, n_annotators, q)
+
+
+def pearson_chi2(table: np.ndarray) -> tuple[float, float, int]:
+    """Pearson's chi-square of an r x c table of counts, its p-value and degrees of freedom:
+    ``scipy.stats.chi2_contingency(table, correction=False)`` to the last bit (the same
+    expected counts, terms and summation), without importing ``scipy.stats`` (0.3 s on every
+    run's start-up) for one statistic. A table with a zero margin (an expected count of 0) is
+    left to scipy, which refuses it."""
+    from scipy.special import chdtrc
+
+    observed = np.asarray(table, dtype=np.float64)
+    expected = (observed.sum(axis=1, keepdims=True) * observed.sum(axis=0, keepdims=True)
+                / observed.sum())
+    if observed.ndim != 2 or not np.all(expected > 0):
+        from scipy import stats
+
+        chi2, p, dof, _ = stats.chi2_contingency(table, correction=False)
+        return float(chi2), float(p), int(dof)
+    dof = (observed.shape[0] - 1) * (observed.shape[1] - 1)
+    if dof == 0:
+        return 0.0, 1.0, 0
+    chi2 = ((observed - expected) ** 2 / expected).sum()
+    return float(chi2), float(chdtrc(dof, chi2)), int(dof)
 
 
 def cramers_v(chi2: float, n: float, shape: tuple[int, int]) -> float:
@@ -96,7 +118,7 @@ def annotator_effect(item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
            **({"not_defined": test.pop("not_defined")} if "not_defined" in test else {})}
     table = annotator_label_table(s.annotator, s.label, s.n_annotators, s.n_labels)
     if table.shape[0] >= 2 and table.shape[1] >= 2:
-        chi2, p, dof, _ = stats.chi2_contingency(table, correction=False)
+        chi2, p, dof = pearson_chi2(table)
         out["pooled_chi2"].update(statistic=float(chi2), dof=int(dof), p_value=float(p))
         out["effect_size"] = cramers_v(chi2, table.sum(), table.shape)
     return out
