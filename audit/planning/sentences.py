@@ -1,0 +1,102 @@
+"""The plan in at most four plain-text sentences an annotation lead reads in one screen.
+
+Pure function of the ``plan`` block (library or JSON form). No markup: the renderer escapes
+for its channel (pool names come from the dataset).
+"""
+
+from __future__ import annotations
+
+from ..format import count, finite, number, percent
+
+
+def plan_sentences(block: dict) -> list[str]:
+    """1-4 sentences: the leaderboard sizes (one sentence, every ``K``), the budget, the labels
+    plan and the cross-pool ceiling, each present only when defined."""
+    out = []
+    stay = (block.get("settings") or {}).get("stay")
+    lb = block.get("leaderboard") or {}
+    if lb.get("sizes"):
+        out.append(_sizes_sentence(lb, stay))
+        budget = _budget_sentence(lb)
+        if budget:
+            out.append(budget)
+    elif lb.get("not_defined"):
+        out.append(f"No leaderboard plan: {lb['not_defined']}.")
+    labels = block.get("labels") or {}
+    if labels.get("pools"):
+        out.extend(_labels_sentences(labels, stay)[: 4 - len(out)])
+    return out[:4] or ["Nothing to plan for this dataset."]
+
+
+def _row_now(entry: dict, m_now) -> dict | None:
+    rows = [r for r in entry.get("rows", []) if r.get("n_items") is not None]
+    if not rows:
+        return None
+    same = [r for r in rows if r["m"] == round(m_now or 1)]
+    return same[0] if same else min(rows, key=lambda r: r["judgments"])
+
+
+def _sizes_sentence(lb: dict, stay) -> str:
+    comp = lb.get("components") or {}
+    m_now = comp.get("judgments_per_item_now") or 1
+    parts = []
+    for e in lb["sizes"]:
+        k = e["n_models"]
+        row = _row_now(e, m_now) if e.get("verdict") == "planned" else None
+        if row is None:
+            parts.append(f"a {k}-model one cannot reach {number(stay, 2)} at any size: the pool "
+                         f"effect alone caps it at {number(e.get('ceiling'), 2)} "
+                         f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)})")
+            continue
+        lo, hi = row.get("n_items_ci95") or [None, None]
+        span = (f"95% interval {number(lo)} to {number(hi)} items" if hi is not None else
+                f"at the pool effect's upper end no size suffices; lower end {number(lo)}")
+        parts.append(f"a {k}-model one needs about {count(row['n_items'], 'item')} "
+                     f"({count(row['m'], 'judgment')} each, {number(row['judgments'])} per "
+                     f"pool; {span})")
+    text = "; ".join(parts)
+    text = text[0].upper() + text[1:]
+    text = text.replace("-model one", "-model leaderboard", 1)
+    return f"{text}, to keep its order with probability {number(stay, 2)}."
+
+
+def _budget_sentence(lb: dict) -> str | None:
+    parts = []
+    for e in lb["sizes"]:
+        b = e.get("budget")
+        if not b or b.get("p_stay") is None:
+            continue
+        parts.append(f"{e['n_models']} models reach {number(b['p_stay'], 2)} with "
+                     f"{count(b['n_items'], 'item')} x {b['m']}")
+    if not parts:
+        return None
+    budget = next(e["budget"]["budget"] for e in lb["sizes"] if e.get("budget"))
+    return f"Within {number(budget)} judgments per pool: " + "; ".join(parts) + "."
+
+
+def _labels_sentences(labels: dict, stay) -> list[str]:
+    out = []
+    planned = [p for p in labels["pools"] if p.get("rows")]
+    if planned:
+        bits = []
+        for p in planned:
+            if p.get("planned_m") is None:
+                bits.append(f"{p['pool']} does not reach it with up to {p.get('m_max')} "
+                            "annotators")
+            else:
+                now = p.get("agreement_now")
+                bits.append(f"{p['pool']} needs {count(p['planned_m'], 'annotator')} per item"
+                            + (f" (today's {number(p['judgments_per_item_now'], 0)}: "
+                               f"{percent(now)})" if finite(now) else ""))
+        out.append(f"For an item's majority label to be its pool's own on "
+                   f"{percent(stay, 0)} of items: " + "; ".join(bits) + ".")
+    cross = [c for c in labels.get("cross_pool", []) if finite(c.get("majority_differs_shrunk"))]
+    if cross:
+        c = max(cross, key=lambda c: c["majority_differs_shrunk"])
+        share = percent(c["majority_differs_shrunk"])
+        span = (f"between {percent(c['excess_measured'])} (the audit's excess over "
+                f"interchangeable pools) and {share} (plug-in estimate)"
+                if finite(c.get("excess_measured")) else f"about {share} (plug-in estimate)")
+        out.append(f"On {span} of items {c['pool_a']} and {c['pool_b']} hold different "
+                   "majority labels; more annotators of either pool do not change that.")
+    return out
