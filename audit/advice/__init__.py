@@ -1,0 +1,65 @@
+"""Which items to send back for annotation: the ``advise`` block, its table for an annotation
+tool and its sentences (docs/advise.md).
+
+The functions import numpy, pandas and scipy when called, so that importing this package (the
+CLI does, to print ``--help``) loads none of them.
+"""
+
+from __future__ import annotations
+
+ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
+TARGETS = ("leaderboard", "labels")
+
+
+def advise_block(table, results: dict, *, budget: int = 50, target: str | None = None,
+                 more: int = 3, seed: int = 0, frame=None) -> dict:
+    """The ``advise`` block: at most ``budget`` items to re-annotate, ranked, each with its
+    reasons and expected reduction.
+
+    Parameters
+    ----------
+    table
+        The canonical :class:`audit.contract.table.AnnotationTable`.
+    results
+        The audit's result dict (``leaderboards``, ``leaderboard_method`` and
+        ``stability.closest_pairs`` are read for the leaderboard target); its JSON form works
+        too.
+    budget
+        Items to list at most.
+    target
+        ``"leaderboard"`` (the summed swap probability of adjacent pairs) or ``"labels"``
+        (expected wrong plurality labels); None: ``"leaderboard"`` when the data has models,
+        else ``"labels"``.
+    more
+        Extra judgments per re-annotated item that the reduction assumes.
+    seed
+        Recorded; the computation has no random step.
+    frame
+        The item table (:func:`audit.items.item_table`) when the caller has it already.
+
+    Returns
+    -------
+    dict
+        The block of :class:`audit.contract.results.advise.Advise`; ``items`` empty with
+        ``skipped`` saying why when nothing can be advised.
+    """
+    from .advise import advise
+
+    return advise(table, results, budget=budget, target=target, more=more, seed=seed,
+                  frame=frame)
+
+
+def advise_frame(table, block: dict, *, frame=None):
+    """The advised items as a pandas DataFrame ready for an annotation tool
+    (:func:`audit.advice.output.advice_frame`)."""
+    from .output import advice_frame
+
+    return advice_frame(table, block, frame=frame)
+
+
+def advise_sentences(block: dict) -> list[str]:
+    """One to three plain-text sentences (no markup) for the report's "What to do next"
+    (:func:`audit.advice.output.sentences`)."""
+    from .output import sentences
+
+    return sentences(block)

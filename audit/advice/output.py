@@ -1,0 +1,113 @@
+"""The ``advise`` block as a table for an annotation tool and as plain sentences.
+
+:func:`advice_frame` holds dataset strings exactly as the source has them (item ids as text,
+leading zeros kept; model, pool and label names; the text excerpt): the writer escapes them for
+its channel (``advice.csv`` through :func:`audit.escape.spreadsheet.escape_frame`, as
+``items.csv``; Parquet keeps them as data). :func:`sentences` returns plain text with dataset
+strings in it unescaped, for the renderer to escape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import format as fmt
+from ..contract import columns as C
+
+#: The leading columns of :func:`advice_frame`, in order (``model_a`` / ``model_b`` only for
+#: pairwise data, ``model`` only for ratings, ``text`` only when the table has texts).
+FRAME_COLUMNS = ("rank", C.ITEM, C.MODEL_A, C.MODEL_B, C.MODEL, "pool", "reasons",
+                 "expected_reduction", "label_error", C.TEXT)
+
+
+def advice_frame(table, block: dict, *, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per advised item, in rank order: ``rank``, ``item`` (text, as in the source),
+    ``model_a`` / ``model_b`` (pairwise) or ``model`` (ratings), ``pool`` (whom to send it to;
+    ``all``: any human annotator), ``reasons`` (comma-separated keys of
+    :data:`audit.advice.advise.REASONS`), ``expected_reduction``, ``label_error``, ``text``
+    (the excerpt the table holds, when it has one), then each pool's current label counts,
+    ``"<pool>:count:<label>"`` as in ``items.parquet`` (the columns of its ``frame``, built
+    here unless given)."""
+    from ..items import item_table
+
+    entries = block.get("items") or []
+    cols = [c for c in FRAME_COLUMNS if _has(table, c)]
+    if frame is None and entries:
+        frame = item_table(table)
+    rows = np.asarray([e["row"] for e in entries], dtype=np.int64)
+    data: dict[str, object] = {}
+    for name in cols:
+        if name == C.TEXT:
+            data[name] = pd.array(_texts(table, [e["item"] for e in entries]), dtype="string")
+        elif name == "reasons":
+            data[name] = pd.array([", ".join(e["reasons"]) for e in entries], dtype="string")
+        elif name in ("expected_reduction", "label_error"):
+            data[name] = np.asarray([np.nan if e[name] is None else e[name] for e in entries],
+                                    dtype=float)
+        elif name == "rank":
+            data[name] = np.asarray([e["rank"] for e in entries], dtype=np.int64)
+        else:
+            data[name] = pd.array([e[name] for e in entries], dtype="string")
+    if frame is not None:
+        meta = frame.attrs.get("annotation_audit", {}).get("columns", {})
+        for name, m in meta.items():
+            if m.get("field") == "count":
+                data[name] = frame[name].to_numpy()[rows]
+    return pd.DataFrame(data)
+
+
+def _has(table, name: str) -> bool:
+    if name in (C.MODEL_A, C.MODEL_B):
+        return table.is_pairwise
+    if name == C.MODEL:
+        return table.is_rating
+    if name == C.TEXT:
+        return C.TEXT in table.frame.columns
+    return True
+
+
+def _texts(table, items: list[str]) -> list:
+    """The text of each item (its first judgment's), looked up by the id as text."""
+    f = table.frame
+    first = f.drop_duplicates(C.ITEM)
+    lookup = dict(zip(first[C.ITEM].astype(str), first[C.TEXT].astype(object)))
+    return [None if pd.isna(t := lookup.get(i)) else str(t) for i in items]
+
+
+def sentences(block: dict) -> list[str]:
+    """One to three plain-text sentences: what re-annotating the advised items buys against as
+    many random ones, which of them need another pool, or why nothing is advised."""
+    items = block.get("items") or []
+    if not items:
+        why = block.get("skipped") or "the budget is 0"
+        return [f"No item is advised for re-annotation: {why}."]
+    totals = block["totals"]
+    n, more = totals["n"], block["more"]
+    sent = fmt.count(n, "item")
+    if block["target"] == "leaderboard":
+        board = block["board"]["pool"]
+        first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
+                 f"each is expected to lower the summed swap probability of the adjacent "
+                 f"pairs on the {board} leaderboard by {fmt.number(totals['top_n'])} (from "
+                 f"{fmt.number(totals['now'])}), against {fmt.number(totals['random_n'])} for "
+                 f"as many items chosen at random.")
+    else:
+        first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
+                 f"each is expected to correct {fmt.number(totals['top_n'], 1)} of the "
+                 f"{fmt.number(totals['now'], 1)} plurality labels the label model expects to "
+                 f"be wrong, against {fmt.number(totals['random_n'], 1)} for as many items "
+                 f"chosen at random.")
+    out = [first]
+    opposed = sum("pools_opposed" in e["reasons"] for e in items)
+    if opposed:
+        out.append(f"On {fmt.count(opposed, 'of them', 'of them')} the pools are each "
+                   "unanimous and opposed: more judgments from the same pool will not settle "
+                   "these; send them to the other pool or to an adjudicator.")
+    close = [e["close_pair"] for e in items if e.get("close_pair")]
+    if close:
+        pair = max(close, key=lambda p: p["swap_probability"])
+        out.append(f"{fmt.count(len(close), 'item')} bear on a close adjacent pair, such as "
+                   f"{pair['model_hi']} and {pair['model_lo']} (swap probability "
+                   f"{fmt.percent(pair['swap_probability'])}).")
+    return out[:3]

@@ -1,0 +1,197 @@
+"""The adviser's units and populations: each unit's label counts per population of annotators,
+its stratum, and the fitted Dirichlet label model of :mod:`audit.advice.dirichlet`.
+
+A *unit* is a row of the item table (:func:`audit.items.item_table`: an item, an (item, model
+pair) or an (item, model)). A *population* is the annotators an item would be sent back to: a
+human pool, or every human pool together (:data:`audit.contract.columns.EVERY_HUMAN_POOL`).
+
+The prior mean ``pi`` of a unit is its population's label distribution in the unit's
+*stratum*: the model pair (pairwise data, with preference counts turned to one orientation,
+the pair's models in name order, so that "A is better" means the same model in every unit of a
+stratum), the model (ratings), or the whole population (plain labels), with
+:data:`audit.advice.dirichlet.STRATUM_PSEUDO` judgments of the population-wide distribution
+added. A model that wins most of its comparisons is expected to win an item with few
+judgments; shrinking every item to one distribution would say otherwise.
+
+Everything is computed once per distinct (stratum, counts) pattern (a few hundred in usual
+data, whatever the number of items) and looked up per unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..contract import columns as C
+from .dirichlet import STRATUM_PSEUDO, fit_precision, label_errors
+
+
+@dataclass(frozen=True)
+class Units:
+    """The item table read for the adviser."""
+
+    frame: pd.DataFrame
+    labels: list[str]
+    pools: list[str]
+    human_pools: list[str]
+    counts: dict[str, np.ndarray] | None  # pool -> (U, q) int, oriented as the item table
+    stratum: np.ndarray  # (U,) int
+    mirror: np.ndarray  # (U,) bool: the unit's orientation is the reverse of its stratum's
+    preference: bool
+    model_a: np.ndarray | None
+    model_b: np.ndarray | None
+    model: np.ndarray | None
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+    def pooled(self, pools) -> np.ndarray:
+        """The units' counts summed over ``pools``."""
+        out = np.zeros((self.n, len(self.labels)), dtype=np.int64)
+        for p in pools:
+            out += self.counts[p]
+        return out
+
+
+def read_units(table, frame: pd.DataFrame | None = None) -> Units:
+    """:class:`Units` from the canonical table (its item table built here unless given)."""
+    from ..items import item_table
+
+    frame = item_table(table) if frame is None else frame
+    meta = frame.attrs["annotation_audit"]
+    labels = list(meta["labels"] or [])
+    by_key = {(m["pool"], m["label"]): name for name, m in meta["columns"].items()
+              if m.get("field") == "count"}
+    counts = None
+    if labels and all((p, lab) in by_key for p in meta["pools"] for lab in labels):
+        counts = {p: np.stack([frame[by_key[(p, lab)]].to_numpy(dtype=np.int64)
+                               for lab in labels], axis=1) for p in meta["pools"]}
+    preference = table.scale.is_preference and table.is_pairwise
+    model_a = model_b = model = None
+    mirror = np.zeros(len(frame), dtype=bool)
+    if table.is_pairwise:
+        model_a = frame[C.MODEL_A].astype(str).to_numpy(dtype=object)
+        model_b = frame[C.MODEL_B].astype(str).to_numpy(dtype=object)
+        lo = np.where(model_a <= model_b, model_a, model_b)
+        hi = np.where(model_a <= model_b, model_b, model_a)
+        stratum = pd.factorize(pd.Series(lo + "\x00" + hi))[0]
+        if preference:
+            mirror = model_a > model_b
+    elif table.is_rating:
+        model = frame[C.MODEL].astype(str).to_numpy(dtype=object)
+        stratum = pd.factorize(pd.Series(model))[0]
+    else:
+        stratum = np.zeros(len(frame), dtype=np.int64)
+    return Units(frame, labels, list(meta["pools"]), list(meta["human_pools"]), counts,
+                 np.asarray(stratum, dtype=np.int64), mirror, preference, model_a, model_b,
+                 model)
+
+
+@dataclass(frozen=True)
+class Population:
+    """One population's fitted label model over the units it judged."""
+
+    name: str
+    counts: np.ndarray  # (U, q), as the item table orients them
+    alpha: np.ndarray  # (U, q) posterior Dirichlet parameters, same orientation
+    precision: float
+    rho: float
+    error_now: np.ndarray  # (U,) NaN where the population did not judge the unit
+    error_after: np.ndarray  # (U,)
+
+    @property
+    def reduction(self) -> np.ndarray:
+        return self.error_now - self.error_after
+
+
+def canonical(counts: np.ndarray, mirror: np.ndarray) -> np.ndarray:
+    """Counts turned to the stratum's orientation (a preference scale read backwards where
+    ``mirror``); applying it twice gives the counts back."""
+    return np.where(mirror[:, None], counts[:, ::-1], counts)
+
+
+def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
+                   ) -> Population | None:
+    """The Dirichlet label model of one population (module docstring) and every unit's label
+    error now and after ``more`` judgments; None when no unit has two of its judgments."""
+    canon = canonical(counts, units.mirror)
+    n = canon.sum(axis=1)
+    judged = n > 0
+    overall = canon.sum(axis=0).astype(float)
+    if overall.sum() == 0:
+        return None
+    overall /= overall.sum()
+    n_strata = int(units.stratum.max()) + 1 if units.n else 0
+    by_stratum = np.zeros((n_strata, canon.shape[1]))
+    np.add.at(by_stratum, units.stratum, canon)
+    by_stratum += STRATUM_PSEUDO * overall
+    by_stratum /= by_stratum.sum(axis=1, keepdims=True)
+    prior_mean = by_stratum[units.stratum]
+    fitted = fit_precision(canon[judged], prior_mean[judged])
+    if fitted is None:
+        return None
+    s, rho = fitted
+    alpha_canon = s * prior_mean + canon
+    now = np.full(units.n, np.nan)
+    after = np.full(units.n, np.nan)
+    rows = np.flatnonzero(judged)
+    key = np.column_stack([units.stratum[rows], canon[rows]])
+    uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    pick = rows[first]
+    e_now, e_after = label_errors(alpha_canon[pick], canon[pick], more)
+    now[rows] = e_now[inverse.reshape(-1)]
+    after[rows] = e_after[inverse.reshape(-1)]
+    return Population(name, counts, canonical(alpha_canon, units.mirror), s, rho, now, after)
+
+
+def label_populations(units: Units, *, more: int) -> tuple[list[Population], str | None]:
+    """The populations of the labels target: every human pool with an item judged twice, or,
+    when there is none, every human pool together; and why there is none, if so."""
+    if units.counts is None:
+        return [], "the label scale has no label counts (continuous or wide scale)"
+    humans = units.human_pools
+    if not humans:
+        return [], "no human pool: only judge pools"
+    out = [pop for p in humans
+           if (pop := fit_population(units, p, units.counts[p], more=more)) is not None]
+    if out:
+        return out, None
+    pooled = fit_population(units, C.EVERY_HUMAN_POOL, units.pooled(humans), more=more)
+    if pooled is None:
+        return [], ("every item has one human judgment: how much judgments of one item "
+                    "disagree cannot be estimated")
+    return [pooled], None
+
+
+def opposed_pools(units: Units) -> np.ndarray:
+    """Per unit: at least two human pools are each unanimous on it, with at least two judgments
+    each, and name different labels (preference scales: opposite winners, one pool A and
+    another B). One judgment is not a pool's consensus: a single-annotator pool is never
+    opposed (its disagreement with another shows as an uncertain label instead)."""
+    from ..items import column
+
+    f = units.frame
+    humans = units.human_pools
+    if len(humans) < 2:
+        return np.zeros(units.n, dtype=bool)
+    seen: list[np.ndarray] = []
+    for p in humans:
+        unan = f[column(p, "unanimous")].fillna(False).to_numpy(dtype=bool) & \
+            (f[column(p, "n")].to_numpy() >= 2)
+        field = "winner" if units.preference else "majority"
+        if column(p, field) not in f.columns:
+            return np.zeros(units.n, dtype=bool)
+        seen.append(np.where(unan, f[column(p, field)].astype(object).to_numpy(), None))
+    said = np.stack(seen, axis=1)
+    if units.preference:
+        return (said == "A").any(axis=1) & (said == "B").any(axis=1)
+    out = np.zeros(units.n, dtype=bool)
+    for i in range(len(humans)):
+        for j in range(i + 1, len(humans)):
+            a, b = said[:, i], said[:, j]
+            both = pd.notna(a) & pd.notna(b)
+            out |= both & (a != b)
+    return out
