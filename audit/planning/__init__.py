@@ -168,7 +168,7 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
 def _pool_effect(results, sim, noise) -> dict:
     """``tau`` (per-pool, per-model offset SD) and its interval from the audit's pool-switch SD,
     net of the switches' sampling noise (:mod:`audit.planning.leaderboard`, step 3)."""
-    from ..rank.simulation import sd_interval
+    from .components import pool_effect
 
     out = {"switch_sd": sim.get("perturbation_sd"), "switch_sd_df": sim.get("perturbation_sd_df"),
            "switch_noise_sd": None, "measured": False, "tau": 0.0, "tau_ci95": [0.0, 0.0],
@@ -186,13 +186,10 @@ def _pool_effect(results, sim, noise) -> dict:
         return out
     sd = float(sim["perturbation_sd"])
     net = float(np.mean([noise["switch"][(p["pool_a"], p["pool_b"])] for p in pairs]))
-    tau2 = lambda s: max(s * s - net, 0.0) / 2  # noqa: E731
-    df = sim.get("perturbation_sd_df")
-    ends = sd_interval(sd, df) if df else [sd, sd]
-    out.update(switch_noise_sd=math.sqrt(max(net, 0.0)), measured=True,
-               tau=math.sqrt(tau2(sd)), tau_ci95=[math.sqrt(tau2(e)) for e in ends],
-               switch_tau=math.sqrt(2 * tau2(sd)))
-    if tau2(sd) == 0:
+    tau, ends = pool_effect(sd, sim.get("perturbation_sd_df"), net)
+    out.update(switch_noise_sd=math.sqrt(max(net, 0.0)), measured=True, tau=tau,
+               tau_ci95=ends, switch_tau=math.sqrt(2) * tau)
+    if tau == 0:
         out["note"] = ("the pool switches are no larger than their sampling noise predicts: "
                        "no pool effect is measured (tau = 0, upper end from the interval)")
     return out

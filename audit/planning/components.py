@@ -185,3 +185,18 @@ def board_noise(design: Design, sigma_b2: float, sigma_w2: float) -> dict:
             c = cov[a, a] + cov[b, b] - cov[a, b] - cov[a, b].T
             switch[(design.pools[a], design.pools[b])] = nu(c)
     return {"own": own, "switch": switch}
+
+
+def pool_effect(shift_sd: float, df: float | None, noise: float) -> tuple[float, list[float]]:
+    """``tau`` (SD of one pool's offset on a model's score) and its 95% interval from a
+    pool-switch SD on ``df`` degrees of freedom and the switch's sampling variance ``noise``:
+    ``tau^2 = max(shift_sd^2 - noise, 0) / 2`` at the estimate and at both ends of the
+    chi-square interval of ``shift_sd`` (:func:`audit.rank.simulation.sd_interval`; ``tau`` is
+    monotone in ``shift_sd``, so the ends carry the interval's coverage)."""
+    from ..rank.simulation import sd_interval
+
+    def tau(sd: float) -> float:
+        return math.sqrt(max(sd * sd - noise, 0.0) / 2)
+
+    ends = sd_interval(shift_sd, df) if df else [shift_sd, shift_sd]
+    return tau(shift_sd), [tau(e) for e in ends]

@@ -3,8 +3,8 @@ simulated boards per leaderboard size, and the size that keeps a board in place.
 
 The draws are those of :func:`audit.rank.simulation.simulate` (stream ``(seed, K)``: resampled
 or even gaps, then standard normal noise per model), so at the audit's perturbation SD
-``1 - p_stay`` here is the audit's ``displacement_probability`` bit for bit. Each simulated
-board ``j`` keeps its *critical value* ``c_j = max_k (z_k - z_{k+1}) / g_k``: the board is
+``1 - p_stay`` here is the audit's ``displacement_probability`` (the same boards
+counted). Each simulated board ``j`` keeps its *critical value* ``c_j = max_k (z_k - z_{k+1}) / g_k``: the board is
 displaced at SD ``s`` exactly when ``c_j > 1 / s`` (neighbours ``k, k+1`` reverse when
 ``g_k + s (z_{k+1} - z_k) < 0``). Hence
 
