@@ -43,9 +43,12 @@ def _single_annotator_pools(table):
 
     known, pools = _SINGLE_POOLS.get()
     if known is not table:  # measure() has counted them already for reliability()
-        f = table.frame
-        n = f.groupby(C.POOL, observed=True, sort=False)[C.ANNOTATOR].nunique()
-        pools = frozenset(str(p) for p, k in n.items() if k == 1)
+        from .sufficient import distinct_per_group
+
+        pool, ann = table.frame[C.POOL].cat, table.frame[C.ANNOTATOR].cat
+        n = distinct_per_group(pool.codes.to_numpy(), ann.codes.to_numpy(),
+                               len(pool.categories), len(ann.categories))
+        pools = frozenset(str(p) for p, k in zip(pool.categories, n) if k == 1)
     token = _SINGLE_POOLS.set((table, pools))
     try:
         yield

@@ -1,6 +1,9 @@
-"""Measurement without ``scipy.stats`` on its path: the pooled chi-square and the chi-square
-tails computed from ``scipy.special`` equal scipy.stats' to the last bit, and a discrete audit
-never imports ``scipy.stats`` (0.3 s of every run's start-up)."""
+"""Measurement's faster paths against the ones they replace.
+
+Without ``scipy.stats`` on its path: the pooled chi-square and the chi-square tails computed
+from ``scipy.special`` equal scipy.stats' to the last bit, and a discrete audit never imports
+``scipy.stats`` (0.3 s of every run's start-up). Distinct annotators per pool counted from
+codes equal pandas' ``nunique``."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import chdtrc
 
+from audit.measure.sufficient import distinct_per_group
 from audit.measure.within_pool import pearson_chi2
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,3 +87,48 @@ def test_a_discrete_audit_does_not_import_scipy_stats(per_item, permutations):
     names, imported = out.stdout.strip().splitlines()[-2:]
     assert ("generalized_cmh" in names) == (permutations == "gCMH")
     assert imported == "False"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 3000), st.integers(1, 30),
+       st.integers(1, 3000))
+def test_distinct_per_group_is_pandas_nunique(seed, n, n_groups, n_values):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, n_groups, size=n)
+    value = rng.integers(0, n_values, size=n) ** 2 % n_values  # repeats, gaps
+    expected = (pd.Series(value).groupby(group).nunique()
+                .reindex(range(n_groups), fill_value=0).to_numpy())
+    assert np.array_equal(distinct_per_group(group, value, n_groups, n_values), expected)
+
+
+def test_distinct_per_group_by_flags_and_by_sort_agree():
+    rng = np.random.default_rng(0)
+    group, value = rng.integers(0, 3, size=1000), rng.integers(0, 50, size=1000)
+    flags = distinct_per_group(group, value, 3, 50)  # 150 flags
+    sort = distinct_per_group(group, value, 3, 10 ** 7)  # 3e7 > the flag table's limit
+    assert np.array_equal(flags, sort)
+    assert np.array_equal(distinct_per_group(np.zeros(0), np.zeros(0), 2, 0), [0, 0])
+
+
+def test_single_annotator_pools_named_from_codes():
+    import pandas as pd
+
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    from audit.errors import SingleAnnotatorPoolNaN
+    from audit.measure import measure
+    from audit.resample import Bootstrap
+
+    raw = pd.DataFrame({"item": ["i1", "i1", "i2", "i2", "i3", "i3", "i1"],
+                        "annotator": ["a", "b", "a", "c", "ž", "ž2", "ž"],
+                        "pool": ["crowd", "crowd", "crowd", "crowd", "ünï", "solo", "ünï"],
+                        "label": [0, 1, 1, 1, 0, 1, 1]})
+    table = build_table(raw, LabelScale(LabelKind.NOMINAL, (0, 1)), name="t", source="t")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        measure(table, bootstrap=Bootstrap(20, 0))
+    named = {p for w in caught if issubclass(w.category, SingleAnnotatorPoolNaN)
+             for p in w.message.pools}
+    assert named == {"solo", "ünï"}
