@@ -93,7 +93,9 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
              "reasons": REASONS, "n_units": units.n, "populations": [], "board": None,
              "n_candidates": 0, "items": [],
              "totals": {"now": float("nan"), "top_n": 0.0, "random_n": 0.0, "n": 0},
-             "skipped": None}
+             "n_opposed": 0, "skipped": None}
+    opposed = opposed_pools(units)
+    block["n_opposed"] = int(opposed.sum())
     pops, why_labels = label_populations(units, more=more)
     block["populations"] = [_describe(p, units) for p in pops]
     label_error = _max_over(pops, "error_now", units.n)
@@ -124,7 +126,6 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
         label_error = np.where(np.isfinite(pop.error_now), pop.error_now, label_error)
         block["totals"]["now"] = float(np.nansum(now))
         close, close_pair = _close(units, pairs, now, per_pair)
-    opposed = opposed_pools(units)
     uncertain = np.nan_to_num(label_error, nan=0.0) >= UNCERTAIN
     candidates = np.flatnonzero(reduction > FLOOR)
     order = candidates[np.lexsort((candidates, -reduction[candidates]))]

@@ -81,7 +81,7 @@ def sentences(block: dict) -> list[str]:
     items = block.get("items") or []
     if not items:
         why = block.get("skipped") or "the budget is 0"
-        return [f"No item is advised for re-annotation: {why}."]
+        return [f"No item is advised for re-annotation: {why.rstrip('.')}."]
     totals = block["totals"]
     n, more = totals["n"], block["more"]
     sent = fmt.count(n, "item")
@@ -104,6 +104,11 @@ def sentences(block: dict) -> list[str]:
         out.append(f"On {fmt.count(opposed, 'of them', 'of them')} the pools are each "
                    "unanimous and opposed: more judgments from the same pool will not settle "
                    "these; send them to the other pool or to an adjudicator.")
+    elif block.get("n_opposed"):
+        out.append(f"{fmt.count(block['n_opposed'], 'item')} outside this list have pools "
+                   "each unanimous and opposed: more judgments will not settle them; they "
+                   "need an adjudicator or a decision on whose labels to use (items.parquet, "
+                   "class opposite_winner or differ).")
     close = [e["close_pair"] for e in items if e.get("close_pair")]
     if close:
         pair = max(close, key=lambda p: p["swap_probability"])
