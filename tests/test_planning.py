@@ -167,10 +167,15 @@ def test_nu_of_the_balanced_design_is_the_planning_formula():
 
 
 def test_pool_effect_nets_out_the_noise_and_floors_at_zero():
+    from scipy.stats import chi2
+
     tau, ci = pool_effect(0.02, 8.0, 0.0001)
     assert tau == pytest.approx(math.sqrt((0.0004 - 0.0001) / 2))
+    upper_sd = 0.02 * math.sqrt(8 / chi2.ppf(0.025, 8))
+    assert ci[1] == pytest.approx(math.sqrt((upper_sd ** 2 - 0.0001) / 2))
     assert ci[0] < tau < ci[1]
     assert pool_effect(0.01, 8.0, 0.0004)[0] == 0.0
+    assert pool_effect(0.02, None, 0.0001) == (tau, [tau, tau])
 
 
 # -- labels --------------------------------------------------------------------------------------

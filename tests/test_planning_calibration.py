@@ -103,7 +103,8 @@ def test_b_pilot_intervals_cover_the_true_components():
         hits["sigma_w2"] += lo <= _conditional_sigma_w2(world, state, s, u, pair, m) <= hi
         shift = rates[1] - rates[0]
         noise = board_noise(d, comp["sigma_b2"], comp["sigma_w2"])["switch"][("a", "b")]
-        _, (t_lo, t_hi) = pool_effect(float(np.std(shift, ddof=1)), world.n_models - 1, noise)
+        sd = float(np.std(shift, ddof=1))
+        _, (t_lo, t_hi) = pool_effect(sd, world.n_models - 1, noise)
         hits["tau"] += t_lo <= world.pool_sd <= t_hi
     se = math.sqrt(0.95 * 0.05 / n_pilots)
     for key, h in hits.items():

@@ -192,7 +192,14 @@ def pool_effect(shift_sd: float, df: float | None, noise: float) -> tuple[float,
     pool-switch SD on ``df`` degrees of freedom and the switch's sampling variance ``noise``:
     ``tau^2 = max(shift_sd^2 - noise, 0) / 2`` at the estimate and at both ends of the
     chi-square interval of ``shift_sd`` (:func:`audit.rank.simulation.sd_interval`; ``tau`` is
-    monotone in ``shift_sd``, so the ends carry the interval's coverage)."""
+    monotone in ``shift_sd``, so the ends carry the interval's coverage). Without ``df`` the
+    interval is the estimate itself.
+
+    Read the interval, not only the estimate: when the switch noise is large beside the SD a
+    board can bear, a pilot cannot resolve ``tau`` at that scale, and the estimate falls to 0
+    (too few items planned) or beyond SD* ("no size") by chance; the interval's upper end is
+    the plan that holds (benchmarks/plan_calibration.py, plans from pilots).
+    """
     from ..rank.simulation import sd_interval
 
     def tau(sd: float) -> float:

@@ -78,6 +78,8 @@ def size_plan(critical: np.ndarray, n_models: int, *, stay: float, a: dict,
                r["n_items"] is not None for r in rows) else "no_size_suffices",
            "ceiling": ceiling, "ceiling_mc_se": mc_se(ceiling, n_sims),
            "ceiling_ci95": [p_stay(critical, math.sqrt(v)) for v in reversed(pool_var_ci)],
+           "pool_effect_resolved": bool(max(pool_var_ci) < star ** 2
+                                        or min(pool_var_ci) >= star ** 2),
            "rows": rows}
     if pool_var >= star ** 2:
         out["verdict"] = "no_size_suffices"

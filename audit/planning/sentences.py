@@ -44,20 +44,24 @@ def _sizes_sentence(lb: dict, stay) -> str:
         k = e["n_models"]
         row = _row_now(e, m_now) if e.get("verdict") == "planned" else None
         if row is None:
+            lower = next((r["n_items_ci95"][0] for r in e.get("rows", [])
+                          if r.get("n_items_ci95") and r["n_items_ci95"][0] is not None), None)
+            maybe = (f" (at the lower end of its interval {count(lower, 'item')} would do)"
+                     if lower is not None else "")
             parts.append(f"a {k}-model one cannot reach {number(stay, 2)} at any size: the pool "
                          f"effect alone caps it at {number(e.get('ceiling'), 2)} "
-                         f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)})")
+                         f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)}){maybe}")
             continue
         lo, hi = row.get("n_items_ci95") or [None, None]
-        span = (f"95% interval {number(lo)} to {number(hi)} items" if hi is not None else
-                f"at the pool effect's upper end no size suffices; lower end {number(lo)}")
+        span = (f"95% interval {number(lo)} to {number(hi)}" if hi is not None else
+                f"95% interval from {number(lo)} to no size at all: this data cannot tell "
+                "whether the pool effect allows it")
         parts.append(f"a {k}-model one needs about {count(row['n_items'], 'item')} "
                      f"({count(row['m'], 'judgment')} each, {number(row['judgments'])} per "
                      f"pool; {span})")
     text = "; ".join(parts)
-    text = text[0].upper() + text[1:]
     text = text.replace("-model one", "-model leaderboard", 1)
-    return f"{text}, to keep its order with probability {number(stay, 2)}."
+    return f"To keep its order with probability {number(stay, 2)}: {text}."
 
 
 def _budget_sentence(lb: dict) -> str | None:
@@ -85,7 +89,10 @@ def _labels_sentences(labels: dict, stay) -> list[str]:
                             "annotators")
             else:
                 now = p.get("agreement_now")
-                bits.append(f"{p['pool']} needs {count(p['planned_m'], 'annotator')} per item"
+                name = "the human pools together" if p["pool"] == "all" and \
+                    labels.get("note") else p["pool"]
+                verb = "need" if name != p["pool"] else "needs"
+                bits.append(f"{name} {verb} {count(p['planned_m'], 'annotator')} per item"
                             + (f" (today's {number(p['judgments_per_item_now'], 0)}: "
                                f"{percent(now)})" if finite(now) else ""))
         out.append(f"For an item's majority label to be its pool's own on "

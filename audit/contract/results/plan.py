@@ -148,6 +148,9 @@ class SizePlan(Block):
     """Its Monte-Carlo standard error."""
     ceiling_ci95: Interval
     """``ceiling`` at the ends of ``tau``'s interval."""
+    pool_effect_resolved: StrictBool
+    """False when ``tau``'s interval straddles ``sd_star``: the data cannot tell whether any
+    size suffices (read ``n_items_ci95``)."""
     rows: list[SizeRow]
     """Planned items per judgments per item."""
     p_stay_now: Num
