@@ -47,8 +47,8 @@ def _plan(world, stay, n_sims, m_options=(1, 3)):
 
 
 def sizing(n_datasets: int, n_sims: int) -> list[str]:
-    out = ["| world | K | tau | stay | m | planned items | planned P(stay) | simulated P(stay) "
-           "+- s.e. | datasets | within 2 s.e. |", "|---|---|---|---|---|---|---|---|---|---|"]
+    out = [("| world | K | tau | stay | m | planned items | planned P(stay) | simulated P(stay) "
+            "+- s.e. | datasets | within 2 s.e. |"), "|---|---|---|---|---|---|---|---|---|---|"]
     for name, w in WORLDS.items():
         for stay in (0.8, 0.9, 0.95):
             entry = _plan(w, stay, n_sims)
@@ -74,9 +74,9 @@ def capped(n_datasets: int, n_sims: int) -> list[str]:
     entry = _plan(w, 0.9, n_sims)
     t = w.true_inputs()
     c = critical_values(w.n_models, gaps=w.gaps, n_sims=n_sims, seed=1)
-    out = [f"World K={w.n_models}, tau={w.pool_sd}: verdict `{entry['verdict']}`, SD* = "
-           f"{entry['sd_star']:.4f}, ceiling {entry['ceiling']:.4f} +- "
-           f"{entry['ceiling_mc_se']:.4f}.", "",
+    out = [(f"World K={w.n_models}, tau={w.pool_sd}: verdict `{entry['verdict']}`, SD* = "
+            f"{entry['sd_star']:.4f}, ceiling {entry['ceiling']:.4f} +- "
+            f"{entry['ceiling_mc_se']:.4f}."), "",
            "| items | planner P(stay) | simulated P(stay) +- s.e. |", "|---|---|---|"]
     for n in (10_000, 100_000, 1_000_000):
         exp = p_stay(c, math.sqrt(w.pool_sd ** 2 + sampling_variance(
@@ -90,7 +90,7 @@ def _pilot_plan(w, rng, n_items, m, stay, n_sims):
     from audit.planning.components import Design
     from audit.planning.world import win_rates
 
-    s, _, wins, ties, pair = w.draw_boards(rng, 1, n_items, m, n_pools=2)
+    _, _, wins, ties, pair = w.draw_boards(rng, 1, n_items, m, n_pools=2)
     k, pairs = w.n_models, w.pairs
     units, pools, ys = [], [], []
     for p in (0, 1):
@@ -115,9 +115,10 @@ def _pilot_plan(w, rng, n_items, m, stay, n_sims):
 
 
 def estimated_plans(n_pilots: int, n_sims: int, stay: float = 0.9) -> list[str]:
-    out = ["| world | K | true planned items | pilots | median planned items | pilots with no "
-           "size | true P(stay) at planned n: median [10%, 90%] | share of pilots whose plan "
-           "reaches stay | same at the interval's upper n |", "|---|---|---|---|---|---|---|---|---|"]
+    out = [("| world | K | true planned items | pilots | median planned items | pilots with no "
+            "size | true P(stay) at planned n: median [10%, 90%] | share of pilots whose plan "
+            "reaches stay | same at the interval's upper n |"),
+           "|---|---|---|---|---|---|---|---|---|"]
     for name in ("W6", "W10"):
         w = WORLDS[name]
         true_row = _plan(w, stay, n_sims, m_options=(1,))["rows"][0]
@@ -125,7 +126,7 @@ def estimated_plans(n_pilots: int, n_sims: int, stay: float = 0.9) -> list[str]:
         c = critical_values(w.n_models, gaps=w.gaps, n_sims=n_sims, seed=1)
         a1 = t["sigma_b2"] + t["sigma_w2"]
 
-        def truth(n):
+        def truth(n, c=c, w=w, a1=a1):
             return p_stay(c, math.sqrt(w.pool_sd ** 2 + sampling_variance(n, 1, w.n_models, a1)))
 
         planned, scores, reach, upper = [], [], [], []
@@ -151,8 +152,9 @@ def estimated_plans(n_pilots: int, n_sims: int, stay: float = 0.9) -> list[str]:
 def labels(draws: int) -> list[str]:
     from audit.measure.disagreement import consensus_labels
 
-    out = ["| items | scale | stay | planned m (truth) | exact agreement | simulated +- s.e. | "
-           "planned m (pilot of 3, shrunk) | true agreement at it |", "|---|---|---|---|---|---|---|---|"]
+    out = [("| items | scale | stay | planned m (truth) | exact agreement | simulated +- s.e. | "
+            "planned m (pilot of 3, shrunk) | true agreement at it |"),
+           "|---|---|---|---|---|---|---|---|"]
     for alpha0, pi, ordered in [(1.0, (0.7, 0.3), False), (2.0, (0.8, 0.2), False),
                                 (1.0, (0.5, 0.3, 0.2), True)]:
         rng = np.random.default_rng(400)

@@ -16,11 +16,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.planning import PLAN_DEFAULTS, plan_block, plan_sentences
-from audit.planning.components import (Design, anova, board_covariance, board_noise, nu,
-                                       pool_effect)
+from audit.planning.components import (
+    Design,
+    anova,
+    board_covariance,
+    board_noise,
+    nu,
+    pool_effect,
+)
 from audit.planning.labels import agreement, outcomes, plan_pool, precision, shrunk
-from audit.planning.stay import (critical_values, p_stay, required_items, sampling_variance,
-                                 sd_star)
+from audit.planning.stay import (
+    critical_values,
+    p_stay,
+    required_items,
+    sampling_variance,
+    sd_star,
+)
 from audit.rank.simulation import simulate
 
 GAPS = [0.0975, 0.0601, 0.0358, 0.1775]
@@ -221,7 +232,9 @@ def test_precision_matches_the_beta_binomial_mle_on_two_labels():
     p = rng.beta(1.5, 3.0, size=3000)
     k = rng.binomial(5, p)
     counts = np.column_stack([k, 5 - k])
-    nll = lambda x: -betabinom.logpmf(k, 5, np.exp(x[0]), np.exp(x[1])).sum()  # noqa: E731
+    def nll(x):
+        return -betabinom.logpmf(k, 5, np.exp(x[0]), np.exp(x[1])).sum()
+
     a, b = np.exp(minimize(nll, [0.0, 0.0], method="Nelder-Mead").x)
     assert precision(counts)["rho"] == pytest.approx(1 / (1 + a + b), abs=0.02)
 
@@ -348,3 +361,49 @@ def test_anova_ignores_row_order(outcomes_, rnd):
     a, b = anova(d), anova(shuffled)
     for key in ("sigma_b2", "sigma_w2", "total"):
         assert a[key] == pytest.approx(b[key], abs=1e-12, nan_ok=True)
+
+
+def _pairwise(rows):
+    from audit.contract import columns as C
+    from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
+    from audit.contract.table import build_table
+
+    frame = pd.DataFrame([dict(zip((C.ITEM, C.ANNOTATOR, C.POOL, C.LABEL, C.MODEL_A, C.MODEL_B),
+                                   r)) for r in rows])
+    return build_table(frame, LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES),
+                       name="t", source="t")
+
+
+def _audited(table):
+    import warnings
+
+    from audit.pipeline import audit_table
+    from audit.resample import Bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return audit_table(table, bootstrap=Bootstrap(n_resamples=20), n_sims=500)
+
+
+def test_degenerate_tables_get_a_defined_plan():
+    from audit.contract.results.plan import Plan
+    from audit.results import jsonable
+
+    ties = _pairwise([(f"i{i}", f"a{j}", f"p{j % 2}", 0, "x", "y")
+                      for i in range(20) for j in range(4)])
+    block = plan_block(ties, _audited(ties), n_sims=500)
+    Plan.model_validate(jsonable(block))
+    assert "same score" in block["leaderboard"]["not_defined"]
+    assert plan_sentences(block)[0].startswith("No leaderboard plan")
+
+    rng = np.random.default_rng(0)
+    one = _pairwise([(f"i{i}", "a", "p", int(rng.integers(-1, 2)), "xyz"[i % 3], "yzx"[i % 3])
+                     for i in range(30)])
+    block = plan_block(one, _audited(one), n_sims=500, budget=100)
+    Plan.model_validate(jsonable(block))
+    rows = block["leaderboard"]["sizes"][0]["rows"]
+    assert rows[0]["n_items"] > 0 and all(r["n_items"] is None for r in rows[1:])
+    assert all("cannot be told apart" in r["not_defined"] for r in rows[1:])
+    assert block["leaderboard"]["sizes"][0]["budget"]["p_stay"] < 0.05
+    assert "sampling noise only" in plan_sentences(block)[0]
+    assert block["labels"]["pools"][0]["not_defined"].startswith("one judgment per item")

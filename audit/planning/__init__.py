@@ -30,7 +30,7 @@ from ..errors import InputError
 from .leaderboard import METHOD, plan_sizes
 from .sentences import plan_sentences
 
-__all__ = ["plan_block", "plan_sentences", "PLAN_DEFAULTS"]
+__all__ = ["PLAN_DEFAULTS", "plan_block", "plan_sentences"]
 
 PLAN_DEFAULTS = {"models": (10, 20), "stay": 0.9}
 #: Judgments per item (per pool) planned beside the current number.
@@ -118,6 +118,8 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
     if not humans or sim.get("skipped") or not sim.get("gaps"):
         return _not_defined(sim.get("skipped") or "fewer than two ranked models or no human "
                             "pool: there is no leaderboard to plan")
+    if not any(g > 0 for g in sim["gaps"]):
+        return _not_defined("every ranked model has the same score: there is no order to keep")
     design = design_from_votes(pairwise_votes(table), humans)
     comp = anova(design)
     ident = comp["identified"]

@@ -41,7 +41,14 @@ import math
 
 import numpy as np
 
-from .stay import critical_values, mc_se, p_stay, required_items, sampling_variance, sd_star
+from .stay import (
+    critical_values,
+    mc_se,
+    p_stay,
+    required_items,
+    sampling_variance,
+    sd_star,
+)
 
 METHOD = ("observed win rate = true score + pool effect N(0, tau^2) + item sampling noise of "
           "variance (sigma_b^2 + sigma_w^2 / m) K^2 / (2 n (K - 1)) for n items spread evenly "
@@ -102,12 +109,13 @@ def _budget(critical, k, a, pool_var, pool_var_ci, budget, n_sims) -> dict:
         n = budget // m
         if a_m is None or n < pairs:
             continue
-        sd = lambda v: math.sqrt(v + sampling_variance(n, m, k, a_m))  # noqa: E731
-        p = p_stay(critical, sd(pool_var))
+        noise = sampling_variance(n, m, k, a_m)
+        p = p_stay(critical, math.sqrt(pool_var + noise))
         if best is None or p > best["p_stay"]:
             best = {"judgments": int(n * m), "n_items": int(n), "m": m, "p_stay": p,
                     "p_stay_mc_se": mc_se(p, n_sims),
-                    "p_stay_ci95": [p_stay(critical, sd(v)) for v in reversed(pool_var_ci)]}
+                    "p_stay_ci95": [p_stay(critical, math.sqrt(v + noise))
+                                    for v in reversed(pool_var_ci)]}
     if best is None:
         return {"budget": budget, "not_defined": f"{budget} judgments cannot compare each of the "
                 f"{pairs} pairs of {k} models once"}
@@ -145,4 +153,4 @@ def plan_sizes(*, sizes, stay: float, sigma_b2: float, sigma_w2: float, total: f
 
 
 def _as_int(m: float) -> int:
-    return max(int(round(float(m))), 1)
+    return max(round(float(m)), 1)

@@ -53,7 +53,9 @@ def _sizes_sentence(lb: dict, stay) -> str:
                          f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)}){maybe}")
             continue
         lo, hi = row.get("n_items_ci95") or [None, None]
-        span = (f"95% interval {number(lo)} to {number(hi)}" if hi is not None else
+        measured = (lb.get("pool_effect") or {}).get("measured")
+        span = ("sampling noise only: no second pool measures a pool effect" if not measured
+                else f"95% interval {number(lo)} to {number(hi)}" if hi is not None else
                 f"95% interval from {number(lo)} to no size at all: this data cannot tell "
                 "whether the pool effect allows it")
         parts.append(f"a {k}-model one needs about {count(row['n_items'], 'item')} "

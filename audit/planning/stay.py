@@ -88,7 +88,7 @@ def sd_star(critical: np.ndarray, stay: float) -> float:
     ``1 / c_(ceil(stay n))``; ``inf`` when that critical value is <= 0 (never displaced),
     0 when it is infinite (tied true scores reverse at any SD)."""
     n = critical.size
-    j = min(max(int(math.ceil(stay * n - 1e-9)), 1), n)
+    j = min(max(math.ceil(stay * n - 1e-9), 1), n)
     c = float(critical[j - 1])
     if c <= 0:
         return float("inf")
