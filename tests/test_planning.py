@@ -407,3 +407,14 @@ def test_degenerate_tables_get_a_defined_plan():
     assert block["leaderboard"]["sizes"][0]["budget"]["p_stay"] < 0.05
     assert "sampling noise only" in plan_sentences(block)[0]
     assert block["labels"]["pools"][0]["not_defined"].startswith("one judgment per item")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3), min_size=1, max_size=6),
+       st.permutations([0, 1, 2]), st.integers(1, 5))
+def test_nominal_agreement_ignores_the_order_of_categories(rows, perm, m):
+    dists = np.array(rows) / np.sum(rows, axis=1, keepdims=True)
+    a = agreement(dists, m, ordered=False, tie_break="median")
+    b = agreement(dists[:, perm], m, ordered=False, tie_break="median")
+    assert np.allclose(a, b, equal_nan=True, atol=1e-12)
+    assert np.all((a[np.isfinite(a)] >= -1e-12) & (a[np.isfinite(a)] <= 1 + 1e-12))
