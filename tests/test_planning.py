@@ -418,3 +418,38 @@ def test_nominal_agreement_ignores_the_order_of_categories(rows, perm, m):
     b = agreement(dists[:, perm], m, ordered=False, tie_break="median")
     assert np.allclose(a, b, equal_nan=True, atol=1e-12)
     assert np.all((a[np.isfinite(a)] >= -1e-12) & (a[np.isfinite(a)] <= 1 + 1e-12))
+
+
+def test_judge_pools_are_not_planned_and_a_pool_can_be_chosen():
+    from conftest import audited, preference_table
+
+    from audit.errors import InputError
+
+    table = preference_table(n_items=120)
+    res = audited(table)
+    block = plan_block(table, res, n_sims=1000)
+    assert [p["pool"] for p in block["labels"]["pools"]] == ["crowd", "expert"]
+    assert block["leaderboard"]["pool_effect"]["measured"]
+    expert = plan_block(table, res, n_sims=1000, pool="expert")
+    assert expert["leaderboard"]["components"]["judgments_per_item_now"] == 2
+    assert expert["settings"]["pool"] == "expert"
+    with pytest.raises(InputError, match="not a human pool"):
+        plan_block(table, res, pool="gpt-4")
+
+
+def test_continuous_ratings_have_no_plan_but_a_reason():
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({C.ITEM: [f"i{i // 3}" for i in range(90)],
+                          C.ANNOTATOR: [f"a{i % 3}" for i in range(90)],
+                          C.POOL: ["p"] * 90, C.MODEL: [f"m{(i // 3) % 3}" for i in range(90)],
+                          C.LABEL: rng.normal(size=90).round(4)})
+    table = build_table(frame, LabelScale(LabelKind.INTERVAL, ()), name="r", source="r")
+    block = plan_block(table, _audited(table), n_sims=500)
+    assert "ratings" in block["leaderboard"]["not_defined"]
+    assert "continuous" in block["labels"]["not_defined"]
+    assert plan_sentences(block) == ["No leaderboard plan: the planner models pairwise win "
+                                     "rates; this table has ratings."]
