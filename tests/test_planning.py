@@ -451,5 +451,5 @@ def test_continuous_ratings_have_no_plan_but_a_reason():
     block = plan_block(table, _audited(table), n_sims=500)
     assert "ratings" in block["leaderboard"]["not_defined"]
     assert "continuous" in block["labels"]["not_defined"]
-    assert plan_sentences(block) == ["No leaderboard plan: the planner models pairwise win "
-                                     "rates; this table has ratings."]
+    assert plan_sentences(block) == [("No leaderboard plan: the planner models pairwise win "
+                                      "rates; this table has ratings.")]
