@@ -24,11 +24,13 @@ def test_swap_matches_the_closed_form():
     assert swap(np.array([0.1]), np.array([0.0]))[0] == 0.0
 
 
-def test_coefficients_count_direct_comparisons_only():
-    units = _units(["h", "l", "h", "x"], ["l", "h", "x", "l"])
+def test_coefficients_follow_both_models():
+    """Item h-vs-l moves h's score by x / N_h and l's by (1 - x) / N_l; h-vs-x moves h's only;
+    x-vs-l moves l's by (1 - x) / N_l; x-vs-y moves neither."""
+    units = _units(["h", "l", "h", "x", "x"], ["l", "h", "x", "l", "y"])
     pairs = [{"model_hi": "h", "model_lo": "l"}]
     c = coefficients(units, pairs, {"h": 10, "l": 20})
-    np.testing.assert_allclose(c[:, 0], [0.15, -0.15, 0.0, 0.0])
+    np.testing.assert_allclose(c[:, 0], [0.15, -0.15, 0.1, 0.05, 0.0])
 
 
 def test_removed_variance_against_monte_carlo():

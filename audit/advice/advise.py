@@ -34,7 +34,6 @@ UNCERTAIN = 0.2
 MORE_MAX = 10
 #: A reduction below this is no reduction (rounding of the enumeration).
 FLOOR = 1e-9
-SHIFT = False
 REASONS = {
     "pools_opposed": "two human pools are each unanimous on the item and name different labels "
                      "(preferences: opposite winners); more judgments of the same pool will "
@@ -196,10 +195,8 @@ def _board(units, table, results: dict, *, more: int):
     if not pairs:
         return "the leaderboard has fewer than two models: no pair can swap"
     n_judged = {row["model"]: row["n"] for row in boards[name]}
-    scores = {row["model"]: row["score"] for row in boards[name]} if SHIFT else None
     reduction, per_pair, removed, gap, sd = board_reductions(
-        units, pop.counts, pop.alpha, table.scale.numeric_values, pairs, n_judged, more=more,
-        scores=scores)
+        units, pop.counts, pop.alpha, table.scale.numeric_values, pairs, n_judged, more=more)
     return name, reduction, per_pair, pairs, pop, (removed, gap, sd)
 
 

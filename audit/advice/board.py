@@ -25,9 +25,22 @@ zero in expectation (the current gap is the estimate the swap probability is com
 the pair's swap probability after is ``Phi(-gap / sqrt(D^2 - Delta_u))`` and the unit's
 expected reduction is the sum over the (at most four) adjacent pairs its models are in of
 ``Phi(-gap / D) - Phi(-gap / sqrt(D^2 - Delta_u))``: largest for units whose judgments are
-split (large ``sigma_u``), few (``n_u m / (n_u + m)``) and on a pair whose gap is about one
-``D`` (a pair far apart never swaps; a pair at gap 0 is a coin toss whatever the variance).
-The reductions of several units are added (first order in ``Delta``: the delta method).
+split (large ``sigma_u``), that weigh much in the pair's scores, on a pair whose gap is about
+one ``D`` (a pair far apart never swaps; a pair at gap 0 is a coin toss whatever the
+variance). Units are ranked by it (first order in ``Delta``: the delta method); the block's
+totals take the advised units' ``Delta`` together.
+
+The protocol this assumes
+-------------------------
+Holding the weights is exact for a score that counts a re-annotated unit at its former weight
+(the mean of all its judgments, times its former count): the new judgments then only sharpen
+its mean. The audit's win rate counts every judgment once, so ``m`` new judgments also
+re-weight the unit and change its models' mix of opponents; those shifts carry no information
+about the true order, and the model does not count them. ``benchmarks/advise_bench.py``
+measures both: with the former weights kept, the advised units lower the displacement
+probability more than random or highest-entropy units; with every new judgment counted, the
+re-weighting noise swamps the gain (benchmarks/RESULTS.md). An annotation lead re-scoring
+after re-annotation should keep each re-annotated item's weight.
 
 The preposterior argument is Raiffa & Schlaifer (1961, ch. 4); the swap probability and its
 normal form are those of :mod:`audit.rank.stability`. ``tests/test_advice_board.py`` checks
@@ -43,14 +56,13 @@ import numpy as np
 CLOSE = 0.05
 
 
-def swap(gap: np.ndarray, sd: np.ndarray, *, signed: bool = False) -> np.ndarray:
-    """``Phi(-|gap| / sd)`` (``signed``: ``Phi(-gap / sd)``): 1/2 for a zero gap, 0 (or 1) for
-    a nonzero gap with no spread."""
+def swap(gap: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``Phi(-|gap| / sd)``: 1/2 for a zero gap, 0 for a nonzero gap with no spread."""
     from scipy.special import ndtr
 
-    gap = np.asarray(gap, dtype=float) if signed else np.abs(gap)
+    gap = np.abs(np.asarray(gap, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, -gap / np.where(sd > 0, sd, 1.0), np.where(gap > 0, -np.inf, np.where(gap < 0, np.inf, 0.0)))
+        z = np.where(sd > 0, -gap / np.where(sd > 0, sd, 1.0), np.where(gap > 0, -np.inf, 0.0))
     return ndtr(z)
 
 
@@ -64,24 +76,22 @@ def points(units, values: np.ndarray) -> np.ndarray:
 
 def coefficients(units, pairs: list[dict], n_judged: dict[str, float]) -> np.ndarray:
     """``c`` ``(U, J)``: how the gap of adjacent pair ``j`` moves per point of the unit's mean
-    (module docstring); pairwise units count only for the pair they compare."""
+    (module docstring): ``+1/N_h`` where the unit's first model is ``h``, ``-1/N_l`` where it
+    is ``l``, and the opposite signs for its second model (which scores ``1 - x``)."""
     out = np.zeros((units.n, len(pairs)))
+    first = units.model_a if units.model_a is not None else units.model
     for j, pair in enumerate(pairs):
         hi, lo = pair["model_hi"], pair["model_lo"]
         inv = {m: 1 / n_judged[m] if n_judged.get(m) else 0.0 for m in (hi, lo)}
-        if units.model_a is not None:
-            a, b = units.model_a, units.model_b
-            out[:, j] = np.where((a == hi) & (b == lo), inv[hi] + inv[lo], 0.0) - \
-                np.where((a == lo) & (b == hi), inv[hi] + inv[lo], 0.0)
-        else:
-            out[:, j] = np.where(units.model == hi, inv[hi], 0.0) - \
-                np.where(units.model == lo, inv[lo], 0.0)
+        out[:, j] = np.where(first == hi, inv[hi], 0.0) - np.where(first == lo, inv[lo], 0.0)
+        if units.model_b is not None:
+            b = units.model_b
+            out[:, j] -= np.where(b == hi, inv[hi], 0.0) - np.where(b == lo, inv[lo], 0.0)
     return out
 
 
 def board_reductions(units, counts: np.ndarray, alpha: np.ndarray, values: np.ndarray,
-                     pairs: list[dict], n_judged: dict[str, float], *, more: int,
-                     scores: dict[str, float] | None = None) -> tuple:
+                     pairs: list[dict], n_judged: dict[str, float], *, more: int) -> tuple:
     """Each unit's expected reduction of the summed adjacent swap probabilities ``(U,)``, of
     each pair's ``(U, J)``, the variance each unit's re-annotation removes from each pair's
     ``D^2`` ``(U, J)``, and the pairs' gaps and ``D`` ``(J,)`` (module docstring).
@@ -114,31 +124,10 @@ def board_reductions(units, counts: np.ndarray, alpha: np.ndarray, values: np.nd
         within = np.nan_to_num((mean @ x ** 2 - (mean @ x) ** 2) * a0 / (a0 + 1))
         removed = c ** 2 * (within * n * more / (n + more))[:, None]
     now = swap(gap, sd)
-    shift = np.zeros_like(c) if scores is None else \
-        expected_shift(units, pairs, n_judged, scores, mean @ x, more)
-    after = swap(gap[None, :] + shift,
-                 np.sqrt(np.maximum(sd[None, :] ** 2 - removed, 0.0)), signed=True)
+    after = swap(gap[None, :], np.sqrt(np.maximum(sd[None, :] ** 2 - removed, 0.0)))
     live = (c != 0) & (n[:, None] > 0)
     per_pair = np.where(live, now[None, :] - after, 0.0)
     return per_pair.sum(axis=1), per_pair, np.where(live, removed, 0.0), gap, sd
-
-
-def expected_shift(units, pairs, n_judged, scores, mu, more) -> np.ndarray:
-    """``(U, J)``: the expected change of each adjacent gap when ``more`` judgments of expected
-    points ``mu`` (for the unit's first model) join the unit's models' scores, the scores
-    re-weighted as the audit computes them: ``s' = (s N + more mu) / (N + more)``."""
-    out = np.zeros((units.n, len(pairs)))
-    first = units.model_a if units.model_a is not None else units.model
-    for j, pair in enumerate(pairs):
-        for model, sign in ((pair["model_hi"], 1.0), (pair["model_lo"], -1.0)):
-            n, s = n_judged.get(model) or 0, scores.get(model)
-            if not n or s is None:
-                continue
-            move = np.where(first == model, more * (mu - s) / (n + more), 0.0)
-            if units.model_b is not None:
-                move += np.where(units.model_b == model, more * (1 - mu - s) / (n + more), 0.0)
-            out[:, j] += sign * move
-    return out
 
 
 def joint_reduction(gap: np.ndarray, sd: np.ndarray, removed: np.ndarray) -> float:
