@@ -42,11 +42,15 @@ NOMINAL3 = LabelScale(LabelKind.NOMINAL, ("x", "y", "z"))
 METHODS = ("advised", "random", "entropy")
 
 
-def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, item_sd: float,
-                   tie: float) -> dict:
-    """Model strengths (logit scale, neighbours ``spacing`` apart on average) and each item's
-    pair and ``theta = (P(A better), P(tie), P(B better))``."""
-    beta = np.cumsum(rng.uniform(0.2, 1.8, n_models) * spacing)[::-1]
+def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, close: float,
+                   item_sd: float, tie: float) -> dict:
+    """Model strengths (logit scale; neighbours ``spacing`` apart, one random pair of
+    neighbours only ``close`` apart: the board's weak link) and each item's pair and
+    ``theta = (P(A better), P(tie), P(B better))``, the item's own effect ``N(0, item_sd)``
+    added to the strength difference."""
+    gaps = np.full(n_models - 1, spacing)
+    gaps[rng.integers(0, n_models - 1)] = close
+    beta = np.concatenate([[0.0], -np.cumsum(gaps)])
     a = rng.integers(0, n_models, n_items)
     b = (a + rng.integers(1, n_models, n_items)) % n_models
     p_a = 1 / (1 + np.exp(-(beta[a] - beta[b] + rng.normal(0, item_sd, n_items))))
@@ -138,6 +142,52 @@ def displaced(counts: np.ndarray, truth: dict) -> np.ndarray:
     return np.clip(wrong.sum(axis=-1), 0, 1)
 
 
+def design_displacement(rng, truth: dict, n: np.ndarray, extra: dict[str, np.ndarray], *,
+                        more: int, sims: int, fixed: bool) -> dict[str, float]:
+    """The displacement probability of the dataset's design, before and after each method's
+    re-annotation: every item's labels drawn afresh from its ``theta`` ``sims`` times (the same
+    uniforms for every design: common random numbers), ``n_i`` judgments each, ``n_i + more``
+    for the re-annotated items. ``fixed``: an item's mean counts at its original weight ``n_i``
+    (the adviser's model); otherwise every judgment counts once (the audit's win rate)."""
+    theta = truth["theta"]
+    truth = {**truth, "beta": _expected_scores(truth, n)}
+    slots = int(n.max()) + more
+    u = rng.random((sims, len(n), slots))
+    label = (u[..., None] > theta.cumsum(axis=1)[None, :, None, :]).sum(axis=-1).clip(0, 2)
+    onehot = np.eye(3, dtype=np.int64)[label]  # (sims, items, slots, 3)
+    cum = onehot.cumsum(axis=2)
+    idx = np.arange(len(n))
+
+    def counts_of(total):
+        return cum[:, idx, total - 1, :]
+
+    out = {"before": float(displaced(counts_of(n) if not fixed else
+                                     _weighted(counts_of(n), n, n), truth).mean())}
+    for name, units in extra.items():
+        total = n.copy()
+        total[units] += more
+        c = counts_of(total)
+        out[name] = float(displaced(_weighted(c, total, n) if fixed else c, truth).mean())
+    return out
+
+
+def _expected_scores(truth: dict, n: np.ndarray) -> np.ndarray:
+    """Each model's win rate on these items with every item judged without end, at its
+    weight ``n_i``: the leaderboard the dataset's items would give with no annotation noise."""
+    theta, a, b = truth["theta"], truth["a"], truth["b"]
+    mu = theta[:, 0] + 0.5 * theta[:, 1]
+    k = len(truth["beta"])
+    wins = np.bincount(a, weights=n * mu, minlength=k) + \
+        np.bincount(b, weights=n * (1 - mu), minlength=k)
+    games = np.bincount(a, weights=n, minlength=k) + np.bincount(b, weights=n, minlength=k)
+    return wins / np.maximum(games, 1)
+
+
+def _weighted(counts: np.ndarray, total: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Counts rescaled so that each item weighs ``weight`` judgments (its mean unchanged)."""
+    return counts * (weight / total)[:, None]
+
+
 def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
                 draws: int, ranker=None) -> dict:
     """Each method's reduction on one seeded dataset (module docstring). ``ranker``, when
@@ -145,8 +195,8 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     the comparison can fail)."""
     rng = np.random.default_rng(seed)
     if target == "leaderboard":
-        truth = pairwise_truth(rng, n_items=n_items, n_models=5, spacing=0.12, item_sd=1.2,
-                               tie=0.1)
+        truth = pairwise_truth(rng, n_items=n_items, n_models=5, spacing=0.6, close=0.1,
+                               item_sd=1.0, tie=0.1)
         scale = WINNER_SCALE
     else:
         truth = labels_truth(rng, n_items=n_items, precision=rng.uniform(1.0, 4.0))
@@ -160,26 +210,36 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
                                        seed=seed)),
              "random": rng.choice(n_items, size=min(budget, n_items), replace=False),
              "entropy": entropy_units(rng, counts, budget)}
+    out = {"n_advised": len(picks["advised"])}
+    if target == "leaderboard":
+        state = rng.bit_generator.state
+        for suffix, fixed in (("", True), ("_judgment", False)):
+            rng.bit_generator.state = state
+            p = design_displacement(rng, truth, n, picks, more=more, sims=draws, fixed=fixed)
+            out.update({name + suffix: p["before"] - p[name] for name in picks})
+        return out
     fresh = np.stack([draw_counts(rng, theta, np.full(n_items, more)) for _ in range(draws)])
     truth_label = theta.argmax(axis=1)
-    measure = (lambda c: label_error(c, truth_label)) if target == "labels" else \
-        (lambda c: displaced(c, truth))
-    before = float(measure(counts))
-    out = {}
+    before = float(label_error(counts, truth_label))
     for name, units in picks.items():
         after = np.broadcast_to(counts, fresh.shape).copy()
         after[:, units] += fresh[:, units]
-        out[name] = before - float(measure(after).mean())
-    out["n_advised"] = len(picks["advised"])
+        out[name] = before - float(label_error(after, truth_label).mean())
     return out
 
 
 def run(*, target: str, datasets: int, n_items: int, budget: int, more: int, draws: int,
         seed: int = 0, ranker=None) -> pd.DataFrame:
-    """One row per dataset: each method's reduction."""
+    """One row per dataset: each method's reduction (leaderboard: also ``<method>_judgment``,
+    the audit's judgment-weighted scoring)."""
     rows = [one_dataset(seed * 100_003 + d, target=target, n_items=n_items, budget=budget,
                         more=more, draws=draws, ranker=ranker) for d in range(datasets)]
     return pd.DataFrame(rows)
+
+
+def scoring(frame: pd.DataFrame, suffix: str) -> pd.DataFrame:
+    """The methods' columns of one scoring (``""`` or ``"_judgment"``) under their names."""
+    return frame[[m + suffix for m in METHODS]].set_axis(list(METHODS), axis=1)
 
 
 def summary(frame: pd.DataFrame) -> list[dict]:
@@ -216,7 +276,8 @@ def timing(n_items: int = 200_000, per_item: int = 5, repeats: int = 3) -> str:
     from audit.resample.settings import Bootstrap
 
     rng = np.random.default_rng(7)
-    truth = pairwise_truth(rng, n_items=n_items, n_models=8, spacing=0.1, item_sd=1.0, tie=0.1)
+    truth = pairwise_truth(rng, n_items=n_items, n_models=8, spacing=0.3, close=0.05,
+                           item_sd=1.0, tie=0.1)
     table = to_table(draw_counts(rng, truth["theta"], np.full(n_items, per_item)), truth,
                      WINNER_SCALE)
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
@@ -238,7 +299,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--items", type=int, default=400)
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--more", type=int, default=3)
-    parser.add_argument("--draws", type=int, default=40)
+    parser.add_argument("--draws", type=int, default=200,
+                        help="leaderboard: fresh label sets per design; labels: fresh draws")
     parser.add_argument("--no-timing", action="store_true")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -249,7 +311,14 @@ def main(argv=None) -> dict:
     for target in ("leaderboard", "labels"):
         frames[target] = run(target=target, datasets=args.datasets, n_items=args.items,
                              budget=args.budget, more=args.more, draws=args.draws)
-        print(markdown(target, frames[target], settings))
+        if target == "leaderboard":
+            print(markdown("leaderboard, re-annotated items kept at their former weight",
+                           scoring(frames[target], ""), settings))
+            print()
+            print(markdown("leaderboard, every judgment counted (the audit's win rate)",
+                           scoring(frames[target], "_judgment"), settings))
+        else:
+            print(markdown(target, frames[target], settings))
         print()
     if not args.no_timing:
         print(timing())
