@@ -59,7 +59,7 @@ def sizing(n_datasets: int, n_sims: int) -> list[str]:
                                f"suffices (ceiling {entry['ceiling']:.4f}) | | | | |")
                     continue
                 n_data = n_datasets if m == 1 else \
-                    int(min(n_datasets, max(400, 2e8 // row["n_items"])))
+                    int(min(n_datasets, max(400, 1e8 // row["n_items"])))
                 rate, se = stay_rate(w, n_items=row["n_items"], m=m, n_datasets=n_data,
                                      seed=100 + m)
                 both = math.sqrt(se ** 2 + row["p_stay_mc_se"] ** 2)

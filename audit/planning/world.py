@@ -126,6 +126,10 @@ def stay_rate(world: World, *, n_items: int, m: int, n_datasets: int, seed: int,
     rng = np.random.default_rng([seed, 11])
     pairs = world.pairs
     per_pair = np.bincount(np.arange(n_items) % len(pairs), minlength=len(pairs))
+    by_pair = np.argsort(np.arange(n_items) % len(pairs), kind="stable")
+    starts = np.concatenate([[0], np.cumsum(per_pair)[:-1]])
+    if m > 1:
+        chunk = max(1, min(chunk, 10_000_000 // n_items))
     hits = 0
     for start in range(0, n_datasets, chunk):
         size = min(chunk, n_datasets - start)
@@ -139,10 +143,9 @@ def stay_rate(world: World, *, n_items: int, m: int, n_datasets: int, seed: int,
             points = counts[..., 0] + counts[..., 1] / 2
             games = np.broadcast_to(per_pair, points.shape).astype(float)
         else:
-            s, _, wins, ties, pair = world.draw_boards(rng, size, n_items, m)
-            pts = wins[:, 0] + ties[:, 0] / 2
-            points = np.stack([pts[:, pair == j].sum(axis=1) for j in range(len(pairs))],
-                              axis=-1)
+            _, _, wins, ties, _ = world.draw_boards(rng, size, n_items, m)
+            pts = (wins[:, 0] + ties[:, 0] / 2)[:, by_pair]
+            points = np.add.reduceat(pts, starts, axis=1)
             games = np.broadcast_to(per_pair * m, points.shape).astype(float)
         hits += int(stays(win_rates(points, games, pairs, world.n_models)).sum())
     rate = hits / n_datasets
