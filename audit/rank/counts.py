@@ -39,10 +39,6 @@ MAJORITY_RULE = ("plurality of the winner votes (A / tie / B); a tie for the mos
 #: The rule that turns a rating unit's scores into one score.
 MEDIAN_RULE = "median of the item's scores (mean of the two middle scores for an even count)"
 TIE = 1
-#: Fewest one-unit patterns per group, and most groups, for which
-#: :meth:`ClusterPatterns.totals` sums each group's run by a matrix product.
-RUN_PATTERNS = 8
-RUN_GROUPS = 20_000
 
 
 @dataclass(frozen=True)
@@ -231,60 +227,18 @@ class ClusterPatterns:
         return int(self.counts.sum())
 
     @cached_property
-    def _runs(self) -> np.ndarray | None:
-        """Where each group's run of one-contribution patterns starts, when :meth:`totals` sums
-        runs; None when it uses the sparse design.
-
-        :func:`cluster_patterns` puts the one-unit patterns first, one contribution each and
-        sorted by group (their rows are sorted), the items of several units after them. When the
-        values are whole numbers whose totals stay below 2 ** 53 (every sum exact, so any order
-        gives the same bits) and the groups hold :data:`RUN_PATTERNS` patterns on average, a
-        group's totals are one small matrix product over its run, a third of the time of the
-        sparse product and its transposes; the contributions after the runs keep the sparse
-        design (:attr:`_tail`)."""
-        m = self.member
-        off = np.flatnonzero(m != np.arange(len(m)))
-        one = int(off[0]) if len(off) else len(m)
-        one = min(one, int(m[one:].min(initial=one)))  # patterns wholly in the runs
-        v = self.values
-        if (self.n_groups == 0 or self.n_groups > RUN_GROUPS
-                or one < RUN_PATTERNS * self.n_groups
-                or np.any(np.diff(self.group[:one]) < 0) or not np.array_equal(v, np.round(v))
-                or float(np.abs(v).max(initial=0)) * max(self.n_items, 1) * len(v) >= 2.0 ** 53):
-            return None
-        return np.searchsorted(self.group[:one], np.arange(self.n_groups + 1))
-
-    def _sparse(self, rows: slice) -> sparse.csr_matrix:
-        """The (n_groups v, P) design of the contributions ``rows``."""
-        v = self.values.shape[1]
-        cols = np.repeat(self.member[rows], v)
-        cells = (self.group[rows, None] * v + np.arange(v)[None, :]).reshape(-1)
-        return sparse.csr_matrix((self.values[rows].reshape(-1), (cells, cols)),
-                                 shape=(self.n_groups * v, len(self.counts)))
-
-    @cached_property
     def _design(self) -> sparse.csr_matrix:
-        return self._sparse(slice(None))
-
-    @cached_property
-    def _tail(self) -> sparse.csr_matrix | None:
-        start = int(self._runs[-1])
-        return self._sparse(slice(start, None)) if start < len(self.member) else None
+        v = self.values.shape[1]
+        cols = np.repeat(self.member, v)
+        rows = (self.group[:, None] * v + np.arange(v)[None, :]).reshape(-1)
+        return sparse.csr_matrix((self.values.reshape(-1), (rows, cols)),
+                                 shape=(self.n_groups * v, len(self.counts)))
 
     def totals(self, weights: np.ndarray) -> np.ndarray:
         """(B, n_groups, v) totals of the values when pattern ``p`` has weight ``weights[:, p]``."""
-        runs, v = self._runs, self.values.shape[1]
-        if runs is None:
-            w = np.ascontiguousarray(np.asarray(weights).T, dtype=float)  # cast + transpose
-            return np.asarray(self._design @ w).T.reshape(-1, self.n_groups, v)
-        w = np.asarray(weights, dtype=float)
-        out = np.empty((len(w), self.n_groups, v))
-        for g in range(self.n_groups):
-            np.matmul(w[:, runs[g]:runs[g + 1]], self.values[runs[g]:runs[g + 1]],
-                      out=out[:, g])
-        if self._tail is not None:
-            out += np.asarray(self._tail @ np.ascontiguousarray(w.T)).T.reshape(out.shape)
-        return out
+        w = np.ascontiguousarray(np.asarray(weights).T, dtype=float)  # one pass: cast + transpose
+        out = np.asarray(self._design @ w).T
+        return out.reshape(-1, self.n_groups, self.values.shape[1])
 
     def full_sample(self) -> np.ndarray:
         """(1, n_groups, v) totals of the observed data (every pattern at its count)."""
