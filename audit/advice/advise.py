@@ -95,7 +95,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
              "n_opposed": 0, "skipped": None}
     opposed = opposed_pools(units)
     block["n_opposed"] = int(opposed.sum())
-    pops, why_labels = label_populations(units, more=more)
+    pops, why_labels = label_populations(units, more=more if target == "labels" else 0)
     block["populations"] = [_describe(p, units) for p in pops]
     label_error = _max_over(pops, "error_now", units.n)
     close = np.zeros(units.n, dtype=bool)
@@ -186,7 +186,7 @@ def _board(units, table, results: dict, *, more: int):
         return "no leaderboard of every human pool"
     members = (method.get("pools") or {}).get(name) or [name]
     members = [p for p in members if p in units.counts]
-    pop = fit_population(units, name, units.pooled(members), more=more)
+    pop = fit_population(units, name, units.pooled(members), more=0)
     if pop is None:
         return ("every item has one judgment on the leaderboard: how much judgments of one "
                 "item disagree cannot be estimated")
