@@ -132,3 +132,61 @@ def test_single_annotator_pools_named_from_codes():
     named = {p for w in caught if issubclass(w.category, SingleAnnotatorPoolNaN)
              for p in w.message.pools}
     assert named == {"solo", "ünï"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 400), st.integers(1, 60),
+       st.integers(1, 40), st.integers(2, 5), st.integers(1, 12))
+def test_pair_tables_of_no_pair_equal_the_counted_ones(seed, n, n_items, n_ann, q, min_overlap):
+    from audit.measure.counts import Codes, pair_tables
+
+    rng = np.random.default_rng(seed)
+    key = np.unique(rng.integers(0, n_items * n_ann, size=n))  # one judgment an (item, annotator)
+    c = Codes(item=key // n_ann, annotator=key % n_ann, label=rng.integers(0, q, size=len(key)),
+              n_items=n_items + int(rng.integers(0, 3)), n_annotators=n_ann, n_categories=q,
+              annotator_names=tuple(f"a{i}" for i in range(n_ann)))
+    counted = pair_tables(c, min_overlap=min_overlap)
+    if len(counted.pairs):
+        return
+    skipped = pair_tables(c, min_overlap=min_overlap, none_reach=True)
+    for field in ("pairs", "tables", "cell_patterns", "pattern_freq"):
+        a, b = getattr(counted, field), getattr(skipped, field)
+        assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b), field
+
+
+@pytest.mark.parametrize("judges, min_overlap", [((), 10_000), ((), 2), (("judge",), 10_000)])
+def test_pools_skip_counting_pairs_only_when_the_human_scope_has_none(judges, min_overlap):
+    import json
+
+    import pandas as pd
+
+    from audit.contract.table import build_table
+    from audit.measure import reliability
+    from audit.measure.scope import view_reliability
+    from audit.measure.sufficient import Sufficient
+    from audit.resample import Bootstrap
+
+    from benchmarks import synth
+
+    raw = synth.generate(3_000, per_item=(2, 4), seed=4)
+    if judges:
+        judge = raw.drop_duplicates("item").assign(pool="judge", annotator="gpt")
+        raw = pd.concat([raw, judge], ignore_index=True)
+    table = build_table(raw, synth.scale(), name="s", source="s", judge_pools=judges)
+    boot = Bootstrap(40, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = reliability(table, bootstrap=boot, min_overlap=min_overlap)
+        suff = Sufficient(table)
+        for pool in table.pools:  # every pool's pairs counted
+            metrics, cohen = view_reliability(suff.view((pool,)), table.scale, bootstrap=boot,
+                                              scope=f"reliability:{pool}",
+                                              min_overlap=min_overlap)
+            assert json.dumps(got["by_pool"][pool], sort_keys=True) == json.dumps(
+                metrics, sort_keys=True)
+            assert json.dumps(got["cohen_pairs"]["by_pool"][pool], sort_keys=True) == json.dumps(
+                cohen, sort_keys=True)
+    human = got["cohen_pairs"]["overall"]["n_pairs_with_overlap"]
+    assert (human > 0) == (min_overlap == 2)  # both the skipping and the counting are tested
+    if judges:  # the judge judged every item alone: its pool has pairs of nobody
+        assert got["cohen_pairs"]["by_pool"]["judge"]["n_pairs_with_overlap"] == 0

@@ -148,6 +148,7 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
         metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
                                           scope="reliability", min_overlap=min_overlap)
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
+    humans_pairs = cohen["n_pairs_with_overlap"] > 0  # a human pool's pairs are among these
     for pool in table.pools:
         if pool in table.human_pools and len(table.human_pools) == 1:
             # the only human pool *is* the overall scope: same table, same numbers
@@ -155,9 +156,10 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
             out["cohen_pairs"]["by_pool"][pool] = out["cohen_pairs"]["overall"]
             continue
         with _ScopedWarnings(f"reliability of pool {pool!r}"):
-            metrics, cohen = view_reliability(suff.view((pool,)), table.scale,
-                                              bootstrap=bootstrap, scope=f"reliability:{pool}",
-                                              min_overlap=min_overlap)
+            metrics, cohen = view_reliability(
+                suff.view((pool,)), table.scale, bootstrap=bootstrap,
+                scope=f"reliability:{pool}", min_overlap=min_overlap,
+                pairs_may_reach=humans_pairs or pool not in table.human_pools)
         out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
     return out
 

@@ -315,13 +315,21 @@ def n_overlapping_pairs(c: Codes, *, min_overlap: int) -> int:
     return int((pair_overlaps(c.item, c.annotator) >= min_overlap).sum())
 
 
-def pair_tables(c: Codes, *, min_overlap: int) -> PairTables:
+def pair_tables(c: Codes, *, min_overlap: int, none_reach: bool = False) -> PairTables:
     """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items.
 
     Pairs of judgments are kept as positions until the pairs of annotators with enough shared
-    items are known, so only their judgments are gathered.
+    items are known, so only their judgments are gathered. ``none_reach``: the caller knows no
+    pair shares ``min_overlap`` items (none did in a scope holding these judgments), so the
+    pairs are not counted: the tables of no pair, as counting would give them.
     """
     q = c.n_categories
+    if none_reach:
+        rated = int(np.count_nonzero(np.bincount(c.item, minlength=c.n_items)))
+        return PairTables(pairs=np.zeros((0, 2), dtype=np.int64),
+                          tables=np.zeros((0, q, q), dtype=np.int64),
+                          cell_patterns=np.full((min(rated, 1), 1), -1, dtype=np.int64),
+                          pattern_freq=np.full(min(rated, 1), rated, dtype=np.int64))
     it, an, la = c.item[c.order], c.annotator[c.order], c.label[c.order]
     first, second = _pair_positions(it)
     key = an[first] * c.n_annotators + an[second]

@@ -88,8 +88,8 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
                             scope=scope, min_overlap=min_overlap)
 
 
-def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10
-                     ) -> tuple[dict, dict]:
+def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10,
+                     pairs_may_reach: bool = True) -> tuple[dict, dict]:
     """All reliability metrics of one scope and its pairwise Cohen's kappas.
 
     Parameters
@@ -99,6 +99,10 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
         pools), built once per audit.
     scale
         The table's label scale.
+    pairs_may_reach
+        False when no annotator pair shares ``min_overlap`` items in a scope holding this
+        one's judgments (a pool of the human pools, none of whose pairs did): the pairs are
+        not counted again (:func:`audit.measure.counts.pair_tables` ``none_reach``).
 
     Returns
     -------
@@ -114,7 +118,7 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
         found = _counts(view.counts, level=level, values=values, bootstrap=bootstrap,
                         scope=scope)
     cohen = _cohen(scale, c, view.pool_of_annotator, bootstrap=bootstrap, scope=scope,
-                   min_overlap=min_overlap)
+                   min_overlap=min_overlap, none_reach=not pairs_may_reach)
     for m in family(metrics.COHEN, level):
         found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
@@ -178,10 +182,10 @@ def _icc(c, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str)
             for m, samples in zip(members, boot)}
 
 
-def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_overlap: int
-           ) -> dict:
+def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
+           none_reach: bool = False) -> dict:
     q = c.n_categories
-    if is_wide(scale):
+    if is_wide(scale) and not none_reach:
         n_pairs = n_overlapping_pairs(c, min_overlap=min_overlap)
         if n_pairs * q * q > COHEN_CELLS:
             reason = (f"{n_pairs} annotator pairs x {q} x {q} label tables exceed "
@@ -191,7 +195,7 @@ def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_ove
                     "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": NAN,
                     "median": NAN, "ci95": {"mean": [NAN, NAN], "median": [NAN, NAN]},
                     "pairs": [], "not_defined": reason}
-    pt = pair_tables(c, min_overlap=min_overlap)
+    pt = pair_tables(c, min_overlap=min_overlap, none_reach=none_reach)
     k = len(pt.pairs)
     if is_wide(scale):  # margins and agreement sums, never q x q weights or (B, k, q, q) tables
         from .wide import CohenStatistics
