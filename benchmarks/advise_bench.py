@@ -258,8 +258,8 @@ def summary(frame: pd.DataFrame) -> list[dict]:
 
 def markdown(target: str, frame: pd.DataFrame, settings: str) -> str:
     lines = [f"**target {target}** ({settings})", "",
-             "| method | mean reduction | s.e. | advised minus method (s.e.) | "
-             "datasets where advised does better |", "|---|---|---|---|---|"]
+             ("| method | mean reduction | s.e. | advised minus method (s.e.) | "
+              "datasets where advised does better |"), "|---|---|---|---|---|"]
     for r in summary(frame):
         margin = "" if r["method"] == "advised" else f"{r['margin']:.4f} ({r['margin_se']:.4f})"
         beaten = "" if r["method"] == "advised" else f"{100 * r['beaten']:.0f}%"

@@ -3,6 +3,7 @@ annotation tools (hostile ids and texts) and the sentences; the demo and HS-Brex
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -11,8 +12,15 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rank_data import arena_raw, table_of
 
-from audit.advice import ADVISE_DEFAULTS, TARGETS, advise_block, advise_frame, advise_sentences
+from audit.advice import (
+    ADVISE_DEFAULTS,
+    TARGETS,
+    advise_block,
+    advise_frame,
+    advise_sentences,
+)
 from audit.advice.units import opposed_pools, read_units
 from audit.contract import columns as C
 from audit.contract.labels import LabelKind, LabelScale
@@ -22,7 +30,6 @@ from audit.errors import InputError
 from audit.escape.spreadsheet import escape_frame, unescape_cell
 from audit.rank import rank
 from audit.resample.settings import Bootstrap
-from rank_data import arena_raw, table_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BREXIT = ROOT.parent / "shared" / "data" / "lewidi2023" / "HS-Brexit"
@@ -121,7 +128,7 @@ def test_a_larger_budget_extends_the_list(small, extra):
 def test_ties_keep_source_order():
     raw = nominal_raw(n_items=40, per_pool=2, pools=("crowd",), seed=5)
     items = advise_block(nominal_table(raw), {}, budget=40)["items"]
-    for x, y in zip(items, items[1:]):
+    for x, y in itertools.pairwise(items):
         if x["expected_reduction"] == y["expected_reduction"]:
             assert x["row"] < y["row"]
 

@@ -129,7 +129,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
     candidates = np.flatnonzero(reduction > FLOOR)
     order = candidates[np.lexsort((candidates, -reduction[candidates]))]
     chosen = order[:budget]
-    block["n_candidates"] = int(len(candidates))
+    block["n_candidates"] = len(candidates)
     block["items"] = [_entry(rank, u, units, pool, reduction, label_error,
                              (opposed[u], close[u], uncertain[u]), close_pair[u])
                       for rank, u in enumerate(chosen, start=1)]

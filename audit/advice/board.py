@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 #: An adjacent pair is *close* when its swap probability is at least this (one resample in 20).
 CLOSE = 0.05
 

@@ -139,7 +139,7 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
     after = np.full(units.n, np.nan)
     rows = np.flatnonzero(judged)
     key = np.column_stack([units.stratum[rows], canon[rows]])
-    uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     pick = rows[first]
     e_now, e_after = label_errors(alpha_canon[pick], canon[pick], more)
     now[rows] = e_now[inverse.reshape(-1)]
