@@ -87,11 +87,14 @@ def sentences(block: dict) -> list[str]:
     sent = fmt.count(n, "item")
     if block["target"] == "leaderboard":
         board = block["board"]["pool"]
+        board = ("the leaderboard of every human pool" if board == C.EVERY_HUMAN_POOL
+                 else f"the {board} leaderboard")
         first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
-                 f"each is expected to lower the summed swap probability of the adjacent "
-                 f"pairs on the {board} leaderboard by {fmt.number(totals['top_n'])} (from "
-                 f"{fmt.number(totals['now'])}), against {fmt.number(totals['random_n'])} for "
-                 f"as many items chosen at random.")
+                 f"each, scored at their former weight, is expected to lower the summed swap "
+                 f"probability of the adjacent pairs on {board} by "
+                 f"{fmt.significant(totals['top_n'], 2)} (from "
+                 f"{fmt.significant(totals['now'], 2)}), against "
+                 f"{fmt.significant(totals['random_n'], 2)} for as many items chosen at random.")
     else:
         first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
                  f"each is expected to correct {fmt.number(totals['top_n'], 1)} of the "
