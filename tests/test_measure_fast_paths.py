@@ -190,3 +190,64 @@ def test_pools_skip_counting_pairs_only_when_the_human_scope_has_none(judges, mi
     assert (human > 0) == (min_overlap == 2)  # both the skipping and the counting are tested
     if judges:  # the judge judged every item alone: its pool has pairs of nobody
         assert got["cohen_pairs"]["by_pool"]["judge"]["n_pairs_with_overlap"] == 0
+
+
+def reference_most_frequent(rows):
+    """The rule as the exact patterns had it: counts of distinct rows (numpy.unique), then
+    most frequent, larger, first in lexicographic order."""
+    uniq, freq = np.unique(rows, axis=0, return_counts=True)
+    size = (uniq >= 0).sum(axis=1)
+    best = np.lexsort((np.arange(len(uniq)), -size, -freq))[0]
+    return uniq[best]
+
+
+@st.composite
+def annotator_sets(draw):
+    n_ann = draw(st.integers(2, 30))
+    width = draw(st.integers(2, 6))
+    n = draw(st.integers(1, 300))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    rows = np.full((n, width), -1, dtype=np.int64)
+    for i in range(n):
+        k = min(int(rng.integers(2, width + 1)), n_ann)
+        rows[i, :k] = np.sort(rng.choice(n_ann, size=k, replace=False))
+    if draw(st.booleans()):  # many repeats of a few sets
+        rows = rows[rng.integers(0, max(1, n // 10), size=n)]
+    return rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(annotator_sets(), st.sampled_from(["hash", "collide", "mod3"]))
+def test_most_frequent_row_is_the_exact_rule(rows, hashing):
+    from audit.measure import icc
+
+    real = icc.row_hashes
+    fake = {"hash": real, "collide": lambda r: np.zeros(len(r), dtype=np.uint64),
+            "mod3": lambda r: real(r) % np.uint64(3)}[hashing]
+    icc.row_hashes = fake
+    try:
+        got = icc.most_frequent_row(rows)
+    finally:
+        icc.row_hashes = real
+    assert np.array_equal(got, reference_most_frequent(rows))
+
+
+def test_crossed_subset_on_unicode_ids_and_one_item():
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    import pandas as pd
+
+    from audit.measure.counts import codes
+    from audit.measure.icc import crossed_subset
+
+    raw = pd.DataFrame({"item": ["ï1", "ï1", "ï2", "ï2", "ï3", "ï3", "ï3"],
+                        "annotator": ["ž", "名", "ž", "名", "ž", "名", "b"],
+                        "label": [1, 2, 2, 2, 3, 1, 1]})
+    c = codes(build_table(raw, LabelScale(LabelKind.ORDINAL, (1, 2, 3)), name="t", source="t"))
+    ratings, chosen = crossed_subset(c)
+    assert [c.annotator_names[a] for a in chosen] == ["ž", "名"]
+    assert ratings.tolist() == [[0, 1], [1, 1], [2, 0]]
+    one = pd.DataFrame({"item": ["x"], "annotator": ["a"], "label": [1]})
+    c1 = codes(build_table(one, LabelScale(LabelKind.ORDINAL, (1, 2, 3)), name="t", source="t"))
+    assert crossed_subset(c1)[0].shape == (0, 0)

@@ -57,12 +57,8 @@ def crossed_block(c: Codes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     start = np.concatenate([[0], np.cumsum(per_item)[:-1]])
     sets = np.full((c.n_items, width), -1, dtype=np.int64)
     sets[it, np.arange(len(it)) - start[it]] = an
-    multi = per_item >= 2
-    uniq, freq, _ = patterns(sets[multi])
-    size = (uniq >= 0).sum(axis=1)
-    # most frequent; then larger; patterns come in lexicographic row order (first wins)
-    best = np.lexsort((np.arange(len(uniq)), -size, -freq))[0]
-    chosen = uniq[best][uniq[best] >= 0]
+    best = most_frequent_row(sets[per_item >= 2])
+    chosen = best[best >= 0]
     col = np.full(c.n_annotators, -1, dtype=np.int64)
     col[chosen] = np.arange(len(chosen))
     in_set = col[c.annotator] >= 0
@@ -72,6 +68,50 @@ def crossed_block(c: Codes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ratings = np.full((int(covered.sum()), len(chosen)), -1, dtype=np.int64)
     ratings[rows[c.item[keep]], col[c.annotator[keep]]] = c.label[keep]
     return ratings, chosen, np.flatnonzero(covered)
+
+
+def most_frequent_row(rows: np.ndarray) -> np.ndarray:
+    """The most frequent of the ``rows`` (annotator codes, -1 after an item's last); ties: the
+    one with more codes, then the first in lexicographic order (:data:`SUBSET_RULE`).
+
+    The rows are counted by a 64-bit hash of each (one sort of hashes, not the two sorts of
+    exact keys :func:`audit.resample.patterns` needs once five codes overflow an int64: a third
+    of the time). Only the rows whose hash is the most frequent are compared: when any of them
+    differ from another of the same hash (a collision, which could make a hash's count a sum),
+    the rows are counted exactly by :func:`audit.resample.patterns` instead.
+    """
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    h = row_hashes(rows)
+    keys, freq = np.unique(h, return_counts=True)
+    top = freq.max()
+    if top == 1:  # every hash once: every row distinct, each its own candidate
+        candidates = rows
+    else:
+        at = np.flatnonzero(np.isin(h, keys[freq == top]))
+        at = at[np.argsort(h[at], kind="stable")]
+        same = h[at][1:] == h[at][:-1]
+        if np.any(same & np.any(rows[at][1:] != rows[at][:-1], axis=1)):
+            uniq, counts, _ = patterns(rows)  # a collision: exact counts
+            candidates = uniq[counts == counts.max()]
+        else:
+            candidates = rows[at[np.r_[True, ~same]]]
+    size = (candidates >= 0).sum(axis=1)
+    candidates = candidates[size == size.max()]
+    for j in range(candidates.shape[1]):  # the lexicographically first
+        candidates = candidates[candidates[:, j] == candidates[:, j].min()]
+    return candidates[0]
+
+
+def row_hashes(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of integers (a multiply-xorshift mix of each column in turn,
+    as in splitmix64): equal rows hash alike, distinct rows rarely do."""
+    h = np.full(len(rows), 0x243F6A8885A308D3, dtype=np.uint64)
+    for col in np.asarray(rows, dtype=np.int64).T:
+        h ^= col.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+    return h
 
 
 def _mean_squares(values: np.ndarray, weights: np.ndarray):
