@@ -88,9 +88,11 @@ def dirichlet_multinomial_pmf(alpha: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return np.exp(log)
 
 
-def argmax_probability(alpha: np.ndarray) -> np.ndarray:
+def argmax_probability(alpha: np.ndarray, wanted: np.ndarray | None = None) -> np.ndarray:
     """``P(argmax theta = k)`` under ``Dirichlet(alpha)`` for every row of ``alpha`` ``(P, q)``
-    (module docstring); a zero ``alpha_k`` gives 0 for ``k``."""
+    (module docstring); a zero ``alpha_k`` gives 0 for ``k``. ``wanted`` ``(P, q)`` bool: only
+    those entries are computed (the rest are 0, and rows are then not renormalised): the
+    plurality error needs only the plurality's labels, often one of ``q``."""
     from scipy.special import betainc, gammainc, gammaincinv
 
     alpha = np.asarray(alpha, dtype=float)
@@ -106,13 +108,19 @@ def argmax_probability(alpha: np.ndarray) -> np.ndarray:
     out = np.zeros((p, q))
     live = alpha > 0
     safe = np.where(live, alpha, 1.0)
+    need = live if wanted is None else live & wanted
     for k in range(q):
-        x = gammaincinv(safe[:, k, None], u[None, :])
-        prod = np.ones((p, len(u)))
+        rows = np.flatnonzero(need[:, k])
+        if not rows.size:
+            continue
+        x = gammaincinv(safe[rows, k, None], u[None, :])
+        prod = np.ones((len(rows), len(u)))
         for j in range(q):
             if j != k:
-                prod *= np.where(live[:, j, None], gammainc(safe[:, j, None], x), 1.0)
-        out[:, k] = np.where(live[:, k], prod @ w, 0.0)
+                prod *= np.where(live[rows, j, None], gammainc(safe[rows, j, None], x), 1.0)
+        out[rows, k] = prod @ w
+    if wanted is not None:
+        return out
     total = out.sum(axis=1, keepdims=True)
     return out / np.where(total > 0, total, 1.0)
 
@@ -132,6 +140,10 @@ def plurality_error(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     n_top = top.sum(axis=1)
     err = 1 - (probs * top).sum(axis=1) / n_top
     return np.where(counts.sum(axis=1) > 0, err, np.nan)
+
+
+def _plurality(counts: np.ndarray) -> np.ndarray:
+    return counts == counts.max(axis=1, keepdims=True)
 
 
 def fit_precision(counts: np.ndarray, prior_mean: np.ndarray) -> tuple[float, float] | None:
@@ -167,7 +179,7 @@ def label_errors(alpha: np.ndarray, counts: np.ndarray, more: int
     """
     alpha = np.asarray(alpha, dtype=float)
     counts = np.asarray(counts, dtype=np.int64)
-    now = plurality_error(counts, argmax_probability(alpha))
+    now = plurality_error(counts, argmax_probability(alpha, _plurality(counts)))
     if more <= 0 or len(alpha) == 0:
         return now, now.copy()
     ys = _compositions(int(more), alpha.shape[1])
@@ -175,5 +187,5 @@ def label_errors(alpha: np.ndarray, counts: np.ndarray, more: int
     p, k = pmf.shape
     grown = (counts[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
     post = (alpha[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
-    after = plurality_error(grown, argmax_probability(post)).reshape(p, k)
+    after = plurality_error(grown, argmax_probability(post, _plurality(grown))).reshape(p, k)
     return now, (pmf * after).sum(axis=1)

@@ -13,8 +13,10 @@ stratum), the model (ratings), or the whole population (plain labels), with
 added. A model that wins most of its comparisons is expected to win an item with few
 judgments; shrinking every item to one distribution would say otherwise.
 
-Everything is computed once per distinct (stratum, counts) pattern (a few hundred in usual
-data, whatever the number of items) and looked up per unit.
+Everything is computed once per distinct (stratum, counts) pattern and looked up per unit;
+beyond :data:`STRATA_MAX` strata (hundreds of model pairs), strata of similar mean label share
+one prior mean (:func:`binned_strata`), so the patterns stay a few hundred whatever the number
+of items or models.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ import pandas as pd
 
 from ..contract import columns as C
 from .dirichlet import STRATUM_PSEUDO, fit_precision, label_errors
+
+#: At most this many strata keep their own prior mean (:func:`binned_strata`).
+STRATA_MAX = 16
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,30 @@ def canonical(counts: np.ndarray, mirror: np.ndarray) -> np.ndarray:
     return np.where(mirror[:, None], counts[:, ::-1], counts)
 
 
+def binned_strata(stratum: np.ndarray, canon: np.ndarray) -> np.ndarray:
+    """The strata, merged into at most :data:`STRATA_MAX` bins of neighbouring mean label
+    (scale order; judgment-weighted bins of about equal size) when there are more.
+
+    Why: the label model runs once per (stratum, counts) pattern, and hundreds of model pairs
+    times every count vector would take minutes on a five-point scale; a stratum's mean label
+    (for a preference scale, how strongly its first model wins) carries most of what sets its
+    prior, and bins of neighbouring strata keep it.
+    """
+    n_strata = int(stratum.max()) + 1 if len(stratum) else 0
+    if n_strata <= STRATA_MAX:
+        return stratum
+    q = canon.shape[1]
+    weight = np.bincount(stratum, weights=canon.sum(axis=1), minlength=n_strata)
+    level = np.bincount(stratum, weights=canon @ np.arange(q), minlength=n_strata)
+    mean = np.where(weight > 0, level / np.where(weight > 0, weight, 1), 0.0)
+    order = np.lexsort((np.arange(n_strata), mean))
+    share = np.cumsum(weight[order]) / max(weight.sum(), 1)
+    bin_of = np.empty(n_strata, dtype=np.int64)
+    bin_of[order] = np.minimum((share * STRATA_MAX - 1e-9).astype(np.int64), STRATA_MAX - 1)
+    bin_of = np.maximum(bin_of, 0)
+    return bin_of[stratum]
+
+
 def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
                    ) -> Population | None:
     """The Dirichlet label model of one population (module docstring) and every unit's label
@@ -124,12 +153,12 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
     if overall.sum() == 0:
         return None
     overall /= overall.sum()
-    n_strata = int(units.stratum.max()) + 1 if units.n else 0
-    by_stratum = np.zeros((n_strata, canon.shape[1]))
-    np.add.at(by_stratum, units.stratum, canon)
+    stratum = binned_strata(units.stratum, canon)
+    by_stratum = np.zeros((int(stratum.max()) + 1 if units.n else 0, canon.shape[1]))
+    np.add.at(by_stratum, stratum, canon)
     by_stratum += STRATUM_PSEUDO * overall
     by_stratum /= by_stratum.sum(axis=1, keepdims=True)
-    prior_mean = by_stratum[units.stratum]
+    prior_mean = by_stratum[stratum]
     fitted = fit_precision(canon[judged], prior_mean[judged])
     if fitted is None:
         return None
@@ -138,7 +167,7 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
     now = np.full(units.n, np.nan)
     after = np.full(units.n, np.nan)
     rows = np.flatnonzero(judged)
-    key = np.column_stack([units.stratum[rows], canon[rows]])
+    key = np.column_stack([stratum[rows], canon[rows]])
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     pick = rows[first]
     e_now, e_after = label_errors(alpha_canon[pick], canon[pick], more)
