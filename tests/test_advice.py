@@ -247,3 +247,40 @@ def test_hs_brexit():
     assert block["target"] == "labels" and len(block["items"]) == 50
     assert block["n_opposed"] > 0
     assert {p["pool"] for p in block["populations"]} == {"control group", "target group"}
+
+
+def test_many_strata_are_binned_by_mean_label():
+    from audit.advice.units import STRATA_MAX, binned_strata
+
+    rng = np.random.default_rng(0)
+    stratum = rng.integers(0, 200, 5000)
+    lean = np.linspace(0, 1, 200)[stratum]
+    canon = np.stack([rng.binomial(3, 1 - lean), np.zeros(5000, int), rng.binomial(3, lean)], 1)
+    bins = binned_strata(stratum, canon)
+    assert bins.max() < STRATA_MAX and len(np.unique(bins)) > STRATA_MAX // 2
+    first_bin = {s: b for s, b in zip(stratum, bins)}
+    assert all(first_bin[s] == b for s, b in zip(stratum, bins))  # a stratum stays whole
+    assert first_bin[min(first_bin)] <= first_bin[max(first_bin)]  # ordered by mean label
+    few = rng.integers(0, 5, 100)
+    assert (binned_strata(few, canon[:100]) == few).all()
+
+
+def test_pairwise_orientation_does_not_matter(pairwise):
+    """Showing an item's pair the other way round, with its labels mirrored, is the same data."""
+    raw = arena_raw(n_items=200, n_models=4, per_pool=2, seed=8, item_sd=0.8)
+    flip = raw[C.ITEM].str[1:].astype(int) % 3 == 0
+    other = raw.copy()
+    other.loc[flip, C.MODEL_A], other.loc[flip, C.MODEL_B] = raw.loc[flip, C.MODEL_B], \
+        raw.loc[flip, C.MODEL_A]
+    other.loc[flip, C.LABEL] = -raw.loc[flip, C.LABEL]
+    out = []
+    for r in (raw, other):
+        table = table_of(r)
+        results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,),
+                       n_sims=10)
+        for target in TARGETS:
+            block = advise_block(table, results, budget=200, target=target)
+            out.append({e["item"]: e["expected_reduction"] for e in block["items"]})
+    for a, b in ((out[0], out[2]), (out[1], out[3])):
+        assert a.keys() == b.keys() and len(a) > 0
+        assert all(a[k] == pytest.approx(b[k], rel=1e-6, abs=1e-12) for k in a)
