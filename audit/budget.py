@@ -312,11 +312,7 @@ class Shape:
         within = int((per_item * (per_item - 1) // 2).sum())
         ann_pairs, kept_pairs = 0, 0
         if 0 < within <= max(EXACT_PAIRS_LIMIT, EXACT_PAIRS_PER_JUDGMENT * len(f)):
-            from .measure.counts import pair_overlaps
-
-            overlap = pair_overlaps(f[C.ITEM].cat.codes.to_numpy(),
-                                    f[C.ANNOTATOR].cat.codes.to_numpy(), within=within,
-                                    max_per_item=int(per_item.max()))
+            overlap = table.annotator_pair_overlaps  # kept on the table for Cohen's kappa
             kept = overlap >= MIN_OVERLAP
             ann_pairs, kept_pairs = int(kept.sum()), int(overlap[kept].sum())
         elif within:

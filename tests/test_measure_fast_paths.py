@@ -251,3 +251,36 @@ def test_crossed_subset_on_unicode_ids_and_one_item():
     one = pd.DataFrame({"item": ["x"], "annotator": ["a"], "label": [1]})
     c1 = codes(build_table(one, LabelScale(LabelKind.ORDINAL, (1, 2, 3)), name="t", source="t"))
     assert crossed_subset(c1)[0].shape == (0, 0)
+
+
+@pytest.mark.parametrize("min_overlap", [2, 10_000])
+def test_reliability_with_the_overlaps_known_equals_it_without(min_overlap):
+    import json
+
+    from audit.budget import Shape
+    from audit.contract.table import build_table
+    from audit.measure import reliability
+    from audit.measure.counts import pair_overlaps
+    from audit.resample import Bootstrap
+
+    from benchmarks import synth
+
+    def table():
+        return build_table(synth.generate(3_000, per_item=(2, 4), seed=2), synth.scale(),
+                           name="s", source="s")
+
+    boot = Bootstrap(40, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = table()
+        assert fresh.known_pair_overlaps() is None
+        plain = reliability(fresh, bootstrap=boot, min_overlap=min_overlap)
+        known = table()
+        Shape.of(known)  # the memory estimate counts the pairs, and keeps them
+        f = known.frame
+        assert np.array_equal(np.sort(known.known_pair_overlaps()),
+                              np.sort(pair_overlaps(f["item"].cat.codes.to_numpy(),
+                                                    f["annotator"].cat.codes.to_numpy())))
+        got = reliability(known, bootstrap=boot, min_overlap=min_overlap)
+    assert json.dumps(got, sort_keys=True) == json.dumps(plain, sort_keys=True)
+    assert (got["cohen_pairs"]["overall"]["n_pairs_with_overlap"] > 0) == (min_overlap == 2)

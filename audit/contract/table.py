@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,23 @@ class AnnotationTable:
     @property
     def label_codes(self) -> np.ndarray:
         return self.frame[C.LABEL].cat.codes.to_numpy()
+
+    @cached_property
+    def annotator_pair_overlaps(self) -> np.ndarray:
+        """Items shared by each annotator pair that shares any, in no particular order
+        (:func:`audit.measure.counts.pair_overlaps` of the item and annotator codes), counted
+        once per table: the memory estimate (:mod:`audit.budget`) counts them before the
+        audit, and Cohen's kappa does not count pairs again when none shares enough items
+        (:meth:`known_pair_overlaps`)."""
+        from ..measure.counts import pair_overlaps
+
+        return pair_overlaps(self.frame[C.ITEM].cat.codes.to_numpy(),
+                             self.frame[C.ANNOTATOR].cat.codes.to_numpy())
+
+    def known_pair_overlaps(self) -> np.ndarray | None:
+        """:attr:`annotator_pair_overlaps` if something has counted them already, else None
+        (for a reader to whom counting them would cost as much as what it saves)."""
+        return self.__dict__.get("annotator_pair_overlaps")
 
     def subset(self, mask, *, rule: str = "outside the subset") -> AnnotationTable:
         """A table of the rows where ``mask`` holds, unused categories dropped from the ids.

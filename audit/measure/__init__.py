@@ -144,9 +144,14 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
     out = {"level": table.scale.level, "overall": {}, "by_pool": {},
            "cohen_pairs": {"overall": {}, "by_pool": {}}}
     humans = suff.view(tuple(table.human_pools) if table.judge_pools else None)
+    # no pair of the table shares min_overlap items (the memory estimate counted them): no
+    # scope's pair does
+    known = table.known_pair_overlaps()
+    none_reach = known is not None and int(known.max(initial=0)) < min_overlap
     with _ScopedWarnings("reliability over the human pools"):
         metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
-                                          scope="reliability", min_overlap=min_overlap)
+                                          scope="reliability", min_overlap=min_overlap,
+                                          pairs_may_reach=not none_reach)
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
     humans_pairs = cohen["n_pairs_with_overlap"] > 0  # a human pool's pairs are among these
     for pool in table.pools:
@@ -159,7 +164,8 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
             metrics, cohen = view_reliability(
                 suff.view((pool,)), table.scale, bootstrap=bootstrap,
                 scope=f"reliability:{pool}", min_overlap=min_overlap,
-                pairs_may_reach=humans_pairs or pool not in table.human_pools)
+                pairs_may_reach=not none_reach and (humans_pairs
+                                                    or pool not in table.human_pools))
         out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
     return out
 
