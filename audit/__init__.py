@@ -4,22 +4,27 @@ The pipeline reads like the package: :mod:`audit.ingest` (adapters) -> :mod:`aud
 (validation) -> :mod:`audit.measure` (reliability, pool disagreement) -> :mod:`audit.rank`
 (leaderboards and their stability) -> :mod:`audit.report` (terminal, JSON, HTML, card).
 
-Public API: :func:`load` (:func:`audit.ingest.load`) and :func:`run` (:func:`audit.pipeline.run`).
-Both take a path, a hub name, a pandas ``DataFrame`` or a ``datasets.Dataset`` /
+Public API: :func:`load` (:func:`audit.ingest.load`), :func:`run` (:func:`audit.pipeline.run`),
+and what to do next: :func:`plan` (:func:`audit.pipeline.plan`: the items a leaderboard of K models
+needs to keep its order) and :func:`advise` (:func:`audit.pipeline.advise`: which items to send
+back for annotation). All take a path, a hub name, a pandas ``DataFrame`` or a ``datasets.Dataset`` /
 ``DatasetDict``, and the CLI's options as keywords (``spec=`` a YAML path or a dict)::
 
     import audit
     table = audit.load(df, spec={"label": {"kind": "ordinal", "order": [1, 2, 3, 4, 5]}})
     results = audit.run("ratings.csv", spec="spec.yaml", seed=0, out="reports/ratings")
+    audit.plan("ratings.csv", spec="spec.yaml", models=(10, 20), stay=0.9)["plan"]
+    audit.advise("ratings.csv", spec="spec.yaml", budget=50, out="reports/advice")["advise"]
 
 A misspelt keyword is a ``TypeError`` before anything is read. Imports are lazy so the CLI
-starts fast: ``audit.run`` is :func:`audit.pipeline.run` itself, imported on first use.
+starts fast: ``audit.run``, ``audit.plan`` and ``audit.advise`` are the functions of
+:mod:`audit.pipeline` themselves, imported on first use.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["load", "run", "__version__"]
+__all__ = ["advise", "load", "plan", "run", "__version__"]
 
 
 def load(source, **options):
@@ -29,8 +34,8 @@ def load(source, **options):
 
 
 def __getattr__(name: str):
-    if name == "run":
-        from .pipeline import run
+    if name in ("run", "plan", "advise"):
+        from . import pipeline
 
-        return run
+        return getattr(pipeline, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

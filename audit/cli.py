@@ -883,6 +883,114 @@ def simulate(perturbation_sd, closest_gap, gaps, score_range, sizes, approximati
         write_text(json_real, dumps(result))
 
 
+#: The fewest simulated boards a plan takes (:func:`audit.planning.plan_block` refuses fewer).
+MIN_PLAN_SIMS = 100
+
+
+def _targets():
+    """``--target``'s choices, from :data:`audit.advice.TARGETS` (imported lazily: numpy)."""
+    return ("leaderboard", "labels")
+
+
+def next_options(f):
+    """What ``plan`` and ``advise`` share with ``run``: the audit's seed, resamples, counting
+    and output options, so their figures are ``run``'s."""
+    opts = [
+        click.option("--out", type=click.Path(file_okay=False),
+                     help="Write what run --out writes (results.json with this block, the report "
+                          "and card) here, as one set."),
+        click.option("--no-report", "no_report", is_flag=True,
+                     help="With --out, write results.json (and the command's own files) only."),
+        click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP),
+        click.option("--bootstrap", "n_bootstrap", type=RESAMPLES, default=1000,
+                     show_default=True, help=_RESAMPLES_HELP),
+    ]
+    f = audit_options(f)
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+@cli.command()
+@load_options
+@click.option("--models", default="10,20", show_default=True, callback=_sizes,
+              help=f"Leaderboard sizes to plan for, comma-separated (2 to {MAX_BOARD_SIZE:,}).")
+@click.option("--stay", type=_Finite(0, 1, min_open=True, max_open=True), default=0.9,
+              show_default=True,
+              help="The probability that no model is displaced, strictly between 0 and 1.")
+@click.option("--pool", help="Plan for this human pool's leaderboard (default: every pool's, "
+                             "as the plan block says).")
+@click.option("--budget", type=click.IntRange(min=1),
+              help="Judgments per pool you can pay for: also the best P(stay) within it.")
+@click.option("--sims", "n_sims", type=click.IntRange(MIN_PLAN_SIMS, MAX_SIMS), default=20000,
+              show_default=True, help=f"Simulated leaderboards per size ({MIN_PLAN_SIMS} to "
+                                      f"{MAX_SIMS:,}).")
+@next_options
+def plan(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
+         models, stay, pool, budget, n_sims, out, no_report, seed, n_bootstrap, min_per_pool,
+         unit):
+    """How many items (and judgments per item, per pool) a leaderboard of each --models size
+    needs to keep its order with probability --stay, or that no size can: the pool effect does
+    not shrink with more items. Audits SOURCE as run does and prints the answer (results.json
+    'plan' with --out)."""
+    from .pipeline import plan as run_plan
+    from .progress import steps
+    from .report.next_terminal import print_plan
+    from .results import json_form
+
+    with steps(enabled=not quiet()) as step:
+        results = run_plan(source, models=models, stay=stay, pool=pool, budget=budget,
+                           n_sims=n_sims, out=out, seed=seed, n_bootstrap=n_bootstrap,
+                           min_per_pool=min_per_pool, unit=unit, report=not no_report,
+                           step=step, **_load_kwargs(fmt, spec, pools, pool_column, aspect,
+                                                     split, engine, spark_master, spark_conf))
+    print_plan(json_form(results), out=out)
+
+
+@cli.command()
+@load_options
+@click.option("--budget", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Most items to send back.")
+@click.option("--target", type=click.Choice(_targets()),
+              help="What re-annotation should improve: the leaderboard's closest pairs, or the "
+                   "items' labels (default: leaderboard when the data compares models).")
+@click.option("--more", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Annotators each re-annotated item gets (the expected reduction assumes it).")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="Print the advised items as CSV (spreadsheet-safe, as OUT/advice.csv) "
+                   "instead of the answer.")
+@next_options
+def advise(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
+           spark_conf, budget, target, more, as_csv, out, no_report, seed, n_bootstrap,
+           min_per_pool, unit):
+    """Which items to send back for annotation: at most --budget items, ranked by the expected
+    reduction of the closest pairs' swap probability (leaderboard) or of the label error
+    (labels), each with its reasons. Audits SOURCE as run does and prints the answer; with
+    --out also OUT/advice.csv and OUT/advice.parquet for an annotation tool."""
+    from .advice import advise_frame
+    from .pipeline import advise as run_advise
+    from .progress import steps
+    from .report.next_terminal import print_advice
+    from .results import json_form
+
+    frames = []
+    with steps(enabled=not quiet()) as step:
+        results = run_advise(
+            source, budget=budget, target=target, more=more, out=out, seed=seed,
+            n_bootstrap=n_bootstrap, min_per_pool=min_per_pool, unit=unit,
+            report=not no_report, step=step,
+            after=(lambda table, res: frames.append(advise_frame(table, res["advise"])))
+            if as_csv else None,
+            **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
+                           spark_conf))
+    if as_csv:
+        from .report.advice_table import csv_text
+
+        click.echo(csv_text(frames[0]), nl=False)
+    else:
+        print_advice(json_form(results), out=out)
+
+
 @cli.command()
 def schema():
     """Print the JSON Schema of results.json (draft 2020-12): every block and key, its type and

@@ -59,6 +59,95 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
     return results
 
 
+#: What :func:`next_options` accepts for each block (the keywords of ``plan_block`` and
+#: ``advise_block`` besides the seed).
+PLAN_KEYS = ("models", "stay", "pool", "budget", "n_sims")
+ADVISE_KEYS = ("budget", "target", "more")
+
+
+def next_options(plan: dict | None = None, advise: dict | None = None) -> tuple[dict, dict]:
+    """The ``plan`` and ``advise`` options, checked before any data is read: an unknown key is
+    a ``TypeError`` (a misspelt keyword), a value out of range an :class:`InputError` naming
+    the command-line flag (``--stay``, ``--models``, ``--budget``, ``--target``, ``--more``).
+    ``None`` values are left out (the block's default applies)."""
+    from .budget import MAX_BOARD_SIZE, MAX_SIMS
+    from .errors import InputError
+
+    def given(options, keys, name):
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(keys))
+        if unknown:
+            raise TypeError(f"unknown {name} option(s) {', '.join(map(repr, unknown))}; "
+                            f"options: {', '.join(keys)}")
+        return {k: v for k, v in options.items() if v is not None}
+
+    def whole(value, flag, low, high=None):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (
+                high is not None and value > high):
+            top = f" to {high:,}" if high is not None else " or more"
+            raise InputError(f"{flag} must be a whole number from {low}{top}; got {value!r}")
+        return value
+
+    plan, advise = given(plan, PLAN_KEYS, "plan"), given(advise, ADVISE_KEYS, "advise")
+    if "models" in plan:
+        sizes = [plan["models"]] if isinstance(plan["models"], int) else list(plan["models"])
+        if not sizes:
+            raise InputError("--models needs at least one leaderboard size")
+        plan["models"] = tuple(whole(k, "--models", 2, MAX_BOARD_SIZE) for k in sizes)
+    if "stay" in plan:
+        stay = plan["stay"]
+        if isinstance(stay, bool) or not isinstance(stay, (int, float)) or not 0 < stay < 1:
+            raise InputError(f"--stay must be a probability strictly between 0 and 1; "
+                             f"got {stay!r}")
+        plan["stay"] = float(stay)
+    if "budget" in plan:
+        whole(plan["budget"], "--budget", 1)
+    if "n_sims" in plan:
+        whole(plan["n_sims"], "--sims", 100, MAX_SIMS)
+    if "pool" in plan and not isinstance(plan["pool"], str):
+        raise InputError(f"--pool must be a pool's name; got {plan['pool']!r}")
+    if "budget" in advise:
+        whole(advise["budget"], "--budget", 1)
+    if "more" in advise:
+        whole(advise["more"], "--more", 1)
+    if "target" in advise:
+        from .advice import TARGETS
+
+        if advise["target"] not in TARGETS:
+            raise InputError(f"--target must be one of {', '.join(TARGETS)}; "
+                             f"got {advise['target']!r}")
+    return plan, advise
+
+
+def check_pool(table: AnnotationTable, pool: str | None) -> None:
+    """``--pool`` names a human pool of the loaded table (checked before the audit runs)."""
+    if pool is None or pool in table.human_pools:
+        return
+    from .errors import InputError, join_names
+
+    raise InputError(f"--pool {pool!r} is not a human pool of the data; its human pools: "
+                     f"{join_names(table.human_pools)}")
+
+
+def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = None,
+               advise: dict | None = None, seed: int = 0, frame=None) -> dict:
+    """The ``plan`` and ``advise`` blocks of an audited table (``results`` as
+    :func:`audit_table` returns it), each with its defaults where ``plan`` / ``advise`` (checked
+    by :func:`next_options`) give no value, both seeded with ``seed``. ``frame``: the item
+    table (:func:`audit.items.item_table`) when the caller built it already."""
+    from .advice import ADVISE_DEFAULTS, advise_block
+    from .planning import PLAN_DEFAULTS, plan_block
+    from .profile import section
+
+    advise = {"budget": ADVISE_DEFAULTS["budget"], "more": ADVISE_DEFAULTS["more"],
+              **(advise or {})}  # no target: the data decides (leaderboard when it has models)
+    with section("plan"):
+        planned = plan_block(table, results, **{**PLAN_DEFAULTS, **(plan or {})}, seed=seed)
+    with section("advice"):
+        advised = advise_block(table, results, **advise, seed=seed, frame=frame)
+    return {"plan": planned, "advise": advised}
+
+
 def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
         min_pool_annotators: int | None = None, aspect: str | None = None,
         split: str | None = None, name: str | None = None, engine: str = "pandas",
@@ -70,9 +159,17 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         max_flipped: int | None = None, step: Step = no_step,
         load_options: dict | None = None, allow_outside: bool = False,
         max_memory=None, items: bool | None = None, items_csv: bool = False,
-        card: dict | None = None, profile=False) -> dict:
+        card: dict | None = None, profile=False, plan_options: dict | None = None,
+        advise_options: dict | None = None, advice_files: bool | None = None,
+        after: Callable[[AnnotationTable, dict], object] | None = None) -> dict:
     """Load ``source``, run every analysis, and (with ``out``) write ``out/results.json`` and,
     unless ``report=False``, the HTML report, the dataset card and the per-item table.
+
+    The result ends with what to do next: the ``plan`` block (:func:`audit.planning.plan_block`:
+    the items a 10- and a 20-model leaderboard need to keep their order) and the ``advise`` block
+    (:func:`audit.advice.advise_block`: the items to send back for annotation), each with its
+    defaults unless ``plan_options`` / ``advise_options`` say otherwise (:func:`plan` and
+    :func:`advise` are this function with those options).
 
     Every option is a keyword, checked by Python when the call is made: a misspelt one is a
     ``TypeError`` before anything is read.
@@ -127,6 +224,20 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         each stage and its peak memory and write them as ``meta.profile``
         (:mod:`audit.profile`). Off by default: timings are the one thing that differs between
         two runs of the same data and seed.
+    plan_options, advise_options
+        Keywords of :func:`audit.planning.plan_block` (``models``, ``stay``, ``pool``,
+        ``budget``, ``n_sims``) and :func:`audit.advice.advise_block` (``budget``, ``target``,
+        ``more``), checked before anything is read (:func:`next_options`); missing ones keep
+        the defaults (:data:`audit.planning.PLAN_DEFAULTS`, :data:`audit.advice.ADVISE_DEFAULTS`).
+        The seed of both is ``seed``.
+    advice_files
+        With ``out``: write ``advice.csv`` (spreadsheet-safe) and ``advice.parquet``, the
+        advised items ready for an annotation tool (:func:`audit.advice.advise_frame`); None
+        writes them when ``items.parquet`` is written.
+    after
+        Called as ``after(table, results)`` once the audit is done, before anything is written
+        (``advise --csv`` builds its table from the loaded table there, without reading the
+        source twice).
     card
         Publishing metadata flags (``license``, ``language``, ``task_categories``, ``tags``,
         ``pretty_name``) over the spec's ``card:`` section; parsed and checked against the
@@ -152,6 +263,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
+    plan_options, advise_options = next_options(plan_options, advise_options)
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
     from .report.card_meta import from_spec
@@ -183,19 +295,37 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         spark = " on Spark" if options["engine"] == "spark" else ""
         with step("loading and validating" + spark):
             table = load(source, **options)
+        check_pool(table, plan_options.get("pool"))
+        write_items = out is not None and (items_csv or (report if items is None else items))
+        advice_files = write_items if advice_files is None else advice_files and out is not None
         with limit(max_memory):
             results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
                                   min_per_pool=min_per_pool, unit=unit, step=step,
                                   **rank_options)
+            frame = None
+            if write_items or advice_files:
+                from .items import item_table
+
+                with step("per-item table"):
+                    frame = item_table(table)
+            with step("plan and advice"):
+                results.update(next_steps(table, results, plan=plan_options,
+                                          advise=advise_options, seed=seed, frame=frame))
+        if after is not None:
+            after(table, results)
         if card_meta:
             results["dataset"]["card"] = card_meta
         if out is not None:
             from .outputs import write_run
 
-            extra = None
-            if items_csv or (report if items is None else items):
-                with step("per-item table"):
-                    extra = _items_writer(table, csv=items_csv)
+            writers = []
+            if write_items:
+                from .items import write_items as items_writer
+
+                writers.append(lambda folder: items_writer(frame, folder, csv=items_csv))
+            if advice_files:
+                writers.append(_advice_writer(table, results["advise"], frame))
+            extra = (lambda folder: [w(folder) for w in writers]) if writers else None
             if profile is not None:
                 results["meta"]["profile"] = profile.to_dict()
             shown = json_form(results)
@@ -208,11 +338,47 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         return results
 
 
-def _items_writer(table: AnnotationTable, *, csv: bool) -> Callable:
-    """Build the item table now; return the writer :func:`audit.outputs.write_run` calls on
-    its staging folder."""
-    from .items import item_table, write_items
+def _advice_writer(table: AnnotationTable, block: dict, items) -> Callable:
+    """The writer of ``advice.csv`` and ``advice.parquet`` (:func:`audit.advice.advise_frame`
+    over the item table ``items``, :func:`audit.report.advice_table.write_advice`) for
+    :func:`audit.outputs.write_run`."""
+    from .advice import advise_frame
+    from .report.advice_table import write_advice
 
-    frame = item_table(table)
-    return lambda folder: write_items(frame, folder, csv=csv)
+    frame = advise_frame(table, block, frame=items)
+    return lambda folder: write_advice(frame, folder)
 
+
+def plan(source, *, models=(10, 20), stay: float = 0.9, pool: str | None = None,
+         budget: int | None = None, n_sims: int | None = None, seed: int = 0,
+         out: str | Path | None = None, **options) -> dict:
+    """How many items (and judgments per item, per pool) a leaderboard of each size in
+    ``models`` needs to keep its order with probability ``stay``: :func:`run` with these
+    ``plan`` options (:func:`audit.planning.plan_block`); the answer is ``results["plan"]``.
+
+    ``pool``: plan for this human pool's leaderboard (default: the block's choice);
+    ``budget``: also the best ``P(stay)`` within this many judgments per pool; ``n_sims``:
+    simulated leaderboards per size. Every other keyword is :func:`run`'s (loading options,
+    ``n_bootstrap``, ``out``, ``report``, ...), so the audit's figures are ``run``'s. Options
+    are checked before anything is read (:func:`next_options`; an unknown pool right after
+    loading), each error naming its command-line flag.
+    """
+    return run(source, seed=seed, out=out, **options,
+               plan_options={"models": models, "stay": stay, "pool": pool, "budget": budget,
+                             "n_sims": n_sims})
+
+
+def advise(source, *, budget: int = 50, target: str | None = None, more: int = 3,
+           seed: int = 0, out: str | Path | None = None, **options) -> dict:
+    """At most ``budget`` items to send back for annotation, ranked by the expected reduction
+    of the closest pairs' swap probability (``target="leaderboard"``) or of the expected label
+    error (``"labels"``; None: leaderboard when the data compares models) from ``more``
+    annotators each: :func:`run` with these ``advise`` options
+    (:func:`audit.advice.advise_block`); the answer is ``results["advise"]``.
+
+    With ``out`` the set also holds ``advice.csv`` (spreadsheet-safe cells) and
+    ``advice.parquet`` (:func:`audit.advice.advise_frame`: ids as in the source, text
+    excerpts, reasons, each pool's current labels). Every other keyword is :func:`run`'s.
+    """
+    return run(source, seed=seed, out=out, **options, advice_files=True,
+               advise_options={"budget": budget, "target": target, "more": more})

@@ -28,8 +28,8 @@ TABLE = "item,annotator,pool,label\n1,a,crowd,x\n1,b,crowd,y\n1,c,expert,x\n2,a,
         "2,b,crowd,x\n2,c,expert,y\n3,a,crowd,y\n3,b,crowd,y\n3,c,expert,y\n4,a,crowd,x\n" \
         "4,b,crowd,x\n4,c,expert,x\n"
 SUITE = "suite: s\nexpectations:\n  - expect: unique_judgments\n"
-RUN_SET = ["croissant.json", "croissant_rai.json", "dataset_card.md", "items.parquet",
-           "manifest.json", "report.html", "results.json"]
+RUN_SET = ["advice.csv", "advice.parquet", "croissant.json", "croissant_rai.json",
+           "dataset_card.md", "items.parquet", "manifest.json", "report.html", "results.json"]
 
 
 def invoke(*args):
@@ -106,7 +106,9 @@ def test_check_out_and_card_out_write_sets(src, tmp_path):
     assert result.exit_code == 0, result.output
     manifest = verify_outputs(tmp_path / "c")
     assert manifest["command"] == "check"
-    assert set(manifest["files"]) == set(RUN_SET) - {"manifest.json"}  # what run --out writes
+    # what run --out writes but the advised items: check computes no advise block
+    assert set(manifest["files"]) == set(RUN_SET) - {"manifest.json", "advice.csv",
+                                                      "advice.parquet"}
     assert "expectations" in read(tmp_path / "c" / "results.json")
     assert invoke("card", src, "--out", tmp_path / "k", "--bootstrap", 5).exit_code == 0
     assert set(verify_outputs(tmp_path / "k")["files"]) == {"dataset_card.md"}

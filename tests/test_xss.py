@@ -20,10 +20,12 @@ from results_examples import PAYLOADS, full_results, parse_html, section_text
 from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
 from audit.contract.labels import LabelKind, LabelScale
-from audit.pipeline import audit_table
+from audit.advice import advise_frame
+from audit.pipeline import audit_table, next_steps
 from audit.results import json_form
 from audit.report import write_reports
 from audit.report.card import END, START, check_card, md_escape
+from audit.report.advice_table import write_advice
 from audit.report.html import SECTIONS
 from audit.resample import Bootstrap
 from audit.contract.table import build_table
@@ -65,10 +67,15 @@ def hostile_table():
 def reports(tmp_path_factory):
     """Reports of the hostile dataset through the pipeline, and of the hostile toy audit (results_examples.toy_table)."""
     out = {}
+    table = hostile_table()
     with warnings.catch_warnings():  # the one-annotator judge pool has NaN reliability
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        results = json_form(audit_table(hostile_table(), bootstrap=Bootstrap(30, 1)))
-    out["pipeline"] = (results, write_reports(results, tmp_path_factory.mktemp("pipeline")))
+        raw = audit_table(table, bootstrap=Bootstrap(30, 1))
+        raw.update(next_steps(table, raw, plan={"n_sims": 500}, seed=1))
+    results = json_form(raw)
+    folder = tmp_path_factory.mktemp("pipeline")
+    write_advice(advise_frame(table, results["advise"]), folder)  # as advise --out: linked
+    out["pipeline"] = (results, write_reports(results, folder))
     hand = full_results(hostile=True)
     out["toy"] = (hand, write_reports(hand, tmp_path_factory.mktemp("hand")))
     return out
@@ -84,8 +91,8 @@ def test_html_has_no_injected_markup(reports, which):
     for tag, attrs in tags:
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
         assert all(v is None or "javascript:" not in v.lower() for v in attrs.values()), attrs
-        if "href" in attrs:
-            assert attrs["href"].startswith("#")
+        if "href" in attrs:  # the page's sections, and the advised items' file beside it
+            assert attrs["href"].startswith("#") or attrs["href"] == "advice.csv"
     assert [t for t, _ in tags].count("style") == 1  # the page's CSS; charts carry none
     assert [t for t, _ in tags].count("svg") >= 5
     assert "&lt;script&gt;window.__xss=1" in html
@@ -111,6 +118,11 @@ def test_pipeline_report_shows_every_kind_of_string(reports):
     within = section_text(html, "pool-disagreement")
     for w in results["within_pool"]:
         assert w["pool"] in within
+    advised = results["advise"]["items"]
+    assert advised, "nothing advised: the What to do next section was not checked"
+    shown = section_text(html, "next")
+    for it in advised[:10]:  # hostile ids and model names, as text
+        assert it["item"] in shown and it["model_a"] in shown and it["model_b"] in shown
     card = paths["card"].read_text()
     auto = card[card.index("### Automatic judges"):card.index("### Known limitations")]
     for pool in POOLS:  # names in the judge sentences, escaped for Markdown

@@ -208,11 +208,11 @@ def opposed_pools(units: Units) -> np.ndarray:
         return np.zeros(units.n, dtype=bool)
     seen: list[np.ndarray] = []
     for p in humans:
+        field = "winner" if units.preference else "majority"
+        if column(p, field) not in f.columns or column(p, "unanimous") not in f.columns:
+            return np.zeros(units.n, dtype=bool)  # a continuous scale: no consensus label
         unan = f[column(p, "unanimous")].fillna(False).to_numpy(dtype=bool) & \
             (f[column(p, "n")].to_numpy() >= 2)
-        field = "winner" if units.preference else "majority"
-        if column(p, field) not in f.columns:
-            return np.zeros(units.n, dtype=bool)
         seen.append(np.where(unan, f[column(p, field)].astype(object).to_numpy(), None))
     said = np.stack(seen, axis=1)
     if units.preference:

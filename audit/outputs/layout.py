@@ -23,9 +23,10 @@ from .fs import sha256_file
 MANIFEST = "manifest.json"
 RESULTS = "results.json"
 #: The files ``run`` writes (``results.json`` alone with ``--no-report``; ``items.csv`` with
-#: ``--items-csv``, see :mod:`audit.items`).
+#: ``--items-csv``, see :mod:`audit.items`), and ``advise --out``'s advised items
+#: (:mod:`audit.report.advice_table`).
 RUN_FILES = (RESULTS, "report.html", "dataset_card.md", "croissant_rai.json", "croissant.json",
-             "items.parquet", "items.csv")
+             "items.parquet", "items.csv", "advice.parquet", "advice.csv")
 CARD_FILE = "dataset_card.md"
 #: What ``export`` adds to its OUT (see :mod:`audit.export`).
 EXPORT_NAMES = ("judgments", "spec.yaml")

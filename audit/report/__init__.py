@@ -10,7 +10,8 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, in
                   **card_options) -> dict[str, Path]:
     """Write every file renderer's output into ``out_dir``; return ``{name: path}``.
 
-    ``report`` is ``report.html`` (:mod:`audit.report.html`), ``card`` is ``dataset_card.md``
+    ``report`` is ``report.html`` (:mod:`audit.report.html`; it links ``advice.csv`` when that
+    is already in ``out_dir``, :mod:`audit.report.advice_table`), ``card`` is ``dataset_card.md``
     (:mod:`audit.report.card`) and ``croissant_rai`` is ``croissant_rai.json``. Each file is
     written atomically (:func:`audit.outputs.write_text`); the three as one set, with
     ``results.json`` and a manifest, are written by :func:`audit.outputs.write_run`
@@ -38,7 +39,10 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, in
     from .html import render_html
 
     out = Path(out_dir)
-    return {"report": write_text(out / "report.html", render_html(results)),
+    from .advice_table import ADVICE_CSV
+
+    html = render_html(results, advice_csv=(out / ADVICE_CSV).is_file())
+    return {"report": write_text(out / "report.html", html),
             "card": write_card_file(results, out / "dataset_card.md", card_from=card_from,
                                     card_shown=card_shown, **card_options),
             "croissant_rai": write_text(out / "croissant_rai.json",

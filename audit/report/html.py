@@ -39,11 +39,12 @@ MAX_PAIRS = 20
 METRICS = keys(summary=True) + keys(summary=False)
 
 #: Section ids, in page order when a suite ran, with their headings (without one the "not
-#: applicable" expectations box moves down: :func:`page_sections`). The browser tests look each
-#: one up.
+#: applicable" expectations box moves down: :func:`page_sections`, and what to do next follows
+#: the findings). The browser tests look each one up.
 SECTIONS = (
     ("findings", "Findings"),
     ("expectations", "Schema validation and expectations"),
+    ("next", "What to do next"),
     ("overview", "Dataset"),
     ("reliability", "Reliability per pool"),
     ("pool-disagreement", "Pool disagreement"),
@@ -78,8 +79,11 @@ def excerpt(text, limit: int = EXCERPT) -> str:
 
 
 # -- the view ---------------------------------------------------------------------------------------
-def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True) -> dict:
-    """The template's input: every section as a dict with ``na`` (a reason) when it is empty."""
+def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True,
+               advice_csv: bool = False) -> dict:
+    """The template's input: every section as a dict with ``na`` (a reason) when it is empty.
+    ``advice_csv``: ``advice.csv`` is written beside the report (the "What to do next" section
+    links it)."""
     from markupsafe import Markup
 
     from . import charts as ch
@@ -96,6 +100,7 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         return Markup(svg) if svg else None
 
     from .findings import findings
+    from .nextsteps import section_view
 
     ds = results.get("dataset") or {}
     st = results.get("stability") or {}
@@ -104,6 +109,7 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         "title": f"Annotation audit: {ds.get('name') or 'dataset'}",
         "sections": page_sections(expectations_first="na" not in expectations),
         "findings": [{"text": f.text, "section": f.section} for f in findings(results)],
+        "next": section_view(results, advice_csv=advice_csv),
         "overview": _overview(ds, results.get("meta") or {}),
         "expectations": expectations,
         "expectations_first": "na" not in expectations,
@@ -535,7 +541,7 @@ def environment():
     return env
 
 
-def render_html(results: dict, *, max_items: int = MAX_ITEMS) -> str:
+def render_html(results: dict, *, max_items: int = MAX_ITEMS, advice_csv: bool = False) -> str:
     """The report as one HTML string.
 
     Parameters
@@ -544,8 +550,10 @@ def render_html(results: dict, *, max_items: int = MAX_ITEMS) -> str:
         The audit's result dict (see :mod:`audit.results`); any analysis block may be missing.
     max_items
         How many items whose winner flips are listed (with ids and escaped excerpts).
+    advice_csv
+        ``advice.csv`` sits beside the report (``advise --out``): the advised items link to it.
     """
-    view = build_view(results, max_items=max_items)
+    view = build_view(results, max_items=max_items, advice_csv=advice_csv)
     return environment().get_template("report.html.j2").render(**view)
 
 

@@ -4,8 +4,10 @@ know, in plain language.
 Each sentence reads one result block against a threshold (:mod:`audit.report.prose`): α below
 Krippendorff's (2004) floors, a pool disagreement or an annotator effect beyond its permutation
 null, few judgments per item, rank changes between pools, neighbouring models within resampling
-noise, a displaced model in a simulated leaderboard, judges that track one pool, failed
-expectations. When none applies, one sentence says so and that it is no proof of clean labels.
+noise, a displaced model in a simulated leaderboard, judges that track one pool, a planned
+leaderboard that needs more items than the dataset has or that no size lets stay put
+(:func:`audit.report.nextsteps.card_sentences`), failed expectations. When none applies, one
+sentence says so and that it is no proof of clean labels.
 """
 
 from __future__ import annotations
@@ -129,6 +131,9 @@ def limitations(results: dict, esc=str) -> list[str]:
                        + (f"; every paired interval of the difference excludes 0 "
                           f"({100 * level:g}% simultaneous)" if level is not None else "")
                        + f"; judging with it inherits {esc(tracked)}'s view.")
+    from .nextsteps import card_sentences
+
+    out += card_sentences(results, esc)
     failed = [r for r in (results.get("expectations") or {}).get("results") or []
               if not r.get("passed")]
     if failed:

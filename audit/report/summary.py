@@ -125,6 +125,10 @@ def print_summary(results: dict, *, out=None, report: bool = True,
     _leaderboards(results, console)
     _judges(results.get("judge_alignment"), console)
     _expectations(results.get("expectations"), console)
+    from .nextsteps import summary_lines
+
+    for line in summary_lines(results):
+        console.print(_text(line, "bold"))
     m = results["meta"]
     console.print(_text(f"seed {m['seed']} · {m['n_bootstrap']} bootstrap resamples · "
                         f"annotation-audit {m['version']}", "dim"))

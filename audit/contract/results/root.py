@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from .advise import Advise
 from .base import Block
 from .checks import Baseline, Expectations
 from .dataset import Dataset, Meta
 from .disagreement import PoolDisagreement, WithinPool
+from .plan import Plan
 from .ranking import JudgeAlignment, LeaderboardMethod, LeaderboardRow, Stability
 from .reliability import Reliability
 
@@ -13,7 +15,8 @@ from .reliability import Reliability
 class Results(Block):
     """An annotation-audit result (``results.json``): ``meta`` and ``dataset`` always; the
     analysis blocks after a full audit (``run``; ``check`` when a claim needs them, and always
-    with ``--out``); ``expectations`` and ``baseline`` from ``check``."""
+    with ``--out``); ``plan`` and ``advise`` after ``run``, ``plan``, ``advise`` and ``card``;
+    ``expectations`` and ``baseline`` from ``check``."""
 
     meta: Meta
     dataset: Dataset
@@ -28,6 +31,11 @@ class Results(Block):
     stability: Stability = None
     judge_alignment: list[JudgeAlignment] = None
     """Every judge pool (empty without one)."""
+    plan: Plan = None
+    """What to do next: the items (and judgments per item, per pool) a leaderboard of each
+    planned size needs to keep its order, or that no size can (``plan``)."""
+    advise: Advise = None
+    """What to do next: the items to send back for annotation, ranked (``advise``)."""
     expectations: Expectations = None
     """``check``: the suite's pass/fail table."""
     baseline: Baseline = None
