@@ -154,7 +154,8 @@ def test_pair_tables_of_no_pair_equal_the_counted_ones(seed, n, n_items, n_ann, 
         assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b), field
 
 
-@pytest.mark.parametrize("judges, min_overlap", [((), 10_000), ((), 2), (("judge",), 10_000)])
+@pytest.mark.parametrize("judges, min_overlap", [((), 10_000), ((), 2), ((), 5), ((), 8),
+                                                  (("judge",), 10_000), (("judge",), 5)])
 def test_pools_skip_counting_pairs_only_when_the_human_scope_has_none(judges, min_overlap):
     import json
 
@@ -187,7 +188,7 @@ def test_pools_skip_counting_pairs_only_when_the_human_scope_has_none(judges, mi
             assert json.dumps(got["cohen_pairs"]["by_pool"][pool], sort_keys=True) == json.dumps(
                 cohen, sort_keys=True)
     human = got["cohen_pairs"]["overall"]["n_pairs_with_overlap"]
-    assert (human > 0) == (min_overlap == 2)  # both the skipping and the counting are tested
+    assert (human > 0) == (min_overlap < 10_000)  # both the skipping and the counting are tested
     if judges:  # the judge judged every item alone: its pool has pairs of nobody
         assert got["cohen_pairs"]["by_pool"]["judge"]["n_pairs_with_overlap"] == 0
 

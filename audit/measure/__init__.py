@@ -151,9 +151,12 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
     with _ScopedWarnings("reliability over the human pools"):
         metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
                                           scope="reliability", min_overlap=min_overlap,
-                                          pairs_may_reach=not none_reach)
+                                          pair_annotators=frozenset() if none_reach else None)
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
-    humans_pairs = cohen["n_pairs_with_overlap"] > 0  # a human pool's pairs are among these
+    # a human pool's pairs sharing min_overlap items are among the human pools' ones (when
+    # they are listed: a wide scale's too many tables are not)
+    paired = (frozenset(p[k] for p in cohen["pairs"] for k in ("annotator_a", "annotator_b"))
+              if len(cohen["pairs"]) == cohen["n_pairs_with_overlap"] else None)
     for pool in table.pools:
         if pool in table.human_pools and len(table.human_pools) == 1:
             # the only human pool *is* the overall scope: same table, same numbers
@@ -164,8 +167,7 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
             metrics, cohen = view_reliability(
                 suff.view((pool,)), table.scale, bootstrap=bootstrap,
                 scope=f"reliability:{pool}", min_overlap=min_overlap,
-                pairs_may_reach=not none_reach and (humans_pairs
-                                                    or pool not in table.human_pools))
+                pair_annotators=paired if pool in table.human_pools else None)
         out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
     return out
 

@@ -315,13 +315,17 @@ def n_overlapping_pairs(c: Codes, *, min_overlap: int) -> int:
     return int((pair_overlaps(c.item, c.annotator) >= min_overlap).sum())
 
 
-def pair_tables(c: Codes, *, min_overlap: int, none_reach: bool = False) -> PairTables:
+def pair_tables(c: Codes, *, min_overlap: int, none_reach: bool = False,
+                among: np.ndarray | None = None) -> PairTables:
     """Contingency tables of the annotator pairs sharing at least ``min_overlap`` items.
 
     Pairs of judgments are kept as positions until the pairs of annotators with enough shared
     items are known, so only their judgments are gathered. ``none_reach``: the caller knows no
     pair shares ``min_overlap`` items (none did in a scope holding these judgments), so the
-    pairs are not counted: the tables of no pair, as counting would give them.
+    pairs are not counted: the tables of no pair, as counting would give them. ``among``
+    ((n_annotators,) bool): the caller knows every pair that does is a pair of these
+    annotators (both were in such a pair of a scope holding these judgments), so only their
+    judgments are paired; the same tables.
     """
     q = c.n_categories
     if none_reach:
@@ -331,6 +335,9 @@ def pair_tables(c: Codes, *, min_overlap: int, none_reach: bool = False) -> Pair
                           cell_patterns=np.full((min(rated, 1), 1), -1, dtype=np.int64),
                           pattern_freq=np.full(min(rated, 1), rated, dtype=np.int64))
     it, an, la = c.item[c.order], c.annotator[c.order], c.label[c.order]
+    if among is not None:
+        keep = np.asarray(among, dtype=bool)[an]
+        it, an, la = it[keep], an[keep], la[keep]
     first, second = _pair_positions(it)
     key = an[first] * c.n_annotators + an[second]
     keys, overlap = np.unique(key, return_counts=True)

@@ -89,7 +89,7 @@ def scope_reliability(table, *, bootstrap: Bootstrap, scope: str, min_overlap: i
 
 
 def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overlap: int = 10,
-                     pairs_may_reach: bool = True) -> tuple[dict, dict]:
+                     pair_annotators: frozenset | None = None) -> tuple[dict, dict]:
     """All reliability metrics of one scope and its pairwise Cohen's kappas.
 
     Parameters
@@ -99,10 +99,12 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
         pools), built once per audit.
     scale
         The table's label scale.
-    pairs_may_reach
-        False when no annotator pair shares ``min_overlap`` items in a scope holding this
-        one's judgments (a pool of the human pools, none of whose pairs did): the pairs are
-        not counted again (:func:`audit.measure.counts.pair_tables` ``none_reach``).
+    pair_annotators
+        The annotators (by name) of every pair that shares ``min_overlap`` items in a scope
+        holding this one's judgments (a pool of the human pools: the human pools' pairs), when
+        known: only their judgments are paired, and none when it is empty
+        (:func:`audit.measure.counts.pair_tables` ``among``, ``none_reach``); a pair's overlap
+        in a scope is at most its overlap in any scope holding it.
 
     Returns
     -------
@@ -118,7 +120,7 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
         found = _counts(view.counts, level=level, values=values, bootstrap=bootstrap,
                         scope=scope)
     cohen = _cohen(scale, c, view.pool_of_annotator, bootstrap=bootstrap, scope=scope,
-                   min_overlap=min_overlap, none_reach=not pairs_may_reach)
+                   min_overlap=min_overlap, among=pair_annotators)
     for m in family(metrics.COHEN, level):
         found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
@@ -183,8 +185,9 @@ def _icc(c, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str)
 
 
 def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
-           none_reach: bool = False) -> dict:
+           among: frozenset | None = None) -> dict:
     q = c.n_categories
+    none_reach = among is not None and not among
     if is_wide(scale) and not none_reach:
         n_pairs = n_overlapping_pairs(c, min_overlap=min_overlap)
         if n_pairs * q * q > COHEN_CELLS:
@@ -195,7 +198,11 @@ def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_ove
                     "n_pairs": 0, "n_pairs_with_overlap": n_pairs, "mean": NAN,
                     "median": NAN, "ci95": {"mean": [NAN, NAN], "median": [NAN, NAN]},
                     "pairs": [], "not_defined": reason}
-    pt = pair_tables(c, min_overlap=min_overlap, none_reach=none_reach)
+    mask = None
+    if among:
+        mask = np.fromiter((name in among for name in c.annotator_names), dtype=bool,
+                           count=len(c.annotator_names))
+    pt = pair_tables(c, min_overlap=min_overlap, none_reach=none_reach, among=mask)
     k = len(pt.pairs)
     if is_wide(scale):  # margins and agreement sums, never q x q weights or (B, k, q, q) tables
         from .wide import CohenStatistics
