@@ -233,7 +233,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     advice_files
         With ``out``: write ``advice.csv`` (spreadsheet-safe) and ``advice.parquet``, the
         advised items ready for an annotation tool (:func:`audit.advice.advise_frame`); None
-        writes them when ``items.parquet`` is written.
+        writes them with the report (which links ``advice.csv``).
     after
         Called as ``after(table, results)`` once the audit is done, before anything is written
         (``advise --csv`` builds its table from the loaded table there, without reading the
@@ -297,7 +297,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
             table = load(source, **options)
         check_pool(table, plan_options.get("pool"))
         write_items = out is not None and (items_csv or (report if items is None else items))
-        advice_files = write_items if advice_files is None else advice_files and out is not None
+        advice_files = out is not None and (report if advice_files is None else advice_files)
         with limit(max_memory):
             results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
                                   min_per_pool=min_per_pool, unit=unit, step=step,

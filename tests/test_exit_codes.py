@@ -53,6 +53,10 @@ COMMANDS = {
     "simulate": (lambda d: ["simulate", "--perturbation-sd", 1, "--score-range", 1, "--sims", 20],
                  "audit.rank:simulate"),
     "schema": (lambda d: ["schema", "--quiet"], "audit.contract.results:schema_text"),
+    "plan": (lambda d: ["plan", d / "t.csv", "--bootstrap", 5, "--sims", 200, "--quiet"],
+             "audit.planning:plan_block"),
+    "advise": (lambda d: ["advise", d / "t.csv", "--bootstrap", 5, "--quiet"],
+               "audit.advice:advise_block"),
 }
 
 

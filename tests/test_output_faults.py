@@ -65,10 +65,12 @@ def cli_run(src: Path, out: Path, seed: int) -> subprocess.Popen:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The input, the audits of both seeds, and the complete old and new sets they make."""
+    from audit.advice import advise_frame
     from audit.items import item_table, write_items
     from audit.ingest import load
     from audit.outputs import find_inputs, write_run
     from audit.pipeline import run
+    from audit.report.advice_table import write_advice
 
     root = tmp_path_factory.mktemp("faults")
     src = root / "t.csv"
@@ -80,8 +82,12 @@ def world(tmp_path_factory):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             results[name] = json_form(run(str(src), n_bootstrap=5, seed=seed))  # as run --out writes it
-            frame = item_table(load(str(src)))
-        extra = functools.partial(write_items, frame)  # items.parquet, as run --out writes it
+            table = load(str(src))
+            frame = item_table(table)
+            advice = advise_frame(table, results[name]["advise"], frame=frame)
+        # items.parquet, advice.csv and advice.parquet, as run --out writes them
+        extra = functools.partial(lambda items, advised, folder: (
+            write_items(items, folder), write_advice(advised, folder)), frame, advice)
         write_run(copy.deepcopy(results[name]), root / name, extra=extra, inputs=inputs)
         refs[name] = files(root / name)
     assert refs["old"] != refs["new"]

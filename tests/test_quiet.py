@@ -26,7 +26,7 @@ DEMO = REPO / "data" / "pandalm" / "testset-v1.json"
 PANDALM_POOLS = ("annotator1", "annotator2", "annotator3")
 STEP = re.compile(r"^\[ *(\d+\.\d)s\] (.+) done$")
 DEMO_STEPS = ["loading and validating", "reliability and pool disagreement",
-              "leaderboards and stability", "per-item table",
+              "leaderboards and stability", "per-item table", "plan and advice",
               "writing the report and dataset card"]
 # pool 'crowd': two annotators who never share an item (a real, unexpected degenerate case);
 # pool 'solo': one annotator (NaN by design); pool 'expert': fine
@@ -115,7 +115,7 @@ def test_default_prints_steps_and_one_note(verbosities):
     assert len(lines(result.stderr, "info:")) == 1
     assert [n for n, _ in steps(result.stderr)] == [
         "loading and validating", "reliability and pool disagreement",
-        "leaderboards and stability", "writing the results"]
+        "leaderboards and stability", "plan and advice", "writing the results"]
 
 
 def test_results_json_is_the_same_bytes_at_every_verbosity(verbosities):

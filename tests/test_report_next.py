@@ -98,6 +98,12 @@ def test_hs_brexit_section_has_the_labels_plan_and_no_model_column(tmp_path):
         assert row in text, row
     assert results["advise"]["target"] == "labels"
     assert "models" not in text.split("Items to send back", 1)[1].split("reasons", 1)[0]
+    buf = io.StringIO()  # the summary's plan line is the labels plan: there is no leaderboard
+    print_summary(results, console=Console(file=buf, width=300, highlight=False, soft_wrap=True))
+    lines = [line for line in buf.getvalue().splitlines() if line.startswith("next: ")]
+    assert lines == [f"next: {plan_sentences(results['plan'])[1]}",
+                     f"next: {advise_sentences(results['advise'])[0]}"]
+    assert "annotator" in lines[0]
 
 
 def test_terminal_summary_has_two_lines(demo):

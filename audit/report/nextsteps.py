@@ -183,8 +183,13 @@ def label_rows(block: dict | None) -> list[dict]:
 
 
 def summary_lines(results: dict) -> list[str]:
-    """Two lines for the terminal summary: the plan's first sentence and the advice's."""
-    lines = [s[0] for s in (plan_sentences(results), advise_sentences(results)) if s]
+    """Two lines for the terminal summary: the plan's first sentence (its labels sentence when
+    the data has no leaderboard to plan and the plan has one) and the advice's."""
+    plan = plan_sentences(results)
+    board = ((results.get("plan") or {}).get("leaderboard") or {})
+    if board.get("not_defined") and len(plan) > 1:
+        plan = plan[1:]
+    lines = [s[0] for s in (plan, advise_sentences(results)) if s]
     return [f"next: {line}" for line in lines]
 
 
