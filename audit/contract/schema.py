@@ -264,7 +264,8 @@ def _every_check_passes(frame: pd.DataFrame, label_check, models_differ=None) ->
     check functions themselves (each returns ``True`` when every row passes); a check that
     raises counts as failing, for pandera to report."""
     try:
-        return (all(int(_codes(frame[col]).min(initial=0)) >= 0 for col in frame.columns)
+        return (all(int(frame[col].cat.codes.to_numpy().min(initial=0)) >= 0
+                    for col in frame.columns)
                 and label_check(frame[C.LABEL]) is True
                 and _unique_item_annotator(frame) is True
                 and (models_differ is None or models_differ(frame) is True))
