@@ -254,8 +254,9 @@ def test_crossed_subset_on_unicode_ids_and_one_item():
     assert crossed_subset(c1)[0].shape == (0, 0)
 
 
-@pytest.mark.parametrize("min_overlap", [2, 10_000])
-def test_reliability_with_the_overlaps_known_equals_it_without(min_overlap):
+@pytest.mark.parametrize("min_overlap, judge", [(2, False), (8, False), (10_000, False),
+                                                 (8, True)])
+def test_reliability_with_the_overlaps_known_equals_it_without(min_overlap, judge):
     import json
 
     from audit.budget import Shape
@@ -267,21 +268,31 @@ def test_reliability_with_the_overlaps_known_equals_it_without(min_overlap):
     from benchmarks import synth
 
     def table():
-        return build_table(synth.generate(3_000, per_item=(2, 4), seed=2), synth.scale(),
-                           name="s", source="s")
+        import pandas as pd
+
+        raw = synth.generate(3_000, per_item=(2, 4), seed=2)
+        if judge:  # a judge that shares every item with many annotators
+            raw = pd.concat([raw, raw.drop_duplicates("item").assign(pool="judge",
+                                                                     annotator="gpt")])
+        return build_table(raw.reset_index(drop=True), synth.scale(), name="s", source="s",
+                           judge_pools=("judge",) if judge else ())
 
     boot = Bootstrap(40, 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fresh = table()
-        assert fresh.known_pair_overlaps() is None
+        assert fresh.annotators_sharing(min_overlap) is None
         plain = reliability(fresh, bootstrap=boot, min_overlap=min_overlap)
         known = table()
         Shape.of(known)  # the memory estimate counts the pairs, and keeps them
         f = known.frame
-        assert np.array_equal(np.sort(known.known_pair_overlaps()),
+        assert np.array_equal(np.sort(known.annotator_pair_overlaps),
                               np.sort(pair_overlaps(f["item"].cat.codes.to_numpy(),
                                                     f["annotator"].cat.codes.to_numpy())))
+        sharing = known.annotators_sharing(min_overlap)
+        listed = {p[k] for p in plain["cohen_pairs"]["overall"]["pairs"]
+                  for k in ("annotator_a", "annotator_b")}
+        assert listed <= sharing and (sharing == listed) != judge  # the judge pairs too
         got = reliability(known, bootstrap=boot, min_overlap=min_overlap)
     assert json.dumps(got, sort_keys=True) == json.dumps(plain, sort_keys=True)
-    assert (got["cohen_pairs"]["overall"]["n_pairs_with_overlap"] > 0) == (min_overlap == 2)
+    assert (got["cohen_pairs"]["overall"]["n_pairs_with_overlap"] > 0) == (min_overlap < 10_000)

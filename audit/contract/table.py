@@ -85,21 +85,32 @@ class AnnotationTable:
         return self.frame[C.LABEL].cat.codes.to_numpy()
 
     @cached_property
+    def annotator_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every annotator pair that shares an item, as (annotator code, annotator code, items
+        shared) (:func:`audit.measure.counts.overlapping_pairs` of the item and annotator
+        codes), counted once per table: the memory estimate (:mod:`audit.budget`) counts them
+        before the audit, and Cohen's kappa pairs only the annotators of the pairs sharing
+        enough items (:meth:`annotators_sharing`)."""
+        from ..measure.counts import overlapping_pairs
+
+        return overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
+                                 self.frame[C.ANNOTATOR].cat.codes.to_numpy())
+
+    @property
     def annotator_pair_overlaps(self) -> np.ndarray:
-        """Items shared by each annotator pair that shares any, in no particular order
-        (:func:`audit.measure.counts.pair_overlaps` of the item and annotator codes), counted
-        once per table: the memory estimate (:mod:`audit.budget`) counts them before the
-        audit, and Cohen's kappa does not count pairs again when none shares enough items
-        (:meth:`known_pair_overlaps`)."""
-        from ..measure.counts import pair_overlaps
+        """Items shared by each annotator pair that shares any (:attr:`annotator_pairs`)."""
+        return self.annotator_pairs[2]
 
-        return pair_overlaps(self.frame[C.ITEM].cat.codes.to_numpy(),
-                             self.frame[C.ANNOTATOR].cat.codes.to_numpy())
-
-    def known_pair_overlaps(self) -> np.ndarray | None:
-        """:attr:`annotator_pair_overlaps` if something has counted them already, else None
-        (for a reader to whom counting them would cost as much as what it saves)."""
-        return self.__dict__.get("annotator_pair_overlaps")
+    def annotators_sharing(self, min_overlap: int) -> frozenset[str] | None:
+        """The annotators of every pair sharing at least ``min_overlap`` items, if something
+        has counted the pairs already (:attr:`annotator_pairs`), else None (for a reader to
+        whom counting them would cost as much as what it saves)."""
+        if "annotator_pairs" not in self.__dict__:
+            return None
+        lo, hi, shared = self.annotator_pairs
+        kept = shared >= min_overlap
+        names = self.frame[C.ANNOTATOR].cat.categories
+        return frozenset(str(names[a]) for a in np.unique(np.r_[lo[kept], hi[kept]]))
 
     def subset(self, mask, *, rule: str = "outside the subset") -> AnnotationTable:
         """A table of the rows where ``mask`` holds, unused categories dropped from the ids.

@@ -144,14 +144,12 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
     out = {"level": table.scale.level, "overall": {}, "by_pool": {},
            "cohen_pairs": {"overall": {}, "by_pool": {}}}
     humans = suff.view(tuple(table.human_pools) if table.judge_pools else None)
-    # no pair of the table shares min_overlap items (the memory estimate counted them): no
-    # scope's pair does
-    known = table.known_pair_overlaps()
-    none_reach = known is not None and int(known.max(initial=0)) < min_overlap
+    # the pairs sharing min_overlap items in a scope share them in the table, whose pairs the
+    # memory estimate counted (None: not counted)
     with _ScopedWarnings("reliability over the human pools"):
         metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
                                           scope="reliability", min_overlap=min_overlap,
-                                          pair_annotators=frozenset() if none_reach else None)
+                                          pair_annotators=table.annotators_sharing(min_overlap))
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
     # a human pool's pairs sharing min_overlap items are among the human pools' ones (when
     # they are listed: a wide scale's too many tables are not)
