@@ -76,8 +76,9 @@ def test_section_lists_the_first_advised_items_in_order(demo):
     items = demo["advise"]["items"]
     assert len(items) == 50
     at = 0
-    for it in items[:10]:
-        row = (f"{it['rank']} {it['item']} {it['model_a']} / {it['model_b']} {it['pool']} "
+    for it in items[:10]:  # "all": every human pool together, any of their annotators
+        to = "any human annotator" if it["pool"] == "all" else it["pool"]
+        row = (f"{it['rank']} {it['item']} {it['model_a']} / {it['model_b']} {to} "
                f"{', '.join(r.replace('_', ' ') for r in it['reasons'])} "
                f"{it['expected_reduction']:.3g}")
         at = text.index(row, at)  # in rank order

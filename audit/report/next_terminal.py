@@ -12,7 +12,6 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from ..contract.columns import EVERY_HUMAN_POOL
 from ..escape import terminal
 from .nextsteps import (advice_rows, advise_sentences, advised, label_rows, plan_rows,
                         plan_sentences)
@@ -88,7 +87,7 @@ def print_advice(results: dict, *, out=None, console: Console | None = None) -> 
         to = ""
         if len(pools) == 1:
             pool = pools.pop()
-            to = " to any human annotator" if pool == EVERY_HUMAN_POOL else f" to {pool}"
+            to = f" to {pool}"
         headers = ["#", "item", *(["models"] if pairwise else []), *([] if to else ["send to"]),
                    "why", "reduction"]
         t = Table(*headers, title=f"items to send back{to} (target: {block.get('target')})",

@@ -20,8 +20,11 @@ nothing for a result without the blocks (``check``'s, or one written before they
 
 from __future__ import annotations
 
+from ..contract.columns import EVERY_HUMAN_POOL
 from ..format import number, percent
 
+#: How an item advised to every human pool together (``all``) names whom to send it to.
+ANY_POOL = "any human annotator"
 #: Advised items listed in the report and the terminal (every one is in results.json and
 #: advice.csv).
 MAX_ADVISED = 10
@@ -131,7 +134,8 @@ def advised(block: dict | None) -> list[dict]:
 def advice_rows(block: dict | None, limit: int = MAX_ADVISED) -> list[dict]:
     """The first ``limit`` advised items as display strings: ``rank``, ``item`` (the id as the
     data spells it), ``models`` (``A vs B`` on pairwise data, the model of a rating, else
-    empty), ``pool`` (whom to send it to), ``reasons`` and ``reduction`` (expected
+    empty), ``pool`` (whom to send it to: :data:`ANY_POOL` for every human pool together),
+    ``reasons`` and ``reduction`` (expected
     reduction)."""
     rows = []
     for it in advised(block)[:limit]:
@@ -142,7 +146,8 @@ def advice_rows(block: dict | None, limit: int = MAX_ADVISED) -> list[dict]:
                      "models": " / ".join(map(str, models)),
                      "reasons": ", ".join(str(r).replace("_", " ") for r in reasons)
                      if isinstance(reasons, list) else str(reasons),
-                     "pool": str(it.get("pool") or "-"),
+                     "pool": ANY_POOL if it.get("pool") == EVERY_HUMAN_POOL
+                     else str(it.get("pool") or "-"),
                      "reduction": _significant(it.get("expected_reduction"))})
     return rows
 
