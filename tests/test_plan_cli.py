@@ -49,7 +49,7 @@ def test_demo_prints_the_block_s_sentences_and_rows(demo):
     for s in sentences:
         assert " ".join(s.split()) in printed
     rows = plan_rows(block)
-    assert [r["models"] for r in rows][0] == "10" and [r["models"] for r in rows][-1] == "20"
+    assert rows[0]["models"] == "10" and rows[-1]["models"] == "20"
     for r in rows:  # each row's numbers, as the table prints them
         for cell in (r["planned"], r["per_item"]):
             assert all(word in printed for word in cell.split())
@@ -113,7 +113,7 @@ def test_bad_flag_is_exit_2_naming_it_before_reading(flag, value, tmp_path):
 
 
 def test_unknown_pool_is_exit_2_before_the_audit(monkeypatch):
-    import audit.pipeline as pipeline
+    from audit import pipeline
 
     def never(*args, **kwargs):
         raise AssertionError("the audit ran")

@@ -13,8 +13,14 @@ from rich.console import Console
 from rich.text import Text
 
 from ..escape import terminal
-from .nextsteps import (advice_rows, advise_sentences, advised, label_rows, plan_rows,
-                        plan_sentences)
+from .nextsteps import (
+    advice_rows,
+    advise_sentences,
+    advised,
+    label_rows,
+    plan_rows,
+    plan_sentences,
+)
 from .summary import Table
 
 #: Advised items listed as a table; the ids of the rest follow on one wrapped line.
