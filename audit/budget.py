@@ -312,7 +312,7 @@ class Shape:
         within = int((per_item * (per_item - 1) // 2).sum())
         ann_pairs, kept_pairs = 0, 0
         if 0 < within <= max(EXACT_PAIRS_LIMIT, EXACT_PAIRS_PER_JUDGMENT * len(f)):
-            overlap = table.annotator_pair_overlaps  # kept on the table for Cohen's kappa
+            overlap = table.count_annotator_pairs(keep=MIN_OVERLAP)  # for Cohen's kappa too
             kept = overlap >= MIN_OVERLAP
             ann_pairs, kept_pairs = int(kept.sum()), int(overlap[kept].sum())
         elif within:

@@ -281,18 +281,21 @@ def test_reliability_with_the_overlaps_known_equals_it_without(min_overlap, judg
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fresh = table()
-        assert fresh.annotators_sharing(min_overlap) is None
+        assert fresh.annotators_sharing(min_overlap) is None  # nothing counted
         plain = reliability(fresh, bootstrap=boot, min_overlap=min_overlap)
         known = table()
-        Shape.of(known)  # the memory estimate counts the pairs, and keeps them
+        Shape.of(known)  # the memory estimate counts the pairs, and keeps the annotators
         f = known.frame
-        assert np.array_equal(np.sort(known.annotator_pair_overlaps),
+        counted = known.count_annotator_pairs(keep=min(min_overlap, 8))
+        assert np.array_equal(np.sort(counted),
                               np.sort(pair_overlaps(f["item"].cat.codes.to_numpy(),
                                                     f["annotator"].cat.codes.to_numpy())))
         sharing = known.annotators_sharing(min_overlap)
+        assert known.annotators_sharing(min(min_overlap, 8) - 1) is None
         listed = {p[k] for p in plain["cohen_pairs"]["overall"]["pairs"]
                   for k in ("annotator_a", "annotator_b")}
-        assert listed <= sharing and (sharing == listed) != judge  # the judge pairs too
+        assert listed <= sharing
+        assert (sharing == listed) == (not judge and min_overlap <= 8)  # judge's, and 8's pairs
         got = reliability(known, bootstrap=boot, min_overlap=min_overlap)
     assert json.dumps(got, sort_keys=True) == json.dumps(plain, sort_keys=True)
     assert (got["cohen_pairs"]["overall"]["n_pairs_with_overlap"] > 0) == (min_overlap < 10_000)

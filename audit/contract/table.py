@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -84,33 +83,31 @@ class AnnotationTable:
     def label_codes(self) -> np.ndarray:
         return self.frame[C.LABEL].cat.codes.to_numpy()
 
-    @cached_property
-    def annotator_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every annotator pair that shares an item, as (annotator code, annotator code, items
-        shared) (:func:`audit.measure.counts.overlapping_pairs` of the item and annotator
-        codes), counted once per table: the memory estimate (:mod:`audit.budget`) counts them
-        before the audit, and Cohen's kappa pairs only the annotators of the pairs sharing
-        enough items (:meth:`annotators_sharing`)."""
+    def count_annotator_pairs(self, *, keep: int) -> np.ndarray:
+        """Items shared by each annotator pair that shares any, in no particular order
+        (:func:`audit.measure.counts.overlapping_pairs` of the item and annotator codes).
+
+        The memory estimate (:mod:`audit.budget`) counts them before the audit; the pairs
+        sharing at least ``keep`` items are kept on the table (a few pairs of a large crowd),
+        so that Cohen's kappa pairs only their annotators (:meth:`annotators_sharing`)."""
         from ..measure.counts import overlapping_pairs
 
-        return overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
-                                 self.frame[C.ANNOTATOR].cat.codes.to_numpy())
-
-    @property
-    def annotator_pair_overlaps(self) -> np.ndarray:
-        """Items shared by each annotator pair that shares any (:attr:`annotator_pairs`)."""
-        return self.annotator_pairs[2]
+        keys, shared, n = overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
+                                            self.frame[C.ANNOTATOR].cat.codes.to_numpy())
+        kept = keys[shared >= keep]
+        self.__dict__["_pairs_sharing"] = (int(keep), np.unique(np.r_[kept // n, kept % n]))
+        return shared
 
     def annotators_sharing(self, min_overlap: int) -> frozenset[str] | None:
-        """The annotators of every pair sharing at least ``min_overlap`` items, if something
-        has counted the pairs already (:attr:`annotator_pairs`), else None (for a reader to
-        whom counting them would cost as much as what it saves)."""
-        if "annotator_pairs" not in self.__dict__:
+        """Annotators among whom is every pair sharing at least ``min_overlap`` items: those
+        of the pairs :meth:`count_annotator_pairs` kept, when ``min_overlap`` is at least its
+        ``keep``; else None (not counted: for a reader to whom counting the pairs would cost
+        as much as it saves)."""
+        known = self.__dict__.get("_pairs_sharing")
+        if known is None or min_overlap < known[0]:
             return None
-        lo, hi, shared = self.annotator_pairs
-        kept = shared >= min_overlap
         names = self.frame[C.ANNOTATOR].cat.categories
-        return frozenset(str(names[a]) for a in np.unique(np.r_[lo[kept], hi[kept]]))
+        return frozenset(str(names[a]) for a in known[1])
 
     def subset(self, mask, *, rule: str = "outside the subset") -> AnnotationTable:
         """A table of the rows where ``mask`` holds, unused categories dropped from the ids.
