@@ -107,6 +107,11 @@ def test_hs_brexit_targets_labels(tmp_path):
     assert block["target"] == "labels"  # no models: the labels are what re-annotation fixes
     rows = read_csv((tmp_path / "o" / "advice.csv").read_text(encoding="utf-8"))
     assert [unescape_cell(r["item"]) for r in rows] == [str(it["item"]) for it in block["items"]]
+    pools = {it["pool"] for it in block["items"]}
+    if len(pools) > 1:  # whom to send each item to: a column, not the title (the first ten's)
+        assert "send to" in result.output and "items to send back (" in result.output
+    else:
+        assert f"items to send back to {pools.pop()}" in result.output
 
 
 HOSTILE_IDS = ["007", "0042", "=cmd|' /C calc'!A0", "+SUM(1,1)", "@x", "-2+3", "héllo-ü",

@@ -89,7 +89,7 @@ def print_advice(results: dict, *, out=None, console: Console | None = None) -> 
     if rows:
         items = advised(block)
         pairwise = any(r["models"] for r in rows)
-        pools = {r["pool"] for r in rows}
+        pools = {r["pool"] for r in advice_rows(block, len(items))}  # every item's, listed or not
         to = ""
         if len(pools) == 1:
             pool = pools.pop()
