@@ -92,9 +92,9 @@ class AnnotationTable:
         so that Cohen's kappa pairs only their annotators (:meth:`annotators_sharing`)."""
         from ..measure.counts import overlapping_pairs
 
-        keys, shared, n = overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
-                                            self.frame[C.ANNOTATOR].cat.codes.to_numpy())
-        kept = keys[shared >= keep]
+        shared, kept, n = overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
+                                            self.frame[C.ANNOTATOR].cat.codes.to_numpy(),
+                                            keep=keep)
         self.__dict__["_pairs_sharing"] = (int(keep), np.unique(np.r_[kept // n, kept % n]))
         return shared
 

@@ -273,16 +273,18 @@ def pair_overlaps(item: np.ndarray, annotator: np.ndarray, *, within: int | None
     """Items shared by each annotator pair that shares any (in no particular order), from the
     judgments' item and annotator codes (any order): the counts of
     :func:`overlapping_pairs`."""
-    return overlapping_pairs(item, annotator, within=within, max_per_item=max_per_item)[1]
+    return overlapping_pairs(item, annotator, within=within, max_per_item=max_per_item)[0]
 
 
 def overlapping_pairs(item: np.ndarray, annotator: np.ndarray, *, within: int | None = None,
-                      max_per_item: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """Every annotator pair that shares an item, as ``(key, items shared, n)``: the key of a
-    pair of annotator codes ``a < b`` is ``a n + b``. From the judgments' item and annotator
-    codes (any order; one judgment per (item, annotator)). ``within`` (the number of
-    within-item judgment pairs) and ``max_per_item`` (the most judgments of one item) are
-    computed when not given.
+                      max_per_item: int | None = None, keep: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Items shared by each annotator pair that shares any (in no particular order), and the
+    keys of the pairs sharing at least ``keep`` (none without it), as ``(shared, keys, n)``:
+    the key of a pair of annotator codes ``a < b`` is ``a n + b``. From the judgments' item
+    and annotator codes (any order; one judgment per (item, annotator)). ``within`` (the
+    number of within-item judgment pairs) and ``max_per_item`` (the most judgments of one
+    item) are computed when not given.
 
     Lean on purpose, because the memory estimate (:mod:`audit.budget`) runs it before any
     budget is checked: one sorted int64 key per judgment, then one int64 pair key per
@@ -315,7 +317,10 @@ def overlapping_pairs(item: np.ndarray, annotator: np.ndarray, *, within: int | 
     if not len(pairs):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), n_ann
     starts = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
-    return pairs[starts], np.diff(np.append(starts, len(pairs))), n_ann
+    shared = np.diff(np.append(starts, len(pairs)))
+    kept = (pairs[starts[shared >= keep]] if keep is not None
+            else np.zeros(0, dtype=np.int64))
+    return shared, kept, n_ann
 
 
 def n_overlapping_pairs(c: Codes, *, min_overlap: int) -> int:
