@@ -40,6 +40,9 @@ from audit.contract.table import build_table
 WINNER_SCALE = LabelScale(LabelKind.PREFERENCE, (-1, 0, 1), WINNER_NAMES)
 NOMINAL3 = LabelScale(LabelKind.NOMINAL, ("x", "y", "z"))
 METHODS = ("advised", "random", "entropy")
+UNITS = ("majority", "judgment")
+REFERENCES = ("board", "truth")
+REFERENCE_NAMES = {"board": "fully annotated board", "truth": "true order of strengths"}
 
 
 def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, close: float,
@@ -92,14 +95,28 @@ def to_table(counts: np.ndarray, truth: dict, scale: LabelScale):
     return build_table(raw, scale, name="sim", source="sim")
 
 
-def advised_units(table, *, target: str, budget: int, more: int, seed: int) -> np.ndarray:
-    """The advised items' indices ``u`` (item ``i{u}``), in rank order."""
+def advised_units(table, *, target: str, budget: int, more: int, seed: int,
+                  unit: str = "judgment") -> np.ndarray:
+    """The advised items' indices ``u`` (item ``i{u}``), in rank order, for boards scored by
+    ``unit``. Under ``judgment`` the block lists none (docs/advise.md); the ranking tested is
+    then the model's own, :func:`audit.advice.advise.board_model`'s exact change of ``D^2``
+    with the re-weighting."""
     from audit.advice import advise_block
+    from audit.advice.advise import board_model, ranked
+    from audit.advice.units import read_units
     from audit.rank import rank
     from audit.resample.settings import Bootstrap
 
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=seed), sizes=(2,),
-                   n_sims=10) if target == "leaderboard" else {}
+                   n_sims=10, unit=unit) if target == "leaderboard" else {}
+    if target == "leaderboard" and unit == "judgment":
+        units = read_units(table)
+        found = board_model(units, table, results, more=more)
+        if isinstance(found, str):
+            return np.zeros(0, dtype=np.int64)
+        chosen = ranked(found["reduction"], budget)
+        return np.asarray([int(i[1:]) for i in units.frame[C.ITEM].to_numpy()[chosen]],
+                          dtype=np.int64)
     block = advise_block(table, results, budget=budget, target=target, more=more, seed=seed)
     return np.asarray([int(e["item"][1:]) for e in block["items"]], dtype=np.int64)
 
@@ -142,50 +159,55 @@ def displaced(counts: np.ndarray, truth: dict) -> np.ndarray:
     return np.clip(wrong.sum(axis=-1), 0, 1)
 
 
-def design_displacement(rng, truth: dict, n: np.ndarray, extra: dict[str, np.ndarray], *,
-                        more: int, sims: int, fixed: bool) -> dict[str, float]:
-    """The displacement probability of the dataset's design, before and after each method's
-    re-annotation: every item's labels drawn afresh from its ``theta`` ``sims`` times (the same
-    uniforms for every design: common random numbers), ``n_i`` judgments each, ``n_i + more``
-    for the re-annotated items. ``fixed``: an item's mean counts at its original weight ``n_i``
-    (the adviser's model); otherwise every judgment counts once (the audit's win rate)."""
-    theta = truth["theta"]
-    truth = {**truth, "beta": _expected_scores(truth, n)}
-    slots = int(n.max()) + more
-    u = rng.random((sims, len(n), slots))
-    label = (u[..., None] > theta.cumsum(axis=1)[None, :, None, :]).sum(axis=-1).clip(0, 2)
-    onehot = np.eye(3, dtype=np.int64)[label]  # (sims, items, slots, 3)
-    cum = onehot.cumsum(axis=2)
-    idx = np.arange(len(n))
-
-    def counts_of(total):
-        return cum[:, idx, total - 1, :]
-
-    out = {"before": float(displaced(counts_of(n) if not fixed else
-                                     _weighted(counts_of(n), n, n), truth).mean())}
-    for name, units in extra.items():
-        total = n.copy()
-        total[units] += more
-        c = counts_of(total)
-        out[name] = float(displaced(_weighted(c, total, n) if fixed else c, truth).mean())
-    return out
+def majority_counts(counts: np.ndarray) -> np.ndarray:
+    """Each unit's A / tie / B counts replaced by one vote for its majority outcome
+    (:func:`audit.rank.counts.majority`: a tie for the most votes is a tie)."""
+    top = counts == counts.max(axis=-1, keepdims=True)
+    outcome = np.where(top.sum(axis=-1) == 1, counts.argmax(axis=-1), 1)
+    return np.eye(3, dtype=np.int64)[outcome]
 
 
-def _expected_scores(truth: dict, n: np.ndarray) -> np.ndarray:
-    """Each model's win rate on these items with every item judged without end, at its
-    weight ``n_i``: the leaderboard the dataset's items would give with no annotation noise."""
+def references(truth: dict, n: np.ndarray, unit: str) -> dict[str, dict]:
+    """The boards a re-annotated design is compared with: ``board``, the fully annotated
+    board of this scoring (every unit judged without end: its population outcome under
+    ``majority``, its ``theta`` mean at weight ``n_i`` under ``judgment``), and ``truth``, the
+    order of the models' strengths."""
     theta, a, b = truth["theta"], truth["a"], truth["b"]
-    mu = theta[:, 0] + 0.5 * theta[:, 1]
     k = len(truth["beta"])
-    wins = np.bincount(a, weights=n * mu, minlength=k) + \
-        np.bincount(b, weights=n * (1 - mu), minlength=k)
-    games = np.bincount(a, weights=n, minlength=k) + np.bincount(b, weights=n, minlength=k)
-    return wins / np.maximum(games, 1)
+    if unit == "majority":
+        mu, w = np.array([1.0, 0.5, 0.0])[theta.argmax(axis=1)], np.ones(len(n))
+    else:
+        mu, w = theta[:, 0] + 0.5 * theta[:, 1], n.astype(float)
+    wins = np.bincount(a, weights=w * mu, minlength=k) + \
+        np.bincount(b, weights=w * (1 - mu), minlength=k)
+    games = np.bincount(a, weights=w, minlength=k) + np.bincount(b, weights=w, minlength=k)
+    return {"board": {**truth, "beta": wins / np.maximum(games, 1)}, "truth": truth}
 
 
-def _weighted(counts: np.ndarray, total: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """Counts rescaled so that each item weighs ``weight`` judgments (its mean unchanged)."""
-    return counts * (weight / total)[:, None]
+def reannotated_displacement(rng, truth: dict, counts: np.ndarray,
+                             extra: dict[str, np.ndarray], *, more: int, sims: int,
+                             unit: str) -> dict[str, dict[str, float]]:
+    """The displacement probability against each reference (:func:`references`) of the
+    dataset's board as observed and after each method's re-annotation: the chosen items' own
+    labels kept and ``more`` fresh judgments from their ``theta`` added, ``sims`` times (the
+    same fresh judgments for every method that picks the item: common random numbers), scored
+    as the audit scores ``unit`` (``judgment``: every judgment counts; ``majority``: one vote
+    per item, its majority outcome)."""
+    n = counts.sum(axis=1)
+    refs = references(truth, n, unit)
+    fresh = np.stack([draw_counts(rng, truth["theta"], np.full(len(n), more))
+                      for _ in range(sims)])
+
+    def scored(c):
+        return majority_counts(c) if unit == "majority" else c
+
+    designs = {"before": counts[None]}
+    for name, units in extra.items():
+        added = np.zeros(len(n), dtype=np.int64)
+        added[units] = 1
+        designs[name] = counts[None] + fresh * added[None, :, None]
+    return {ref: {name: float(displaced(scored(c), board).mean())
+                  for name, c in designs.items()} for ref, board in refs.items()}
 
 
 def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
@@ -205,19 +227,30 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     n = rng.integers(1, 4, n_items)
     counts = draw_counts(rng, theta, n)
     table = to_table(counts, truth, scale)
+    random = rng.choice(n_items, size=min(budget, n_items), replace=False)
+    entropy = entropy_units(rng, counts, budget)
+    if target == "leaderboard":
+        out = {}
+        state = rng.bit_generator.state
+        for unit in UNITS:
+            advised = (ranker(table, counts) if ranker is not None else
+                       advised_units(table, target=target, budget=budget, more=more,
+                                     seed=seed, unit=unit))
+            picks = {"advised": advised, "random": random, "entropy": entropy}
+            out[f"n_advised_{unit}"] = len(advised)
+            rng.bit_generator.state = state
+            p = reannotated_displacement(rng, truth, counts, picks, more=more, sims=draws,
+                                         unit=unit)
+            for ref, probs in p.items():
+                out[f"now_{unit}_{ref}"] = probs["before"]
+                out.update({f"{name}_{unit}_{ref}": probs["before"] - probs[name]
+                            for name in picks})
+        return out
     picks = {"advised": (ranker(table, counts) if ranker is not None else
                          advised_units(table, target=target, budget=budget, more=more,
                                        seed=seed)),
-             "random": rng.choice(n_items, size=min(budget, n_items), replace=False),
-             "entropy": entropy_units(rng, counts, budget)}
+             "random": random, "entropy": entropy}
     out = {"n_advised": len(picks["advised"])}
-    if target == "leaderboard":
-        state = rng.bit_generator.state
-        for suffix, fixed in (("", True), ("_judgment", False)):
-            rng.bit_generator.state = state
-            p = design_displacement(rng, truth, n, picks, more=more, sims=draws, fixed=fixed)
-            out.update({name + suffix: p["before"] - p[name] for name in picks})
-        return out
     fresh = np.stack([draw_counts(rng, theta, np.full(n_items, more)) for _ in range(draws)])
     truth_label = theta.argmax(axis=1)
     before = float(label_error(counts, truth_label))
@@ -238,7 +271,8 @@ def run(*, target: str, datasets: int, n_items: int, budget: int, more: int, dra
 
 
 def scoring(frame: pd.DataFrame, suffix: str) -> pd.DataFrame:
-    """The methods' columns of one scoring (``""`` or ``"_judgment"``) under their names."""
+    """The methods' columns of one scoring and reference (``"_<unit>_<reference>"``, e.g.
+    ``"_majority_board"``) under their names."""
     return frame[[m + suffix for m in METHODS]].set_axis(list(METHODS), axis=1)
 
 
@@ -312,11 +346,16 @@ def main(argv=None) -> dict:
         frames[target] = run(target=target, datasets=args.datasets, n_items=args.items,
                              budget=args.budget, more=args.more, draws=args.draws)
         if target == "leaderboard":
-            print(markdown("leaderboard, re-annotated items kept at their former weight",
-                           scoring(frames[target], ""), settings))
-            print()
-            print(markdown("leaderboard, every judgment counted (the audit's win rate)",
-                           scoring(frames[target], "_judgment"), settings))
+            for unit in UNITS:
+                for ref in REFERENCES:
+                    print(markdown(f"leaderboard, unit {unit}, displacement from the "
+                                   f"{REFERENCE_NAMES[ref]}",
+                                   scoring(frames[target], f"_{unit}_{ref}"),
+                                   settings + f"; displaced before: "
+                                   f"{frames[target][f'now_{unit}_{ref}'].mean():.3f}; items "
+                                   f"advised: mean "
+                                   f"{frames[target][f'n_advised_{unit}'].mean():.1f}"))
+                    print()
         else:
             print(markdown(target, frames[target], settings))
         print()

@@ -57,7 +57,8 @@ def nominal_table(raw, scale=NOMINAL):
 @pytest.fixture(scope="module")
 def pairwise():
     table = table_of(arena_raw(n_items=300, n_models=5, per_pool=2, seed=3, item_sd=0.8))
-    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10,
+                   unit="majority")
     return table, results
 
 
@@ -66,14 +67,30 @@ def test_pairwise_block_follows_the_contract(pairwise):
     block = advise_block(table, results, budget=20)
     Advise.model_validate(block)
     assert block["target"] == "leaderboard" and block["board"]["pool"] == C.EVERY_HUMAN_POOL
+    assert block["unit"] == "majority" and block["note"] is None
     items = block["items"]
     assert 0 < len(items) <= 20 and [e["rank"] for e in items] == list(range(1, len(items) + 1))
     red = [e["expected_reduction"] for e in items]
     assert red == sorted(red, reverse=True) and min(red) > 0
-    assert block["totals"]["top_n"] > block["totals"]["random_n"] > 0
-    assert block["totals"]["now"] == pytest.approx(
-        sum(p["swap_probability"] for p in block["board"]["pairs"]))
+    assert block["totals"]["top_n"] > max(block["totals"]["random_n"], 0)
+    assert block["totals"]["top_n"] == pytest.approx(sum(red))
+    assert 0 < block["totals"]["now"] <= len(block["board"]["pairs"])
     assert all(e["model_a"] and e["model_b"] and e["model"] is None for e in items)
+
+
+def test_every_judgment_counted_advises_no_item_and_says_why(pairwise):
+    """Under the judgment unit the block lists nothing, says so in its sentence, keeps the
+    board and counts what the exact model would call candidates (docs/advise.md)."""
+    table, _ = pairwise
+    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    block = advise_block(table, results, budget=20)
+    Advise.model_validate(block)
+    assert block["unit"] == "judgment" and block["items"] == []
+    assert "weigh it more than they steady it" in block["skipped"]
+    assert "--unit majority" in block["note"] and block["board"]["pairs"]
+    assert block["totals"]["now"] > 0 and block["totals"]["n"] == 0
+    said = advise_sentences(block)
+    assert len(said) == 1 and "--unit majority" in said[0] and said[0].endswith(".")
 
 
 def test_same_inputs_same_bytes(pairwise):
@@ -156,10 +173,13 @@ def test_no_models_cannot_target_the_leaderboard():
 
 def test_single_pool_pairwise(pairwise):
     table = table_of(arena_raw(n_items=200, n_models=4, pools=("crowd",), per_pool=3, seed=2))
-    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10,
+                   unit="majority")
     block = advise_block(table, results, budget=10)
     Advise.model_validate(block)
-    assert block["n_opposed"] == 0 and len(block["items"]) == 10
+    assert block["n_opposed"] == 0 and block["populations"]
+    assert len(block["items"]) == min(10, block["n_candidates"])
+    assert block["items"] or "no item" in block["skipped"]
 
 
 @pytest.mark.parametrize("option, value", [("budget", -1), ("budget", 2.5), ("more", 0),
@@ -230,11 +250,16 @@ def test_demo():
     import audit
 
     table = audit.load(ROOT / "data" / "pandalm" / "testset-v1.json")
-    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10,
+                   unit="majority")
     block = advise_block(table, results)
     Advise.model_validate(block)
     assert len(block["items"]) == 50 and block["populations"][0]["pool"] == C.EVERY_HUMAN_POOL
     assert len(advise_frame(table, block)) == 50
+    judged = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    block = advise_block(table, judged)
+    Advise.model_validate(block)
+    assert block["items"] == [] and block["unit"] == "judgment" and block["note"]
 
 
 @pytest.mark.skipif(not BREXIT.exists(), reason=f"{BREXIT} is absent (research-only data)")
@@ -277,7 +302,7 @@ def test_pairwise_orientation_does_not_matter(pairwise):
     for r in (raw, other):
         table = table_of(r)
         results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,),
-                       n_sims=10)
+                       n_sims=10, unit="majority")
         for target in TARGETS:
             block = advise_block(table, results, budget=200, target=target)
             out.append({e["item"]: e["expected_reduction"] for e in block["items"]})

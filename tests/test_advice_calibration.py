@@ -1,7 +1,9 @@
 """The adviser's proof in small (issue 18): on seeded simulated datasets with known truth,
-re-annotating the advised items buys more than as many random items and at least as much as the
-highest-entropy items; and the same comparison fails when the ranking is replaced by a random
-one, so the assertion can fail. The full version is benchmarks/advise_bench.py."""
+re-annotating the advised items buys more labels than as many random items and at least as
+much as the highest-entropy items; the same comparison fails when the ranking is replaced by a
+random one, so the assertion can fail. For the leaderboard on a majority-unit board the claim
+does not hold yet (benchmarks/advise_bench.py, docs/advise.md): the test is a strict xfail
+that turns into a failure the day it passes, so the docs get corrected."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from benchmarks.advise_bench import run, scoring, summary
 
 LABELS = {"target": "labels", "datasets": 40, "n_items": 300, "budget": 45, "more": 3,
           "draws": 20}
-BOARD = {"target": "leaderboard", "datasets": 50, "n_items": 200, "budget": 60, "more": 5,
+BOARD = {"target": "leaderboard", "datasets": 40, "n_items": 200, "budget": 60, "more": 5,
          "draws": 100}
 
 
@@ -42,11 +44,11 @@ def test_labels_advised_beats_random_and_entropy(labels):
     assert m["entropy"][0] > 0 and beats(m["entropy"]), m
 
 
-def test_leaderboard_advised_beats_random_and_entropy_at_former_weights():
-    frame = scoring(run(**BOARD), "")
-    m = margins(frame)
-    assert beats(m["random"]), m
-    assert beats(m["entropy"]), m
+@pytest.mark.xfail(strict=True, reason="majority-unit leaderboard advice does not beat random "
+                                       "items in the benchmark (docs/advise.md)")
+def test_leaderboard_majority_advised_beats_random_and_entropy():
+    m = margins(scoring(run(**BOARD), "_majority_board"))
+    assert beats(m["random"]) and beats(m["entropy"]), m
 
 
 def test_the_comparison_can_fail():
@@ -55,7 +57,3 @@ def test_the_comparison_can_fail():
     frame = run(**{**LABELS, "datasets": 25}, ranker=random_ranker(5, LABELS["budget"]))
     assert not beats(margins(frame)["random"])
     assert not beats(margins(frame)["entropy"])
-    board = scoring(run(**{**BOARD, "datasets": 25}, ranker=random_ranker(6, BOARD["budget"])),
-                    "")
-    assert not beats(margins(board)["random"])
-    assert not beats(margins(board)["entropy"])

@@ -90,9 +90,9 @@ def sentences(block: dict) -> list[str]:
         board = ("the leaderboard of every human pool" if board == C.EVERY_HUMAN_POOL
                  else f"the {board} leaderboard")
         first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
-                 f"each, scored at their former weight, is expected to lower the summed swap "
-                 f"probability of the adjacent pairs on {board} by "
-                 f"{fmt.significant(totals['top_n'], 2)} (from "
+                 f"each (one vote per item, as --unit majority counts) is expected to lower "
+                 f"the summed probability that adjacent pairs on {board} are ordered unlike "
+                 f"the fully annotated board by {fmt.significant(totals['top_n'], 2)} (from "
                  f"{fmt.significant(totals['now'], 2)}), against "
                  f"{fmt.significant(totals['random_n'], 2)} for as many items chosen at random.")
     else:

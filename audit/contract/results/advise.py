@@ -138,3 +138,9 @@ class Advise(Block):
     """Units on which two human pools are each unanimous and opposed (listed or not)."""
     skipped: str | None
     """Why nothing is advised; null otherwise."""
+    unit: Literal["judgment", "majority"] | None
+    """Leaderboard target: the scoring of the reference board the advice models (its
+    ``leaderboard_method.unit``); null for the labels target or when no board was read."""
+    note: str | None
+    """What the advice can and cannot do under that scoring, when it needs saying (every
+    judgment counted: re-annotation is not advised, docs/advise.md); null otherwise."""

@@ -1,0 +1,180 @@
+"""The leaderboard target under ``unit="majority"``: each unit counts once, with its outcome.
+
+With one vote per unit (:data:`audit.rank.counts.MAJORITY_RULE` for preferences: the plurality
+of A / tie / B, a tie for the most votes giving a tie; :data:`audit.rank.counts.MEDIAN_RULE`
+for ratings) a unit's weight in its models' scores is fixed (``1 / N_model``); more judgments
+change only its outcome. The board re-annotation works towards is the *fully annotated* one:
+every unit at its population outcome, the plurality of its ``theta`` over A / tie / B (the
+labels' Dirichlet components summed by winner, itself a Dirichlet) or the median of its
+``theta`` over the scores.
+
+The quantity lowered, per adjacent pair ``h > l``: the probability that the board's order of
+the pair is not the fully annotated board's. A pair's gap is ``g = const + sum_u c_u x_u``
+(``x_u`` the unit's outcome points for its first model, ``c_u`` from
+:func:`audit.advice.board.coefficients` with ``N`` the models' unit counts), so the fully
+annotated gap is ``X = g + sum_u c_u (x*_u - x_u)``, ``x*_u`` the population outcome's points.
+Under the units' independent posteriors ``Dirichlet(alpha_u)``, ``X`` has mean ``g + sum c_u
+(E x*_u - x_u)`` and variance ``sum c_u^2 Var x*_u``, taken as normal; the pair is wrong now
+with probability ``P(sign X != sign g)``.
+
+Preposterior analysis (Raiffa & Schlaifer 1961, ch. 4): ``m`` more judgments ``y`` of unit
+``u``, drawn from its posterior predictive and enumerated exactly
+(:func:`audit.advice.dirichlet.compositions`), move the board's gap to ``g + c_u (x_u(n + y) -
+x_u(n))`` and update ``X``'s mean and variance through ``Dirichlet(alpha_u + y)``; the pair is
+wrong after with probability ``sum_y P(y) P(sign X != sign(new gap) | y)``. The unit's expected
+reduction is now minus that, summed over the pairs its models are in. It is negative where a
+re-drawn outcome is as likely to break a right order as to mend a wrong one (a pair far apart,
+or a unit whose outcome is already near certain), and such a unit is not advised. Several
+units' reductions are added (first order).
+
+``P(population outcome = k)``: the plurality by :func:`audit.advice.dirichlet.argmax_probability`;
+the median through the cumulative shares, ``F_k = theta_1 + ... + theta_k ~ Beta(A_k,
+alpha_0 - A_k)`` (Dirichlet aggregation), so ``P(median <= v_k) = P(F_k >= 1/2)``, a Beta tail.
+``tests/test_advice_majority.py`` checks these and the reductions against a direct simulation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dirichlet import argmax_probability, compositions, dirichlet_multinomial_pmf
+
+#: A / tie / B points of the unit's first model.
+WINNER_POINTS = np.array([1.0, 0.5, 0.0])
+
+
+def winner_groups(values: np.ndarray) -> np.ndarray:
+    """``(q, 3)`` 0/1 matrix summing a preference scale's labels into A / tie / B (a value
+    below the centre says A is better)."""
+    sign = np.sign(np.asarray(values, dtype=float)).astype(int)
+    return np.eye(3)[sign + 1]
+
+
+def plurality_points(counts3: np.ndarray) -> np.ndarray:
+    """The first model's points of the majority rule's outcome of A / tie / B counts."""
+    top = counts3 == counts3.max(axis=-1, keepdims=True)
+    single = top.sum(axis=-1) == 1
+    return np.where(single, WINNER_POINTS[counts3.argmax(axis=-1)], 0.5)
+
+
+def median_points(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The median score of each row of score counts (the mean of the two middle scores for an
+    even count); NaN for a row of no scores."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = counts.sum(axis=-1)
+    cum = counts.cumsum(axis=-1)
+    values = np.asarray(values, dtype=float)
+    q = len(values)
+
+    def at(i):
+        return values[np.minimum((cum <= i[..., None]).sum(axis=-1), q - 1)]
+
+    lo, hi = at((n - 1) // 2), at(n // 2)
+    return np.where(n > 0, (lo + hi) / 2, np.nan)
+
+
+def median_probability(alpha: np.ndarray) -> np.ndarray:
+    """``P(median of theta = v_k)`` ``(P, q)`` under ``Dirichlet(alpha)`` (module docstring)."""
+    from scipy.special import betainc
+
+    alpha = np.asarray(alpha, dtype=float)
+    total = alpha.sum(axis=1, keepdims=True)
+    a = alpha.cumsum(axis=1)[:, :-1]
+    b = total - a
+    with np.errstate(invalid="ignore"):
+        below = np.where(b <= 0, 1.0, np.where(a <= 0, 0.0, betainc(np.where(b > 0, b, 1.0),
+                                                                      np.where(a > 0, a, 1.0),
+                                                                      0.5)))
+    cdf = np.concatenate([below, np.ones((len(alpha), 1))], axis=1)
+    return np.diff(cdf, axis=1, prepend=0.0)
+
+
+def _patterns(counts, alpha, values, *, preference: bool, more: int):
+    """The distinct (counts, alpha) rows of the judged units and, per row, what the
+    preposterior needs: the outcome's points now and after each predictive outcome ``y``,
+    the population outcome's posterior mean and variance now and after, and ``P(y)``."""
+    counts = np.asarray(counts, dtype=np.int64)
+    alpha = np.asarray(alpha, dtype=float)
+    if preference:
+        group = winner_groups(values)
+        counts, alpha = counts @ group.astype(np.int64), alpha @ group
+        points, probs = WINNER_POINTS, argmax_probability
+
+        def outcome(c):
+            return plurality_points(c)
+    else:
+        points, probs = np.asarray(values, dtype=float), median_probability
+
+        def outcome(c):
+            return median_points(c, points)
+    rows = np.flatnonzero(counts.sum(axis=1) > 0)
+    key = np.concatenate([counts[rows], alpha[rows]], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    c, a = counts[rows[first]], alpha[rows[first]]
+
+    def moments(cc, aa):
+        pr = probs(aa)
+        mean = pr @ points
+        return outcome(cc), mean, np.maximum(pr @ points ** 2 - mean ** 2, 0.0)
+
+    ys = compositions(more, c.shape[1])
+    pmf = dirichlet_multinomial_pmf(a, ys)
+    p, k = pmf.shape
+    grown = (c[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
+    post = (a[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
+    now = moments(c, a)
+    after = tuple(v.reshape(p, k) for v in moments(grown, post))
+    return rows, inverse.reshape(-1), pmf, now, after
+
+
+def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int) -> dict:
+    """Every unit's expected reduction of the summed wrong-order probabilities of the
+    adjacent pairs on a majority-unit board (module docstring).
+
+    Returns
+    -------
+    dict
+        ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``; ``now`` ``(J,)``: each pair's
+        probability that its order is not the fully annotated board's, as it stands.
+    """
+    from .board import coefficients
+
+    c = coefficients(units, pairs, n_units)
+    gap = np.array([p["gap"] for p in pairs], dtype=float)
+    usable = np.isfinite(gap)
+    c[:, ~usable] = 0.0
+    per_pair = np.zeros((units.n, len(pairs)))
+    now = np.full(len(pairs), np.nan)
+    if not (np.asarray(counts).sum(axis=1) > 0).any():
+        return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now}
+    rows, inverse, pmf, (x, mean, var), (x_after, mean_after, var_after) = _patterns(
+        counts, alpha, values, preference=units.model_a is not None, more=more)
+    cu = c[rows]
+    centre = np.where(usable, gap, 0.0) + (cu * (mean - x)[inverse][:, None]).sum(axis=0)
+    spread = (cu ** 2 * var[inverse][:, None]).sum(axis=0)
+    side = np.where(gap >= 0, 1.0, -1.0)
+    now = np.where(usable, _wrong(side, centre, spread), np.nan)
+    combos, back = np.unique(np.column_stack([inverse, cu]), axis=0, return_inverse=True)
+    pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
+    new_gap = gap[None, :, None] + cc[:, :, None] * (x_after[pat] - x[pat, None])[:, None, :]
+    new_centre = centre[None, :, None] + cc[:, :, None] * \
+        (mean_after[pat] - mean[pat, None])[:, None, :]
+    new_spread = spread[None, :, None] - cc[:, :, None] ** 2 * \
+        (var[pat, None] - var_after[pat])[:, None, :]
+    after = (pmf[pat][:, None, :] *
+             _wrong(np.where(new_gap >= 0, 1.0, -1.0), new_centre, new_spread)).sum(axis=2)
+    gain = np.where((cc != 0) & usable[None, :], now[None, :] - after, 0.0)
+    per_pair[rows] = gain[back.reshape(-1)]
+    return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now}
+
+
+def _wrong(side, centre, spread):
+    """``P(sign X != side)`` for ``X ~ N(centre, spread)`` (a step where ``spread`` is 0)."""
+    from scipy.special import ndtr
+
+    sd = np.sqrt(np.maximum(spread, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, -side * centre / np.where(sd > 0, sd, 1.0),
+                     np.where(side * centre > 0, -np.inf, np.where(side * centre < 0, np.inf,
+                                                                   0.0)))
+    return ndtr(z)
