@@ -67,7 +67,7 @@ def test_pairwise_block_follows_the_contract(pairwise):
     block = advise_block(table, results, budget=20)
     Advise.model_validate(block)
     assert block["target"] == "leaderboard" and block["board"]["pool"] == C.EVERY_HUMAN_POOL
-    assert block["unit"] == "majority" and block["note"] is None
+    assert block["unit"] == "majority" and "random" in block["note"]
     items = block["items"]
     assert 0 < len(items) <= 20 and [e["rank"] for e in items] == list(range(1, len(items) + 1))
     red = [e["expected_reduction"] for e in items]
@@ -87,7 +87,7 @@ def test_every_judgment_counted_advises_no_item_and_says_why(pairwise):
     Advise.model_validate(block)
     assert block["unit"] == "judgment" and block["items"] == []
     assert "weigh it more than they steady it" in block["skipped"]
-    assert "--unit majority" in block["note"] and block["board"]["pairs"]
+    assert "re-weighting" in block["note"] and block["board"]["pairs"]
     assert block["totals"]["now"] > 0 and block["totals"]["n"] == 0
     said = advise_sentences(block)
     assert len(said) == 1 and "--unit majority" in said[0] and said[0].endswith(".")

@@ -142,5 +142,5 @@ class Advise(Block):
     """Leaderboard target: the scoring of the reference board the advice models (its
     ``leaderboard_method.unit``); null for the labels target or when no board was read."""
     note: str | None
-    """What the advice can and cannot do under that scoring, when it needs saying (every
-    judgment counted: re-annotation is not advised, docs/advise.md); null otherwise."""
+    """Leaderboard target: what the advice can and cannot do under that scoring, with what the
+    benchmark found (docs/advise.md); null for the labels target."""
