@@ -6,15 +6,21 @@ audit ranks the models (:func:`audit.rank.rank`), :func:`audit.advice.advise_blo
 ``budget`` items, and the same number of items is picked by two baselines: at random, and by the
 highest entropy of the item's observed labels (ties in random order). Each choice is then
 re-annotated with ``more`` fresh judgments drawn from the truth (``draws`` times, the same
-draws for every method where they pick the same item), and what it buys is measured against the
-truth:
+draws for every method where they pick the same item), and what it buys is measured against
+the truth:
 
 * ``labels``: the number of items whose plurality label (a tie read as a random one of the
   tied labels, i.e. counted as the share of tied labels that are wrong) is not the majority of
   ``theta``; the reduction is the count before minus its mean after.
-* ``leaderboard``: the displacement of the judgment-weighted win-rate leaderboard from the
-  true order of strengths (some pair of true neighbours reversed, a tie counting half); the
-  reduction is its indicator before minus the share of draws displaced after.
+* ``leaderboard``: under each scoring the audit offers (``majority``: one vote per item, its
+  majority outcome; ``judgment``: every judgment counts), the displacement of the win-rate
+  leaderboard (some pair of neighbours reversed, a tie counting half) from the fully
+  annotated board of that scoring (every item at its population outcome, or at its ``theta``
+  mean with its weight: what re-annotation can reach) and from the true order of strengths;
+  the chosen items keep their observed labels and get ``more`` fresh ones, and the reduction
+  is the observed board's displacement minus the share of draws displaced after. Under
+  ``judgment`` the block advises nothing, so "advised" there is the model's own ranking
+  (:func:`audit.advice.advise.board_model`).
 
 Output: a markdown table for benchmarks/RESULTS.md (per target and method: mean reduction, its
 standard error over datasets, and the share of datasets where the advised items do strictly
