@@ -41,7 +41,7 @@ def test_reductions_follow_the_removed_variance():
              {"gap": float("nan"), "closed_form_sd": 0.05}]
     removed = np.array([[4e-4, 1e-4], [-4e-4, 0.0], [4e-4, 0.0]])
     counts = np.array([[1, 0, 1], [2, 0, 0], [0, 0, 0]])
-    red, per_pair, kept, gap, sd = reductions(pairs, removed, counts)
+    red, per_pair, kept, _, _ = reductions(pairs, removed, counts)
     want = ndtr(-0.03 / 0.05) - ndtr(-0.03 / np.sqrt(0.05 ** 2 - 4e-4))
     assert per_pair[0, 0] == pytest.approx(want) and want > 0
     assert per_pair[1, 0] == pytest.approx(ndtr(-0.03 / 0.05) -

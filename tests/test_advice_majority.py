@@ -13,8 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.advice.dirichlet import compositions, dirichlet_multinomial_pmf
-from audit.advice.majority import (majority_model, median_points, median_probability,
-                                   plurality_points)
+from audit.advice.majority import (
+    majority_model,
+    median_points,
+    median_probability,
+    plurality_points,
+)
 from audit.advice.reweight import reweighted_removed
 
 PREF = np.array([-1.0, 0.0, 1.0])  # A better, tie, B better

@@ -59,9 +59,10 @@ METHOD = {
                    "posterior moments; the item's `more` judgments from the posterior "
                    "predictive, enumerated exactly, move the board's gap and update the "
                    "posterior (preposterior analysis, Raiffa & Schlaifer 1961). unit "
-                   "'judgment': the exact change of each pair's delta-method D^2 with the item "
-                   "re-weighted (audit.advice.reweight) is computed, n_candidates counts the "
-                   "items it lowers, and no item is advised (note)",
+                   "'judgment': expected reduction of the sum over adjacent pairs of Phi(-|gap| "
+                   "/ D), D^2 changed by the item's exact expected contribution to the "
+                   "delta-method variance with the item re-weighted to n + more judgments "
+                   "(audit.advice.reweight)",
     "totals": "now: the quantity the target lowers, as it stands; top_n: its expected "
               "reduction by the advised items (their reductions added); random_n: the same "
               "for as many units drawn at random (their number times the mean reduction)",
@@ -69,20 +70,24 @@ METHOD = {
 }
 
 
-JUDGMENT_SKIP = ("with every judgment counted, more judgments of an item weigh it more than "
-                 "they steady it; rank with --unit majority to make re-annotation count, or "
-                 "add items (plan)")
 JUDGMENT_NOTE = ("The leaderboards count every judgment (unit 'judgment'), so an item's new "
-                 "judgments also raise its weight and change its models' mix of opponents. "
-                 "Ranked by the exact expected change of each adjacent pair's D^2, "
-                 "re-weighting included (audit.advice.reweight), the top items do not lower "
-                 "the displacement probability on 200 simulated datasets with known truth, "
-                 "and neither do random or highest-entropy items (docs/advise.md).")
+                 "judgments also raise its weight and change its models' mix of opponents; "
+                 "items are ranked by the exact expected change of each adjacent pair's D^2 "
+                 "with that re-weighting (audit.advice.reweight). On 200 simulated datasets "
+                 "with known truth, re-annotating the top items did not lower the "
+                 "displacement probability more than random or highest-entropy items "
+                 "(docs/advise.md).")
 MAJORITY_NOTE = ("Each item's expected reduction is small: one item's outcome rarely decides "
                  "a pair. On 200 simulated datasets with known truth, re-annotating the top "
-                 "items has not lowered the displacement probability more than random or "
-                 "highest-entropy items within the benchmark's precision (docs/advise.md); the "
-                 "labels target's advice is the one the benchmark confirms.")
+                 "items did not lower the displacement probability more than random or "
+                 "highest-entropy items within the benchmark's precision (docs/advise.md).")
+#: The sentence the leaderboard target adds under each unit (audit.advice.output.sentences).
+CAVEAT = {"judgment": "With every judgment counted, more judgments of an item weigh it more "
+                      "than they steady it, and in simulation these items did not steady the "
+                      "leaderboard more than random ones: to settle close pairs, add items "
+                      "(plan).",
+          "majority": "In simulation these items did not steady the leaderboard more than "
+                      "random ones: to settle close pairs, add items (plan)."}
 
 
 def check_options(*, budget, target, more) -> None:
@@ -146,11 +151,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
         label_error = np.where(np.isfinite(pop.error_now), pop.error_now, label_error)
         block["totals"]["now"] = found["now"]
         close, close_pair = _close(units, pairs, now, per_pair)
-        if unit == "judgment":
-            block["n_candidates"] = int((reduction > FLOOR).sum())
-            block["note"] = JUDGMENT_NOTE
-            return _skip(block, JUDGMENT_SKIP)
-        block["note"] = MAJORITY_NOTE
+        block["note"] = JUDGMENT_NOTE if unit == "judgment" else MAJORITY_NOTE
     uncertain = np.nan_to_num(label_error, nan=0.0) >= UNCERTAIN
     candidates = np.flatnonzero(reduction > FLOOR)
     chosen = ranked(reduction, budget)
@@ -202,9 +203,9 @@ def board_model(units, table, results: dict, *, more: int):
     """The reference board's fitted population and every unit's expected reductions under the
     board's unit, or a sentence saying why there are none: a dict of ``pool``, ``pop``,
     ``pairs``, ``unit``, ``reduction`` ``(U,)``, ``per_pair`` ``(U, J)``, ``swap`` (the pairs'
-    bootstrap swap probabilities), ``now`` (the target's quantity) and, for the majority
-    unit, ``joint(chosen, scale)`` (its reduction by ``chosen`` units, ``scale`` times as
-    many: their reductions added)."""
+    bootstrap swap probabilities), ``now`` (the target's quantity) and ``joint(chosen,
+    scale)`` (its reduction by ``chosen`` units, ``scale`` times as many: their reductions
+    added, first order)."""
     if not (table.is_pairwise or table.is_rating):
         return "the table has no model columns: there is no leaderboard to stabilise"
     method = results.get("leaderboard_method") or {}
@@ -249,7 +250,8 @@ def board_model(units, table, results: dict, *, more: int):
                                  more=more)
     reduction, per_pair, _, gap, sd = reductions(pairs, removed, pop.counts)
     return {**out, "reduction": reduction, "per_pair": per_pair, "swap": swap(gap, sd),
-            "now": float(np.nansum(swap(gap, sd)))}
+            "now": float(np.nansum(swap(gap, sd))),
+            "joint": lambda chosen, scale: scale * float(reduction[chosen].sum())}
 
 
 def _numbers(pair: dict) -> dict:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import format as fmt
 from ..contract import columns as C
+from .advise import CAVEAT
 
 #: The leading columns of :func:`advice_frame`, in order (``model_a`` / ``model_b`` only for
 #: pairwise data, ``model`` only for ratings, ``text`` only when the table has texts).
@@ -77,7 +78,8 @@ def _texts(table, items: list[str]) -> list:
 
 def sentences(block: dict) -> list[str]:
     """One to three plain-text sentences: what re-annotating the advised items buys against as
-    many random ones, which of them need another pool, or why nothing is advised."""
+    many random ones (leaderboard: and what the benchmark found under the board's scoring),
+    which of them need another pool, or why nothing is advised."""
     items = block.get("items") or []
     if not items:
         why = block.get("skipped") or "the budget is 0"
@@ -89,10 +91,15 @@ def sentences(block: dict) -> list[str]:
         board = block["board"]["pool"]
         board = ("the leaderboard of every human pool" if board == C.EVERY_HUMAN_POOL
                  else f"the {board} leaderboard")
+        if block.get("unit") == "majority":
+            what = (f"(one vote per item, as --unit majority counts) is expected to lower the "
+                    f"summed probability that adjacent pairs on {board} are ordered unlike "
+                    f"the fully annotated board")
+        else:
+            what = (f"(every judgment counted, each item re-weighted) is expected to lower "
+                    f"the summed swap probability of the adjacent pairs on {board}")
         first = (f"Re-annotating the {sent} listed in advice.csv with {more} more judgments "
-                 f"each (one vote per item, as --unit majority counts) is expected to lower "
-                 f"the summed probability that adjacent pairs on {board} are ordered unlike "
-                 f"the fully annotated board by {fmt.significant(totals['top_n'], 2)} (from "
+                 f"each {what} by {fmt.significant(totals['top_n'], 2)} (from "
                  f"{fmt.significant(totals['now'], 2)}), against "
                  f"{fmt.significant(totals['random_n'], 2)} for as many items chosen at random.")
     else:
@@ -102,6 +109,8 @@ def sentences(block: dict) -> list[str]:
                  f"be wrong, against {fmt.number(totals['random_n'], 1)} for as many items "
                  f"chosen at random.")
     out = [first]
+    if block["target"] == "leaderboard" and block.get("unit") in CAVEAT:
+        out.append(CAVEAT[block["unit"]])
     opposed = sum("pools_opposed" in e["reasons"] for e in items)
     if opposed:
         out.append(f"On {fmt.count(opposed, 'of them', 'of them')} the pools are each "
