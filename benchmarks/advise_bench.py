@@ -18,9 +18,7 @@ the truth:
   annotated board of that scoring (every item at its population outcome, or at its ``theta``
   mean with its weight: what re-annotation can reach) and from the true order of strengths;
   the chosen items keep their observed labels and get ``more`` fresh ones, and the reduction
-  is the observed board's displacement minus the share of draws displaced after. Under
-  ``judgment`` the block advises nothing, so "advised" there is the model's own ranking
-  (:func:`audit.advice.advise.board_model`).
+  is the observed board's displacement minus the share of draws displaced after.
 
 Output: a markdown table for benchmarks/RESULTS.md (per target and method: mean reduction, its
 standard error over datasets, and the share of datasets where the advised items do strictly
@@ -104,25 +102,13 @@ def to_table(counts: np.ndarray, truth: dict, scale: LabelScale):
 def advised_units(table, *, target: str, budget: int, more: int, seed: int,
                   unit: str = "judgment") -> np.ndarray:
     """The advised items' indices ``u`` (item ``i{u}``), in rank order, for boards scored by
-    ``unit``. Under ``judgment`` the block lists none (docs/advise.md); the ranking tested is
-    then the model's own, :func:`audit.advice.advise.board_model`'s exact change of ``D^2``
-    with the re-weighting."""
+    ``unit``."""
     from audit.advice import advise_block
-    from audit.advice.advise import board_model, ranked
-    from audit.advice.units import read_units
     from audit.rank import rank
     from audit.resample.settings import Bootstrap
 
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=seed), sizes=(2,),
                    n_sims=10, unit=unit) if target == "leaderboard" else {}
-    if target == "leaderboard" and unit == "judgment":
-        units = read_units(table)
-        found = board_model(units, table, results, more=more)
-        if isinstance(found, str):
-            return np.zeros(0, dtype=np.int64)
-        chosen = ranked(found["reduction"], budget)
-        return np.asarray([int(i[1:]) for i in units.frame[C.ITEM].to_numpy()[chosen]],
-                          dtype=np.int64)
     block = advise_block(table, results, budget=budget, target=target, more=more, seed=seed)
     return np.asarray([int(e["item"][1:]) for e in block["items"]], dtype=np.int64)
 
