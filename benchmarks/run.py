@@ -343,7 +343,7 @@ def _stages(results_path: Path) -> dict | None:
 
 #: (file, function) of the pipeline's stages, for the time breakdown of a profiled audit.
 STAGES = (("load", "audit/ingest/__init__.py", "load"),
-          ("build_table (pandera validation, categoricals)", "audit/contract/table.py", "build_table"),
+          ("build_table (validation, categoricals)", "audit/contract/table.py", "build_table"),
           ("measure (reliability, pool disagreement)", "audit/measure/__init__.py", "measure"),
           ("rank (leaderboards, stability)", "audit/rank/__init__.py", "rank"),
           ("write_reports (HTML, charts, card)", "audit/report/__init__.py", "write_reports"),
