@@ -10,13 +10,12 @@ values, not on the rows); and the frame checks (one judgment per (item, annotato
 differs from ``model_b``) on code keys. A check that passes on every row returns ``True``, so
 no per-row result is built unless something failed.
 
-The checks are first called directly (:func:`_every_check_passes`); when one fails, pandera
-runs the schema (:func:`canonical_schema`) with every check in one pass (``lazy=True``), and
-their failures come back as one tidy frame (``column, check, failure_case, index``), where
+pandera runs the schema (:func:`canonical_schema`) with every check in one pass (``lazy=True``);
+failures come back as one tidy frame (``column, check, failure_case, index``), where
 ``failure_case`` is the raw value and ``index`` the source row or record; both are looked up only
 for the rows that failed. That frame is raised as :class:`audit.errors.SchemaError`, which the
-CLI prints as one readable list. Valid data is thus decided by the same check functions without
-importing pandera (0.4 s, a tenth of a 1M-judgment audit), invalid data reported by it.
+CLI prints as one readable list. pandera itself is imported on the first validation
+(:func:`_pandera`), not with this module, so commands that never load a table do not pay for it.
 """
 
 from __future__ import annotations
@@ -259,20 +258,6 @@ def canonical_schema(label_check, columns, models_differ=None, *, reason=Reason.
     return pa.DataFrameSchema(cols, checks=checks, strict=False, coerce=False)
 
 
-def _every_check_passes(frame: pd.DataFrame, label_check, models_differ=None) -> bool:
-    """Whether every check of :func:`canonical_schema` passes on ``frame``, by calling the
-    check functions themselves (each returns ``True`` when every row passes); a check that
-    raises counts as failing, for pandera to report."""
-    try:
-        return (all(int(frame[col].cat.codes.to_numpy().min(initial=0)) >= 0
-                    for col in frame.columns)
-                and label_check(frame[C.LABEL]) is True
-                and _unique_item_annotator(frame) is True
-                and (models_differ is None or models_differ(frame) is True))
-    except Exception:  # noqa: BLE001 - pandera reports it with the failure frame
-        return False
-
-
 def _codes(s: pd.Series) -> np.ndarray:
     """The codes of a coded (categorical) column as int64 (-1 where missing)."""
     return np.asarray(s.cat.codes, dtype=np.int64)
@@ -331,14 +316,12 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     frame = pd.DataFrame({**ids, C.LABEL: by_value}, index=pd.RangeIndex(n), copy=False)
     pairwise = C.MODEL_A in ids and C.MODEL_B in ids
     differ = _models_differ(ids[C.MODEL_A], ids[C.MODEL_B]) if pairwise else None
-    if not _every_check_passes(frame, label_check, differ):
-        _, schema_errors = _pandera()
-        schema = canonical_schema(label_check, list(ids), differ, reason=reason)
-        try:
-            schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
-        except schema_errors as err:
-            raise SchemaError(_tidy(err.failure_cases, raw, label_text),
-                              source=source) from None
+    _, schema_errors = _pandera()
+    schema = canonical_schema(label_check, list(ids), differ, reason=reason)
+    try:
+        schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
+    except schema_errors as err:
+        raise SchemaError(_tidy(err.failure_cases, raw, label_text), source=source) from None
     codes = np.where(label_codes >= 0, scale_code[label_codes] if len(scale_code) else -1, -1)
     label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)
