@@ -124,7 +124,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
     block["populations"] = [_describe(p, units) for p in pops]
     label_error = _max_over(pops, "error_now", units.n)
     close = np.zeros(units.n, dtype=bool)
-    close_pair: list = [None] * units.n
+    close_pair = _no_pair
     if target == "labels":
         if not pops:
             return _skip(block, why_labels)
@@ -157,7 +157,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
     chosen = ranked(reduction, budget)
     block["n_candidates"] = len(candidates)
     block["items"] = [_entry(rank, u, units, pool, reduction, label_error,
-                             (opposed[u], close[u], uncertain[u]), close_pair[u])
+                             (opposed[u], close[u], uncertain[u]), close_pair(u))
                       for rank, u in enumerate(chosen, start=1)]
     n = len(chosen)
     if target == "labels":
@@ -177,6 +177,10 @@ def ranked(reduction: np.ndarray, budget: int) -> np.ndarray:
     order), at most ``budget``."""
     candidates = np.flatnonzero(reduction > FLOOR)
     return candidates[np.lexsort((candidates, -reduction[candidates]))][:budget]
+
+
+def _no_pair(u) -> None:
+    return None
 
 
 def _skip(block: dict, why: str) -> dict:
@@ -263,23 +267,37 @@ def _numbers(pair: dict) -> dict:
 
 def _close(units, pairs, now, per_pair):
     """Per unit: whether it compares (pairwise) or scores (ratings) a close adjacent pair and
-    lowers its swap probability, and the closest such pair."""
+    lowers its swap probability, and the closest such pair as a function of the unit (None
+    where there is none). Models are compared as integer codes, and a unit's pair is built
+    only when asked for (the advised units), not for every unit."""
+    import pandas as pd
+
     close = np.zeros(units.n, dtype=bool)
-    which: list = [None] * units.n
+    which = np.full(units.n, -1, dtype=np.int64)
+    cols = [c for c in (units.model_a, units.model_b, units.model) if c is not None]
+    codes, names = pd.factorize(np.concatenate(cols)) if cols else (np.zeros(0, int), [])
+    codes = codes.reshape(len(cols), units.n) if cols else codes
+    index = {name: k for k, name in enumerate(names)}
     for j in np.argsort(np.nan_to_num(now), kind="stable"):
         if not now[j] >= CLOSE:
             continue
-        hi, lo = pairs[j]["model_hi"], pairs[j]["model_lo"]
+        hi, lo = index.get(pairs[j]["model_hi"], -2), index.get(pairs[j]["model_lo"], -2)
         if units.model_a is not None:
-            hit = ((units.model_a == hi) & (units.model_b == lo)) | \
-                  ((units.model_a == lo) & (units.model_b == hi))
+            a, b = codes[0], codes[1]
+            hit = ((a == hi) & (b == lo)) | ((a == lo) & (b == hi))
         else:
-            hit = (units.model == hi) | (units.model == lo)
+            hit = (codes[0] == hi) | (codes[0] == lo)
         hit &= per_pair[:, j] > FLOOR
         close |= hit
-        for u in np.flatnonzero(hit):
-            which[u] = {"model_hi": hi, "model_lo": lo, "swap_probability": float(now[j])}
-    return close, which
+        which[hit] = j
+
+    def pair_of(u):
+        j = which[u]
+        if j < 0:
+            return None
+        return {"model_hi": pairs[j]["model_hi"], "model_lo": pairs[j]["model_lo"],
+                "swap_probability": float(now[j])}
+    return close, pair_of
 
 
 def _entry(rank, u, units, pool, reduction, label_error, flags, close_pair) -> dict:

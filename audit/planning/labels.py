@@ -108,6 +108,8 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
     annotators with the population majority (items weighted equally), the smallest ``m``
     reaching ``stay`` (None when none up to ``m_max`` does), from ``(items, q)`` counts, or
     from given true distributions ``dists`` (simulation checks)."""
+    from ..measure.disagreement import consensus_labels
+
     counts = np.asarray(counts, dtype=float)
     counts = counts[counts.sum(axis=1) > 0]
     prec = precision(counts)
@@ -117,9 +119,13 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
                                    "spread of an item's labels cannot be estimated",
                     "n_items": prec["n_items"], "rho": None, "alpha0": None, "rows": [],
                     "planned_m": None}
-        dists = shrunk(counts, prec["pi"], prec["alpha0"])
-    q = dists.shape[1]
-    uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
+        uniq, weight, target = _distinct_shrunk(counts, prec, ordered=ordered,
+                                                tie_break=tie_break)
+    else:
+        dists = np.asarray(dists, dtype=float)
+        uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
+        target = consensus_labels(dists, ordered=ordered, tie_break=tie_break)
+    q = uniq.shape[1]
     rows, planned = [], None
     for m in range(1, int(m_max) + 1):
         if n_outcomes(m, q) > MAX_OUTCOMES:
@@ -131,11 +137,34 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
         rows.append({"m": m, "agreement": share})
         if planned is None and math.isfinite(share) and share >= stay:
             planned = m
-    from ..measure.disagreement import consensus_labels
-
-    target = consensus_labels(dists, ordered=ordered, tie_break=tie_break)
-    return {"n_items": int(dists.shape[0]), "rho": prec["rho"],
+    return {"n_items": int(len(target)), "rho": prec["rho"],
             "alpha0": None if math.isinf(prec["alpha0"]) else prec["alpha0"],
             "n_items_without_majority": int((target < 0).sum()), "rows": rows,
             "m_max": rows[-1]["m"] if rows else 0, "planned_m": planned,
             "targets": target}
+
+
+def _distinct_shrunk(counts: np.ndarray, prec: dict, *, ordered: bool, tie_break: str
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct shrunk distributions (rounded to 12 decimals, as
+    ``np.unique(np.round(shrunk(counts), 12), axis=0)`` has them), their numbers of items, and
+    every item's population consensus, computed once per distinct count vector.
+
+    Why: an item's shrunk distribution depends on its counts only, and a million items have a
+    few hundred count vectors; shrinking and sorting every item took a second.
+    """
+    from ..advice.units import patterns
+    from ..measure.disagreement import consensus_labels
+
+    whole = np.rint(counts)
+    if not np.array_equal(whole, counts) or not len(counts):
+        dists = shrunk(counts, prec["pi"], prec["alpha0"])
+        uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
+        return uniq, weight, consensus_labels(dists, ordered=ordered, tie_break=tie_break)
+    first, inverse = patterns(whole.astype(np.int64))
+    dists = shrunk(counts[first], prec["pi"], prec["alpha0"])
+    uniq, back = np.unique(np.round(dists, 12), axis=0, return_inverse=True)
+    freq = np.bincount(inverse, minlength=len(first))
+    weight = np.bincount(back.reshape(-1), weights=freq, minlength=len(uniq)).astype(np.int64)
+    target = consensus_labels(dists, ordered=ordered, tie_break=tie_break)[inverse]
+    return uniq, weight, target

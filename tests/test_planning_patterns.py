@@ -1,0 +1,185 @@
+"""The plan's and the adviser's per-pattern paths against the per-row computations they replace
+(kept here as the reference): distinct rows (:func:`audit.advice.units.patterns`), a pool's
+labels plan (:func:`audit.planning.labels.plan_pool`), a population's label model
+(:func:`audit.advice.units.fit_population`) and the close-pair reasons of the advise block; on
+ties, one pool, one judgment per item, a degenerate precision, non-integer counts, Unicode
+model names and empty input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from rank_data import FIVE_POINT, arena_raw, table_of
+
+from audit.advice import advise as advise_mod
+from audit.advice import units as units_mod
+from audit.advice.units import fit_population, patterns, read_units
+from audit.contract import columns as C
+from audit.planning.labels import (
+    MAX_OUTCOMES,
+    agreement,
+    n_outcomes,
+    plan_pool,
+    precision,
+    shrunk,
+)
+
+
+def unique_rows(key):
+    """The reference: numpy's row-wise unique."""
+    key = np.asarray(key)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.int64, st.tuples(st.integers(1, 40), st.integers(1, 5)),
+                  elements=st.integers(0, 6)))
+def test_patterns_are_numpys_unique_rows(key):
+    first, inverse = patterns(key)
+    ref_first, ref_inverse = unique_rows(key)
+    assert np.array_equal(first, ref_first) and np.array_equal(inverse, ref_inverse)
+
+
+def test_patterns_of_wide_or_negative_keys_fall_back_to_numpy():
+    rng = np.random.default_rng(0)
+    wide = rng.integers(0, 2 ** 40, size=(200, 3))
+    wide[100:] = wide[:100]
+    negative = rng.integers(-3, 3, size=(200, 4))
+    for key in (wide, negative, np.zeros((0, 3), dtype=np.int64)):
+        got, ref = patterns(key), unique_rows(key)
+        assert all(np.array_equal(a, b) for a, b in zip(got, ref))
+
+
+def plan_pool_per_item(counts, *, stay, ordered, tie_break, m_max=15):
+    """The reference: the plan as it was, every item's shrunk distribution computed and
+    sorted."""
+    from audit.measure.disagreement import consensus_labels
+
+    counts = np.asarray(counts, dtype=float)
+    counts = counts[counts.sum(axis=1) > 0]
+    prec = precision(counts)
+    if not prec["identified"]:
+        return None
+    dists = shrunk(counts, prec["pi"], prec["alpha0"])
+    uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
+    rows, planned = [], None
+    for m in range(1, m_max + 1):
+        if n_outcomes(m, dists.shape[1]) > MAX_OUTCOMES:
+            break
+        agree = agreement(uniq, m, ordered=ordered, tie_break=tie_break)
+        ok = np.isfinite(agree)
+        share = float(np.sum(agree[ok] * weight[ok]) / weight[ok].sum()) if ok.any() \
+            else float("nan")
+        rows.append({"m": m, "agreement": share})
+        if planned is None and math.isfinite(share) and share >= stay:
+            planned = m
+    return rows, planned, consensus_labels(dists, ordered=ordered, tie_break=tie_break)
+
+
+def count_sets():
+    rng = np.random.default_rng(7)
+    theta = rng.dirichlet([0.6, 0.6, 0.6], size=400)
+    varied = np.stack([rng.multinomial(int(n), t) for n, t in
+                       zip(rng.integers(0, 6, size=400), theta)])
+    ties = np.tile([[2, 2, 0], [1, 1, 1], [0, 3, 3], [3, 0, 0]], (30, 1))
+    alike = rng.multinomial(4, [0.5, 0.3, 0.2], size=300)  # rho <= 0: every item at pi
+    two = rng.multinomial(3, [0.7, 0.3], size=50)
+    return {"varied": varied, "ties": ties, "alike": alike, "two_labels": two,
+            "fractional": varied + 0.5 * (varied > 0)}
+
+
+@pytest.mark.parametrize("name", list(count_sets()))
+@pytest.mark.parametrize("ordered, tie_break", [(True, "median"), (False, "median"),
+                                                (True, "drop")])
+def test_plan_pool_equals_the_per_item_plan(name, ordered, tie_break):
+    counts = count_sets()[name]
+    got = plan_pool(counts, stay=0.9, ordered=ordered, tie_break=tie_break, m_max=7)
+    rows, planned, target = plan_pool_per_item(counts, stay=0.9, ordered=ordered,
+                                               tie_break=tie_break, m_max=7)
+    assert got["rows"] == rows and got["planned_m"] == planned
+    assert np.array_equal(got["targets"], target)
+    assert got["n_items"] == len(target)
+    assert got["n_items_without_majority"] == int((target < 0).sum())
+
+
+def test_plan_pool_of_one_judgment_per_item_is_still_not_defined():
+    out = plan_pool(np.eye(3, dtype=int)[[0, 1, 2, 0, 1]], stay=0.9, ordered=True,
+                    tie_break="median")
+    assert out["not_defined"] and out["rows"] == []
+
+
+def fit_per_item(units, name, counts, *, more):
+    """The reference: the population fitted with numpy's row-wise unique."""
+    original = units_mod.patterns
+    units_mod.patterns = unique_rows
+    try:
+        return fit_population(units, name, counts, more=more)
+    finally:
+        units_mod.patterns = original
+
+
+UNICODE = {"m0": "α-model", "m1": "b", "m2": "Ж", "m3": "d", "m4": "=e"}
+
+
+def pairwise_table(*, n_items=60, pools=("crowd", "expert"), per_pool=2, seed=0):
+    raw = arena_raw(n_items=n_items, pools=pools, per_pool=per_pool, seed=seed, scale_max=2,
+                    item_sd=0.8)
+    raw[C.MODEL_A] = raw[C.MODEL_A].map(UNICODE)
+    raw[C.MODEL_B] = raw[C.MODEL_B].map(UNICODE)
+    return table_of(raw, FIVE_POINT)
+
+
+@pytest.mark.parametrize("pools, per_pool", [(("crowd", "expert"), 3), (("crowd", "expert"), 1),
+                                             (("crowd",), 4)])
+@pytest.mark.parametrize("more", [0, 3])
+def test_fit_population_equals_the_per_row_unique(pools, per_pool, more):
+    table = pairwise_table(pools=pools, per_pool=per_pool, seed=per_pool + more)
+    units = read_units(table)
+    for pool in units.pools:
+        got = fit_population(units, pool, units.counts[pool], more=more)
+        ref = fit_per_item(units, pool, units.counts[pool], more=more)
+        assert (got is None) == (ref is None)
+        if got is not None:
+            for field in ("alpha", "error_now", "error_after"):
+                assert np.array_equal(getattr(got, field), getattr(ref, field), equal_nan=True)
+
+
+def close_per_item(units, pairs, now, per_pair):
+    """The reference: names compared as strings, a dict built for every hit unit."""
+    close = np.zeros(units.n, dtype=bool)
+    which = [None] * units.n
+    for j in np.argsort(np.nan_to_num(now), kind="stable"):
+        if not now[j] >= advise_mod.CLOSE:
+            continue
+        hi, lo = pairs[j]["model_hi"], pairs[j]["model_lo"]
+        if units.model_a is not None:
+            hit = ((units.model_a == hi) & (units.model_b == lo)) | \
+                  ((units.model_a == lo) & (units.model_b == hi))
+        else:
+            hit = (units.model == hi) | (units.model == lo)
+        hit &= per_pair[:, j] > advise_mod.FLOOR
+        close |= hit
+        for u in np.flatnonzero(hit):
+            which[u] = {"model_hi": hi, "model_lo": lo, "swap_probability": float(now[j])}
+    return close, which
+
+
+def test_close_pairs_equal_the_string_comparison():
+    table = pairwise_table(n_items=80, seed=4)
+    units = read_units(table)
+    models = ["α-model", "b", "Ж", "d", "=e", "absent"]
+    pairs = [{"model_hi": h, "model_lo": l} for h, l in zip(models, models[1:])]
+    rng = np.random.default_rng(1)
+    now = np.array([0.3, 0.3, 0.01, 0.2, 0.4])
+    per_pair = rng.uniform(-1e-3, 1e-3, size=(units.n, len(pairs)))
+    close, pair_of = advise_mod._close(units, pairs, now, per_pair)
+    ref_close, ref_which = close_per_item(units, pairs, now, per_pair)
+    assert np.array_equal(close, ref_close) and close.any()
+    assert [pair_of(u) for u in range(units.n)] == ref_which
