@@ -9,12 +9,13 @@ consumer filters or re-weights with.
 
 Rows
 ----
-One row per *unit*, in the order of its first judgment in the source:
+One row per *unit*, in the sorted order of its item id (then model pair or model), whatever order
+the judgments came in (both engines give the same table):
 
 * pairwise data (``model_a`` / ``model_b``): one row per (item, unordered model pair), the unit
   of :func:`audit.rank.exposure.flipped_items`; in the usual layout every item compares one pair,
-  so this is one row per item. ``model_a`` / ``model_b`` are as the unit's first judgment shows
-  them, and every count is *oriented* to that order: a judgment that shows the pair the other way
+  so this is one row per item. ``model_a`` / ``model_b`` are as most of the unit's judgments show
+  them (the lower model name first on a tie; :func:`audit.rank.counts.orientation`), and every count is *oriented* to that order: a judgment that shows the pair the other way
   round is counted with its label mirrored (``-2`` read as ``+2``), so ``A`` always means
   ``model_a``.
 * rating data (``model``): one row per (item, model).
@@ -374,12 +375,14 @@ class _Columns:
 
 
 class _Units:
-    """The rows of the item table, numbered in output order (first appearance in the source):
-    each judgment's row, each row's item and models, and (pairwise) which judgments show the
-    row's pair the other way round."""
+    """The rows of the item table, numbered in output order (by item id, then model pair or
+    model, in the ids' sorted order: a function of the codes, not of the judgments' order, so
+    both engines give one table): each judgment's row, each row's item and models, and
+    (pairwise) which judgments show the row's pair the other way round
+    (:func:`audit.rank.counts.orientation`)."""
 
     def __init__(self, table: AnnotationTable):
-        from .rank.counts import units_of
+        from .rank.counts import orientation, units_of
 
         f = table.frame
         item = f[C.ITEM].cat.codes.to_numpy().astype(np.int64)
@@ -393,7 +396,7 @@ class _Units:
             a = _recode(f[C.MODEL_A], models)
             b = _recode(f[C.MODEL_B], models)
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-            unit_item, _, row = units_of(item, lo * len(models) + hi, n_items)
+            unit_item, unit_pair, row = units_of(item, lo * len(models) + hi, n_items)
             self.kind = "item, model pair"
         elif table.is_rating:
             model_names = [str(x) for x in f[C.MODEL].cat.categories]
@@ -404,21 +407,17 @@ class _Units:
             unit_item, _, row = units_of(item, np.zeros_like(item), n_items)
             self.kind = "item"
         self.n = len(unit_item)
-        first = np.full(self.n, len(f), dtype=np.int64)
-        np.minimum.at(first, row, np.arange(len(f), dtype=np.int64))
-        order = np.argsort(first, kind="stable")
-        rank = np.empty(self.n, dtype=np.int64)
-        rank[order] = np.arange(self.n)
-        self.row = rank[row]
-        first = first[order]
+        self.row = row
         if table.is_pairwise:
             flip = a > b
-            self.mirror = flip != flip[first][self.row]
-            self.models[C.MODEL_A] = _names(a[first], list(models))
-            self.models[C.MODEL_B] = _names(b[first], list(models))
+            flipped = orientation(row, flip, self.n)
+            self.mirror = flip != flipped[row]
+            unit_lo, unit_hi = unit_pair // len(models), unit_pair % len(models)
+            self.models[C.MODEL_A] = _names(np.where(flipped, unit_hi, unit_lo), list(models))
+            self.models[C.MODEL_B] = _names(np.where(flipped, unit_lo, unit_hi), list(models))
         elif table.is_rating:
-            self.models[C.MODEL] = _names(unit_model[order], model_names)
-        self.item_names = names[unit_item[order]]
+            self.models[C.MODEL] = _names(unit_model, model_names)
+        self.item_names = names[unit_item]
 
 
 def _is_text(values) -> bool:

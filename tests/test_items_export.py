@@ -4,7 +4,8 @@ Counts, shares, unanimity and means are checked against an independent pandas ``
 loaded frame for PandaLM, HS-Brexit, the WMT zh-en sample and a MultiPref-shaped fixture; the
 majority label against a per-row re-implementation of the median tie rule written from its
 description; the flip flags against ``results.json``'s flipped-item count. A hypothesis property
-checks that row order (and the A/B orientation a judgment shows the pair in) changes nothing.
+checks that row order (and the A/B orientation a judgment shows the pair in) changes nothing, and
+that the table is byte-for-byte the same whatever order the judgments come in.
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ def test_counts_shares_majority_unanimity_equal_a_groupby(source):
     labels = label_names(table)
     ordered = table.scale.kind is not LabelKind.NOMINAL
     assert items[C.ITEM].is_unique  # one pair per item in these datasets
-    assert items[C.ITEM].tolist() == list(dict.fromkeys(table.frame[C.ITEM].astype(str)))
+    assert items[C.ITEM].tolist() == sorted(set(table.frame[C.ITEM].astype(str)))
     assert int(items["n_judgments"].sum()) == len(table.frame)
     indexed = items.set_index(C.ITEM)
     n_checked = 0
@@ -316,6 +317,29 @@ def test_row_order_and_orientation_change_nothing(rows, rnd):
     second = item_table(table_of(raw.iloc[order], judge_pools=("gpt",)))
     assert sorted(first.columns) == sorted(second.columns)
     pd.testing.assert_frame_equal(canonical(first), canonical(second[first.columns]))
+    shuffled = item_table(table_of(raw.sample(frac=1, random_state=rnd.randrange(2 ** 32)),
+                                   judge_pools=("gpt",)))
+    pd.testing.assert_frame_equal(first, shuffled)  # same rows, orientation and order
+
+
+def test_a_unit_is_shown_as_most_of_its_judgments_show_it():
+    """``model_a`` is the model most judgments put first (the lower name on a tie), and the
+    rows come in item-id order, not the order the judgments came in."""
+    shown = [("z", "m2", "m1", 1), ("z", "m2", "m1", 0), ("z", "m1", "m2", 1),  # 2 of 3: m2 first
+             ("a", "m1", "m2", 1), ("a", "m2", "m1", -1),                        # a tie: m1 first
+             ("k", "m2", "m1", -1)]                                              # one: m2 first
+    raw = pd.DataFrame([{C.ITEM: i, C.ANNOTATOR: f"r{n}", C.POOL: "crowd", C.LABEL: lab,
+                         C.MODEL_A: a, C.MODEL_B: b} for n, (i, a, b, lab) in enumerate(shown)])
+    items = item_table(table_of(raw))
+    assert items[C.ITEM].tolist() == ["a", "k", "z"]
+    assert items[C.MODEL_A].tolist() == ["m1", "m2", "m2"]
+    assert items[C.MODEL_B].tolist() == ["m2", "m1", "m1"]
+    counts = items.filter(like="crowd:count:").to_numpy()
+    labels = [c.rsplit(":", 1)[1] for c in items.filter(like="crowd:count:").columns]
+    # oriented counts: item a, both prefer m2 (B of m1 vs m2, A of m2 vs m1): B twice
+    assert dict(zip(labels, counts[0])) == {"A": 0, "tie": 0, "B": 2}
+    # item z shown as (m2, m1): the (m1, m2) judgment's B (m2) is read as A
+    assert dict(zip(labels, counts[2])) == {"A": 1, "tie": 1, "B": 1}
 
 
 # -- files: parquet exact, CSV spreadsheet-safe ---------------------------------------------------
@@ -330,12 +354,12 @@ def test_ids_with_leading_zeros_unicode_and_formulas_round_trip(tmp_path):
     result = invoke("run", src, "--out", tmp_path / "o", "--bootstrap", 5, "--quiet",
                     "--items-csv")
     assert result.exit_code == 0, result.output
-    ids = ["007", "0010", "名前 ü", "@SUM(1)", "multi\nline"]
+    ids = ["0010", "007", "@SUM(1)", "multi\nline", "名前 ü"]
     items = pd.read_parquet(tmp_path / "o" / "items.parquet")
-    assert items[C.ITEM].tolist() == ids  # exactly as written, in source order
+    assert items[C.ITEM].tolist() == ids  # exactly as written, in code-point order
     pool = '=HYPERLINK("x")'
     majority = items[f"{pool}:majority"]
-    assert majority.iloc[0] == "+cmd" and pd.isna(majority.iloc[1])
+    assert majority.iloc[1] == "+cmd" and pd.isna(majority.iloc[0])
     assert items.attrs["annotation_audit"]["pools"] == [pool, "crowd"]
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
     assert {"items.parquet", "items.csv"} <= set(manifest["files"])
@@ -344,15 +368,15 @@ def test_ids_with_leading_zeros_unicode_and_formulas_round_trip(tmp_path):
     cells = list(csv.reader(io.StringIO(text)))
     header, body = cells[0], cells[1:]
     assert all(not needs_prefix(c) for row in cells for c in row)  # nothing a sheet would run
-    assert [row[0] for row in body] == ["007", "0010", "名前 ü", "'@SUM(1)", "multi\nline"]
+    assert [row[0] for row in body] == ["0010", "007", "'@SUM(1)", "multi\nline", "名前 ü"]
     assert f"'{pool}:n" in header and "crowd:count:-1" in header
-    majority = body[0][header.index("crowd:majority")]
+    majority = body[1][header.index("crowd:majority")]
     assert majority == "-1"  # a plain number is left as it is
-    assert body[0][header.index(f"'{pool}:majority")] == "'+cmd"
+    assert body[1][header.index(f"'{pool}:majority")] == "'+cmd"
     back = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     back = back.rename(columns=unescape_cell).map(unescape_cell)
     assert back[C.ITEM].tolist() == ids
-    assert back[f"{pool}:majority"].tolist()[:2] == ["+cmd", ""]
+    assert back[f"{pool}:majority"].tolist()[:2] == ["", "+cmd"]
 
 
 def test_items_csv_needs_out(tmp_path):

@@ -151,7 +151,8 @@ def test_displacement_differs_by_seed_only_within_error():
 
 def test_flipped_items_match_the_raw_pandalm_file(pandalm_result):
     records = pandalm_records()
-    flipped = [r for r in records if {1, 2} <= {r[a] for a in PANDALM_ANNOTATORS}]
+    flipped = sorted((r for r in records if {1, 2} <= {r[a] for a in PANDALM_ANNOTATORS}),
+                     key=lambda r: str(r["idx"]))  # (item, pair) order: ids sorted as text
     block = pandalm_result["stability"]["flipped_items"]
     assert block["count"] == len(flipped)
     assert block["n_compared"] == len(records)
@@ -164,6 +165,37 @@ def test_flipped_items_match_the_raw_pandalm_file(pandalm_result):
         assert got["text"] == rec["instruction"][:200]
     few = rank(pandalm_table(), bootstrap=Bootstrap(20), n_sims=100, max_flipped=3)
     assert len(few["stability"]["flipped_items"]["items"]) == 3
+
+
+def test_flipped_items_do_not_depend_on_the_order_of_the_judgments():
+    """The listing (which items, their order, A/B, text) is the same for any row order: items
+    in id order, each pair as most of its judgments show it, the item's first text in sorted
+    order; the Spark engine keeps no source order."""
+    from audit.rank.exposure import flipped_items
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for k in range(40):
+        item, swap_most = f"i{k}", k % 2 == 0
+        for pool, n, lab in (("crowd", 3, -1), ("expert", 2, 1)):
+            for j in range(n):
+                swap = swap_most != (pool == "crowd" and j == 0)  # one judgment shown the other way
+                rows.append({C.ITEM: item, C.ANNOTATOR: f"{pool}{j}", C.POOL: pool,
+                             C.LABEL: -lab if swap else lab, C.TEXT: f"t{k}-{j % 2}",
+                             C.MODEL_A: "q" if swap else "p", C.MODEL_B: "p" if swap else "q"})
+    raw = pd.DataFrame(rows)
+    listed = [flipped_items(table_of(raw.iloc[rng.permutation(len(raw))]), max_flipped=7)
+              for _ in range(4)]
+    assert all(block == listed[0] for block in listed)
+    items = listed[0]["items"]
+    assert listed[0]["count"] == 40 and [i["item"] for i in items] == sorted(
+        f"i{k}" for k in range(40))[:7]
+    for entry in items:
+        k = int(entry["item"][1:])
+        assert entry["text"] == f"t{k}-0"
+        assert (entry["model_a"], entry["model_b"]) == (("q", "p") if k % 2 == 0 else ("p", "q"))
+        assert entry["winners"] == ({"crowd": "B", "expert": "A"} if k % 2 == 0
+                                    else {"crowd": "A", "expert": "B"})
 
 
 def test_flipped_items_use_each_pools_majority():

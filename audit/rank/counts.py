@@ -53,8 +53,7 @@ class Votes:
     lo: np.ndarray
     hi: np.ndarray
     outcome: np.ndarray
-    first_row: np.ndarray  # per item code: position of its first judgment in the table
-    first_flipped: np.ndarray  # per item code: its first judgment shows the pair as (hi, lo)
+    flipped: np.ndarray  # per judgment: it shows the pair as (hi, lo)
 
     def mask(self, pools) -> np.ndarray:
         codes = [self.pools.index(p) for p in pools]
@@ -87,14 +86,11 @@ def pairwise_votes(table: AnnotationTable) -> Votes:
     sign = np.sign(np.asarray(table.scale.values, dtype=np.int64))[table.label_codes]
     flip = a > b
     outcome = np.where(flip, -sign, sign) + 1
-    item, n_items = item_codes(f, C.ITEM)
-    first = np.full(n_items, len(f), dtype=np.int64)
-    np.minimum.at(first, item, np.arange(len(f)))
+    item, _ = item_codes(f, C.ITEM)
     pool, _ = item_codes(f, C.POOL)
     return Votes(tuple(models), tuple(map(str, f[C.POOL].cat.categories)),
                  f[C.ITEM].cat.categories, item, pool,
-                 np.minimum(a, b), np.maximum(a, b), outcome.astype(np.int64), first,
-                 flip[np.minimum(first, len(f) - 1)])
+                 np.minimum(a, b), np.maximum(a, b), outcome.astype(np.int64), flip)
 
 
 def rating_scores(table: AnnotationTable) -> Scores:
@@ -163,6 +159,19 @@ def units_of(item: np.ndarray, pair: np.ndarray, n_items: int
     n_pairs = int(pair.max()) + 1
     keys, row = np.unique(item * n_pairs + pair, return_inverse=True)
     return keys // n_pairs, keys % n_pairs, row.reshape(-1)
+
+
+def orientation(unit: np.ndarray, flipped: np.ndarray, n_units: int) -> np.ndarray:
+    """Per unit, whether it is shown as (hi, lo): when most of its judgments show it so (the
+    lower model first on a tie).
+
+    ``unit`` is each judgment's unit index and ``flipped`` whether it shows the pair as (hi,
+    lo). A count, not the first judgment's orientation, so the answer does not depend on the
+    order the judgments arrive in (the Spark engine does not keep the source order); on the
+    usual data, where every judgment of a unit shows its pair one way, it is that way.
+    """
+    shown = np.bincount(unit, weights=np.asarray(flipped, dtype=np.float64), minlength=n_units)
+    return 2 * shown > np.bincount(unit, minlength=n_units)
 
 
 def majority(counts: np.ndarray) -> np.ndarray:

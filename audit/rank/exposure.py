@@ -13,7 +13,7 @@ import numpy as np
 
 from ..contract import columns as C
 from ..contract.table import AnnotationTable
-from .counts import TIE, Votes, pairwise_votes, pool_majorities
+from .counts import TIE, Votes, orientation, pairwise_votes, pool_majorities
 
 
 def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
@@ -24,11 +24,13 @@ def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
     dict
         ``{count, n_flipped, truncated, n_compared, share, pools, items}``: ``count`` (and its
         alias ``n_flipped``) flipped (item, pair) comparisons out of ``n_compared`` judged by at
-        least two human pools; ``items`` lists the first ``max_flipped`` in table order
+        least two human pools; ``items`` lists the first ``max_flipped`` in (item, pair) order
         (``truncated``: there are more; every one is in ``items.parquet``'s ``flipped`` column,
         :mod:`audit.items`) as ``{item, model_a, model_b, winners: {POOL: "A" |
-        "tie" | "B"}, text?}``, A and B as the item's first judgment shows the pair, ``text``
-        when the table has a text column.
+        "tie" | "B"}, text?}``, A and B as most of the unit's judgments show the pair
+        (:func:`audit.rank.counts.orientation`, as in ``items.parquet``), ``text`` (the item's
+        first text in sorted order; an item normally has one) when the table has a text column.
+        Neither depends on the order of the table's rows.
     """
     return flipped_from_votes(table, pairwise_votes(table), max_flipped=max_flipped)
 
@@ -45,22 +47,47 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
     compared = (maj.outcome >= 0).sum(axis=1) >= 2
     flipped = (maj.outcome == 0).any(axis=1) & (maj.outcome == 2).any(axis=1)
     idx = np.flatnonzero(flipped)
-    idx = idx[np.argsort(votes.first_row[maj.item[idx]], kind="stable")][:max_flipped]
-    text = table.frame[C.TEXT] if C.TEXT in table.frame.columns else None
+    idx = idx[:max_flipped]
+    shown = _orientations(votes, maj.item[idx], maj.lo[idx], maj.hi[idx])
+    texts = _texts(table, votes.item, maj.item[idx])
     items = []
-    for u in idx:
+    for k, u in enumerate(idx):
         it = maj.item[u]
         lo, hi = votes.models[maj.lo[u]], votes.models[maj.hi[u]]
-        flipped_pair = bool(votes.first_flipped[it])
+        flipped_pair = bool(shown[k])
         names = {0: "B" if flipped_pair else "A", TIE: "tie", 2: "A" if flipped_pair else "B"}
         entry = {"item": str(votes.items[it]),
                  "model_a": hi if flipped_pair else lo, "model_b": lo if flipped_pair else hi,
                  "winners": {p: names[o] for p, o in zip(pools, maj.outcome[u]) if o >= 0}}
-        if text is not None:
-            entry["text"] = str(text.iloc[votes.first_row[it]])
+        if texts is not None:
+            entry["text"] = texts[k]
         items.append(entry)
     n_compared = int(compared.sum())
     out.update(count=int(flipped.sum()), n_flipped=int(flipped.sum()),
                truncated=bool(flipped.sum() > len(items)), n_compared=n_compared,
                share=flipped.sum() / n_compared if n_compared else float("nan"), items=items)
     return out
+
+
+def _orientations(votes: Votes, item: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each listed (item, lo, hi) unit (in increasing order) is shown as (hi, lo)."""
+    m = len(votes.models)
+    keys = (item.astype(np.int64) * m + lo) * m + hi
+    judged = (votes.item.astype(np.int64) * m + votes.lo) * m + votes.hi
+    at = np.minimum(np.searchsorted(keys, judged), max(len(keys) - 1, 0))
+    mine = (keys[at] == judged) if len(keys) else np.zeros(len(judged), dtype=bool)
+    return orientation(at[mine], votes.flipped[mine], len(keys))
+
+
+def _texts(table: AnnotationTable, judged_item: np.ndarray, item: np.ndarray) -> list | None:
+    """Each listed item's text: the first of its texts in sorted order (the lowest code)."""
+    if C.TEXT not in table.frame.columns:
+        return None
+    column = table.frame[C.TEXT]
+    codes = column.cat.codes.to_numpy().astype(np.int64)
+    wanted = np.unique(item)
+    mine = np.isin(judged_item, wanted) & (codes >= 0)
+    lowest = np.full(len(wanted), len(column.cat.categories), dtype=np.int64)
+    np.minimum.at(lowest, np.searchsorted(wanted, judged_item[mine]), codes[mine])
+    names = list(map(str, column.cat.categories)) + [str(np.nan)]
+    return [names[c] for c in lowest[np.searchsorted(wanted, item)]]
