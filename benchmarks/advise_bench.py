@@ -46,17 +46,23 @@ NOMINAL3 = LabelScale(LabelKind.NOMINAL, ("x", "y", "z"))
 METHODS = ("advised", "random", "entropy")
 UNITS = ("majority", "judgment")
 REFERENCES = ("board", "truth")
+#: The leaderboard datasets' truth (:func:`pairwise_truth`), unless ``generator`` says.
+BOARD_GENERATOR = {"n_models": 5, "spacing": 0.6, "close": 0.1, "item_sd": 1.0, "tie": 0.1,
+                   "n_close": 1}
 REFERENCE_NAMES = {"board": "fully annotated board", "truth": "true order of strengths"}
 
 
 def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, close: float,
-                   item_sd: float, tie: float) -> dict:
-    """Model strengths (logit scale; neighbours ``spacing`` apart, one random pair of
-    neighbours only ``close`` apart: the board's weak link) and each item's pair and
+                   item_sd: float, tie: float, n_close: int = 1) -> dict:
+    """Model strengths (logit scale; neighbours ``spacing`` apart, ``n_close`` random pairs
+    of neighbours only ``close`` apart: the board's weak links) and each item's pair and
     ``theta = (P(A better), P(tie), P(B better))``, the item's own effect ``N(0, item_sd)``
     added to the strength difference."""
     gaps = np.full(n_models - 1, spacing)
-    gaps[rng.integers(0, n_models - 1)] = close
+    if n_close == 1:
+        gaps[rng.integers(0, n_models - 1)] = close
+    else:
+        gaps[rng.choice(n_models - 1, size=min(n_close, n_models - 1), replace=False)] = close
     beta = np.concatenate([[0.0], -np.cumsum(gaps)])
     a = rng.integers(0, n_models, n_items)
     b = (a + rng.integers(1, n_models, n_items)) % n_models
@@ -203,14 +209,14 @@ def reannotated_displacement(rng, truth: dict, counts: np.ndarray,
 
 
 def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
-                draws: int, ranker=None) -> dict:
+                draws: int, ranker=None, generator: dict | None = None,
+                units: tuple = UNITS) -> dict:
     """Each method's reduction on one seeded dataset (module docstring). ``ranker``, when
     given, replaces the adviser: ``ranker(table, counts) -> units`` (the test's check that
     the comparison can fail)."""
     rng = np.random.default_rng(seed)
     if target == "leaderboard":
-        truth = pairwise_truth(rng, n_items=n_items, n_models=5, spacing=0.6, close=0.1,
-                               item_sd=1.0, tie=0.1)
+        truth = pairwise_truth(rng, n_items=n_items, **{**BOARD_GENERATOR, **(generator or {})})
         scale = WINNER_SCALE
     else:
         truth = labels_truth(rng, n_items=n_items, precision=rng.uniform(1.0, 4.0))
@@ -224,7 +230,7 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     if target == "leaderboard":
         out = {}
         state = rng.bit_generator.state
-        for unit in UNITS:
+        for unit in units:
             advised = (ranker(table, counts) if ranker is not None else
                        advised_units(table, target=target, budget=budget, more=more,
                                      seed=seed, unit=unit))
@@ -246,19 +252,21 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     fresh = np.stack([draw_counts(rng, theta, np.full(n_items, more)) for _ in range(draws)])
     truth_label = theta.argmax(axis=1)
     before = float(label_error(counts, truth_label))
-    for name, units in picks.items():
+    for name, chosen in picks.items():
         after = np.broadcast_to(counts, fresh.shape).copy()
-        after[:, units] += fresh[:, units]
+        after[:, chosen] += fresh[:, chosen]
         out[name] = before - float(label_error(after, truth_label).mean())
     return out
 
 
 def run(*, target: str, datasets: int, n_items: int, budget: int, more: int, draws: int,
-        seed: int = 0, ranker=None) -> pd.DataFrame:
+        seed: int = 0, ranker=None, generator: dict | None = None,
+        units: tuple = UNITS) -> pd.DataFrame:
     """One row per dataset: each method's reduction (leaderboard: also ``<method>_judgment``,
     the audit's judgment-weighted scoring)."""
     rows = [one_dataset(seed * 100_003 + d, target=target, n_items=n_items, budget=budget,
-                        more=more, draws=draws, ranker=ranker) for d in range(datasets)]
+                        more=more, draws=draws, ranker=ranker, generator=generator,
+                        units=units) for d in range(datasets)]
     return pd.DataFrame(rows)
 
 

@@ -76,7 +76,7 @@ def test_majority_model_against_a_direct_simulation():
     error = sign * c * (pts[theta.argmax(axis=2)] - x_obs)
     mc_now = (0.01 + error.sum(axis=1) < 0).mean()
     assert model["now"][0] == pytest.approx(mc_now, abs=0.01)  # a normal for a lattice sum
-    got = model["reduction"]
+    got = model["single"]
     for u in np.argsort(-got)[:1].tolist() + np.argsort(got)[:1].tolist():
         y = np.stack([rng.multinomial(2, t) for t in theta[:, u]])
         new_gap = 0.01 + sign[u] * c * (plurality_points(counts[u] + y) - x_obs[u])

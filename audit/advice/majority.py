@@ -27,6 +27,13 @@ re-drawn outcome is as likely to break a right order as to mend a wrong one (a p
 or a unit whose outcome is already near certain), and such a unit is not advised. Several
 units' reductions are added (first order).
 
+Ranking: one unit alone moves a pair's gap by one vote in ``N``, so its own reduction is about
+zero unless the board sits within a vote of the pair's boundary, while ``budget`` units
+together can move it; the units are therefore ranked by their gain when they join the greedy
+batch of :func:`audit.advice.batch.select` (the batch's board gap and the fully annotated gap
+taken as bivariate normal, the moments of :func:`batch_moments`). When no batch is expected to
+help (a settled board), the one-unit reductions rank them.
+
 ``P(population outcome = k)``: the plurality by :func:`audit.advice.dirichlet.argmax_probability`;
 the median through the cumulative shares, ``F_k = theta_1 + ... + theta_k ~ Beta(A_k,
 alpha_0 - A_k)`` (Dirichlet aggregation), so ``P(median <= v_k) = P(F_k >= 1/2)``, a Beta tail.
@@ -37,7 +44,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batch import select, wrong
 from .dirichlet import argmax_probability, compositions, dirichlet_multinomial_pmf
+
+#: The batch size the units are ranked for when the caller does not say (the adviser's
+#: default budget, :data:`audit.advice.ADVISE_DEFAULTS`).
+BUDGET = 50
 
 #: A / tie / B points of the unit's first model.
 WINNER_POINTS = np.array([1.0, 0.5, 0.0])
@@ -127,15 +139,21 @@ def _patterns(counts, alpha, values, *, preference: bool, more: int):
     return rows, inverse.reshape(-1), pmf, now, after
 
 
-def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int) -> dict:
+def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int,
+                   budget: int = BUDGET) -> dict:
     """Every unit's expected reduction of the summed wrong-order probabilities of the
     adjacent pairs on a majority-unit board (module docstring).
 
     Returns
     -------
     dict
-        ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``; ``now`` ``(J,)``: each pair's
-        probability that its order is not the fully annotated board's, as it stands.
+        ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``: each unit's gain when it joins
+        the greedy batch of ``budget`` units (:mod:`audit.advice.batch`: what ranks the
+        units), or, when no batch is expected to help (a settled board), its own one-unit
+        reduction; ``single`` ``(U,)`` and ``single_per_pair``: each unit's own
+        expected reduction re-annotated alone (the one-unit preposterior above); ``now``
+        ``(J,)``: each pair's probability that its order is not the fully annotated board's,
+        as it stands; ``batch``: the batch's expected reduction of their sum (normal model).
     """
     from .board import coefficients
 
@@ -146,7 +164,8 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     per_pair = np.zeros((units.n, len(pairs)))
     now = np.full(len(pairs), np.nan)
     if not (np.asarray(counts).sum(axis=1) > 0).any():
-        return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now}
+        return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now,
+                "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": 0.0}
     rows, inverse, pmf, (x, mean, var), (x_after, mean_after, var_after) = _patterns(
         counts, alpha, values, preference=units.model_a is not None, more=more)
     cu = c[rows]
@@ -165,7 +184,33 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
              _wrong(np.where(new_gap >= 0, 1.0, -1.0), new_centre, new_spread)).sum(axis=2)
     gain = np.where((cc != 0) & usable[None, :], now[None, :] - after, 0.0)
     per_pair[rows] = gain[back.reshape(-1)]
-    return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now}
+    back = back.reshape(-1)
+    shift, var_x, cov_x = batch_moments(pmf, x, x_after, mean_after)
+    terms = (cc * shift[pat, None], cc ** 2 * var_x[pat, None], cc ** 2 * cov_x[pat, None])
+    weight = np.bincount(back, minlength=len(combos)).astype(float)
+    contribution, taken = select(terms, weight, np.where(usable, gap, 0.0), centre, spread,
+                                 budget)
+    m = np.where(usable, gap, 0.0) + taken @ terms[0]
+    v, k = taken @ terms[1], taken @ terms[2]
+    batch = float(np.where(usable, now - wrong(m, v, k, centre, spread), 0.0).sum())
+    if not taken.any():
+        shared = per_pair
+    else:
+        shared = np.zeros((units.n, len(pairs)))
+        shared[rows] = np.where(usable[None, :], contribution, 0.0)[back]
+    return {"reduction": shared.sum(axis=1), "per_pair": shared, "now": now,
+            "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": batch}
+
+
+def batch_moments(pmf, x, x_after, mean_after) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pattern ``(P,)``: the expected move of the unit's outcome ``E x' - x``, its variance
+    ``Var x'`` and ``Cov(x', E[x* | y])`` under the enumerated predictive ``pmf`` ``(P, K)``
+    (what :func:`audit.advice.batch.select` adds over a batch)."""
+    ex = (pmf * x_after).sum(axis=1)
+    em = (pmf * mean_after).sum(axis=1)
+    var_x = np.maximum((pmf * x_after ** 2).sum(axis=1) - ex ** 2, 0.0)
+    cov_x = (pmf * x_after * mean_after).sum(axis=1) - ex * em
+    return ex - x, var_x, cov_x
 
 
 def _wrong(side, centre, spread):
