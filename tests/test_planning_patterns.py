@@ -19,7 +19,13 @@ from rank_data import FIVE_POINT, arena_raw, table_of
 
 from audit.advice import advise as advise_mod
 from audit.advice import units as units_mod
-from audit.advice.units import fit_population, patterns, read_units
+from audit.advice.units import (
+    fit_population,
+    name_codes,
+    pair_strata,
+    patterns,
+    read_units,
+)
 from audit.contract import columns as C
 from audit.planning.labels import (
     MAX_OUTCOMES,
@@ -183,3 +189,38 @@ def test_close_pairs_equal_the_string_comparison():
     ref_close, ref_which = close_per_item(units, pairs, now, per_pair)
     assert np.array_equal(close, ref_close) and close.any()
     assert [pair_of(u) for u in range(units.n)] == ref_which
+
+
+def pair_strata_by_strings(model_a, model_b):
+    """The reference: the pair as a joined string, orientation by string comparison."""
+    lo = np.where(model_a <= model_b, model_a, model_b)
+    hi = np.where(model_a <= model_b, model_b, model_a)
+    return pd.factorize(pd.Series(lo + "\x00" + hi))[0], model_a > model_b
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["α", "b", "Ж", "=B", "a b", "", "10", "9"]),
+                          st.sampled_from(["α", "b", "Ж", "=B", "10", "9"])), max_size=30))
+def test_pair_strata_equal_the_string_comparison(pairs):
+    a = np.array([p[0] for p in pairs], dtype=object)
+    b = np.array([p[1] for p in pairs], dtype=object)
+    stratum, above = pair_strata(a, b)
+    ref_stratum, ref_above = pair_strata_by_strings(a, b)
+    assert np.array_equal(stratum, ref_stratum) and np.array_equal(above, ref_above)
+
+
+def test_names_differing_by_a_trailing_nul_stay_apart():
+    values = np.array(["b\x00", "b", "a", "b\x00"], dtype=object)
+    codes, names = name_codes(values)
+    assert list(names[codes]) == list(values)
+    ref_names, ref_codes = np.unique(values, return_inverse=True)
+    assert np.array_equal(codes, ref_codes) and list(names) == list(ref_names)
+
+
+def test_pairs_of_names_with_nul_characters_are_kept_apart():
+    """The string-joined reference fails here (pandas hashes a NUL as an end of string): the
+    coded pairs do not."""
+    a = np.array(["", "b\x00", "b", "b\x00"], dtype=object)
+    b = np.array(["b", "α", "b\x00", "b"], dtype=object)
+    stratum, above = pair_strata(a, b)
+    assert list(stratum) == [0, 1, 2, 2] and list(above) == [False, False, False, True]

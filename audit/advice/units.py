@@ -81,11 +81,9 @@ def read_units(table, frame: pd.DataFrame | None = None) -> Units:
     if table.is_pairwise:
         model_a = frame[C.MODEL_A].astype(str).to_numpy(dtype=object)
         model_b = frame[C.MODEL_B].astype(str).to_numpy(dtype=object)
-        lo = np.where(model_a <= model_b, model_a, model_b)
-        hi = np.where(model_a <= model_b, model_b, model_a)
-        stratum = pd.factorize(pd.Series(lo + "\x00" + hi))[0]
+        stratum, above = pair_strata(model_a, model_b)
         if preference:
-            mirror = model_a > model_b
+            mirror = above
     elif table.is_rating:
         model = frame[C.MODEL].astype(str).to_numpy(dtype=object)
         stratum = pd.factorize(pd.Series(model))[0]
@@ -94,6 +92,37 @@ def read_units(table, frame: pd.DataFrame | None = None) -> Units:
     return Units(frame, labels, list(meta["pools"]), list(meta["human_pools"]), counts,
                  np.asarray(stratum, dtype=np.int64), mirror, preference, model_a, model_b,
                  model)
+
+
+def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of an object array of names, reversed: each
+    value's code ``(n,)`` into the sorted distinct names. Hashed first (pandas), and checked:
+    pandas takes names that differ only by trailing NUL characters for one, so when the codes
+    do not give the values back, the names are sorted exactly (numpy)."""
+    values = np.asarray(values, dtype=object)
+    codes, names = pd.factorize(values)
+    names = np.asarray(names, dtype=object)
+    if len(values) and not (names[codes] == values).all():
+        names, codes = np.unique(values, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), names
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    return rank[codes], names[order]
+
+
+def pair_strata(model_a: np.ndarray, model_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit, its unordered model pair numbered in order of first appearance, and whether
+    its first model's name sorts after its second's (``model_a > model_b``).
+
+    The names are coded once in sorted order, so pairs and orientation are compared as
+    integers rather than as a million strings."""
+    codes, names = name_codes(np.concatenate([model_a, model_b]))
+    codes = codes.reshape(2, -1)
+    a, b = codes[0], codes[1]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    stratum = pd.factorize(lo * max(len(names), 1) + hi)[0]
+    return np.asarray(stratum, dtype=np.int64), a > b
 
 
 @dataclass(frozen=True)
@@ -180,8 +209,9 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
         return None
     overall /= overall.sum()
     stratum = binned_strata(units.stratum, canon)
-    by_stratum = np.zeros((int(stratum.max()) + 1 if units.n else 0, canon.shape[1]))
-    np.add.at(by_stratum, stratum, canon)
+    n_strata = int(stratum.max()) + 1 if units.n else 0
+    by_stratum = np.stack([np.bincount(stratum, weights=canon[:, k], minlength=n_strata)
+                           for k in range(canon.shape[1])], axis=1).reshape(n_strata, -1)
     by_stratum += STRATUM_PSEUDO * overall
     by_stratum /= by_stratum.sum(axis=1, keepdims=True)
     prior_mean = by_stratum[stratum]
