@@ -127,19 +127,31 @@ def pair_strata(model_a: np.ndarray, model_b: np.ndarray) -> tuple[np.ndarray, n
 
 @dataclass(frozen=True)
 class Population:
-    """One population's fitted label model over the units it judged."""
+    """One population's fitted label model over the units it judged.
+
+    The posterior Dirichlet parameters ``alpha`` ``(U, q)`` are built when asked for (the
+    leaderboard's population), from the prior mean per stratum, not kept for every
+    population: at ten million units each copy is 400 MB."""
 
     name: str
     counts: np.ndarray  # (U, q), as the item table orients them
-    alpha: np.ndarray  # (U, q) posterior Dirichlet parameters, same orientation
     precision: float
     rho: float
     error_now: np.ndarray  # (U,) NaN where the population did not judge the unit
     error_after: np.ndarray  # (U,)
+    stratum_mean: np.ndarray  # (strata, q) prior mean pi per (binned) stratum, canonical
+    stratum: np.ndarray  # (U,) the unit's (binned) stratum
+    mirror: np.ndarray  # (U,) bool, as Units.mirror
 
     @property
     def reduction(self) -> np.ndarray:
         return self.error_now - self.error_after
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """``(U, q)`` posterior Dirichlet parameters ``s pi + n``, oriented as ``counts``."""
+        canon = canonical(self.counts, self.mirror)
+        return canonical(self.precision * self.stratum_mean[self.stratum] + canon, self.mirror)
 
 
 def canonical(counts: np.ndarray, mirror: np.ndarray) -> np.ndarray:
@@ -214,21 +226,19 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
                            for k in range(canon.shape[1])], axis=1).reshape(n_strata, -1)
     by_stratum += STRATUM_PSEUDO * overall
     by_stratum /= by_stratum.sum(axis=1, keepdims=True)
-    prior_mean = by_stratum[stratum]
-    fitted = fit_precision(canon[judged], prior_mean[judged])
+    fitted = fit_precision(canon[judged], by_stratum[stratum[judged]])
     if fitted is None:
         return None
     s, rho = fitted
-    alpha_canon = s * prior_mean + canon
     now = np.full(units.n, np.nan)
     after = np.full(units.n, np.nan)
     rows = np.flatnonzero(judged)
     first, inverse = patterns(np.column_stack([stratum[rows], canon[rows]]))
     pick = rows[first]
-    e_now, e_after = label_errors(alpha_canon[pick], canon[pick], more)
+    e_now, e_after = label_errors(s * by_stratum[stratum[pick]] + canon[pick], canon[pick], more)
     now[rows] = e_now[inverse]
     after[rows] = e_after[inverse]
-    return Population(name, counts, canonical(alpha_canon, units.mirror), s, rho, now, after)
+    return Population(name, counts, s, rho, now, after, by_stratum, stratum, units.mirror)
 
 
 def label_populations(units: Units, *, more: int) -> tuple[list[Population], str | None]:
