@@ -210,10 +210,13 @@ def reannotated_displacement(rng, truth: dict, counts: np.ndarray,
 
 def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
                 draws: int, ranker=None, generator: dict | None = None,
-                units: tuple = UNITS) -> dict:
+                units: tuple = UNITS, same_n: bool = True) -> dict:
     """Each method's reduction on one seeded dataset (module docstring). ``ranker``, when
     given, replaces the adviser: ``ranker(table, counts) -> units`` (the test's check that
-    the comparison can fail)."""
+    the comparison can fail). ``same_n``: the baselines get as many items as were advised
+    (the issue's "top N advised items against N random and N highest-entropy items"; the
+    adviser lists only items it expects to help, often fewer than ``budget``), else
+    ``budget`` items."""
     rng = np.random.default_rng(seed)
     if target == "leaderboard":
         truth = pairwise_truth(rng, n_items=n_items, **{**BOARD_GENERATOR, **(generator or {})})
@@ -234,7 +237,8 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
             advised = (ranker(table, counts) if ranker is not None else
                        advised_units(table, target=target, budget=budget, more=more,
                                      seed=seed, unit=unit))
-            picks = {"advised": advised, "random": random, "entropy": entropy}
+            n = len(advised) if same_n else budget
+            picks = {"advised": advised, "random": random[:n], "entropy": entropy[:n]}
             out[f"n_advised_{unit}"] = len(advised)
             rng.bit_generator.state = state
             p = reannotated_displacement(rng, truth, counts, picks, more=more, sims=draws,
@@ -244,10 +248,10 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
                 out.update({f"{name}_{unit}_{ref}": probs["before"] - probs[name]
                             for name in picks})
         return out
-    picks = {"advised": (ranker(table, counts) if ranker is not None else
-                         advised_units(table, target=target, budget=budget, more=more,
-                                       seed=seed)),
-             "random": random, "entropy": entropy}
+    advised = (ranker(table, counts) if ranker is not None else
+               advised_units(table, target=target, budget=budget, more=more, seed=seed))
+    n = len(advised) if same_n else budget
+    picks = {"advised": advised, "random": random[:n], "entropy": entropy[:n]}
     out = {"n_advised": len(picks["advised"])}
     fresh = np.stack([draw_counts(rng, theta, np.full(n_items, more)) for _ in range(draws)])
     truth_label = theta.argmax(axis=1)
@@ -261,12 +265,12 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
 
 def run(*, target: str, datasets: int, n_items: int, budget: int, more: int, draws: int,
         seed: int = 0, ranker=None, generator: dict | None = None,
-        units: tuple = UNITS) -> pd.DataFrame:
+        units: tuple = UNITS, same_n: bool = True) -> pd.DataFrame:
     """One row per dataset: each method's reduction (leaderboard: also ``<method>_judgment``,
     the audit's judgment-weighted scoring)."""
     rows = [one_dataset(seed * 100_003 + d, target=target, n_items=n_items, budget=budget,
                         more=more, draws=draws, ranker=ranker, generator=generator,
-                        units=units) for d in range(datasets)]
+                        units=units, same_n=same_n) for d in range(datasets)]
     return pd.DataFrame(rows)
 
 

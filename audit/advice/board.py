@@ -66,6 +66,7 @@ def reductions(pairs: list[dict], removed: np.ndarray, counts: np.ndarray) -> tu
     live = (removed != 0) & usable[None, :] & (n[:, None] > 0)
     removed = np.where(live, removed, 0.0)
     now = swap(gap, sd)
-    after = swap(gap[None, :], np.sqrt(np.maximum(sd[None, :] ** 2 - removed, 0.0)))
-    per_pair = np.where(live, now[None, :] - after, 0.0)
+    u, j = np.nonzero(live)
+    per_pair = np.zeros(removed.shape)
+    per_pair[u, j] = now[j] - swap(gap[j], np.sqrt(np.maximum(sd[j] ** 2 - removed[u, j], 0.0)))
     return per_pair.sum(axis=1), per_pair, removed, gap, sd
