@@ -62,7 +62,8 @@ class ScopeView:
     counts
         (items judged in the scope, q) label counts in item order; None on a wide scale.
     pool_of_annotator
-        Each annotator's pool (its first judgment's within the scope), by name.
+        Each annotator's pool (the first in pool order of those it judged in within the scope),
+        by name.
     """
 
     codes: Codes
@@ -159,19 +160,17 @@ class Sufficient:
         return ScopeView(codes=codes, counts=counts, pool_of_annotator=pool_of)
 
     def _first_pools(self, ann: np.ndarray, pool: np.ndarray, names: tuple) -> dict:
-        """Each annotator's pool, by its first judgment when it has judgments in several."""
+        """Each annotator's pool; one with judgments in several gets the first of them in pool
+        order (pools are sorted by name), whatever order its judgments came in (the Spark
+        engine keeps no source order)."""
         n_ann = len(names)
         if n_ann * self.n_pools > 4 * len(ann) + (1 << 20):  # a table too large to count on
-            present, first = np.unique(ann, return_index=True)
-            return {names[a]: self.pool_names[pool[i]] for a, i in zip(present, first)}
+            only = np.full(n_ann, self.n_pools, dtype=np.int64)
+            np.minimum.at(only, ann, pool)
+            return {names[a]: self.pool_names[only[a]] for a in np.flatnonzero(only < self.n_pools)}
         in_pools = np.bincount(ann * self.n_pools + pool, minlength=n_ann * self.n_pools)
         in_pools = in_pools.reshape(n_ann, self.n_pools) > 0
         only = in_pools.argmax(axis=1)
-        several = np.flatnonzero(in_pools.sum(axis=1) > 1)
-        if len(several):
-            at = np.flatnonzero(np.isin(ann, several))
-            present, first = np.unique(ann[at], return_index=True)
-            only[present] = pool[at[first]]
         return {name: self.pool_names[p]
                 for name, p, judged in zip(names, only, in_pools.any(axis=1)) if judged}
 

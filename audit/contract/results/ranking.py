@@ -201,7 +201,7 @@ class FlippedItem(Block):
     item: str
     """The item id."""
     model_a: str
-    """Response A's model, as the item's first judgment shows the pair."""
+    """Response A's model, as most of the pair's judgments show it (the lower name on a tie)."""
     model_b: str
     """Response B's model."""
     winners: dict[str, str]
@@ -226,7 +226,7 @@ class FlippedItems(Block):
     share: Num
     """``count / n_compared``."""
     items: list[FlippedItem]
-    """The flipped items, in source order, at most ``max_flipped`` (50)."""
+    """The flipped items, in (item id, model pair) order, at most ``max_flipped`` (50)."""
     skipped: str = None
     """Why nothing was compared (fewer than two human pools, or ratings)."""
 

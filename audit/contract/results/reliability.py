@@ -42,7 +42,7 @@ class CohenPair(Block):
     annotator_a: str
     annotator_b: str
     pool_a: str | None
-    """Pool of ``annotator_a`` (its first judgment's)."""
+    """Pool of ``annotator_a`` (the first in pool order when it judged in several)."""
     pool_b: str | None
     n_items: StrictInt
     """Items both annotators judged."""
