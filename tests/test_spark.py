@@ -135,6 +135,39 @@ def test_synthetic_partitioned_parquet_both_engines_read_the_same_folder(spark, 
     assert_same_results(expected, got)
 
 
+def test_only_codes_cross_to_the_driver_and_the_judgments_are_the_pandas_engines(
+        spark, tmp_path, monkeypatch):
+    """What ``toArrow`` brings to the driver: the dictionaries, and one table of judgments with
+    exactly the canonical columns, each the narrowest integer its dictionary fits, and no source
+    position (9 bytes per judgment here: item and text int16, the others int8). The judgments
+    are the pandas engine's, in another order."""
+    data, spec, frame = _synthetic_dataset(tmp_path)
+    DataFrame = type(spark.range(1))  # the classic DataFrame class on Spark 4
+    collected = []
+    to_arrow = DataFrame.toArrow
+
+    def spy(self):
+        table = to_arrow(self)
+        collected.append(table.schema)
+        return table
+
+    monkeypatch.setattr(DataFrame, "toArrow", spy)
+    got = load(str(data), spec=spec, engine="spark")
+    monkeypatch.undo()
+    judgments = [s for s in collected if C.LABEL in s.names]
+    assert len(judgments) == 1
+    schema = judgments[0]
+    assert sorted(schema.names) == sorted(got.frame.columns)
+    widths = {name: schema.field(name).type.bit_width // 8 for name in schema.names}
+    assert widths == {C.ITEM: 2, C.ANNOTATOR: 1, C.POOL: 1, C.MODEL_A: 1, C.MODEL_B: 1,
+                      C.LABEL: 1, C.TEXT: 2}
+    keys = [C.ITEM, C.ANNOTATOR]
+    expected = load(str(data), spec=spec).frame
+    mine = got.frame.astype(str).sort_values(keys).reset_index(drop=True)
+    theirs = expected.astype(str).sort_values(keys).reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, theirs[mine.columns])
+
+
 def test_spec_mapped_wide_csv_with_label_map_and_pools_file(spark, tmp_path):
     rng = np.random.default_rng(0)
     n = 120
@@ -483,27 +516,3 @@ def test_export_refuses_to_overwrite(tmp_path):
     assert first.exit_code == 0 and "2,997 judgments" in first.output
     again = runner.invoke(cli, ["export", str(PANDALM), str(tmp_path / "x")])
     assert again.exit_code == 2 and "already exists" in again.output
-
-
-def test_source_order_puts_runs_of_a_split_back_in_order():
-    """The driver's reorder: runs of consecutive positions (file splits, as Spark returns
-    them) sorted as runs, rows otherwise; always the same permutation as a full sort."""
-    from audit.ingest.spark.encode import _source_order
-
-    rng = np.random.default_rng(11)
-    for _ in range(200):
-        n_runs = int(rng.integers(1, 12))
-        lengths = rng.integers(1, 40, n_runs)
-        starts = np.cumsum(rng.integers(1, 5, n_runs) + np.concatenate([[0], lengths[:-1]]))
-        runs = [np.arange(s, s + n) for s, n in zip(starts, lengths)]
-        position = np.concatenate([runs[i] for i in rng.permutation(n_runs)])
-        order = _source_order(position)
-        got = position if order is None else position[order]
-        assert np.array_equal(got, np.sort(position))
-        column = rng.integers(0, 3, len(position))
-        order = _source_order(position, column)
-        expected = np.lexsort((position, column))
-        assert np.array_equal(np.arange(len(position)) if order is None else order, expected)
-    shuffled = rng.permutation(1000)  # no runs at all: a full sort
-    assert np.array_equal(shuffled[_source_order(shuffled)], np.arange(1000))
-    assert _source_order(np.arange(50)) is None and _source_order(None) is None

@@ -6,10 +6,16 @@ joined back (broadcast when small). Only two things cross to the driver:
 
 * the dictionaries (each column's distinct strings, once), which become the categories;
 * the judgments as small integers, each id in the narrowest type its dictionary fits (``int8``
-  up to 127 values, ``int16`` up to 32,767, else ``int32``), the label as ``int8``, and one
-  ``int64`` source position (file split, row) that puts them in the pandas engine's order,
-  fetched as Arrow record batches: 18 bytes per pairwise judgment with 10,000 annotators and
-  millions of items.
+  up to 127 values, ``int16`` up to 32,767, else ``int32``) and the label as ``int8``, fetched
+  as Arrow record batches in whatever order Spark returns them: 10 bytes per pairwise judgment
+  with 10,000 annotators and millions of items (item 4, annotator 2, models 1 + 1, pool 1,
+  label 1).
+
+No source position crosses: nothing computed depends on the order of the judgments (every
+dictionary is sorted, and the item table and the listings are in sorted id order,
+:mod:`audit.items`, :mod:`audit.rank.exposure`), so the pandas engine's row order is not
+rebuilt; the two engines' tables hold the same judgments in different orders and give the same
+results.
 
 That integer table is what every statistic downstream is computed from, with the pandas
 engine's code: the item x category counts, the pool tables and the per-(model pair, outcome)
@@ -30,7 +36,6 @@ from ...contract.labels import LabelKind, LabelScale
 from ...contract.schema import sorted_index, sorted_strings
 from ...contract.table import AnnotationTable, check_conservation, warn_degenerate
 from ...errors import InputError
-from .read import BLOCK, COLUMN, FILE, POSITION, ROW
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
 BROADCAST_ENTRIES = 5_000_000
@@ -93,36 +98,6 @@ def _code_type(n: int) -> str:
     return "byte" if n <= 127 else "short" if n <= 32_767 else "int"
 
 
-def _source_order(position: np.ndarray | None, column: np.ndarray | None = None
-                  ) -> np.ndarray | None:
-    """The permutation putting the collected rows in source order, or None when they already
-    are (or no position is known).
-
-    ``position`` is unique per row and increases by one along each file split; Spark returns
-    each split's rows together, in order, so the rows form a few runs of consecutive keys that
-    only need putting in order (a sort of the runs, not of the rows). ``column`` (the annotator
-    column of a wide table, which pandas melts one at a time) comes first when given.
-    """
-    if position is None:
-        return None
-    n = len(position)
-    if column is not None:
-        order = np.lexsort((position, column))
-    else:
-        breaks = np.flatnonzero(np.diff(position) != 1) + 1
-        if len(breaks) > n // 64:
-            order = np.argsort(position, kind="stable")
-        else:
-            starts = np.concatenate([[0], breaks])
-            ends = np.concatenate([breaks, [n]])
-            runs = np.argsort(position[starts], kind="stable")
-            if np.array_equal(runs, np.arange(len(runs))):
-                return None
-            index = np.int32 if n < 2 ** 31 else np.int64
-            order = np.concatenate([np.arange(starts[r], ends[r], dtype=index) for r in runs])
-    return None if np.array_equal(order, np.arange(n)) else order
-
-
 def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source: str,
                  judge_pools=(), info: dict | None = None) -> AnnotationTable:
     """Dictionary-encode ``df`` (validated, canonical columns) and collect it as a table.
@@ -132,15 +107,11 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     with a label code, must number ``rows_read`` minus the dropped judgments, else
     :class:`audit.errors.InternalError` (:func:`audit.contract.table.check_conservation`).
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     ids = [c for c in C.ID_COLUMNS if c in df.columns]
     extras = [c for c in C.EXTRAS if c in df.columns]
-    ordered = set(POSITION) <= set(df.columns)
-    wide = COLUMN in df.columns
-    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras],
-                   *[c for c in (COLUMN, *POSITION) if c in df.columns])
+    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras])
     mapping = F.create_map(*[F.lit(x) for kv in label_codes.items() for x in kv])
     coded = df.withColumn("_label_code", mapping[F.col(C.LABEL)]
                            .cast(_code_type(len(scale.values))))
@@ -154,16 +125,6 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
         coded = coded.join(F.broadcast(table) if small else table, on=col, how="inner")
     selected = [F.col(f"_{c}_code").cast(_code_type(len(dictionaries[c][0]))).alias(c)
                 for c in ids + extras] + [F.col("_label_code").alias(C.LABEL)]
-    if wide:
-        selected.append(F.col(COLUMN).cast("short").alias(COLUMN))
-    if ordered:
-        # one int64 per row: the file split's rank (by file, then offset) above the row's
-        # position within its partition (the low 33 bits of monotonically_increasing_id)
-        splits = (df.select(FILE, BLOCK).distinct()
-                  .withColumn("_split", (F.row_number().over(Window.orderBy(FILE, BLOCK)) - 1)
-                              .cast("long")))
-        coded = coded.join(F.broadcast(splits), on=[FILE, BLOCK], how="inner")
-        selected.append((F.shiftleft("_split", 33) + F.col(ROW) % (1 << 33)).alias(ROW))
     arrow = {"table": coded.select(*selected).toArrow()}
     for _, table in dictionaries.values():
         table.unpersist()
@@ -173,17 +134,15 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     info.setdefault("dropped", [])
     check_conservation(info, n_rows=n, n_coded=n - arrow["table"].column(C.LABEL).null_count,
                        source=source)
-    order = _source_order(_pop(arrow, ROW) if ordered else None,
-                          _pop(arrow, COLUMN) if wide else None)
     out = {}
     for col in ids + extras:  # one column at a time, each Arrow buffer released once read
         names, _ = dictionaries[col]
-        values = _take(_pop(arrow, col), order)
+        values = _pop(arrow, col)
         cats, remap = sorted_strings(names)  # a no-op unless Spark sorted another way
         if not np.array_equal(remap, np.arange(len(names))):
             values = remap[values]
         out[col] = pd.Categorical.from_codes(values, categories=sorted_index(cats))
-    label = pd.Categorical.from_codes(_take(_pop(arrow, C.LABEL), order),
+    label = pd.Categorical.from_codes(_pop(arrow, C.LABEL),
                                       categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)
     frame = pd.DataFrame({**{c: out[c] for c in ids}, C.LABEL: label,
@@ -192,10 +151,6 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
                             judge_pools=tuple(judge_pools), info=info)
     warn_degenerate(table)
     return table
-
-
-def _take(values: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    return values if order is None else values[order]
 
 
 def _pop(arrow, column: str) -> np.ndarray:

@@ -23,7 +23,7 @@ from ...errors import InputError, join_names
 from ..common import warn
 from ..pools import UNKNOWN_POOL, resolve_pools
 from ..spec import DatasetSpec
-from .read import COLUMN, POSITION
+from .read import HIDDEN
 
 
 def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
@@ -39,7 +39,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     """
     from pyspark.sql import functions as F
 
-    columns = [c for c in df.columns if c not in POSITION]
+    columns = [c for c in df.columns if c not in HIDDEN]
     absent = [src for src in spec.columns.values() if src not in columns]
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
@@ -70,7 +70,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          column=missing[0])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     keep = [c for c in C.COLUMNS if c in df.columns]
-    position = [c for c in (COLUMN, *POSITION) if c in df.columns]
+    hidden = [c for c in HIDDEN if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
@@ -83,7 +83,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         if nulls and col not in (C.TEXT,):
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         out.append(value.alias(col))
-    return df.select(*out, *position)
+    return df.select(*out, *hidden)
 
 
 def _refuse_nested_label(df, source: str) -> None:
@@ -154,16 +154,11 @@ def _unpivot(df, spec: DatasetSpec, source: str):
     if C.ITEM not in df.columns:
         raise InputError(f"a wide table needs an item column; columns present: "
                          f"{join_names(df.columns, limit=20)}", path=source, column=C.ITEM)
-    from pyspark.sql import functions as F
-
     keep = [c for c in C.COLUMNS if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
-            and c not in cols] + [c for c in POSITION if c in df.columns]
+            and c not in cols] + [c for c in HIDDEN if c in df.columns]
     values = df.select(*keep, *[label_text(df, c).alias(c) for c in cols])
-    long = values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
-    # pandas melts column by column: every row of the first annotator column comes first;
     # empty cells stay (a missing label) until count_judgments counts and drops them
-    rank = F.create_map(*[F.lit(x) for i, c in enumerate(cols) for x in (c, i)])
-    return long.withColumn(COLUMN, rank[F.col(C.ANNOTATOR)].cast("int"))
+    return values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
 
 
 def _pool_of_ids(df, mapping: dict[str, str], source: str) -> dict[str, str]:

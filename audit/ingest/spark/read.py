@@ -1,8 +1,10 @@
 """A source read by Spark: a Parquet, CSV / TSV or JSON(L) path, folder, glob or URL, or a table
 in the Spark catalog, as a lazy Spark DataFrame (nothing is scanned beyond the schema).
 
-Rows read from files carry where they sit (:data:`POSITION`), so the driver can put the
-judgments in the order the pandas engine reads them.
+Rows read from files carry their file's path (:data:`FILE`), for error messages that name the
+file a bad judgment is in. No row position is kept: nothing computed depends on the order of the
+judgments (the item table and the listings are in sorted id order), so the driver never puts
+them back in the source's order.
 """
 
 from __future__ import annotations
@@ -17,12 +19,10 @@ from .failures import first_message_line
 
 _GLOB_CHARS = set("*?[{")
 
-#: Where each judgment sits in the source, carried through mapping so the driver can put the
-#: judgments in source order (files by path, rows in file order), the order the pandas engine
-#: reads them in. Results do not depend on row order; two listings do (flipped items in table
-#: order, a pair shown as its first judgment shows it).
-FILE, BLOCK, ROW, COLUMN = "__audit_file", "__audit_block", "__audit_row", "__audit_column"
-POSITION = (FILE, BLOCK, ROW)
+#: Each judgment's source file, carried through mapping so failures can name it.
+FILE = "__audit_file"
+#: The hidden columns the reader adds (dropped before anything crosses to the driver).
+HIDDEN = (FILE,)
 _UNSUPPORTED_READ = ("skiprows",)
 #: What a Spark catalog table name looks like (``table``, ``db.table``, ``cat.db.`t-1```).
 _TABLE_NAME = re.compile(r"(?:\w+|`[^`]+`)(?:\.(?:\w+|`[^`]+`))*")
@@ -99,28 +99,26 @@ def read_source(spark, source, *, read: dict | None = None):
             return spark.table(text)  # a table or view: no file metadata, Spark's own order
         path = str(Path(text).expanduser()) if "://" not in text else text
         if kind == "parquet":
-            return with_position(spark.read.parquet(path))
+            return with_file(spark.read.parquet(path))
         if kind == "json":
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
-            return with_position(spark.read.json(path, multiLine=multiline))
+            return with_file(spark.read.json(path, multiLine=multiline))
         sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
         options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
                    "encoding": "UTF-8", "mode": "FAILFAST"}
         if read.get("comment"):
             options["comment"] = read["comment"]
-        return with_position(spark.read.options(**options).csv(path))
+        return with_file(spark.read.options(**options).csv(path))
     except PySparkException as err:
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
 
 
-def with_position(df):
-    """``df`` (read from files) plus each row's file, file split and row id (:data:`POSITION`)
-    from Spark's hidden ``_metadata`` column, which every file source has."""
+def with_file(df):
+    """``df`` (read from files) plus each row's file path (:data:`FILE`) from Spark's hidden
+    ``_metadata`` column, which every file source has."""
     from pyspark.sql import functions as F
 
-    return df.select("*", F.col("_metadata.file_path").alias(FILE),
-                     F.col("_metadata.file_block_start").alias(BLOCK),
-                     F.monotonically_increasing_id().alias(ROW))
+    return df.select("*", F.col("_metadata.file_path").alias(FILE))
 
 
 def _starts_array(text: str) -> bool:
