@@ -32,6 +32,7 @@ reported beside the audit's measured excess disagreement (``pool_disagreement``)
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -92,14 +93,28 @@ def agreement(dists: np.ndarray, m: int, *, ordered: bool, tie_break: str) -> np
     dists = np.asarray(dists, dtype=float)
     q = dists.shape[1]
     target = consensus_labels(dists, ordered=ordered, tie_break=tie_break)
-    comp = outcomes(m, q)
-    label = consensus_labels(comp, ordered=ordered, tie_break=tie_break)
-    log_coef = gammaln(m + 1) - gammaln(comp + 1).sum(axis=1)
+    comp, label, log_coef = _draws(m, q, ordered, tie_break)
     logp = log_coef[:, None] + xlogy(comp[:, :, None], dists.T[None, :, :]).sum(axis=1)
     prob = np.exp(logp)
     hit = label[:, None] == target[None, :]
     out = (prob * hit).sum(axis=0)
     return np.where(target >= 0, out, np.nan)
+
+
+@lru_cache(maxsize=64)
+def _draws(m: int, q: int, ordered: bool, tie_break: str
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outcomes of ``m`` labels (:func:`outcomes`), each one's consensus and multinomial
+    log-coefficient: the same for every pool and item, so built once per ``(m, q)`` and rule
+    (read-only)."""
+    from ..measure.disagreement import consensus_labels
+
+    comp = outcomes(m, q)
+    label = consensus_labels(comp, ordered=ordered, tie_break=tie_break)
+    log_coef = gammaln(m + 1) - gammaln(comp + 1).sum(axis=1)
+    for a in (comp, label, log_coef):
+        a.setflags(write=False)
+    return comp, label, log_coef
 
 
 def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
