@@ -58,47 +58,67 @@ def reweighted_removed(units, counts: np.ndarray, alpha: np.ndarray, x: np.ndarr
         var1 = np.where(a0 > 0, alpha @ x ** 2 / np.where(a0 > 0, a0, 1), 0.0) - mu ** 2
     var_z = more * np.maximum(var1, 0.0) * (a0 + more) / (a0 + 1)
     first = units.model_a if units.model_a is not None else units.model
-    second = units.model_b
-    models = set(first) | (set() if second is None else set(second))
+    wanted = {m for pair in pairs for m in (pair["model_hi"], pair["model_lo"])}
+    terms = {}
+    for m, (idx, in_a) in members(first, units.model_b, wanted).items():
+        nn = n[idx]
+        pts = np.where(in_a, xbar[idx], 1 - xbar[idx])
+        total = nn.sum()
+        if total <= 0:
+            continue
+        score = (nn * pts).sum() / total
+        z_mean = np.where(in_a, more * mu[idx], more * (1 - mu[idx]))
+        terms[m] = (idx, nn * (pts - score), nn * pts + z_mean - (nn + more) * score,
+                    np.where(in_a, 1.0, -1.0), total)
     out = np.zeros((units.n, len(pairs)))
     for j, pair in enumerate(pairs):
         hi, lo = pair["model_hi"], pair["model_lo"]
-        t, t_new, sign = {}, {}, {}
-        big_n = {}
-        for m in (hi, lo):
-            in_a = first == m
-            in_b = np.zeros(units.n, dtype=bool) if second is None else second == m
-            pts = np.where(in_a, xbar, 1 - xbar)
-            total_n = n[in_a | in_b].sum()
-            if m not in models or total_n <= 0:
-                big_n[m] = 0.0
-                t[m] = t_new[m] = np.zeros(units.n)
-                sign[m] = np.zeros(units.n)
-                continue
-            score = (n * pts)[in_a | in_b].sum() / total_n
-            big_n[m] = total_n
-            inside = in_a | in_b
-            t[m] = np.where(inside, n * (pts - score), 0.0)
-            z_mean = np.where(in_a, more * mu, more * (1 - mu))
-            t_new[m] = np.where(inside, n * pts + z_mean - (n + more) * score, 0.0)
-            sign[m] = np.where(in_a, 1.0, np.where(in_b, -1.0, 0.0))
-        out[:, j] = _pair_change(t, t_new, sign, big_n, var_z, hi, lo, more)
+        if hi in terms and lo in terms:
+            idx, change = _pair_change(terms[hi], terms[lo], var_z, more)
+            out[idx, j] = change
     return out
 
 
-def _pair_change(t, t_new, sign, big_n, var_z, hi, lo, more) -> np.ndarray:
-    """``D^2 - E[D'^2]`` per unit for one pair (module docstring)."""
-    if not big_n[hi] or not big_n[lo]:
-        return np.zeros(len(var_z))
-    s = {(a, b): float((t[a] * t[b]).sum()) for a in (hi, lo) for b in (hi, lo)}
-    d_now = s[hi, hi] / big_n[hi] ** 2 + s[lo, lo] / big_n[lo] ** 2 \
-        - 2 * s[hi, lo] / (big_n[hi] * big_n[lo])
-    grown = {m: big_n[m] + more * (sign[m] != 0) for m in (hi, lo)}
+def members(first, second, wanted) -> dict:
+    """Per model in ``wanted``: the units that compare (or score) it, ascending, and whether it
+    is their first model; one factorisation of the names, not a comparison per model."""
+    import pandas as pd
 
-    def sq(a, b):
-        return s[a, b] - t[a] * t[b] + t_new[a] * t_new[b] + sign[a] * sign[b] * var_z
+    size = len(first)
+    names = np.concatenate([first, second]) if second is not None else np.asarray(first)
+    codes, uniques = pd.factorize(pd.Series(names, dtype=object))
+    lookup = {name: k for k, name in enumerate(uniques)}
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    out = {}
+    for m in wanted:
+        if m not in lookup:
+            continue
+        k = lookup[m]
+        rows = order[bounds[k]:bounds[k + 1]]
+        unit = rows % size
+        keep = np.argsort(unit, kind="stable")
+        out[m] = (unit[keep], rows[keep] < size)
+    return out
 
-    d_after = sq(hi, hi) / grown[hi] ** 2 + sq(lo, lo) / grown[lo] ** 2 \
-        - 2 * sq(hi, lo) / (grown[hi] * grown[lo])
-    touches = (sign[hi] != 0) | (sign[lo] != 0)
-    return np.where(touches, d_now - d_after, 0.0)
+
+def _pair_change(high, low, var_z, more) -> tuple[np.ndarray, np.ndarray]:
+    """The units bearing on the pair and their ``D^2 - E[D'^2]`` (module docstring); only
+    those units, since ``T`` is zero for a unit that compares neither model."""
+    idx = np.union1d(high[0], low[0])
+    local = []
+    for part in (high, low):
+        at = np.searchsorted(idx, part[0])
+        t, t_new, sign = (np.zeros(len(idx)) for _ in range(3))
+        t[at], t_new[at], sign[at] = part[1], part[2], part[3]
+        local.append((t, t_new, sign, part[4]))
+    (th, tnh, sh, nh), (tl, tnl, sl, nl) = local
+    s_hh, s_ll, s_hl = float(th @ th), float(tl @ tl), float(th @ tl)
+    d_now = s_hh / nh ** 2 + s_ll / nl ** 2 - 2 * s_hl / (nh * nl)
+    gh, gl = nh + more * (sh != 0), nl + more * (sl != 0)
+    vz = var_z[idx]
+    sq_hh = s_hh - th * th + tnh * tnh + sh * sh * vz
+    sq_ll = s_ll - tl * tl + tnl * tnl + sl * sl * vz
+    sq_hl = s_hl - th * tl + tnh * tnl + sh * sl * vz
+    d_after = sq_hh / gh ** 2 + sq_ll / gl ** 2 - 2 * sq_hl / (gh * gl)
+    return idx, d_now - d_after
