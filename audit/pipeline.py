@@ -130,11 +130,14 @@ def check_pool(table: AnnotationTable, pool: str | None) -> None:
 
 
 def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = None,
-               advise: dict | None = None, seed: int = 0, frame=None) -> dict:
+               advise: dict | None = None, seed: int = 0, frame=None,
+               max_cells: int | None = None) -> dict:
     """The ``plan`` and ``advise`` blocks of an audited table (``results`` as
     :func:`audit_table` returns it), each with its defaults where ``plan`` / ``advise`` (checked
     by :func:`next_options`) give no value, both seeded with ``seed``. ``frame``: the item
-    table (:func:`audit.items.item_table`) when the caller built it already."""
+    table (:func:`audit.items.item_table`) when the caller built it already; ``max_cells``:
+    the advice's leaderboard target is skipped above this many units times adjacent pairs
+    (:func:`audit.advice.advise_block`; None: never)."""
     from .advice import ADVISE_DEFAULTS, advise_block
     from .planning import PLAN_DEFAULTS, plan_block
     from .profile import section
@@ -144,7 +147,8 @@ def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = Non
     with section("plan"):
         planned = plan_block(table, results, **{**PLAN_DEFAULTS, **(plan or {})}, seed=seed)
     with section("advice"):
-        advised = advise_block(table, results, **advise, seed=seed, frame=frame)
+        advised = advise_block(table, results, **advise, seed=seed, frame=frame,
+                               max_cells=max_cells)
     return {"plan": planned, "advise": advised}
 
 
@@ -229,7 +233,10 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         ``budget``, ``n_sims``) and :func:`audit.advice.advise_block` (``budget``, ``target``,
         ``more``), checked before anything is read (:func:`next_options`); missing ones keep
         the defaults (:data:`audit.planning.PLAN_DEFAULTS`, :data:`audit.advice.ADVISE_DEFAULTS`).
-        The seed of both is ``seed``.
+        The seed of both is ``seed``. Without ``advise_options`` (a plain run), the advice's
+        leaderboard target is skipped, its ``skipped`` saying to run ``annotation-audit
+        advise``, above :data:`audit.advice.advise.RUN_MAX_CELLS` units times adjacent pairs
+        (10M judgments of 50 models); :func:`advise` always computes it.
     advice_files
         With ``out``: write ``advice.csv`` (spreadsheet-safe) and ``advice.parquet``, the
         advised items ready for an annotation tool (:func:`audit.advice.advise_frame`); None
@@ -259,10 +266,12 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         :func:`audit.results.json_form` gives that form (what the report, the card and the
         terminal summary read).
     """
+    from .advice.advise import RUN_MAX_CELLS
     from .budget import check_resampling, limit, parse_max_memory
     from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
+    asked = advise_options is not None
     plan_options, advise_options = next_options(plan_options, advise_options)
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
@@ -310,7 +319,8 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                     frame = item_table(table)
             with step("plan and advice"):
                 results.update(next_steps(table, results, plan=plan_options,
-                                          advise=advise_options, seed=seed, frame=frame))
+                                          advise=advise_options, seed=seed, frame=frame,
+                                          max_cells=None if asked else RUN_MAX_CELLS))
         if after is not None:
             after(table, results)
         if card_meta:

@@ -202,3 +202,32 @@ def test_terminal_answer_shows_hostile_ids_inert(tmp_path):
     assert "\x1b" not in text and "\x07" not in text
     assert "[bold red]x[/bold red]" in text  # shown, not applied
     assert not any(line.lstrip("│ ").startswith("::") for line in text.splitlines())
+
+
+def test_run_skips_the_leaderboard_advice_above_its_size_and_says_how_to_get_it(
+        demo, monkeypatch, tmp_path):
+    """A plain run skips the leaderboard target above ``RUN_MAX_CELLS`` units x adjacent pairs
+    (a skipped reason and a terminal line naming ``annotation-audit advise``); ``advise``
+    computes it whatever the size, and a run below the size is unchanged."""
+    import audit.advice.advise as advise_mod
+    from audit.report.nextsteps import summary_lines
+
+    _, advised, _ = demo
+    block = advised["advise"]
+    cells = block["n_units"] * len(block["board"]["pairs"])
+    below = audit.run(DEMO, n_bootstrap=20)["advise"]
+    monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells - 1)
+    ran = audit.run(DEMO, n_bootstrap=20)
+    skipped = ran["advise"]
+    assert skipped["items"] == [] and skipped["board"] is None
+    assert "annotation-audit advise" in skipped["skipped"] and f"{cells - 1:,}" in \
+        skipped["skipped"]
+    assert any("annotation-audit advise" in line for line in summary_lines(ran))
+    printed = invoke("run", DEMO, *FAST, "--out", tmp_path / "r")
+    assert printed.exit_code == 0, printed.output
+    assert "annotation-audit advise" in " ".join(printed.output.split())
+    again = audit.advise(DEMO, n_bootstrap=20)["advise"]
+    assert again["skipped"] is None and [it["item"] for it in again["items"]] == \
+        [it["item"] for it in block["items"]]
+    monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells)
+    assert audit.run(DEMO, n_bootstrap=20)["advise"]["items"] == below["items"]

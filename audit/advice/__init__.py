@@ -12,7 +12,8 @@ TARGETS = ("leaderboard", "labels")
 
 
 def advise_block(table, results: dict, *, budget: int = 50, target: str | None = None,
-                 more: int = 3, seed: int = 0, frame=None) -> dict:
+                 more: int = 3, seed: int = 0, frame=None, max_cells: int | None = None
+                 ) -> dict:
     """The ``advise`` block: at most ``budget`` items to re-annotate, ranked, each with its
     reasons and expected reduction.
 
@@ -36,6 +37,10 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
         Recorded; the computation has no random step.
     frame
         The item table (:func:`audit.items.item_table`) when the caller has it already.
+    max_cells
+        None: always computed. Otherwise the leaderboard target is skipped, ``skipped`` saying
+        how to get it, when its units times adjacent pairs exceed this (its arrays hold that
+        many numbers each; ``run`` passes :data:`audit.advice.advise.RUN_MAX_CELLS`).
 
     Returns
     -------
@@ -46,7 +51,7 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
     from .advise import advise
 
     return advise(table, results, budget=budget, target=target, more=more, seed=seed,
-                  frame=frame)
+                  frame=frame, max_cells=max_cells)
 
 
 def advise_frame(table, block: dict, *, frame=None):

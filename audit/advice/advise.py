@@ -36,6 +36,11 @@ UNCERTAIN = 0.2
 MORE_MAX = 10
 #: A reduction below this is no reduction (rounding of the enumeration).
 FLOOR = 1e-9
+#: The largest units x adjacent pairs for which ``run`` (not ``advise``) computes the
+#: leaderboard target: its board models hold several (units, pairs) float arrays at once, about
+#: 0.8 GB each at 10M judgments (2M units, 49 pairs), which took the 10M run from 2.6 to
+#: 6.2 GiB and 40 to 140 s; 20M cells (160 MB an array) keeps 1M judgments (0.2M units).
+RUN_MAX_CELLS = 20_000_000
 REASONS = {
     "pools_opposed": "two human pools are each unanimous on the item and name different labels "
                      "(preferences: opposite winners); more judgments of the same pool will "
@@ -104,9 +109,10 @@ def check_options(*, budget, target, more) -> None:
 
 
 def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
-           more: int = 3, seed: int = 0, frame=None) -> dict:
+           more: int = 3, seed: int = 0, frame=None, max_cells: int | None = None) -> dict:
     """The ``advise`` block (:func:`audit.advice.advise_block`); ``frame``: the item table,
-    when the caller has it."""
+    when the caller has it; ``max_cells``: skip the leaderboard target above this many units
+    times adjacent pairs (None: never)."""
     check_options(budget=budget, target=target, more=more)
     if target is None:
         target = "leaderboard" if (table.is_pairwise or table.is_rating) else "labels"
@@ -137,7 +143,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
         label_error = np.where(np.isfinite(chosen), chosen, label_error)
         block["totals"]["now"] = float(sum(np.nansum(p.error_now) for p in pops))
     else:
-        found = board_model(units, table, results, more=more)
+        found = board_model(units, table, results, more=more, max_cells=max_cells)
         if isinstance(found, str):
             return _skip(block, found)
         name, pop, pairs, unit = found["pool"], found["pop"], found["pairs"], found["unit"]
@@ -203,7 +209,7 @@ def _max_over(pops, field: str, n: int) -> np.ndarray:
     return np.where(np.isfinite(out), out, np.nan)
 
 
-def board_model(units, table, results: dict, *, more: int):
+def board_model(units, table, results: dict, *, more: int, max_cells: int | None = None):
     """The reference board's fitted population and every unit's expected reductions under the
     board's unit, or a sentence saying why there are none: a dict of ``pool``, ``pop``,
     ``pairs``, ``unit``, ``reduction`` ``(U,)``, ``per_pair`` ``(U, J)``, ``swap`` (the pairs'
@@ -239,6 +245,11 @@ def board_model(units, table, results: dict, *, more: int):
              if p["pool"] == name]
     if not pairs:
         return "the leaderboard has fewer than two models: no pair can swap"
+    if max_cells is not None and units.n * len(pairs) > max_cells:
+        return (f"{units.n:,} units x {len(pairs)} adjacent pairs is above the "
+                f"{max_cells:,} that run computes by default (memory and time grow with "
+                "both); run `annotation-audit advise` with the same data and options to "
+                "compute it")
     n_judged = {row["model"]: row["n"] for row in boards[name]}
     values = np.asarray(table.scale.numeric_values, dtype=float)
     out = {"pool": name, "pop": pop, "pairs": pairs, "unit": unit}
