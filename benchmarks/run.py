@@ -338,7 +338,11 @@ def _stages(results_path: Path) -> dict | None:
         return None
     return {"total_seconds": prof["total_seconds"],
             "steps": [(s["stage"], s["seconds"], s["peak_rss_bytes"] / MIB)
-                      for s in prof["stages"] if s["depth"] == 0]}
+                      for s in prof["stages"] if s["depth"] == 0 or s["stage"] in NEXT_STEPS]}
+
+
+#: The sub-steps of ``plan and advice`` shown beside the pipeline's steps (issue 18's cost).
+NEXT_STEPS = ("plan", "advice")
 
 
 #: (file, function) of the pipeline's stages, for the time breakdown of a profiled audit.
@@ -604,6 +608,17 @@ def render_audit(rows: list[dict], args) -> list[str]:
             cells = [f"{_s(got[n][0])} ({_mib(got[n][1])})" if n in got else "—" for n in names]
             rest = row["audit"].get("seconds", math.nan) - row["stages"]["total_seconds"]
             out.append(f"| {_n(row['n'])} | " + " | ".join(cells) + f" | {_s(rest)} |")
+        out += ["", "Plan and advice against the rest of the profiled audit (issue 18's target: "
+                "at most about 10%):", ""]
+        for row in staged:
+            got = {name: sec for name, sec, _ in row["stages"]["steps"]}
+            both = got.get("plan and advice")
+            if both is None:
+                continue
+            rest = row["stages"]["total_seconds"] - both
+            out.append(f"- {_n(row['n'])}: plan {_s(got.get('plan'))}, advice "
+                       f"{_s(got.get('advice'))}; together {_s(both)} = {100 * both / rest:.0f}% "
+                       f"of the other steps' {_s(rest)}")
     for row in rows:
         if row.get("profile"):
             out += ["", f"Profile of the whole audit at {_n(row['n'])} judgments (cProfile, "

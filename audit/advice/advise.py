@@ -38,8 +38,9 @@ MORE_MAX = 10
 FLOOR = 1e-9
 #: The largest units x adjacent pairs for which ``run`` (not ``advise``) computes the
 #: leaderboard target: its board models hold several (units, pairs) float arrays at once, about
-#: 0.8 GB each at 10M judgments (2M units, 49 pairs), which took the 10M run from 2.6 to
-#: 6.2 GiB and 40 to 140 s; 20M cells (160 MB an array) keeps 1M judgments (0.2M units).
+#: 0.8 GB each at 10M judgments (2.5M units, 49 pairs), which took the 10M run from 2.6 to
+#: 6.2 GiB and 40 to 140 s; 20M cells (160 MB an array) keeps 1M judgments (0.25M units,
+#: 12M cells).
 RUN_MAX_CELLS = 20_000_000
 REASONS = {
     "pools_opposed": "two human pools are each unanimous on the item and name different labels "
