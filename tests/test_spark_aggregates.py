@@ -11,21 +11,22 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import pandalm_table
+from rank_data import arena_raw, table_of
 
 from audit.contract import columns as C
 from audit.rank.counts import joint_patterns, pair_units, pairwise_votes
-from conftest import pandalm_table
-from rank_data import arena_raw, table_of
 
 
 @pytest.fixture(scope="module")
 def spark():
     try:
         import pyspark  # noqa: F401
+
         from audit.ingest.spark import get_session
 
         return get_session("local[2]")
-    except Exception as err:  # noqa: BLE001 - no pyspark or no Java
+    except Exception as err:
         if os.environ.get("AUDIT_REQUIRE_SPARK"):
             raise
         pytest.skip(f"Spark unavailable: {err}")
