@@ -141,7 +141,7 @@ def test_only_codes_cross_to_the_driver_and_the_judgments_are_the_pandas_engines
     exactly the canonical columns, each the narrowest integer its dictionary fits, and no source
     position (9 bytes per judgment here: item and text int16, the others int8). The judgments
     are the pandas engine's, in another order."""
-    data, spec, frame = _synthetic_dataset(tmp_path)
+    data, spec, _ = _synthetic_dataset(tmp_path)
     DataFrame = type(spark.range(1))  # the classic DataFrame class on Spark 4
     collected = []
     to_arrow = DataFrame.toArrow
