@@ -198,13 +198,18 @@ def pair_strata_by_strings(model_a, model_b):
     return pd.factorize(pd.Series(lo + "\x00" + hi))[0], model_a > model_b
 
 
+def coded_pair_strata(a, b):
+    codes, _ = name_codes(np.concatenate([a, b]))
+    return pair_strata(*codes.reshape(2, -1))
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["α", "b", "Ж", "=B", "a b", "", "10", "9"]),
                           st.sampled_from(["α", "b", "Ж", "=B", "10", "9"])), max_size=30))
 def test_pair_strata_equal_the_string_comparison(pairs):
     a = np.array([p[0] for p in pairs], dtype=object)
     b = np.array([p[1] for p in pairs], dtype=object)
-    stratum, above = pair_strata(a, b)
+    stratum, above = coded_pair_strata(a, b)
     ref_stratum, ref_above = pair_strata_by_strings(a, b)
     assert np.array_equal(stratum, ref_stratum) and np.array_equal(above, ref_above)
 
@@ -222,5 +227,30 @@ def test_pairs_of_names_with_nul_characters_are_kept_apart():
     coded pairs do not."""
     a = np.array(["", "b\x00", "b", "b\x00"], dtype=object)
     b = np.array(["b", "α", "b\x00", "b"], dtype=object)
-    stratum, above = pair_strata(a, b)
+    stratum, above = coded_pair_strata(a, b)
     assert list(stratum) == [0, 1, 2, 2] and list(above) == [False, False, False, True]
+
+
+def test_rating_units_keep_their_strata_and_close_models():
+    """Ratings: a unit's stratum is its model (first appearance, as the strings factorized),
+    and a close pair marks the units of either model, as the string comparison did."""
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+
+    rng = np.random.default_rng(2)
+    models = np.array(["Ж", "a", "=b", "a "], dtype=object)
+    rows = pd.DataFrame({C.ITEM: [f"i{k // 2}" for k in range(160)],
+                         C.MODEL: models[(np.arange(160) // 2) % 4],
+                         C.ANNOTATOR: [f"r{k % 2}" for k in range(160)], C.POOL: "crowd",
+                         C.LABEL: rng.integers(1, 4, 160)})
+    table = build_table(rows, LabelScale(LabelKind.ORDINAL, (1, 2, 3)), name="t", source="t")
+    units = read_units(table)
+    assert units.model is not None and units.model_a is None
+    assert np.array_equal(units.stratum, pd.factorize(pd.Series(units.model))[0])
+    pairs = [{"model_hi": "Ж", "model_lo": "a"}, {"model_hi": "=b", "model_lo": "a "}]
+    now = np.array([0.1, 0.3])
+    per_pair = np.full((units.n, 2), 1.0)
+    close, pair_of = advise_mod._close(units, pairs, now, per_pair)
+    ref_close, ref_which = close_per_item(units, pairs, now, per_pair)
+    assert np.array_equal(close, ref_close) and close.all()
+    assert [pair_of(u) for u in range(units.n)] == ref_which

@@ -26,7 +26,7 @@ from ..errors import InputError
 from .board import CLOSE, points, reductions, swap
 from .majority import majority_model
 from .reweight import reweighted_removed
-from .units import fit_population, label_populations, name_codes, opposed_pools, read_units
+from .units import fit_population, label_populations, opposed_pools, read_units
 
 TARGETS = ("leaderboard", "labels")
 ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
@@ -284,10 +284,8 @@ def _close(units, pairs, now, per_pair):
     only when asked for (the advised units), not for every unit."""
     close = np.zeros(units.n, dtype=bool)
     which = np.full(units.n, -1, dtype=np.int64)
-    cols = [c for c in (units.model_a, units.model_b, units.model) if c is not None]
-    codes, names = name_codes(np.concatenate(cols)) if cols else (np.zeros(0, int), [])
-    codes = codes.reshape(len(cols), units.n) if cols else codes
-    index = {name: k for k, name in enumerate(names)}
+    codes = units.model_codes
+    index = {name: k for k, name in enumerate(units.model_names)}
     for j in np.argsort(np.nan_to_num(now), kind="stable"):
         if not now[j] >= CLOSE:
             continue

@@ -49,6 +49,8 @@ class Units:
     model_a: np.ndarray | None
     model_b: np.ndarray | None
     model: np.ndarray | None
+    model_codes: np.ndarray | None = None  # (2, U) or (1, U): codes into model_names
+    model_names: np.ndarray | None = None  # the distinct model names, sorted
 
     @property
     def n(self) -> int:
@@ -76,22 +78,26 @@ def read_units(table, frame: pd.DataFrame | None = None) -> Units:
         counts = {p: np.stack([frame[by_key[(p, lab)]].to_numpy(dtype=np.int64)
                                for lab in labels], axis=1) for p in meta["pools"]}
     preference = table.scale.is_preference and table.is_pairwise
-    model_a = model_b = model = None
+    model_a = model_b = model = codes = names = None
     mirror = np.zeros(len(frame), dtype=bool)
     if table.is_pairwise:
         model_a = frame[C.MODEL_A].astype(str).to_numpy(dtype=object)
         model_b = frame[C.MODEL_B].astype(str).to_numpy(dtype=object)
-        stratum, above = pair_strata(model_a, model_b)
+        codes, names = name_codes(np.concatenate([model_a, model_b]))
+        codes = codes.reshape(2, -1)
+        stratum, above = pair_strata(codes[0], codes[1])
         if preference:
             mirror = above
     elif table.is_rating:
         model = frame[C.MODEL].astype(str).to_numpy(dtype=object)
-        stratum = pd.factorize(pd.Series(model))[0]
+        codes, names = name_codes(model)
+        codes = codes.reshape(1, -1)
+        stratum = pd.factorize(codes[0])[0]
     else:
         stratum = np.zeros(len(frame), dtype=np.int64)
     return Units(frame, labels, list(meta["pools"]), list(meta["human_pools"]), counts,
                  np.asarray(stratum, dtype=np.int64), mirror, preference, model_a, model_b,
-                 model)
+                 model, codes, names)
 
 
 def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,17 +117,15 @@ def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank[codes], names[order]
 
 
-def pair_strata(model_a: np.ndarray, model_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pair_strata(code_a: np.ndarray, code_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per unit, its unordered model pair numbered in order of first appearance, and whether
-    its first model's name sorts after its second's (``model_a > model_b``).
-
-    The names are coded once in sorted order, so pairs and orientation are compared as
-    integers rather than as a million strings."""
-    codes, names = name_codes(np.concatenate([model_a, model_b]))
-    codes = codes.reshape(2, -1)
-    a, b = codes[0], codes[1]
+    its first model's name sorts after its second's, from the models' codes in sorted name
+    order (:func:`name_codes`): pairs and orientation compared as integers rather than as a
+    million strings."""
+    a, b = np.asarray(code_a, dtype=np.int64), np.asarray(code_b, dtype=np.int64)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    stratum = pd.factorize(lo * max(len(names), 1) + hi)[0]
+    width = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
+    stratum = pd.factorize(lo * max(width, 1) + hi)[0]
     return np.asarray(stratum, dtype=np.int64), a > b
 
 
