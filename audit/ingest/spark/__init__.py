@@ -5,10 +5,12 @@ CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark 
 Spark (:mod:`.read`), maps it onto the canonical columns (:mod:`.frame`: a long table, or any
 table mapped by a YAML spec), validates it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`),
 and dictionary-encodes it on the cluster (:mod:`.encode`). The driver receives the judgments as
-small integers plus each id column's dictionary, and builds the same
-:class:`~audit.contract.table.AnnotationTable` the pandas engine builds; measurement, leaderboards,
+small integers (10 bytes per pairwise judgment, in Spark's order: no result depends on row order)
+plus each id column's dictionary, and builds an :class:`~audit.contract.table.AnnotationTable`
+holding the pandas engine's judgments with the same categories; measurement, leaderboards,
 suites, report and card then run the same code. The two engines give identical results (the
-test suite compares them to 1e-12).
+test suite compares them to 1e-12). :mod:`.aggregates` computes the leaderboards' bootstrap
+patterns by group-bys on the cluster (tested equal to the pandas engine's; not yet wired in).
 
 Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench) are converted once with
 ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec that
