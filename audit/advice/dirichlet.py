@@ -161,7 +161,7 @@ def fit_precision(counts: np.ndarray, prior_mean: np.ndarray) -> tuple[float, fl
     (``rho`` is not identified)."""
     counts = np.asarray(counts, dtype=float)
     prior_mean = np.asarray(prior_mean, dtype=float)
-    if moment_precision(counts, prior_mean) is None:
+    if not (counts.sum(axis=1) >= 2).any():
         return None
     rho = posterior_rho(counts, prior_mean)
     return 1 / rho - 1, rho
