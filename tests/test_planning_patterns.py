@@ -7,6 +7,7 @@ model names and empty input."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -181,7 +182,7 @@ def test_close_pairs_equal_the_string_comparison():
     table = pairwise_table(n_items=80, seed=4)
     units = read_units(table)
     models = ["α-model", "b", "Ж", "d", "=e", "absent"]
-    pairs = [{"model_hi": h, "model_lo": l} for h, l in zip(models, models[1:])]
+    pairs = [{"model_hi": h, "model_lo": l} for h, l in itertools.pairwise(models)]
     rng = np.random.default_rng(1)
     now = np.array([0.3, 0.3, 0.01, 0.2, 0.4])
     per_pair = rng.uniform(-1e-3, 1e-3, size=(units.n, len(pairs)))

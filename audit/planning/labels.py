@@ -152,7 +152,7 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
         rows.append({"m": m, "agreement": share})
         if planned is None and math.isfinite(share) and share >= stay:
             planned = m
-    return {"n_items": int(len(target)), "rho": prec["rho"],
+    return {"n_items": len(target), "rho": prec["rho"],
             "alpha0": None if math.isinf(prec["alpha0"]) else prec["alpha0"],
             "n_items_without_majority": int((target < 0).sum()), "rows": rows,
             "m_max": rows[-1]["m"] if rows else 0, "planned_m": planned,
