@@ -66,7 +66,8 @@ def test_majority_model_against_a_direct_simulation():
         (np.arange(size)[:, None] % 2) * rng.multinomial(1, [0.45, 0.1, 0.45], size=size)
     alpha = counts + np.array([1.2, 0.3, 1.0])
     pairs = [{"model_hi": "h", "model_lo": "l", "gap": 0.01, "closed_form_sd": 0.05}]
-    model = majority_model(units, counts, alpha, PREF, pairs, {"h": size, "l": size}, more=2)
+    model = majority_model(units, counts, alpha, PREF, pairs, {"h": size, "l": size}, more=2,
+                           single=True)
     c = 2 / size
     pts = np.array([1.0, 0.5, 0.0])
     sign = np.where(flip, -1.0, 1.0)

@@ -140,7 +140,7 @@ def _patterns(counts, alpha, values, *, preference: bool, more: int):
 
 
 def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int,
-                   budget: int = BUDGET) -> dict:
+                   budget: int = BUDGET, single: bool = False) -> dict:
     """Every unit's expected reduction of the summed wrong-order probabilities of the
     adjacent pairs on a majority-unit board (module docstring).
 
@@ -150,10 +150,11 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
         ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``: each unit's gain when it joins
         the greedy batch of ``budget`` units (:mod:`audit.advice.batch`: what ranks the
         units), or, when no batch is expected to help (a settled board), its own one-unit
-        reduction; ``single`` ``(U,)`` and ``single_per_pair``: each unit's own
-        expected reduction re-annotated alone (the one-unit preposterior above); ``now``
-        ``(J,)``: each pair's probability that its order is not the fully annotated board's,
-        as it stands; ``batch``: the batch's expected reduction of their sum (normal model).
+        reduction; ``single`` ``(U,)`` and ``single_per_pair``: each unit's own expected
+        reduction re-annotated alone (the one-unit preposterior above; computed when asked
+        or needed, else None); ``now`` ``(J,)``: each pair's probability that its order is
+        not the fully annotated board's, as it stands; ``batch``: the batch's expected
+        reduction of their sum (normal model).
     """
     from .board import coefficients
 
@@ -166,7 +167,7 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     if not (np.asarray(counts).sum(axis=1) > 0).any():
         return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now,
                 "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": 0.0}
-    rows, inverse, pmf, (x, mean, var), (x_after, mean_after, var_after) = _patterns(
+    rows, inverse, pmf, (x, mean, var), after = _patterns(
         counts, alpha, values, preference=units.model_a is not None, more=more)
     cu = c[rows]
     centre = np.where(usable, gap, 0.0) + (cu * (mean - x)[inverse][:, None]).sum(axis=0)
@@ -174,18 +175,9 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     side = np.where(gap >= 0, 1.0, -1.0)
     now = np.where(usable, _wrong(side, centre, spread), np.nan)
     combos, back = np.unique(np.column_stack([inverse, cu]), axis=0, return_inverse=True)
-    pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
-    new_gap = gap[None, :, None] + cc[:, :, None] * (x_after[pat] - x[pat, None])[:, None, :]
-    new_centre = centre[None, :, None] + cc[:, :, None] * \
-        (mean_after[pat] - mean[pat, None])[:, None, :]
-    new_spread = spread[None, :, None] - cc[:, :, None] ** 2 * \
-        (var[pat, None] - var_after[pat])[:, None, :]
-    after = (pmf[pat][:, None, :] *
-             _wrong(np.where(new_gap >= 0, 1.0, -1.0), new_centre, new_spread)).sum(axis=2)
-    gain = np.where((cc != 0) & usable[None, :], now[None, :] - after, 0.0)
-    per_pair[rows] = gain[back.reshape(-1)]
     back = back.reshape(-1)
-    shift, var_x, cov_x = batch_moments(pmf, x, x_after, mean_after)
+    pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
+    shift, var_x, cov_x = batch_moments(pmf, x, after[0], after[1])
     terms = (cc * shift[pat, None], cc ** 2 * var_x[pat, None], cc ** 2 * cov_x[pat, None])
     weight = np.bincount(back, minlength=len(combos)).astype(float)
     contribution, taken = select(terms, weight, np.where(usable, gap, 0.0), centre, spread,
@@ -193,13 +185,44 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     m = np.where(usable, gap, 0.0) + taken @ terms[0]
     v, k = taken @ terms[1], taken @ terms[2]
     batch = float(np.where(usable, now - wrong(m, v, k, centre, spread), 0.0).sum())
+    alone = None
+    if single or not taken.any():
+        gain = _one_unit(pat, cc, pmf, x, mean, var, after, gap, centre, spread, now, usable)
+        alone = np.zeros((units.n, len(pairs)))
+        alone[rows] = gain[back]
     if not taken.any():
-        shared = per_pair
+        shared = alone
     else:
         shared = np.zeros((units.n, len(pairs)))
         shared[rows] = np.where(usable[None, :], contribution, 0.0)[back]
     return {"reduction": shared.sum(axis=1), "per_pair": shared, "now": now,
-            "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": batch}
+            "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
+            "batch": batch}
+
+
+#: Patterns per block of the one-unit preposterior (its arrays are patterns x pairs x outcomes).
+BLOCK = 2048
+
+
+def _one_unit(pat, cc, pmf, x, mean, var, after, gap, centre, spread, now, usable):
+    """Per (pattern, coefficients) row ``(P, J)``: the one-unit preposterior reduction (module
+    docstring), in blocks of :data:`BLOCK` rows so that its ``rows x J x outcomes`` arrays
+    stay small."""
+    x_after, mean_after, var_after = after
+    out = np.zeros(cc.shape)
+    for lo in range(0, len(pat), BLOCK):
+        p, c = pat[lo:lo + BLOCK], cc[lo:lo + BLOCK]
+        new_gap = gap[None, :, None] + c[:, :, None] * (x_after[p] - x[p, None])[:, None, :]
+        new_centre = centre[None, :, None] + c[:, :, None] * \
+            (mean_after[p] - mean[p, None])[:, None, :]
+        new_spread = spread[None, :, None] - c[:, :, None] ** 2 * \
+            (var[p, None] - var_after[p])[:, None, :]
+        wrong_after = (pmf[p][:, None, :] *
+                       _wrong(np.where(new_gap >= 0, 1.0, -1.0), new_centre, new_spread)
+                       ).sum(axis=2)
+        out[lo:lo + BLOCK] = np.where((c != 0) & usable[None, :], now[None, :] - wrong_after,
+                                      0.0)
+    return out
 
 
 def batch_moments(pmf, x, x_after, mean_after) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
