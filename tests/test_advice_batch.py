@@ -162,3 +162,15 @@ def test_posterior_rho_is_steadier_than_the_moments():
     assert np.std(post) < np.std(mom)
     assert min(post) > 2 * RHO_RANGE[0]
     assert abs(np.mean(post) - 1 / 7) < 0.05
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, -0.0, 0.25, -0.5, 1e-3])),
+                min_size=0, max_size=40))
+def test_distinct_rows_is_numpys_unique(rows):
+    from audit.advice.majority import distinct_rows
+
+    matrix = np.array(rows, dtype=float).reshape(-1, 2)
+    got, back = distinct_rows(matrix)
+    want, want_back = np.unique(matrix, axis=0, return_inverse=True)
+    assert np.array_equal(got, want) and np.array_equal(back, want_back.reshape(-1))

@@ -41,16 +41,19 @@ def points(units, values: np.ndarray) -> np.ndarray:
 def coefficients(units, pairs: list[dict], n_judged: dict[str, float]) -> np.ndarray:
     """``c`` ``(U, J)``: how the gap of adjacent pair ``j`` moves per point of the unit's mean
     (module docstring): ``+1/N_h`` where the unit's first model is ``h``, ``-1/N_l`` where it
-    is ``l``, and the opposite signs for its second model (which scores ``1 - x``)."""
+    is ``l``, and the opposite signs for its second model (which scores ``1 - x``). Filled
+    per model from the units that compare it (:func:`audit.advice.reweight.members`)."""
+    from .reweight import members
+
     out = np.zeros((units.n, len(pairs)))
     first = units.model_a if units.model_a is not None else units.model
+    wanted = {m for pair in pairs for m in (pair["model_hi"], pair["model_lo"])}
+    found = members(first, units.model_b, wanted)
     for j, pair in enumerate(pairs):
-        hi, lo = pair["model_hi"], pair["model_lo"]
-        inv = {m: 1 / n_judged[m] if n_judged.get(m) else 0.0 for m in (hi, lo)}
-        out[:, j] = np.where(first == hi, inv[hi], 0.0) - np.where(first == lo, inv[lo], 0.0)
-        if units.model_b is not None:
-            b = units.model_b
-            out[:, j] -= np.where(b == hi, inv[hi], 0.0) - np.where(b == lo, inv[lo], 0.0)
+        for m, side in ((pair["model_hi"], 1.0), (pair["model_lo"], -1.0)):
+            if m in found and n_judged.get(m):
+                idx, in_a = found[m]
+                out[idx, j] += side / n_judged[m] * np.where(in_a, 1.0, -1.0)
     return out
 
 

@@ -174,8 +174,7 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     spread = (cu ** 2 * var[inverse][:, None]).sum(axis=0)
     side = np.where(gap >= 0, 1.0, -1.0)
     now = np.where(usable, _wrong(side, centre, spread), np.nan)
-    combos, back = np.unique(np.column_stack([inverse, cu]), axis=0, return_inverse=True)
-    back = back.reshape(-1)
+    combos, back = distinct_rows(np.column_stack([inverse, cu]))
     pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
     shift, var_x, cov_x = batch_moments(pmf, x, after[0], after[1])
     terms = (cc * shift[pat, None], cc ** 2 * var_x[pat, None], cc ** 2 * cov_x[pat, None])
@@ -198,6 +197,26 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     return {"reduction": shared.sum(axis=1), "per_pair": shared, "now": now,
             "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
             "batch": batch}
+
+
+def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(matrix, axis=0, return_inverse=True)`` for many rows and few distinct
+    ones: rows grouped by a 64-bit hash (:func:`pandas.util.hash_pandas_object`, linear where
+    the row sort took seconds at a million judgments), the grouping checked row by row
+    (redone by the sort if two rows ever share a hash), the groups then in sorted order."""
+    import pandas as pd
+
+    if not len(matrix):
+        return np.unique(matrix, axis=0, return_inverse=True)
+    codes, _ = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(matrix), index=False)
+                            .to_numpy())
+    first = np.full(codes.max() + 1, len(codes))
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    if not np.array_equal(matrix[first][codes], matrix):
+        rows, back = np.unique(matrix, axis=0, return_inverse=True)
+        return rows, back.reshape(-1)
+    rows, order = np.unique(matrix[first], axis=0, return_inverse=True)
+    return rows, order.reshape(-1)[codes]
 
 
 #: Patterns per block of the one-unit preposterior (its arrays are patterns x pairs x outcomes).
