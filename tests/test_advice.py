@@ -309,3 +309,22 @@ def test_pairwise_orientation_does_not_matter(pairwise):
     for a, b in ((out[0], out[2]), (out[1], out[3])):
         assert a.keys() == b.keys() and len(a) > 0
         assert all(a[k] == pytest.approx(b[k], rel=1e-6, abs=1e-12) for k in a)
+
+
+def test_advised_text_does_not_depend_on_row_order():
+    """An item judged with two texts shows the first in sorted order, whatever the rows' order
+    (as the flipped-item listing does); an id not in the table shows none."""
+    import pandas as pd
+
+    import audit
+    from audit.advice import output
+
+    rows = pd.DataFrame({"item": ["007", "007", "x"], "annotator": ["a", "b", "a"],
+                         "label": ["p", "q", "p"], "text": ["zebra", "Ärger", None]})
+    shown = []
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0]):
+        table = audit.load(rows.iloc[order].reset_index(drop=True))
+        shown.append(output._texts(table, ["007", "x", "missing"]))
+    assert shown[0][0] == sorted(["zebra", "Ärger"])[0]
+    assert shown[0][2] is None  # an id not in the table
+    assert shown[0] == shown[1] == shown[2]

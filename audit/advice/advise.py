@@ -55,8 +55,9 @@ REASONS = {
 METHOD = {
     "labels": "expected per-item label error: P(plurality label != population majority) under "
               "the item's posterior Dirichlet(s pi + n) (pi: the pool's label distribution in "
-              "the item's model pair / model stratum; s by the method of moments, Mosimann "
-              "1962 / Fleiss 1971); reduction = error now - its expectation after `more` "
+              "the item's model pair / model stratum; s = 1/rho - 1, rho the posterior "
+              "mean under a uniform prior and the Dirichlet-multinomial likelihood, Mosimann "
+              "1962; Minka 2000); reduction = error now - its expectation after `more` "
               "judgments from the posterior predictive, enumerated exactly (preposterior "
               "analysis, Raiffa & Schlaifer 1961; expected error reduction, Settles 2009)",
     "leaderboard": "unit 'majority': expected reduction of the sum over adjacent pairs of "
@@ -64,7 +65,10 @@ METHOD = {
                    "its population outcome), the fully annotated gap normal with the units' "
                    "posterior moments; the item's `more` judgments from the posterior "
                    "predictive, enumerated exactly, move the board's gap and update the "
-                   "posterior (preposterior analysis, Raiffa & Schlaifer 1961). unit "
+                   "posterior (preposterior analysis, Raiffa & Schlaifer 1961); items ranked "
+                   "by their gain on joining a greedy batch of `budget` units, the batch's "
+                   "board gap and the fully annotated gap bivariate normal "
+                   "(audit.advice.batch). unit "
                    "'judgment': expected reduction of the sum over adjacent pairs of Phi(-|gap| "
                    "/ D), D^2 changed by the item's exact expected contribution to the "
                    "delta-method variance with the item re-weighted to n + more judgments "
@@ -72,7 +76,7 @@ METHOD = {
     "totals": "now: the quantity the target lowers, as it stands; top_n: its expected "
               "reduction by the advised items (their reductions added); random_n: the same "
               "for as many units drawn at random (their number times the mean reduction)",
-    "ties": "equal expected reductions keep the items' order in the source",
+    "ties": "equal expected reductions keep the item table's order (sorted item ids)",
 }
 
 
@@ -144,7 +148,8 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
         label_error = np.where(np.isfinite(chosen), chosen, label_error)
         block["totals"]["now"] = float(sum(np.nansum(p.error_now) for p in pops))
     else:
-        found = board_model(units, table, results, more=more, max_cells=max_cells)
+        found = board_model(units, table, results, more=more, budget=budget,
+                            max_cells=max_cells)
         if isinstance(found, str):
             return _skip(block, found)
         name, pop, pairs, unit = found["pool"], found["pop"], found["pairs"], found["unit"]
@@ -210,7 +215,8 @@ def _max_over(pops, field: str, n: int) -> np.ndarray:
     return np.where(np.isfinite(out), out, np.nan)
 
 
-def board_model(units, table, results: dict, *, more: int, max_cells: int | None = None):
+def board_model(units, table, results: dict, *, more: int, budget: int = 50,
+                max_cells: int | None = None):
     """The reference board's fitted population and every unit's expected reductions under the
     board's unit, or a sentence saying why there are none: a dict of ``pool``, ``pop``,
     ``pairs``, ``unit``, ``reduction`` ``(U,)``, ``per_pair`` ``(U, J)``, ``swap`` (the pairs'
@@ -256,7 +262,7 @@ def board_model(units, table, results: dict, *, more: int, max_cells: int | None
     out = {"pool": name, "pop": pop, "pairs": pairs, "unit": unit}
     if unit == "majority":
         model = majority_model(units, pop.counts, pop.alpha, values, pairs, n_judged,
-                               more=more)
+                               more=more, budget=budget)
         gap = np.array([p["gap"] for p in pairs], dtype=float)
         sd = np.array([p["closed_form_sd"] for p in pairs], dtype=float) * np.sqrt(2)
         return {**out, "reduction": model["reduction"], "per_pair": model["per_pair"],
