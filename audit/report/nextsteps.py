@@ -189,12 +189,19 @@ def label_rows(block: dict | None) -> list[dict]:
 
 def summary_lines(results: dict) -> list[str]:
     """Two lines for the terminal summary: the plan's first sentence (its labels sentence when
-    the data has no leaderboard to plan and the plan has one) and the advice's."""
+    the data has no leaderboard to plan and the plan has one) and the advice's, with the
+    leaderboard target's caveat (:data:`audit.advice.advise.CAVEAT`: the benchmark did not show
+    these items steadying the board) whenever the advice carries it."""
     plan = plan_sentences(results)
     board = ((results.get("plan") or {}).get("leaderboard") or {})
     if board.get("not_defined") and len(plan) > 1:
         plan = plan[1:]
-    lines = [s[0] for s in (plan, advise_sentences(results)) if s]
+    from ..advice.advise import CAVEAT
+
+    advice = advise_sentences(results)
+    if len(advice) > 1 and advice[1] in CAVEAT.values():
+        advice = [f"{advice[0]} {advice[1]}"]  # a claim the benchmark did not bear out
+    lines = [s[0] for s in (plan, advice) if s]
     return [f"next: {line}" for line in lines]
 
 
