@@ -191,7 +191,7 @@ def as_votes(counts: np.ndarray) -> tuple[SimpleNamespace, Votes]:
     pools = NAMES[:slots - 1]
     names = ("judge", *pools)
     data = Votes(("x", "y"), names, pd.Index(np.arange(n_items)), item, slot, zeros, zeros + 1,
-                 outcome, np.zeros(n_items, dtype=np.int64), np.zeros(n_items, dtype=bool))
+                 outcome, np.zeros(len(item), dtype=bool))
     table = SimpleNamespace(pools=list(names), judge_pools=("judge",), human_pools=list(pools))
     return table, data
 

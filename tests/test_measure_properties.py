@@ -552,10 +552,12 @@ def mixed_table(seed: int, *, kind: str = "preference5", judges: bool = True, un
 
 
 def first_pools(table) -> dict:
-    """Each annotator's pool by its first judgment, from the frame (the reference)."""
+    """Each annotator's pool: the first, in the pools' order, of the pools it judged in (the
+    reference, from the frame)."""
     f = table.frame
-    return {str(a): str(p) for a, p in
-            f.groupby(C.ANNOTATOR, observed=True, sort=False)[C.POOL].first().items()}
+    pools = f[C.POOL].cat.categories
+    codes = pd.Series(f[C.POOL].cat.codes.to_numpy(), index=f[C.ANNOTATOR].astype(str).to_numpy())
+    return {a: str(pools[c]) for a, c in codes.groupby(level=0).min().items()}
 
 
 @pytest.mark.parametrize("seed", range(4))
