@@ -50,3 +50,23 @@ def test_an_annotator_in_several_pools_gets_the_first_in_pool_order(sparse):
             found.append(suff.view(None).pool_of_annotator)
     assert all(f == found[0] for f in found)
     assert found[0] == _oracle(raw)
+
+
+def test_first_texts_are_the_lowest_in_sorted_order_whatever_the_rows():
+    """AnnotationTable.first_texts: an item's first text in sorted order, the same for every
+    row order; no text column gives None."""
+    import pandas as pd
+
+    import audit
+
+    rows = pd.DataFrame({"item": ["007", "007", "x", "y"], "annotator": ["a", "b", "a", "a"],
+                         "label": ["p", "q", "p", "q"], "text": ["zebra", "Ärger", "é", "b"]})
+    seen = []
+    for order in ([0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 1, 0]):
+        table = audit.load(rows.iloc[order].reset_index(drop=True))
+        names = [str(n) for n in table.frame["item"].cat.categories]
+        seen.append(table.first_texts([names.index(i) for i in ("007", "x", "y")]))
+    assert seen[0] == [min("zebra", "Ärger"), "é", "b"]
+    assert seen[0] == seen[1] == seen[2]
+    plain = audit.load(rows.drop(columns="text"))
+    assert plain.first_texts([0]) is None

@@ -69,25 +69,14 @@ def _has(table, name: str) -> bool:
 
 
 def _texts(table, items: list[str]) -> list:
-    """The text of each item: the first of its texts in sorted order (the lowest category
-    code), as the flipped-item listing shows it, so the row order of the judgments does not
-    decide it; looked up by the id as text."""
-    f = table.frame
-    if C.TEXT not in f.columns:
-        return [None] * len(items)
-    codes = f[C.TEXT].cat.codes.to_numpy().astype(np.int64)
-    item = f[C.ITEM].cat.codes.to_numpy().astype(np.int64)
-    names = f[C.ITEM].cat.categories
-    texts = f[C.TEXT].cat.categories
-    lowest = np.full(len(names), len(texts), dtype=np.int64)
-    has = codes >= 0
-    np.minimum.at(lowest, item[has], codes[has])
-    position = dict(zip(map(str, names), range(len(names))))
-    out = []
-    for i in items:
-        code = lowest[position[i]] if i in position else len(texts)
-        out.append(None if code >= len(texts) else str(texts[code]))
-    return out
+    """The text of each advised item, by its id as text
+    (:meth:`~audit.contract.table.AnnotationTable.first_texts`); none for an id not in the
+    table."""
+    names = {str(name): code for code, name in enumerate(table.frame[C.ITEM].cat.categories)}
+    known = [i for i in items if i in names]
+    texts = table.first_texts([names[i] for i in known]) or [None] * len(known)
+    found = dict(zip(known, texts))
+    return [found.get(i) for i in items]
 
 
 def sentences(block: dict) -> list[str]:

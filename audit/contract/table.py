@@ -127,6 +127,25 @@ class AnnotationTable:
             info["dropped"] = [*info.get("dropped", []), {"rule": rule, "n": removed}]
         return replace(self, frame=f, info=info)
 
+    def first_texts(self, items) -> list[str | None] | None:
+        """The text of each item in ``items`` (item codes): the first of its judgments' texts
+        in sorted order (the lowest category code), so the order of the rows never decides it
+        (an item normally has one text); ``None`` for an item without any, and ``None`` instead
+        of a list when the table has no text column. The flipped-item listing and the advised
+        items' export both show this text."""
+        if C.TEXT not in self.frame.columns:
+            return None
+        column = self.frame[C.TEXT]
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        judged = self.frame[C.ITEM].cat.codes.to_numpy().astype(np.int64)
+        n_texts = len(column.cat.categories)
+        lowest = np.full(len(self.frame[C.ITEM].cat.categories), n_texts, dtype=np.int64)
+        has = codes >= 0
+        np.minimum.at(lowest, judged[has], codes[has])
+        names = [str(t) for t in column.cat.categories]
+        return [None if code >= n_texts else names[code]
+                for code in lowest[np.asarray(items, dtype=np.int64)]]
+
     def pool(self, name: str) -> AnnotationTable:
         if name not in self.pools:
             raise InputError(f"no pool {name!r}; pools are {join_names(self.pools)}", key="pool")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contract import columns as C
 from ..contract.table import AnnotationTable
 from .counts import TIE, Votes, orientation, pairwise_votes, pool_majorities
 
@@ -49,7 +48,7 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
     idx = np.flatnonzero(flipped)
     idx = idx[:max_flipped]
     shown = _orientations(votes, maj.item[idx], maj.lo[idx], maj.hi[idx])
-    texts = _texts(table, votes.item, maj.item[idx])
+    texts = table.first_texts(maj.item[idx])
     items = []
     for k, u in enumerate(idx):
         it = maj.item[u]
@@ -77,17 +76,3 @@ def _orientations(votes: Votes, item: np.ndarray, lo: np.ndarray, hi: np.ndarray
     at = np.minimum(np.searchsorted(keys, judged), max(len(keys) - 1, 0))
     mine = (keys[at] == judged) if len(keys) else np.zeros(len(judged), dtype=bool)
     return orientation(at[mine], votes.flipped[mine], len(keys))
-
-
-def _texts(table: AnnotationTable, judged_item: np.ndarray, item: np.ndarray) -> list | None:
-    """Each listed item's text: the first of its texts in sorted order (the lowest code)."""
-    if C.TEXT not in table.frame.columns:
-        return None
-    column = table.frame[C.TEXT]
-    codes = column.cat.codes.to_numpy().astype(np.int64)
-    wanted = np.unique(item)
-    mine = np.isin(judged_item, wanted) & (codes >= 0)
-    lowest = np.full(len(wanted), len(column.cat.categories), dtype=np.int64)
-    np.minimum.at(lowest, np.searchsorted(wanted, judged_item[mine]), codes[mine])
-    names = list(map(str, column.cat.categories)) + [str(np.nan)]
-    return [names[c] for c in lowest[np.searchsorted(wanted, item)]]
