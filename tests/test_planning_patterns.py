@@ -8,7 +8,6 @@ model names and empty input."""
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
@@ -29,9 +28,6 @@ from audit.advice.units import (
 )
 from audit.contract import columns as C
 from audit.planning.labels import (
-    MAX_OUTCOMES,
-    agreement,
-    n_outcomes,
     plan_pool,
     precision,
     shrunk,
@@ -66,28 +62,16 @@ def test_patterns_of_wide_or_negative_keys_fall_back_to_numpy():
 
 def plan_pool_per_item(counts, *, stay, ordered, tie_break, m_max=15):
     """The reference: the plan as it was, every item's shrunk distribution computed and
-    sorted."""
-    from audit.measure.disagreement import consensus_labels
-
+    passed whole to plan_pool's per-item path (``dists``: ``np.unique`` over items)."""
     counts = np.asarray(counts, dtype=float)
     counts = counts[counts.sum(axis=1) > 0]
     prec = precision(counts)
     if not prec["identified"]:
         return None
     dists = shrunk(counts, prec["pi"], prec["alpha0"])
-    uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
-    rows, planned = [], None
-    for m in range(1, m_max + 1):
-        if n_outcomes(m, dists.shape[1]) > MAX_OUTCOMES:
-            break
-        agree = agreement(uniq, m, ordered=ordered, tie_break=tie_break)
-        ok = np.isfinite(agree)
-        share = float(np.sum(agree[ok] * weight[ok]) / weight[ok].sum()) if ok.any() \
-            else float("nan")
-        rows.append({"m": m, "agreement": share})
-        if planned is None and math.isfinite(share) and share >= stay:
-            planned = m
-    return rows, planned, consensus_labels(dists, ordered=ordered, tie_break=tie_break)
+    out = plan_pool(counts, stay=stay, ordered=ordered, tie_break=tie_break, m_max=m_max,
+                    dists=dists)
+    return out["rows"], out["planned_m"], out["targets"]
 
 
 def count_sets():
