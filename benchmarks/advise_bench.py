@@ -90,6 +90,19 @@ def draw_counts(rng, theta: np.ndarray, n: np.ndarray) -> np.ndarray:
     return out
 
 
+def fresh_counts(rng, theta: np.ndarray, more: int, sims: int) -> np.ndarray:
+    """``(sims, items, q)``: ``sims`` independent rounds of ``more`` judgments of every item,
+    in one call; the same numbers as ``sims`` calls of :func:`draw_counts` with ``n = more``
+    (the uniforms are drawn in the same order)."""
+    cum = theta.cumsum(axis=1)
+    u = rng.random((sims, more, len(theta)))
+    k = (u[..., None] > cum).sum(axis=-1).clip(0, theta.shape[1] - 1)
+    out = np.zeros((sims, len(theta), theta.shape[1]), dtype=np.int64)
+    for j in range(theta.shape[1]):
+        out[..., j] = (k == j).sum(axis=1)
+    return out
+
+
 def to_table(counts: np.ndarray, truth: dict, scale: LabelScale):
     """The canonical table of the counts: item ``i{u}``, one annotator per judgment slot."""
     item, label = np.nonzero(counts)
@@ -185,17 +198,19 @@ def references(truth: dict, n: np.ndarray, unit: str) -> dict[str, dict]:
 
 def reannotated_displacement(rng, truth: dict, counts: np.ndarray,
                              extra: dict[str, np.ndarray], *, more: int, sims: int,
-                             unit: str) -> dict[str, dict[str, float]]:
+                             unit: str, fresh: np.ndarray | None = None
+                             ) -> dict[str, dict[str, float]]:
     """The displacement probability against each reference (:func:`references`) of the
     dataset's board as observed and after each method's re-annotation: the chosen items' own
     labels kept and ``more`` fresh judgments from their ``theta`` added, ``sims`` times (the
     same fresh judgments for every method that picks the item: common random numbers), scored
     as the audit scores ``unit`` (``judgment``: every judgment counts; ``majority``: one vote
-    per item, its majority outcome)."""
+    per item, its majority outcome). ``fresh``: those judgments ``(sims, items, q)`` when the
+    caller drew them (:func:`fresh_counts`), else drawn here."""
     n = counts.sum(axis=1)
     refs = references(truth, n, unit)
-    fresh = np.stack([draw_counts(rng, truth["theta"], np.full(len(n), more))
-                      for _ in range(sims)])
+    if fresh is None:
+        fresh = fresh_counts(rng, truth["theta"], more, sims)
 
     def scored(c):
         return majority_counts(c) if unit == "majority" else c
@@ -233,7 +248,7 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     entropy = entropy_units(rng, counts, budget)
     if target == "leaderboard":
         out = {}
-        state = rng.bit_generator.state
+        fresh = fresh_counts(rng, theta, more, draws)
         for unit in units:
             advised = (ranker(table, counts) if ranker is not None else
                        advised_units(table, target=target, budget=budget, more=more,
@@ -241,9 +256,8 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
             n = len(advised) if same_n else budget
             picks = {"advised": advised, "random": random[:n], "entropy": entropy[:n]}
             out[f"n_advised_{unit}"] = len(advised)
-            rng.bit_generator.state = state
             p = reannotated_displacement(rng, truth, counts, picks, more=more, sims=draws,
-                                         unit=unit)
+                                         unit=unit, fresh=fresh)
             for ref, probs in p.items():
                 out[f"now_{unit}_{ref}"] = probs["before"]
                 out.update({f"{name}_{unit}_{ref}": probs["before"] - probs[name]
@@ -254,7 +268,7 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     n = len(advised) if same_n else budget
     picks = {"advised": advised, "random": random[:n], "entropy": entropy[:n]}
     out = {"n_advised": len(picks["advised"])}
-    fresh = np.stack([draw_counts(rng, theta, np.full(n_items, more)) for _ in range(draws)])
+    fresh = fresh_counts(rng, theta, more, draws)
     truth_label = theta.argmax(axis=1)
     before = float(label_error(counts, truth_label))
     for name, chosen in picks.items():

@@ -46,6 +46,25 @@ def test_argmax_probability_against_monte_carlo(alpha):
     assert got.sum() == pytest.approx(1.0)
 
 
+def test_shared_values_give_the_row_by_row_numbers():
+    """The quadrature computes each quantile and CDF once per distinct parameter value (or
+    pair) and looks it up: many rows that share values, some with a zero parameter, some only
+    partly wanted, must give the numbers each row gives alone (to rounding: the quadrature's
+    weighted sum is a matrix product)."""
+    rng = np.random.default_rng(4)
+    base = rng.uniform(0.2, 3.0, (4, 3))
+    alpha = base[rng.integers(0, 4, 60)] + rng.integers(0, 4, (60, 3))
+    alpha[rng.random(alpha.shape) < 0.1] = 0.0
+    alpha[0] = [0.0, 0.0, 2.0]
+    wanted = rng.random(alpha.shape) < 0.6
+    for mask in (None, wanted):
+        got = argmax_probability(alpha, mask)
+        alone = np.concatenate([argmax_probability(alpha[i:i + 1],
+                                                   None if mask is None else mask[i:i + 1])
+                                for i in range(len(alpha))])
+        np.testing.assert_allclose(got, alone, rtol=0, atol=1e-14)
+
+
 def test_zero_parameter_label_never_wins():
     got = argmax_probability(np.array([[0.0, 2.0, 1.0], [0.0, 3.0, 0.0]]))
     assert got[0, 0] == 0 and got[1].tolist() == [0.0, 1.0, 0.0]

@@ -117,15 +117,25 @@ def argmax_probability(alpha: np.ndarray, wanted: np.ndarray | None = None) -> n
     live = alpha > 0
     safe = np.where(live, alpha, 1.0)
     need = live if wanted is None else live & wanted
+    # The integrand's pieces depend on one or two of a row's parameters only, and rows share
+    # them (a stratum's s pi plus small counts): each quantile is computed once per distinct
+    # value and each CDF once per distinct (value, quantile's value) pair, then looked up.
+    # Elementwise, so the result is the same number as row by row.
+    values, code = np.unique(safe, return_inverse=True)
+    code = code.reshape(p, q)
+    quantile = gammaincinv(values[:, None], u[None, :])
     for k in range(q):
         rows = np.flatnonzero(need[:, k])
         if not rows.size:
             continue
-        x = gammaincinv(safe[rows, k, None], u[None, :])
         prod = np.ones((len(rows), len(u)))
         for j in range(q):
             if j != k:
-                prod *= np.where(live[rows, j, None], gammainc(safe[rows, j, None], x), 1.0)
+                pair, back = np.unique(code[rows, j] * len(values) + code[rows, k],
+                                       return_inverse=True)
+                cdf = gammainc(values[pair // len(values), None],
+                               quantile[pair % len(values)])
+                prod *= np.where(live[rows, j, None], cdf[back.reshape(-1)], 1.0)
         out[rows, k] = prod @ w
     if wanted is not None:
         return out
