@@ -131,7 +131,6 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
     table's :class:`audit.measure.sufficient.Sufficient` when the caller has built it.
     """
     from .moments import is_continuous
-    from .scope import view_reliability
     from .sufficient import Sufficient
 
     if int(min_overlap) < 1:
@@ -141,31 +140,46 @@ def reliability(table, *, bootstrap: Bootstrap, min_overlap: int = 10,
         from . import continuous
         return continuous.reliability(table, bootstrap=bootstrap, min_overlap=min_overlap)
     suff = sufficient if sufficient is not None else Sufficient(table)
-    out = {"level": table.scale.level, "overall": {}, "by_pool": {},
+    return scopes_reliability(suff, table.scale, pools=table.pools,
+                              judge_pools=table.judge_pools, bootstrap=bootstrap,
+                              min_overlap=min_overlap,
+                              sharing=table.annotators_sharing(min_overlap))
+
+
+def scopes_reliability(suff, scale, *, pools, judge_pools, bootstrap: Bootstrap,
+                       min_overlap: int, sharing: frozenset | None = None) -> dict:
+    """The ``reliability`` block from the scopes ``suff.view(pools)`` gives: a
+    :class:`audit.measure.sufficient.Sufficient` (codes) or an
+    :class:`audit.measure.patterns.MeasureAggregates` (aggregates), categorical scales.
+    ``sharing``: :meth:`audit.contract.table.AnnotationTable.annotators_sharing`, when known."""
+    from .scope import view_reliability
+
+    human_pools = [p for p in pools if p not in judge_pools]
+    out = {"level": scale.level, "overall": {}, "by_pool": {},
            "cohen_pairs": {"overall": {}, "by_pool": {}}}
-    humans = suff.view(tuple(table.human_pools) if table.judge_pools else None)
+    humans = suff.view(tuple(human_pools) if judge_pools else None)
     # the pairs sharing min_overlap items in a scope share them in the table, whose pairs the
     # memory estimate counted (None: not counted)
     with _ScopedWarnings("reliability over the human pools"):
-        metrics, cohen = view_reliability(humans, table.scale, bootstrap=bootstrap,
+        metrics, cohen = view_reliability(humans, scale, bootstrap=bootstrap,
                                           scope="reliability", min_overlap=min_overlap,
-                                          pair_annotators=table.annotators_sharing(min_overlap))
+                                          pair_annotators=sharing)
     out["overall"], out["cohen_pairs"]["overall"] = metrics, cohen
     # a human pool's pairs sharing min_overlap items are among the human pools' ones (when
     # they are listed: a wide scale's too many tables are not)
     paired = (frozenset(p[k] for p in cohen["pairs"] for k in ("annotator_a", "annotator_b"))
               if len(cohen["pairs"]) == cohen["n_pairs_with_overlap"] else None)
-    for pool in table.pools:
-        if pool in table.human_pools and len(table.human_pools) == 1:
+    for pool in pools:
+        if pool in human_pools and len(human_pools) == 1:
             # the only human pool *is* the overall scope: same table, same numbers
             out["by_pool"][pool] = out["overall"]
             out["cohen_pairs"]["by_pool"][pool] = out["cohen_pairs"]["overall"]
             continue
         with _ScopedWarnings(f"reliability of pool {pool!r}"):
             metrics, cohen = view_reliability(
-                suff.view((pool,)), table.scale, bootstrap=bootstrap,
+                suff.view((pool,)), scale, bootstrap=bootstrap,
                 scope=f"reliability:{pool}", min_overlap=min_overlap,
-                pair_annotators=paired if pool in table.human_pools else None)
+                pair_annotators=paired if pool in human_pools else None)
         out["by_pool"][pool], out["cohen_pairs"]["by_pool"][pool] = metrics, cohen
     return out
 

@@ -91,10 +91,15 @@ def consensus_labels(counts: np.ndarray, *, ordered: bool, tie_break: str = "med
     return np.where(n_tied > 1, median, out)
 
 
-def confusion(labels_a: np.ndarray, labels_b: np.ndarray, q: int) -> np.ndarray:
-    """(q, q) counts of items by (pool a's label, pool b's label), over items where both are set."""
+def confusion(labels_a: np.ndarray, labels_b: np.ndarray, q: int,
+              weights: np.ndarray | None = None) -> np.ndarray:
+    """(q, q) counts of items by (pool a's label, pool b's label), over items where both are set.
+    ``weights``: how many items each entry stands for (distinct patterns), one each by default."""
     both = (labels_a >= 0) & (labels_b >= 0)
-    return np.bincount(labels_a[both] * q + labels_b[both], minlength=q * q).reshape(q, q)
+    if weights is None:
+        return np.bincount(labels_a[both] * q + labels_b[both], minlength=q * q).reshape(q, q)
+    return np.bincount(labels_a[both] * q + labels_b[both], weights=np.asarray(weights)[both],
+                       minlength=q * q).astype(np.int64).reshape(q, q)
 
 
 def cell_indicators(signs: np.ndarray | None, q: int) -> tuple[np.ndarray, np.ndarray]:
@@ -159,14 +164,18 @@ class _PoolLabels:
     per item; sorted codes on a wide one (:func:`audit.measure.wide.pool_item_labels`), which
     never builds items x categories."""
 
-    def __init__(self, scale, *, ordered: bool, tie_break: str, table=None, counts=None):
+    def __init__(self, scale, *, ordered: bool, tie_break: str, table=None, counts=None,
+                 weights=None):
         """``counts`` (short scale): ``(items x pools x q counts, pool names, annotators per
-        pool)``; ``table`` (wide scale): the table at this granularity."""
+        pool)``; ``table`` (wide scale): the table at this granularity. ``weights`` (short
+        scale): how many items each row of the counts stands for, when the rows are distinct
+        patterns (:mod:`audit.measure.patterns`); None: one item each."""
         from .wide import is_wide
 
         self.scale = scale
         self.wide = is_wide(scale)
         self.ordered, self.tie_break = ordered, tie_break
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.int64)
         if self.wide:
             from ..contract import columns as C
             from ..resample import item_codes
@@ -256,14 +265,15 @@ def _pool_labels(table, granularity, *, ordered: bool, tie_break: str, sufficien
                        counts=(counts, sufficient.pool_names, sufficient.annotators_per_pool))
 
 
-def _cells(labels_a, labels_b, n_shared: int, q: int, signs, *, wide: bool):
+def _cells(labels_a, labels_b, n_shared: int, q: int, signs, *, wide: bool, weights=None):
     """The confusion table (None on a wide scale), the bootstrap cells (counts, with the items
     that do not qualify last) and each cell's (differs, reversed) indicators.
 
     On a short scale the cells are the q * q confusion cells; on a wide scale only the
-    (label a, label b) pairs that occur, so nothing grows with q * q."""
+    (label a, label b) pairs that occur, so nothing grows with q * q. ``weights``: items per
+    entry (short scale only), as for :func:`confusion`."""
     if not wide:
-        conf = confusion(labels_a, labels_b, q)
+        conf = confusion(labels_a, labels_b, q, weights)
         return conf, np.append(conf.ravel(), n_shared - conf.sum()), cell_indicators(signs, q)
     both = (labels_a >= 0) & (labels_b >= 0)
     keys, counts = np.unique(labels_a[both] * q + labels_b[both], return_counts=True)
@@ -307,7 +317,8 @@ def _null_blocks(pl: _PoolLabels, a: str, b: str, shared, need, signs, ua, ub, o
     splits = pool_null.item_splits(
         pl.judged(a)[shared], pl.judged(b)[shared], item, label, count,
         need_a=need[a], need_b=need[b], signs=signs,
-        observed_hit=(ua >= 0) & (ub >= 0) & (ua != ub))
+        observed_hit=(ua >= 0) & (ub >= 0) & (ua != ub),
+        weights=None if pl.weights is None else pl.weights[shared])
     preference = signs is not None
     null = pool_null.categorical_null(splits, n_permutations=bootstrap.n_resamples,
                                       rng=bootstrap.rng(stream + ":null"), preference=preference)
@@ -356,8 +367,6 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
     ``estimate`` and ``ci95``, and ``ci_method``), ``confusion`` (pool a's label -> pool b's
     label -> count, by display name) and ``all_shared``.
     """
-    from itertools import combinations
-
     from ..contract.labels import Granularity, LabelKind
     from .moments import is_continuous
     from .sufficient import Sufficient
@@ -379,19 +388,29 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
         sufficient = Sufficient(table)
     by_gran = {g: _pool_labels(table, g, ordered=ordered, tie_break=tie_break,
                                sufficient=sufficient) for g in grans}
+    return compare_pools(by_gran, table.pools, judge_pools=table.judge_pools,
+                         bootstrap=bootstrap, min_per_pool=min_per_pool, tie_break=tie_break)
+
+
+def compare_pools(by_gran: dict, pools, *, judge_pools, bootstrap, min_per_pool: int,
+                  tie_break: str) -> list[dict]:
+    """:func:`pool_disagreement`'s entries for every pair of ``pools`` and each granularity of
+    ``by_gran`` (granularity -> :class:`_PoolLabels`, per item or per weighted pattern)."""
+    from itertools import combinations
+
     out = []
-    for a, b in combinations(table.pools, 2):
-        for g in grans:
-            pl = by_gran[g]
+    for a, b in combinations(pools, 2):
+        for g, pl in by_gran.items():
             scale, q = pl.scale, len(pl.scale.values)
             signs = np.sign(scale.numeric_values) if scale.is_preference else None
             need = {a: 1 if pl.n_annotators(a) == 1 else int(min_per_pool),
                     b: 1 if pl.n_annotators(b) == 1 else int(min_per_pool)}
             shared = (pl.judged(a) > 0) & (pl.judged(b) > 0)
-            n_shared = int(shared.sum())
+            w = None if pl.weights is None else pl.weights[shared]
+            n_shared = int(shared.sum()) if w is None else int(w.sum())
             ua = pl.unanimous(a, need[a])[shared]
             ub = pl.unanimous(b, need[b])[shared]
-            conf, cells, kinds = _cells(ua, ub, n_shared, q, signs, wide=pl.wide)
+            conf, cells, kinds = _cells(ua, ub, n_shared, q, signs, wide=pl.wide, weights=w)
             lo, hi = sorted((a, b))
             d, r, ci = _rate_block(cells, kinds, signs is not None, bootstrap.level)
             null, excess = _null_blocks(pl, a, b, shared, need, signs, ua, ub, (d, r),
@@ -402,7 +421,8 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
                                 "no shared item on which both pools are unanimous with enough "
                                 "judgments", stacklevel=3)
             la, lb = pl.consensus(a)[shared], pl.consensus(b)[shared]
-            conf_all, cells_all, kinds_all = _cells(la, lb, n_shared, q, signs, wide=pl.wide)
+            conf_all, cells_all, kinds_all = _cells(la, lb, n_shared, q, signs, wide=pl.wide,
+                                                    weights=w)
             n_all = int(cells_all[:-1].sum())
             if n_all == 0:
                 warn_degenerate(f"pools {a!r} vs {b!r} ({g.value}): all-shared-items rates",
@@ -412,7 +432,7 @@ def pool_disagreement(table, *, bootstrap, min_per_pool: int = 2, tie_break: str
                                                bootstrap.level)
             out.append({
                 "pool_a": a, "pool_b": b,
-                "judge": a in table.judge_pools or b in table.judge_pools,
+                "judge": a in judge_pools or b in judge_pools,
                 "granularity": g.value,
                 "min_per_pool": need,
                 "n_items_shared": n_shared,

@@ -23,6 +23,8 @@ ICC needs a fully crossed design. :func:`crossed_subset` picks it from sparse da
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..resample import patterns
@@ -43,6 +45,38 @@ def crossed_subset(c: Codes) -> tuple[np.ndarray, np.ndarray]:
     """
     ratings, chosen, _ = crossed_block(c)
     return ratings, chosen
+
+
+@dataclass(frozen=True)
+class CrossedPatterns:
+    """The ICC's sufficient statistic: the fully crossed subset's rating rows (:data:`SUBSET_RULE`)
+    as distinct rows and their frequencies.
+
+    Attributes
+    ----------
+    rows
+        (P, k) distinct rows of label codes, lexicographic order (:func:`audit.resample.patterns`);
+        columns follow ``annotators``.
+    freq
+        (P,) items with each row.
+    annotators
+        The chosen annotators' names, in code (name) order.
+    ratings
+        (n, k) every item's row, in item order, when the caller holds them (the pandas engine);
+        None when only the patterns were computed (:mod:`audit.measure.patterns`).
+    """
+
+    rows: np.ndarray
+    freq: np.ndarray
+    annotators: tuple
+    ratings: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, c: Codes) -> CrossedPatterns:
+        ratings, chosen = crossed_subset(c)
+        uniq, freq, _ = patterns(ratings)
+        return cls(rows=uniq, freq=freq, annotators=tuple(c.annotator_names[a] for a in chosen),
+                   ratings=ratings)
 
 
 def crossed_block(c: Codes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -166,29 +200,36 @@ def icc2k_batched(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return _icc(values, weights, average=True)
 
 
-def _plain(values, average: bool, name: str) -> float:
+def _plain(values, average: bool, name: str, weights=None) -> float:
     values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
+    n = (values.shape[0] if weights is None or values.ndim != 2
+         else float(np.asarray(weights).sum()))
+    if values.ndim != 2 or n < 2 or values.shape[1] < 2:
         warn_degenerate(name, "needs at least two items rated by the same two or more annotators")
         return float("nan")
     if np.ptp(values) == 0:
         warn_degenerate(name, "every rating is the same value")
         return float("nan")
-    out = float(_icc(values, ones_weights(len(values)), average)[0])
+    w = (ones_weights(len(values)) if weights is None
+         else np.asarray(weights, dtype=np.float64).reshape(1, -1))
+    out = float(_icc(values, w, average)[0])
     if np.isnan(out):
         warn_degenerate(name, "the ANOVA denominator is zero")
     return out
 
 
-def icc2(values: np.ndarray) -> float:
+def icc2(values: np.ndarray, *, weights=None) -> float:
     """ICC(2,1) of an (n items, k raters) matrix of numeric ratings (module docstring).
 
-    NaN plus a :class:`~audit.errors.DegenerateDataWarning` with fewer than two items or raters,
-    or when every rating is the same.
+    ``weights``: how many items each row stands for, when ``values`` holds distinct rows
+    (patterns; the same statistic, rounded differently in the last digits). NaN plus a
+    :class:`~audit.errors.DegenerateDataWarning` with fewer than two items or raters, or when
+    every rating is the same.
     """
-    return _plain(values, False, "ICC2")
+    return _plain(values, False, "ICC2", weights)
 
 
-def icc2k(values: np.ndarray) -> float:
-    """ICC(2,k) of an (n items, k raters) matrix of numeric ratings (module docstring)."""
-    return _plain(values, True, "ICC2k")
+def icc2k(values: np.ndarray, *, weights=None) -> float:
+    """ICC(2,k) of an (n items, k raters) matrix of numeric ratings (module docstring);
+    ``weights`` as for :func:`icc2`."""
+    return _plain(values, True, "ICC2k", weights)

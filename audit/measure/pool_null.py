@@ -125,7 +125,7 @@ class Splits:
 
 
 def item_splits(n_a, n_b, entry_item, entry_label, entry_count, *, need_a: int, need_b: int,
-                signs, observed_hit) -> Splits:
+                signs, observed_hit, weights=None) -> Splits:
     """Group the shared items by what a within-item permutation of pool labels can do.
 
     Parameters
@@ -141,10 +141,15 @@ def item_splits(n_a, n_b, entry_item, entry_label, entry_count, *, need_a: int, 
         Sign of each label code on a preference scale (opposite winners), or None.
     observed_hit
         (n,) bool: the item is both-unanimous, on different labels, in the data.
+    weights
+        (n,) how many shared items each entry stands for, when the entries are distinct
+        patterns of the two pools' counts (:mod:`audit.measure.patterns`); None: one each.
     """
     n_a = np.asarray(n_a, dtype=np.int64)
     n_b = np.asarray(n_b, dtype=np.int64)
     n = len(n_a)
+    w = (np.ones(n, dtype=np.int64) if weights is None
+         else np.asarray(weights, dtype=np.int64))
     entry_item = np.asarray(entry_item, dtype=np.int64)
     entry_label = np.asarray(entry_label, dtype=np.int64)
     entry_count = np.asarray(entry_count, dtype=np.int64)
@@ -170,17 +175,18 @@ def item_splits(n_a, n_b, entry_item, entry_label, entry_count, *, need_a: int, 
     else:
         groups, inverse = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
     n_groups = len(groups)
-    counts = np.bincount(inverse, minlength=n_groups)
+    counts = np.bincount(inverse, weights=w[two], minlength=n_groups).astype(np.int64)
     hit = np.asarray(observed_hit, dtype=bool)
-    hits = np.bincount(inverse, weights=hit[two], minlength=n_groups).astype(np.int64)
-    if hit.sum() != hits.sum():
+    hits = np.bincount(inverse, weights=hit[two] * w[two], minlength=n_groups).astype(np.int64)
+    if int(w[hit].sum()) != hits.sum():
         raise RuntimeError("pool null: an item that differs between two unanimous pools was "
                            "not found splittable (internal error)")
     p = np.array([m / comb(int(lo_ + hi_), int(lo_)) for lo_, hi_, m, _ in groups],
                  dtype=np.float64)
-    return Splits(n_same=int(same.sum()), n=counts.astype(np.int64), p=p,
+    n_same = int(w[same].sum())
+    return Splits(n_same=n_same, n=counts.astype(np.int64), p=p,
                   reversed_=groups[:, 3].astype(bool), hits=hits,
-                  n_other=int(n - same.sum() - counts.sum()))
+                  n_other=int(w.sum() - n_same - counts.sum()))
 
 
 def _ratio(num, den):

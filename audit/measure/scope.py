@@ -24,9 +24,9 @@ import inspect
 import numpy as np
 
 from .. import metrics
-from ..resample import Bootstrap, ci_dict, patterns, percentile_ci, weight_blocks
-from .counts import ItemPatterns, n_overlapping_pairs, pair_tables, warn_degenerate
-from .icc import SUBSET_RULE, crossed_subset
+from ..resample import Bootstrap, ci_dict, percentile_ci, weight_blocks
+from .counts import ItemPatterns, n_overlapping_pairs, warn_degenerate
+from .icc import SUBSET_RULE
 from .kappa import cohen_kappa_tables, cohen_weights, summarise_pairs
 from .wide import COHEN_CELLS, is_wide
 
@@ -96,7 +96,10 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
     ----------
     view
         The scope's :class:`audit.measure.sufficient.ScopeView` (codes, counts, annotators'
-        pools), built once per audit.
+        pools), built once per audit, or its :class:`audit.measure.patterns.ScopePatterns`
+        (the same sufficient statistics as aggregates, e.g. computed by Spark): either gives
+        ``count_patterns()``, ``pair_tables(...)``, ``crossed()``, ``annotator_names`` and
+        ``pool_of_annotator``; only a wide scale reads ``codes``.
     scale
         The table's label scale.
     pair_annotators
@@ -113,29 +116,28 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
     """
     level = scale.level
     values = scale.numeric_values
-    c = view.codes
     if is_wide(scale):
-        found = _wide_counts(c, level=level, values=values, bootstrap=bootstrap, scope=scope)
+        found = _wide_counts(view.codes, level=level, values=values, bootstrap=bootstrap,
+                             scope=scope)
     else:
-        found = _counts(view.counts, level=level, values=values, bootstrap=bootstrap,
+        found = _counts(view.count_patterns(), level=level, values=values, bootstrap=bootstrap,
                         scope=scope)
-    cohen = _cohen(scale, c, view.pool_of_annotator, bootstrap=bootstrap, scope=scope,
-                   min_overlap=min_overlap, among=pair_annotators)
+    cohen = _cohen(scale, view, bootstrap=bootstrap, scope=scope, min_overlap=min_overlap,
+                   among=pair_annotators)
     for m in family(metrics.COHEN, level):
         found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
     if family(metrics.ICC, level):
-        found.update(_icc(c, values, level=level, bootstrap=bootstrap, scope=scope))
+        found.update(_icc(view, values, level=level, bootstrap=bootstrap, scope=scope))
     return {k: found[k] for k in metrics.keys(level=level)}, cohen
 
 
-def _counts(counts: np.ndarray, *, level: str, values: np.ndarray, bootstrap: Bootstrap,
+def _counts(shared: ItemPatterns, *, level: str, values: np.ndarray, bootstrap: Bootstrap,
             scope: str) -> dict:
-    """The ``counts`` family (alpha, Fleiss, AC1, percent agreement, ...) from the dense items x
-    categories counts (items with a judgment)."""
-    n_pairable = int((counts.sum(axis=1) >= 2).sum())
-    shared = ItemPatterns.of(counts)
+    """The ``counts`` family (alpha, Fleiss, AC1, percent agreement, ...) from the patterns of
+    the dense items x categories counts (items with a judgment)."""
     uniq, freq = shared.rows, shared.freq
+    n_pairable = int(freq[uniq.sum(axis=1) >= 2].sum())
     members = family(metrics.COUNTS, level)
     batched = [(fn, scale_options(fn, level=level, values=values))
                for fn in (m.function("batched") for m in members)]
@@ -169,27 +171,37 @@ def _wide_counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, sco
     return out
 
 
-def _icc(c, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str) -> dict:
-    """The ``icc`` family from the rating rows of the fully crossed subset."""
-    ratings, chosen = crossed_subset(c)
-    names = [c.annotator_names[a] for a in chosen]
-    info = {"n_items": int(len(ratings)), "annotators": names, "subset_rule": SUBSET_RULE}
-    uniq, freq, _ = patterns(ratings)
-    y, yu = values[ratings], values[uniq]
+def _icc(view, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str) -> dict:
+    """The ``icc`` family from the rating rows of the fully crossed subset (its distinct rows
+    and their frequencies, :class:`audit.measure.icc.CrossedPatterns`): the plain value from
+    every row when the view holds them, else from the weighted patterns."""
+    cp = view.crossed()
+    info = {"n_items": int(cp.freq.sum()), "annotators": list(cp.annotators),
+            "subset_rule": SUBSET_RULE}
+    uniq, freq = cp.rows, cp.freq
+    yu = values[uniq]
     members = family(metrics.ICC, level)
     batched = [m.function("batched") for m in members]
     boot = resampled(freq, bootstrap, f"{scope}:icc", lambda w: tuple(fn(yu, w) for fn in batched))
-    return {m.key: metric_entry(m.function("statistic")(y), samples, bootstrap, form=m.form,
+
+    def plain(fn):
+        if cp.ratings is not None:
+            return fn(values[cp.ratings])
+        return fn(yu, weights=freq)
+
+    return {m.key: metric_entry(plain(m.function("statistic")), samples, bootstrap, form=m.form,
                                 **info)
             for m, samples in zip(members, boot)}
 
 
-def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
+def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
            among: frozenset | None = None) -> dict:
-    q = c.n_categories
+    q = len(scale.values)
+    pool_of = view.pool_of_annotator
+    annotator_names = view.annotator_names
     none_reach = among is not None and not among
     if is_wide(scale) and not none_reach:
-        n_pairs = n_overlapping_pairs(c, min_overlap=min_overlap)
+        n_pairs = n_overlapping_pairs(view.codes, min_overlap=min_overlap)
         if n_pairs * q * q > COHEN_CELLS:
             reason = (f"{n_pairs} annotator pairs x {q} x {q} label tables exceed "
                       f"{COHEN_CELLS:,} cells")
@@ -200,9 +212,9 @@ def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_ove
                     "pairs": [], "not_defined": reason}
     mask = None
     if among:
-        mask = np.fromiter((name in among for name in c.annotator_names), dtype=bool,
-                           count=len(c.annotator_names))
-    pt = pair_tables(c, min_overlap=min_overlap, none_reach=none_reach, among=mask)
+        mask = np.fromiter((name in among for name in annotator_names), dtype=bool,
+                           count=len(annotator_names))
+    pt = view.pair_tables(min_overlap=min_overlap, none_reach=none_reach, among=mask)
     k = len(pt.pairs)
     if is_wide(scale):  # margins and agreement sums, never q x q weights or (B, k, q, q) tables
         from .wide import CohenStatistics
@@ -231,7 +243,7 @@ def _cohen(scale, c, pool_of: dict, *, bootstrap: Bootstrap, scope: str, min_ove
                         "kappa", stacklevel=4)
     bmean, bmedian, _ = summarise_pairs(boot)
     lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
-    names = np.asarray(c.annotator_names, dtype=object)
+    names = np.asarray(annotator_names, dtype=object)
     pairs = [{"annotator_a": a, "annotator_b": b, "pool_a": pool_of.get(a),
               "pool_b": pool_of.get(b), "n_items": int(n), "kappa": float(kap),
               "ci95": [float(l), float(h)]}

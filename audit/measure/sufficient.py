@@ -70,6 +70,31 @@ class ScopeView:
     counts: np.ndarray | None
     pool_of_annotator: dict
 
+    # What :func:`audit.measure.scope.view_reliability` reads, as
+    # :class:`audit.measure.patterns.ScopePatterns` gives it from aggregates.
+    @property
+    def annotator_names(self) -> tuple[str, ...]:
+        return self.codes.annotator_names
+
+    def count_patterns(self):
+        """The items x categories counts as :class:`audit.measure.counts.ItemPatterns`."""
+        from .counts import ItemPatterns
+
+        return ItemPatterns.of(self.counts)
+
+    def pair_tables(self, *, min_overlap: int, none_reach: bool = False, among=None):
+        """:func:`audit.measure.counts.pair_tables` of the scope's codes."""
+        from .counts import pair_tables
+
+        return pair_tables(self.codes, min_overlap=min_overlap, none_reach=none_reach,
+                           among=among)
+
+    def crossed(self):
+        """:class:`audit.measure.icc.CrossedPatterns` of the scope's codes."""
+        from .icc import CrossedPatterns
+
+        return CrossedPatterns.of(self.codes)
+
 
 def _dense(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``codes`` renumbered 0..k-1 over the values present (order kept) and which of ``n``
