@@ -231,3 +231,41 @@ def test_run_skips_the_leaderboard_advice_above_its_size_and_says_how_to_get_it(
         [it["item"] for it in block["items"]]
     monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells)
     assert audit.run(DEMO, n_bootstrap=20)["advise"]["items"] == below["items"]
+
+
+def test_an_item_without_text_is_listed_with_none_not_the_word(tmp_path):
+    """Items whose text cell is empty: the flipped-item listing gives ``null`` (the results
+    contract allows it), the advice files an empty cell, never ``nan`` / ``None``; an item
+    whose text is the word ``nan`` keeps it."""
+    rows = ["item,annotator,pool,model_a,model_b,label,text"]
+    for i in range(40):
+        text = "" if i % 4 == 0 else "nan" if i % 4 == 1 else f"prompt {i}"
+        first, second = ("A", "B") if i % 2 else ("B", "A")
+        for k in range(3):
+            rows.append(f"{i:03d},c{k},crowd,m{i % 3},m{i % 3 + 1},{first},{text}")
+            rows.append(f"{i:03d},e{k},expert,m{i % 3},m{i % 3 + 1},{second},{text}")
+    rows += [f"{i:03d},c3,crowd,m{i % 3},m{i % 3 + 1},tie,{'' if i % 4 == 0 else 'x'}"
+             for i in range(40, 44)]
+    src = tmp_path / "t.csv"
+    src.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    res = invoke("run", src, "--out", out, *FAST, "--quiet")
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    listed = results["stability"]["flipped_items"]["items"]
+    assert len(listed) == 40
+    for entry in listed:
+        i = int(entry["item"])
+        assert entry["text"] == (None if i % 4 == 0 else "nan" if i % 4 == 1 else f"prompt {i}")
+    res = invoke("advise", src, "--budget", "50", "--target", "labels", "--out", tmp_path / "a",
+                 *FAST)
+    assert res.exit_code == 0, res.output
+    advised = pd.read_parquet(tmp_path / "a" / "advice.parquet")
+    assert len(advised)
+    for item, text in zip(advised["item"], advised["text"]):
+        i = int(item)
+        want = (None if i % 4 == 0 else "x" if i >= 40 else "nan" if i % 4 == 1
+                else f"prompt {i}")
+        assert (None if pd.isna(text) else text) == want, item
+    cells = {r["item"]: r["text"] for r in read_csv((tmp_path / "a" / "advice.csv").read_text())}
+    assert all(cells[f"{i:03d}"] == "" for i in range(0, 44, 4) if f"{i:03d}" in cells)

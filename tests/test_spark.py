@@ -516,3 +516,33 @@ def test_export_refuses_to_overwrite(tmp_path):
     assert first.exit_code == 0 and "2,997 judgments" in first.output
     again = runner.invoke(cli, ["export", str(PANDALM), str(tmp_path / "x")])
     assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_a_missing_text_or_category_stays_missing_on_both_engines(spark, tmp_path):
+    """An empty text / category cell (CSV) or a null (Parquet) is missing (code -1) on both
+    engines, while the words "nan" and "None" written as text are kept as written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("item,annotator,label,text,category\n1,x,a,,c1\n1,y,b,,\n2,x,a,nan,None\n"
+                   "2,y,a,nan,None\n3,x,b,hello,c1\n3,y,b,hello,c1\n")
+    parquet = tmp_path / "t.parquet"
+    pq.write_table(pa.table({C.ITEM: ["1", "1", "2", "2"], C.ANNOTATOR: ["x", "y", "x", "y"],
+                             C.LABEL: ["a", "b", "a", "a"], C.TEXT: [None, None, "None", "t"],
+                             C.CATEGORY: [None, "c", None, "c"]}), parquet)
+    expected_text = {csv: [None, None, "nan", "nan", "hello", "hello"],
+                     parquet: [None, None, "None", "t"]}
+    expected_category = {csv: ["c1", None, "None", "None", "c1", "c1"],
+                         parquet: [None, "c", None, "c"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in (csv, parquet):
+            tables = (load(str(source)), load(str(source), engine="spark"))
+            for table in tables:
+                for col, want in ((C.TEXT, expected_text), (C.CATEGORY, expected_category)):
+                    got = table.frame[col].astype(object)
+                    assert [None if pd.isna(v) else v for v in got] == want[source], col
+            _tables_agree(*tables)
+            assert tables[0].first_texts([0, 1]) == tables[1].first_texts([0, 1])
+    assert load(str(csv)).first_texts([0, 1, 2]) == [None, "nan", "hello"]

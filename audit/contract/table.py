@@ -306,10 +306,11 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
 
 
 def extra_categorical(values: pd.Series, *, chars: int | None = None) -> pd.Categorical:
-    """An extra column (``category``, ``turn``, ``text``) as the outputs keep it:
-    ``pd.Categorical(values.astype(str))``, each text cut to its first ``chars`` characters
-    first when ``chars`` is given (each value's text as ``astype(str)`` writes it: a missing
-    value of a categorical is ``nan``).
+    """An extra column (``category``, ``turn``, ``text``) as the outputs keep it: each value's
+    text as ``astype(str)`` writes it, cut to its first ``chars`` characters when ``chars`` is
+    given, as ``pd.Categorical``; a missing value (an empty CSV cell, a JSON ``null``) stays
+    missing (code -1), so an export shows an empty cell, never the words ``nan`` or ``None``
+    (which a source may hold as real text, kept as written).
 
     A categorical of text (as the CSV reader gives) is converted on its categories, once per
     distinct value, and its codes remapped; text holding NUL is converted row by row, as pandas
@@ -321,15 +322,31 @@ def extra_categorical(values: pd.Series, *, chars: int | None = None) -> pd.Cate
 
     if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
             values.cat.categories, skipna=False) == "string":
-        distinct = pd.Series([*values.cat.categories, "nan"], dtype=object)  # last: code -1
-        texts = converted(distinct).to_numpy(dtype=object)
-        if "\0" not in "".join(texts):
-            names, inverse = np.unique(texts, return_inverse=True)
-            codes = inverse.reshape(-1)[np.asarray(values.cat.codes)]
-            categories = pd.Index(names, dtype=object)
-            categories.is_monotonic_increasing  # noqa: B018 - sorted: uniqueness without hashing
-            return _drop_unused(pd.Categorical.from_codes(codes, categories=categories))
-    return pd.Categorical(converted(values))
+        texts = converted(pd.Series(values.cat.categories, dtype=object)).to_numpy(dtype=object)
+        inverse = np.append(_sorted_codes(texts), -1)  # code -1 (missing) stays -1
+        return _from_sorted(texts, inverse[np.asarray(values.cat.codes)])
+    missing = values.isna().to_numpy()
+    texts = converted(values).to_numpy(dtype=object)
+    if "\0" not in "".join(texts[~missing]):
+        return pd.Categorical(np.where(missing, None, texts))
+    codes = np.full(len(texts), -1, dtype=np.int64)
+    codes[~missing] = _sorted_codes(texts[~missing])
+    return _from_sorted(texts[~missing], codes)
+
+
+def _sorted_codes(texts: np.ndarray) -> np.ndarray:
+    """Each text's rank among the distinct ``texts`` in Python's order (``np.unique`` on
+    objects, which compares whole strings: pandas' hashing stops at a NUL, so ``"z"`` and
+    ``"z\0a"`` would be one category)."""
+    return np.unique(texts, return_inverse=True)[1].reshape(-1)
+
+
+def _from_sorted(texts: np.ndarray, codes: np.ndarray) -> pd.Categorical:
+    """``pd.Categorical`` of ``codes`` into the sorted distinct ``texts`` (codes from
+    :func:`_sorted_codes`, -1 missing), unused categories dropped."""
+    categories = pd.Index(np.unique(texts), dtype=object)
+    categories.is_monotonic_increasing  # noqa: B018 - sorted: uniqueness without hashing
+    return _drop_unused(pd.Categorical.from_codes(codes, categories=categories))
 
 
 def observed_numbers(labels, scale: LabelScale) -> tuple:

@@ -206,8 +206,9 @@ class FlippedItem(Block):
     """Response B's model."""
     winners: dict[str, str]
     """Each pool's majority winner: ``A``, ``tie`` or ``B``."""
-    text: str = None
-    """The item's text, when the table has a text column."""
+    text: str | None = None
+    """The item's text (its excerpt), when the table has a text column; null when the item
+    has none (an empty cell or a null in the source)."""
 
 
 class FlippedItems(Block):

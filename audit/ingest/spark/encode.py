@@ -39,10 +39,6 @@ from ...errors import InputError
 
 #: Dictionaries up to this many entries are broadcast to the join; larger ones are shuffled.
 BROADCAST_ENTRIES = 5_000_000
-#: Text the pandas engine gives a missing optional value (``str(None)``).
-MISSING_TEXT = "None"
-
-
 def _dictionary(df, column: str):
     """``(names, coded)``: the column's distinct values in code order (a numpy object array)
     and a cached Spark frame ``(column, _code)`` to join back.
@@ -90,7 +86,7 @@ def _extra_values(column: str):
     text = F.col(column).cast("string")
     if column == C.TEXT:
         text = F.substring(text, 1, C.EXCERPT_CHARS)
-    return F.coalesce(text, F.lit(MISSING_TEXT)).alias(column)
+    return text.alias(column)  # a missing value stays null: code -1, as the pandas engine
 
 
 def _code_type(n: int) -> str:
@@ -122,7 +118,13 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
         if col in ids:
             refuse_unstorable(df, col, names, source=source)
         small = len(names) <= BROADCAST_ENTRIES
-        coded = coded.join(F.broadcast(table) if small else table, on=col, how="inner")
+        if col in ids:  # never null (validated)
+            coded = coded.join(F.broadcast(table) if small else table, on=col, how="inner")
+        else:  # an extra may be null: its null row of the dictionary joins null-safely
+            table = table.withColumnRenamed(col, "_value")
+            coded = coded.join(F.broadcast(table) if small else table,
+                               coded[col].eqNullSafe(F.col("_value")), how="inner")
+            coded = coded.drop("_value")
     selected = [F.col(f"_{c}_code").cast(_code_type(len(dictionaries[c][0]))).alias(c)
                 for c in ids + extras] + [F.col("_label_code").alias(C.LABEL)]
     arrow = {"table": coded.select(*selected).toArrow()}
@@ -138,9 +140,12 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     for col in ids + extras:  # one column at a time, each Arrow buffer released once read
         names, _ = dictionaries[col]
         values = _pop(arrow, col)
-        cats, remap = sorted_strings(names)  # a no-op unless Spark sorted another way
+        present = np.asarray([n is not None for n in names], dtype=bool)
+        cats, remap = sorted_strings(names[present])  # a no-op unless Spark sorted another way
+        if not present.all():  # a null extra (only extras may be): missing, code -1
+            remap = np.insert(remap, np.flatnonzero(~present) - np.arange((~present).sum()), -1)
         if not np.array_equal(remap, np.arange(len(names))):
-            values = remap[values]
+            values = remap[values.astype(np.int64)]
         out[col] = pd.Categorical.from_codes(values, categories=sorted_index(cats))
     label = pd.Categorical.from_codes(_pop(arrow, C.LABEL),
                                       categories=pd.Index(scale.values),
