@@ -271,7 +271,7 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *,
                     out[:, m] += gathered[:, a:b] @ extra_vals[a:b]
         return (out,)
 
-    (full,) = totals(np.ones((1, n_rows)))
+    full = _exact_order_totals(primary, main, extra_model, extra_vals, n_models)
     (resampled,) = item_resamples(n_rows, bootstrap, totals, owner=owner)
     boards = {}
     for j, (key, u) in enumerate(zip(keys, per_board)):
@@ -286,6 +286,21 @@ def rating_boards_over_items(scores: Scores, masks: dict[str, np.ndarray], *,
         boards[key] = Board(key, tuple(scores.models[i] for i in present), score[0],
                             mean(resampled)[0], n[0], len(np.unique(u.item)))
     return boards
+
+
+def _exact_order_totals(primary, main, extra_model, extra_vals, n_models: int) -> np.ndarray:
+    """The full sample's (1, models, columns) totals, each a sum in row order
+    (``np.bincount``), not a BLAS product: a matrix product's order of additions depends on
+    the CPU's kernels, and a mean that lies on a rounding boundary (a mean score of -1.8225
+    shown to three decimals) would then print differently on different machines."""
+    out = np.zeros((1, n_models, main.shape[1]))
+    for c in range(main.shape[1]):
+        out[0, :, c] = np.bincount(primary, weights=main[:, c],
+                                   minlength=n_models + 1)[:n_models]
+        if len(extra_model):
+            out[0, :, c] += np.bincount(extra_model, weights=extra_vals[:, c],
+                                        minlength=n_models)[:n_models]
+    return out
 
 
 def _canonical_order(scores: Scores) -> np.ndarray:
