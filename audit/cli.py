@@ -918,8 +918,8 @@ def next_options(f):
 @click.option("--stay", type=_Finite(0, 1, min_open=True, max_open=True), default=0.9,
               show_default=True,
               help="The probability that no model is displaced, strictly between 0 and 1.")
-@click.option("--pool", help="Plan for this human pool's leaderboard (default: every pool's, "
-                             "as the plan block says).")
+@click.option("--pool", help="Plan for this human pool: its leaderboard, its labels row and "
+                             "its ceilings against the other pools (default: every pool).")
 @click.option("--budget", type=click.IntRange(min=1),
               help="Judgments per pool you can pay for: also the best P(stay) within it.")
 @click.option("--sims", "n_sims", type=click.IntRange(MIN_PLAN_SIMS, MAX_SIMS), default=20000,

@@ -102,6 +102,20 @@ def test_hs_brexit_has_a_defined_answer():
                              for s in sentences)
 
 
+def test_pool_option_plans_that_pool_s_labels_and_its_ceilings_only():
+    """HS-Brexit has two pools: with ``pool=P`` the labels part holds P's row (the same
+    numbers as without the option) and only the ceilings between P and another pool."""
+    source = shared_data("lewidi2023/HS-Brexit")
+    every = audit.plan(source, n_sims=2000, n_bootstrap=20)["plan"]["labels"]
+    names = [row["pool"] for row in every["pools"]]
+    assert len(names) == 2
+    for name in names:
+        one = audit.plan(source, pool=name, n_sims=2000, n_bootstrap=20)["plan"]["labels"]
+        assert one["pools"] == [row for row in every["pools"] if row["pool"] == name]
+        assert one["cross_pool"] == every["cross_pool"]  # the one pair includes it
+        assert all(name in (c["pool_a"], c["pool_b"]) for c in one["cross_pool"])
+
+
 @pytest.mark.parametrize("flag, value", [("--stay", "1"), ("--stay", "0"), ("--stay", "nan"),
                                          ("--stay", "1.5"), ("--models", "1"),
                                          ("--models", "10,x"), ("--models", ","),

@@ -79,7 +79,7 @@ def plan_block(table, results: dict, *, models=(10, 20), stay: float = 0.9, pool
     block = {"settings": settings,
              "leaderboard": _leaderboard(table, results, humans, sizes=sizes, stay=stay,
                                          pool=pool, budget=budget, n_sims=n_sims, seed=seed),
-             "labels": _labels(table, results, humans, stay=stay)}
+             "labels": _labels(table, results, humans, stay=stay, pool=pool)}
     return plain(block)
 
 
@@ -196,7 +196,9 @@ def _pool_effect(results, sim, noise) -> dict:
     return out
 
 
-def _labels(table, results, humans, *, stay) -> dict:
+def _labels(table, results, humans, *, stay, pool=None) -> dict:
+    """The labels part; with ``pool``, that pool's rows and its ceilings against each other
+    pool (every pool's plan is still computed: the ceilings compare its targets)."""
     from ..contract.labels import LabelKind, is_continuous
     from ..measure.disagreement import pool_label_counts
     from ..measure.wide import is_wide
@@ -248,5 +250,8 @@ def _labels(table, results, humans, *, stay) -> dict:
                           "majority_differs_shrunk": share,
                           "excess_measured": ex.get("estimate"),
                           "excess_measured_ci95": ex.get("ci95", [None, None])})
+    if pool is not None and pool in groups:
+        pools = [row for row in pools if row["pool"] == pool]
+        cross = [row for row in cross if pool in (row["pool_a"], row["pool_b"])]
     return {"not_defined": None, "method": method, "tie_break": tie_break, "note": note,
             "pools": pools, "cross_pool": cross}
