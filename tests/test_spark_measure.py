@@ -1,0 +1,303 @@
+"""The measurement computed from aggregates (issue 17, item 2) equals the pandas engine's.
+
+Two layers, each checked on the shipped PandaLM data, HS-Brexit and ConvAbuse (shared data),
+a synthetic three-pool preference table, a table with a judge pool, and hostile tables (one
+pool, one judgment per item, Unicode ids, a label one pool never uses):
+
+* the aggregates :func:`audit.ingest.spark.measure_aggregates.cluster_aggregates` computes by
+  Spark group-bys from coded judgments (the codes from Spark's own sorted dictionaries,
+  :func:`audit.ingest.spark.encode._dictionary`, rows in a shuffled order) equal, integer for
+  integer and in the same order, the pandas engine's (:class:`audit.measure.sufficient.Sufficient`
+  and its views: the item x pool x label counts, each scope's count patterns, Cohen pair tables
+  and cell patterns, the ICC's crossed rows);
+* the reliability block, every pool comparison and the within-pool rates computed from
+  aggregates (:mod:`audit.measure.patterns`) equal :func:`audit.measure.measure`'s to 1e-12,
+  from the pandas engine's aggregates (no Spark) and from the cluster's.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import REPO, preference_table, shared_data
+
+from audit.contract import columns as C
+from audit.contract.labels import LabelKind, LabelScale
+from audit.contract.table import build_table
+from audit.measure import measure
+from audit.measure.patterns import (aggregates_of, pool_disagreement_from, reliability_from,
+                                    within_pool_rates_from)
+from audit.resample import Bootstrap
+from audit.results import plain
+from benchmarks import synth
+from benchmarks.compare import result_differences
+
+TOL = 1e-12
+BOOT = Bootstrap(n_resamples=200, seed=7)
+WITHIN_POOL_KEYS = ("pool", "judge", "disagreement_rate", "ci95", "ci_method", "n_items",
+                    "n_annotators")
+
+
+# -- the data sets --------------------------------------------------------------------------------
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _load(path):
+    from audit.ingest import load
+
+    return _quiet(load, str(path))
+
+
+def _raw_table(rows, scale, *, judge_pools=()):
+    raw = pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.POOL, C.LABEL])
+    return _quiet(build_table, raw, scale, name="hostile", source="hostile",
+                  judge_pools=judge_pools)
+
+
+def _synthetic():
+    """Three pools, preference labels -2..2, 2-6 judgments per item (test_spark.py's lake)."""
+    pools = (synth.PoolSpec("crowd", share=0.5, bias=0.2, noise=1.2),
+             synth.PoolSpec("expert", share=0.3, noise=0.6),
+             synth.PoolSpec("authors", share=0.2, bias=-0.3, noise=0.8, model_sd=0.3))
+    frame = synth.generate(n_items=700, n_models=8, n_annotators=60, pools=pools,
+                           per_item=(2, 6), seed=3)
+    frame[C.ITEM] = "q" + frame[C.ITEM].astype(str)
+    scale = LabelScale(LabelKind.PREFERENCE, (-2, -1, 0, 1, 2))
+    return _quiet(build_table, frame.reset_index(drop=True), scale, name="synthetic",
+                  source="synthetic")
+
+
+def _one_pool():
+    """One pool of four annotators, three on each item, nominal labels."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for i in range(80):
+        truth = rng.integers(0, 3)
+        for a in rng.choice(4, size=3, replace=False):
+            label = truth if rng.random() < 0.7 else rng.integers(0, 3)
+            rows.append((f"i{i}", f"a{a}", "only", f"L{label}"))
+    return _raw_table(rows, LabelScale(LabelKind.NOMINAL, ("L0", "L1", "L2")))
+
+
+def _one_judgment_per_item():
+    """Two pools, every item judged once: nothing is pairable, every coefficient is NaN."""
+    rows = [(f"i{i}", f"a{i % 5}", "p" if i % 5 < 3 else "q", ("yes", "no")[i % 2])
+            for i in range(60)]
+    return _raw_table(rows, LabelScale(LabelKind.NOMINAL, ("no", "yes")))
+
+
+def _unicode_ids():
+    """Ids whose code-point order differs from a locale's (accents, CJK, emoji, combining marks,
+    case), an ordinal scale, two pools."""
+    items = ["é", "e\u0301", "Z", "a", "中文", "😀", "ß", "İ", "ｚ", "\u00a0x"]
+    annotators = ["Ångström", "zoë", "Zoë", "李", "🙂", "o\u0308"]
+    rng = np.random.default_rng(2)
+    rows = []
+    for r in range(40):
+        for i, item in enumerate(items):
+            for a in rng.choice(len(annotators), size=3, replace=False):
+                pool = "groupe é" if a % 2 else "群"
+                rows.append((f"{item}-{r}", annotators[a], pool, int(rng.integers(1, 5))))
+    return _raw_table(rows, LabelScale(LabelKind.ORDINAL, (1, 2, 3, 4, 5)))
+
+
+def _label_unused_in_one_pool():
+    """Ordinal 0..3: pool ``b`` never says 3 and nobody says 0; annotator ``x`` is in pool
+    ``a`` on some items and ``b`` on others (its pool: the first, ``a``); crossed in pool
+    ``a`` (an ICC subset), and a judge pool."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(50):
+        truth = rng.integers(1, 4)
+        for a in ("a1", "a2", "a3"):
+            rows.append((f"i{i}", a, "a", int(np.clip(truth + rng.integers(-1, 2), 1, 3))))
+        for b in rng.choice(["b1", "b2", "x"], size=2, replace=False):
+            pool = "a" if b == "x" and i < 20 else "b"
+            rows.append((f"i{i}", str(b), pool, int(np.clip(truth + rng.integers(-1, 1), 1, 2))))
+        rows.append((f"i{i}", "llm", "judge", int(truth)))
+    return _raw_table(rows, LabelScale(LabelKind.ORDINAL, (0, 1, 2, 3)), judge_pools=("judge",))
+
+
+DATASETS = {
+    "pandalm": lambda: _load(REPO / "data" / "pandalm" / "testset-v1.json"),
+    "hs_brexit": lambda: _load(shared_data("lewidi2023/HS-Brexit")),
+    "convabuse": lambda: _load(shared_data("lewidi2023/ConvAbuse")),
+    "synthetic": _synthetic,
+    "judge_pool": lambda: preference_table(n_items=120, seed=1),
+    "one_pool": _one_pool,
+    "one_judgment_per_item": _one_judgment_per_item,
+    "unicode_ids": _unicode_ids,
+    "label_unused_in_one_pool": _label_unused_in_one_pool,
+}
+
+
+@lru_cache(maxsize=None)
+def _table(name):
+    return DATASETS[name]()
+
+
+@lru_cache(maxsize=None)
+def _expected(name):
+    return _quiet(measure, _table(name), bootstrap=BOOT)
+
+
+# -- comparisons ----------------------------------------------------------------------------------
+
+def _assert_same_measurement(name, agg):
+    """Reliability, pool disagreement and within-pool rates from ``agg`` equal the pandas
+    engine's results on table ``name``."""
+    want = _expected(name)
+    rel = plain(_quiet(reliability_from, agg, bootstrap=BOOT))
+    found = result_differences(want["reliability"], rel, tol=TOL)
+    assert not found, f"reliability: {len(found)} difference(s), first: {found[:3]}"
+    pools = plain(_quiet(pool_disagreement_from, agg, bootstrap=BOOT))
+    found = result_differences(want["pool_disagreement"], pools, tol=TOL)
+    assert not found, f"pool disagreement: {len(found)} difference(s), first: {found[:3]}"
+    rates = plain(_quiet(within_pool_rates_from, agg, bootstrap=BOOT))
+    found = result_differences([{k: p[k] for k in WITHIN_POOL_KEYS} for p in want["within_pool"]],
+                               rates, tol=TOL)
+    assert not found, f"within-pool rates: {len(found)} difference(s), first: {found[:3]}"
+
+
+def _assert_same_aggregates(got, want):
+    """Every aggregate of ``got`` equals ``want``'s, integer for integer, in the same order."""
+    np.testing.assert_array_equal(got.item_pool_label, want.item_pool_label)
+    np.testing.assert_array_equal(got.weights, want.weights)
+    np.testing.assert_array_equal(got.annotator_pool, want.annotator_pool)
+    assert got.pool_names == want.pool_names and got.annotator_names == want.annotator_names
+    assert list(got.scopes) == list(want.scopes)
+    for key, w in want.scopes.items():
+        g = got.scopes[key]
+        where = f"scope {key}"
+        for field in ("rows", "freq"):
+            np.testing.assert_array_equal(getattr(g.counts, field), getattr(w.counts, field),
+                                          err_msg=f"{where}: counts.{field}")
+        for field in ("pairs", "tables", "cell_patterns", "pattern_freq"):
+            np.testing.assert_array_equal(getattr(g.pairs, field), getattr(w.pairs, field),
+                                          err_msg=f"{where}: pairs.{field}")
+        assert g.annotator_names == w.annotator_names, where
+        assert g.pool_of_annotator == w.pool_of_annotator, where
+        assert (g.crossed_patterns is None) == (w.crossed_patterns is None), where
+        if w.crossed_patterns is not None:
+            np.testing.assert_array_equal(g.crossed_patterns.rows, w.crossed_patterns.rows,
+                                          err_msg=f"{where}: crossed rows")
+            np.testing.assert_array_equal(g.crossed_patterns.freq, w.crossed_patterns.freq,
+                                          err_msg=f"{where}: crossed freq")
+            assert g.crossed_patterns.annotators == w.crossed_patterns.annotators, where
+
+
+def _reference_aggregates(table, **options):
+    """The aggregates read straight off the pandas engine's views (not through
+    :func:`aggregates_of`'s own derivations): the count patterns summed from the item x pool x
+    label tensor, as :meth:`MeasureAggregates.scope_counts` derives them, must equal them."""
+    agg = aggregates_of(table, **options)
+    for key, scope in agg.scopes.items():
+        derived = agg.scope_counts(key)
+        np.testing.assert_array_equal(derived.rows, scope.counts.rows)
+        np.testing.assert_array_equal(derived.freq, scope.counts.freq)
+    return agg
+
+
+# -- without Spark: the pattern path against the codes path ---------------------------------------
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_measurement_from_the_pandas_engines_aggregates_equals_measure(name):
+    _assert_same_measurement(name, _reference_aggregates(_table(name)))
+
+
+def test_the_data_sets_exercise_every_aggregate():
+    """The comparisons above are not vacuous: items share patterns, pairs have tables, crossed
+    subsets have rows, some pool comparisons have a null, and the hostile cases are hostile."""
+    big = {n: _reference_aggregates(_table(n)) for n in ("pandalm", "synthetic", "convabuse")}
+    for name, agg in big.items():
+        assert agg.weights.max() > 1, name
+        assert any(len(s.pairs.pairs) for s in agg.scopes.values()), name
+        assert any(s.crossed_patterns is None or s.crossed_patterns.freq.sum() > 1
+                   for s in agg.scopes.values()), name
+        assert len(agg.weights) < agg.weights.sum(), name  # fewer patterns than items
+    assert len(big["pandalm"].weights) < 30  # 999 items, 19 patterns
+    tested = [p for p in _expected("synthetic")["pool_disagreement"]
+              if np.isfinite(p["null"]["p_value"])]
+    assert tested
+    assert len(_table("one_pool").pools) == 1
+    assert _table("one_judgment_per_item").frame[C.ITEM].value_counts().max() == 1
+    unused = _reference_aggregates(_table("label_unused_in_one_pool"))
+    b = unused.pool_names.index("b")
+    assert unused.item_pool_label[:, b, 3].sum() == 0 and unused.item_pool_label[:, :, 0].sum() == 0
+    assert unused.scopes[("a", "b")].crossed_patterns.freq.sum() > 0
+    assert unused.scopes[("a", "b")].pool_of_annotator["x"] == "a"
+
+
+def test_a_changed_aggregate_changes_the_results():
+    """The comparison can fail: one pattern's frequency moved to another changes alpha."""
+    agg = _reference_aggregates(_table("synthetic"))
+    key = next(iter(agg.scopes))
+    scope = agg.scopes[key]
+    freq = scope.counts.freq.copy()
+    freq[0] += 1
+    freq[-1] -= 1
+    from dataclasses import replace
+
+    from audit.measure.counts import ItemPatterns
+
+    agg.scopes[key] = replace(scope, counts=ItemPatterns(rows=scope.counts.rows, freq=freq))
+    with pytest.raises(AssertionError, match="reliability"):
+        _assert_same_measurement("synthetic", agg)
+
+
+# -- with Spark -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def spark():
+    try:
+        import pyspark  # noqa: F401
+
+        from audit.ingest.spark import get_session
+
+        return get_session("local[2]")
+    except Exception as err:
+        if os.environ.get("AUDIT_REQUIRE_SPARK"):
+            raise
+        pytest.skip(f"Spark unavailable: {err}")
+
+
+def _coded_by_spark(spark, table, *, seed=5):
+    """The table's judgments as Spark encodes them: each id column numbered by Spark's sorted
+    dictionary (:func:`audit.ingest.spark.encode._dictionary`), checked equal to the pandas
+    engine's categories, and the label code; rows shuffled."""
+    from audit.ingest.spark.encode import _dictionary
+
+    f = table.frame
+    raw = pd.DataFrame({**{c: f[c].astype(str).to_numpy(dtype=object)
+                           for c in (C.ITEM, C.ANNOTATOR, C.POOL)},
+                        C.LABEL: table.label_codes.astype(np.int64)})
+    df = spark.createDataFrame(raw.sample(frac=1, random_state=seed))
+    for col in (C.ITEM, C.ANNOTATOR, C.POOL):
+        names, coded = _dictionary(df, col)
+        assert list(names) == [str(x) for x in f[col].cat.categories], col
+        df = df.join(coded, on=col).drop(col).withColumnRenamed(f"_{col}_code", col)
+    return df
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_cluster_aggregates_and_statistics_equal_the_pandas_engines(spark, name):
+    from audit.ingest.spark.measure_aggregates import cluster_aggregates
+
+    table = _table(name)
+    f = table.frame
+    got = cluster_aggregates(_coded_by_spark(spark, table), scale=table.scale,
+                             pool_names=[str(p) for p in f[C.POOL].cat.categories],
+                             annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories),
+                             judge_pools=table.judge_pools, min_overlap=10)
+    _assert_same_aggregates(got, _reference_aggregates(table))
+    _assert_same_measurement(name, got)
