@@ -27,6 +27,7 @@ better than the method), and the adviser's wall time on 200,000 items (a million
     .venv/bin/python -m benchmarks.advise_bench            # 200 datasets per target
     .venv/bin/python -m benchmarks.advise_bench --datasets 40 --no-timing
     .venv/bin/python -m benchmarks.advise_bench --full-budget   # baselines get the budget
+    .venv/bin/python -m benchmarks.advise_bench --target leaderboard --generator dirichlet
 """
 
 from __future__ import annotations
@@ -49,16 +50,36 @@ UNITS = ("majority", "judgment")
 REFERENCES = ("board", "truth")
 #: The leaderboard datasets' truth (:func:`pairwise_truth`), unless ``generator`` says.
 BOARD_GENERATOR = {"n_models": 5, "spacing": 0.6, "close": 0.1, "item_sd": 1.0, "tie": 0.1,
-                   "n_close": 1}
+                   "n_close": 1, "kind": "bt", "precision": 6.0}
+#: ``pairwise_truth``'s kinds of item effect: ``bt``, a Bradley-Terry item effect with the
+#: same tie share on every item (outside the adviser's model); ``dirichlet``, the adviser's
+#: own family (its stated model).
+GENERATORS = ("bt", "dirichlet")
 REFERENCE_NAMES = {"board": "fully annotated board", "truth": "true order of strengths"}
 
 
 def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, close: float,
-                   item_sd: float, tie: float, n_close: int = 1) -> dict:
+                   item_sd: float, tie: float, n_close: int = 1, kind: str = "bt",
+                   precision: float = 6.0) -> dict:
     """Model strengths (logit scale; neighbours ``spacing`` apart, ``n_close`` random pairs
     of neighbours only ``close`` apart: the board's weak links) and each item's pair and
-    ``theta = (P(A better), P(tie), P(B better))``, the item's own effect ``N(0, item_sd)``
-    added to the strength difference."""
+    ``theta = (P(A better), P(tie), P(B better))``.
+
+    ``kind``:
+
+    * ``"bt"``: the item's own effect ``N(0, item_sd)`` added to the strength difference,
+      ``P(A) = (1 - tie) logistic(beta_a - beta_b + effect)``, the tie share ``tie`` on every
+      item. Outside the adviser's model: its items' spread in A-share is logit-normal and
+      their tie share does not vary at all, where one Dirichlet gives all three labels one
+      precision.
+    * ``"dirichlet"``: the adviser's own family (docs/advise.md, "The label model"): per
+      model pair, ``theta ~ Dirichlet(precision * pi)`` around the Bradley-Terry-with-ties
+      mean ``pi = ((1 - tie) p, tie, (1 - tie)(1 - p))``, ``p = logistic(beta_a - beta_b)``
+      (``item_sd`` unused). ``precision`` is ``s = 1/rho - 1``; the default 6 gives ``rho``
+      about 0.14, the A-share heterogeneity of ``"bt"`` with ``item_sd`` 1.
+    """
+    if kind not in GENERATORS:
+        raise ValueError(f"kind must be one of {GENERATORS}, not {kind!r}")
     gaps = np.full(n_models - 1, spacing)
     if n_close == 1:
         gaps[rng.integers(0, n_models - 1)] = close
@@ -67,6 +88,13 @@ def pairwise_truth(rng, *, n_items: int, n_models: int, spacing: float, close: f
     beta = np.concatenate([[0.0], -np.cumsum(gaps)])
     a = rng.integers(0, n_models, n_items)
     b = (a + rng.integers(1, n_models, n_items)) % n_models
+    if kind == "dirichlet":
+        p_a = 1 / (1 + np.exp(-(beta[a] - beta[b])))
+        mean = np.stack([(1 - tie) * p_a, np.full(n_items, tie), (1 - tie) * (1 - p_a)],
+                        axis=1)
+        gamma = rng.standard_gamma(precision * mean)
+        theta = gamma / gamma.sum(axis=1, keepdims=True)
+        return {"beta": beta, "a": a, "b": b, "theta": theta}
     p_a = 1 / (1 + np.exp(-(beta[a] - beta[b] + rng.normal(0, item_sd, n_items))))
     theta = np.stack([(1 - tie) * p_a, np.full(n_items, tie), (1 - tie) * (1 - p_a)], axis=1)
     return {"beta": beta, "a": a, "b": b, "theta": theta}
@@ -226,13 +254,16 @@ def reannotated_displacement(rng, truth: dict, counts: np.ndarray,
 
 def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
                 draws: int, ranker=None, generator: dict | None = None,
-                units: tuple = UNITS, same_n: bool = True) -> dict:
+                units: tuple = UNITS, same_n: bool = True, advice: dict | None = None
+                ) -> dict:
     """Each method's reduction on one seeded dataset (module docstring). ``ranker``, when
     given, replaces the adviser: ``ranker(table, counts) -> units`` (the test's check that
     the comparison can fail). ``same_n``: the baselines get as many items as were advised
     (the issue's "top N advised items against N random and N highest-entropy items"; the
     adviser lists only items it expects to help, often fewer than ``budget``), else
-    ``budget`` items."""
+    ``budget`` items. ``advice``: per scoring unit, the unit whose advice picks the items
+    (default: the same; ``{"judgment": "majority"}`` scores the majority unit's advice on a
+    judgment-weighted board)."""
     rng = np.random.default_rng(seed)
     if target == "leaderboard":
         truth = pairwise_truth(rng, n_items=n_items, **{**BOARD_GENERATOR, **(generator or {})})
@@ -249,10 +280,14 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
     if target == "leaderboard":
         out = {}
         fresh = fresh_counts(rng, theta, more, draws)
+        found = {}
         for unit in units:
-            advised = (ranker(table, counts) if ranker is not None else
-                       advised_units(table, target=target, budget=budget, more=more,
-                                     seed=seed, unit=unit))
+            by = (advice or {}).get(unit, unit)
+            if by not in found:
+                found[by] = (ranker(table, counts) if ranker is not None else
+                             advised_units(table, target=target, budget=budget, more=more,
+                                           seed=seed, unit=by))
+            advised = found[by]
             n = len(advised) if same_n else budget
             picks = {"advised": advised, "random": random[:n], "entropy": entropy[:n]}
             out[f"n_advised_{unit}"] = len(advised)
@@ -280,12 +315,13 @@ def one_dataset(seed: int, *, target: str, n_items: int, budget: int, more: int,
 
 def run(*, target: str, datasets: int, n_items: int, budget: int, more: int, draws: int,
         seed: int = 0, ranker=None, generator: dict | None = None,
-        units: tuple = UNITS, same_n: bool = True) -> pd.DataFrame:
-    """One row per dataset: each method's reduction (leaderboard: also ``<method>_judgment``,
-    the audit's judgment-weighted scoring)."""
+        units: tuple = UNITS, same_n: bool = True, advice: dict | None = None
+        ) -> pd.DataFrame:
+    """One row per dataset: each method's reduction (leaderboard: ``<method>_<unit>_<ref>``
+    per scoring unit and reference; :func:`one_dataset` for the options)."""
     rows = [one_dataset(seed * 100_003 + d, target=target, n_items=n_items, budget=budget,
                         more=more, draws=draws, ranker=ranker, generator=generator,
-                        units=units, same_n=same_n) for d in range(datasets)]
+                        units=units, same_n=same_n, advice=advice) for d in range(datasets)]
     return pd.DataFrame(rows)
 
 
@@ -359,17 +395,31 @@ def main(argv=None) -> dict:
     parser.add_argument("--full-budget", action="store_true",
                         help="the baselines get the whole budget, not as many items as advised")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--target", choices=("leaderboard", "labels", "both"), default="both")
+    parser.add_argument("--generator", choices=GENERATORS, default=BOARD_GENERATOR["kind"],
+                        help="the leaderboard datasets' item effects (pairwise_truth's kind): "
+                             "bt (Bradley-Terry item effects, one tie share) or dirichlet "
+                             "(the adviser's own model)")
+    parser.add_argument("--precision", type=float, default=BOARD_GENERATOR["precision"],
+                        help="the dirichlet generator's precision s = 1/rho - 1")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     frames = {}
-    for target in ("leaderboard", "labels"):
+    targets = ("leaderboard", "labels") if args.target == "both" else (args.target,)
+    for target in targets:
         cfg = SETTINGS[target]
         settings = (f"{args.datasets} seeded datasets of {cfg['n_items']} items, 1-3 judgments "
                     f"each; up to {args.budget} items re-annotated with {cfg['more']} fresh "
                     f"judgments, {cfg['draws']} draws; baselines: "
                     f"{'the whole budget' if args.full_budget else 'as many items as advised'}")
+        generator = None
+        if target == "leaderboard":
+            generator = {"kind": args.generator, "precision": args.precision}
+            settings += (f"; generator {args.generator}" +
+                         (f", precision {args.precision:g}" if args.generator == "dirichlet"
+                          else ""))
         frames[target] = run(target=target, datasets=args.datasets, budget=args.budget,
-                             same_n=not args.full_budget, **cfg)
+                             same_n=not args.full_budget, generator=generator, **cfg)
         if target == "leaderboard":
             for unit in UNITS:
                 for ref in REFERENCES:

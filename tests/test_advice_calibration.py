@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.advise_bench import run, scoring, summary
+from benchmarks.advise_bench import BOARD_GENERATOR, pairwise_truth, run, scoring, summary
 
 LABELS = {"target": "labels", "datasets": 40, "n_items": 300, "budget": 45, "more": 3,
           "draws": 20}
@@ -60,3 +60,22 @@ def test_the_comparison_can_fail():
     frame = run(**{**LABELS, "datasets": 25}, ranker=random_ranker(5, LABELS["budget"]))
     assert not beats(margins(frame)["random"])
     assert not beats(margins(frame)["entropy"])
+
+
+def test_dirichlet_generator_is_the_stated_model():
+    """``pairwise_truth(kind="dirichlet")``: per model pair, theta's mean is the
+    Bradley-Terry-with-ties mean and its per-label variance the Dirichlet's
+    ``pi (1 - pi) / (s + 1)``; the ``bt`` kind's tie share does not vary at all."""
+    rng = np.random.default_rng(11)
+    cfg = {**BOARD_GENERATOR, "kind": "dirichlet", "precision": 4.0}
+    truth = pairwise_truth(rng, n_items=60_000, **cfg)
+    a, b, theta, beta = truth["a"], truth["b"], truth["theta"], truth["beta"]
+    pick = (a == 0) & (b == 2)
+    p = 1 / (1 + np.exp(-(beta[0] - beta[2])))
+    pi = np.array([(1 - cfg["tie"]) * p, cfg["tie"], (1 - cfg["tie"]) * (1 - p)])
+    got = theta[pick]
+    se = np.sqrt(pi * (1 - pi) / 5 / len(got))
+    assert np.all(np.abs(got.mean(axis=0) - pi) < 4 * se)
+    np.testing.assert_allclose(got.var(axis=0), pi * (1 - pi) / 5, rtol=0.08)
+    bt = pairwise_truth(rng, n_items=1000, **{**cfg, "kind": "bt"})["theta"]
+    assert np.ptp(bt[:, 1]) == 0
