@@ -77,10 +77,15 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
                 scoped = coded.where(F.col(POOL).isin([pool_names.index(p) for p in key]))
             codes, names, pool_of = agg.scope_annotators(key)
             counts = agg.scope_counts(key)
-            pt = pair_tables(scoped, min_overlap=min_overlap, q=q, annotator_codes=codes,
-                             n_rated=int(counts.freq.sum()))
-            crossed = (crossed_patterns(scoped, annotator_names=annotator_names)
-                       if has_icc(scale) else None)
+            # no pair, no crossed subset without an item judged twice (known from the counts)
+            pairable = bool(len(counts.rows)) and int(counts.rows.sum(axis=1).max()) >= 2
+            n_rated = int(counts.freq.sum())
+            pt = (pair_tables(scoped, min_overlap=min_overlap, q=q, annotator_codes=codes,
+                              n_rated=n_rated) if pairable else no_pairs(q, n_rated))
+            crossed = None
+            if has_icc(scale):
+                crossed = (crossed_patterns(scoped, annotator_names=annotator_names)
+                           if pairable else no_crossed())
             agg.scopes[key] = ScopePatterns(counts=counts, pairs=pt, min_overlap=int(min_overlap),
                                             crossed_patterns=crossed, annotator_names=names,
                                             pool_of_annotator=pool_of)
@@ -170,6 +175,25 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                       cell_patterns=uniq, pattern_freq=freq)
 
 
+def no_pairs(q: int, n_rated: int):
+    """The pair tables of a scope whose items are judged once each (as
+    :func:`audit.measure.counts.pair_tables` gives them: one pattern of no cell)."""
+    from ...measure.counts import PairTables
+
+    return PairTables(pairs=np.zeros((0, 2), dtype=np.int64),
+                      tables=np.zeros((0, q, q), dtype=np.int64),
+                      cell_patterns=np.full((min(n_rated, 1), 1), -1, dtype=np.int64),
+                      pattern_freq=np.full(min(n_rated, 1), n_rated, dtype=np.int64))
+
+
+def no_crossed():
+    """The crossed subset of a scope whose items are judged once each: empty."""
+    from ...measure.icc import CrossedPatterns
+
+    return CrossedPatterns(rows=np.zeros((0, 0), dtype=np.int64),
+                           freq=np.zeros(0, dtype=np.int64), annotators=())
+
+
 def crossed_patterns(scoped, *, annotator_names):
     """:class:`audit.measure.icc.CrossedPatterns` of a scope's judgments: the most frequent
     exact annotator set of the items judged twice or more (ties: the larger set, then the
@@ -186,8 +210,7 @@ def crossed_patterns(scoped, *, annotator_names):
            .where(F.col("m") >= 2).groupBy("set").agg(F.count(F.lit(1)).alias("n"))
            .orderBy(F.desc("n"), F.desc(F.size("set")), F.asc("set")).limit(1).collect())
     if not top:
-        return CrossedPatterns(rows=np.zeros((0, 0), dtype=np.int64),
-                               freq=np.zeros(0, dtype=np.int64), annotators=())
+        return no_crossed()
     chosen = [int(a) for a in top[0]["set"]]
     columns = [f"r{j}" for j in range(len(chosen))]
     got = (scoped.where(F.col(ANNOTATOR).isin(chosen)).groupBy(ITEM)
