@@ -112,9 +112,17 @@ def generalized_cmh(s: Strata, scores: np.ndarray | None = None) -> tuple[float,
     for a in range(s.n_annotators):
         big[a, :, a, :] += term1[a]
     cov = big.reshape(s.n_annotators * k, s.n_annotators * k)
+    return dense_q(cov, d)
+
+
+def dense_q(cov: np.ndarray, d: np.ndarray) -> tuple[float, int]:
+    """``Q = d' V^+ d`` and ``rank(V)`` from the formed covariance ``V`` (rows ``annotator *
+    k + response``) and ``d``, by ``V``'s eigen-decomposition (eigenvalues above 1e-9 of the
+    largest kept). Used by :func:`generalized_cmh` and by the aggregates' path
+    (:mod:`audit.measure.patterns`), which forms ``V`` from annotator-pair sums."""
     vals, vecs = np.linalg.eigh((cov + cov.T) / 2)
     keep = vals > 1e-9 * max(float(vals.max()), 1e-300) if len(vals) else vals > 0
-    proj = vecs[:, keep].T @ d.reshape(-1)
+    proj = vecs[:, keep].T @ np.asarray(d).reshape(-1)
     return float((proj ** 2 / vals[keep]).sum()), int(keep.sum())
 
 
@@ -229,21 +237,29 @@ def cmh_operator(s: Strata, scores: np.ndarray | None = None) -> CMHOperator:
     return CMHOperator(g=g, k=kt.T, kt=kt, sign=sign, d=d, diagonal=diagonal, varying=varies)
 
 
+def cg_q(matvec, d: np.ndarray, diagonal: np.ndarray) -> float:
+    """``Q = d' x`` with ``V x = d`` solved by Jacobi-preconditioned conjugate gradients
+    (module docstring): ``matvec`` applies ``V``; ``diagonal`` is ``V``'s diagonal (rows where
+    it is 0 are outside ``V``'s range and left out of ``d``)."""
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    n = len(d)
+    positive = diagonal > 0
+    inv = np.where(positive, 1.0 / np.where(positive, diagonal, 1.0), 0.0)
+    rhs = d * positive
+    x, _ = cg(LinearOperator((n, n), matvec=matvec, dtype=np.float64), rhs,
+              M=LinearOperator((n, n), matvec=lambda v: inv * v, dtype=np.float64),
+              rtol=CG_RTOL, atol=0.0, maxiter=CG_MAXITER)
+    return float(rhs @ x)
+
+
 def _cmh_iterative(s: Strata, scores: np.ndarray | None) -> tuple[float, int]:
     """:func:`generalized_cmh` by conjugate gradients on :func:`cmh_operator` (module
     docstring)."""
     from scipy.sparse.csgraph import connected_components
-    from scipy.sparse.linalg import LinearOperator, cg
 
     op = cmh_operator(s, scores)
-    n = len(op.g)
-    positive = op.diagonal > 0
-    inv = np.where(positive, 1.0 / np.where(positive, op.diagonal, 1.0), 0.0)
-    rhs = op.d * positive
-    x, _ = cg(LinearOperator((n, n), matvec=op, dtype=np.float64), rhs,
-              M=LinearOperator((n, n), matvec=lambda v: inv * v, dtype=np.float64),
-              rtol=CG_RTOL, atol=0.0, maxiter=CG_MAXITER)
-    q = float(rhs @ x)
+    q = cg_q(op, op.d, op.diagonal)
     a_n = s.n_annotators
     # annotators, then items, each item's row listing its annotators (strata are item-sorted)
     indptr = np.r_[np.zeros(a_n + 1, dtype=np.int64),
