@@ -315,8 +315,7 @@ def within_pool_rates_from(agg: MeasureAggregates, *, bootstrap) -> list[dict]:
     item patterns; the annotator-effect fields need judgments (module docstring)."""
     from ..intervals import WILSON, wilson_list
     from . import _ScopedWarnings
-    from .counts import warn_degenerate
-    from .within_pool import disagreement_indicators
+    from .within_pool import disagreement_indicators, pool_rate
 
     out = []
     token = _set_single(agg)
@@ -325,27 +324,14 @@ def within_pool_rates_from(agg: MeasureAggregates, *, bootstrap) -> list[dict]:
             for pool in agg.pools:
                 j = agg.pool_names.index(pool)
                 rows = agg.item_pool_label[:, j]
-                m = rows.sum(axis=1)
-                w = agg.weights[m >= 2]
-                ind = disagreement_indicators(rows)
                 n_ann = int(agg.annotators_per_pool[j])
-                n, k = int(w.sum()), int(w @ ind.astype(np.int64))
-                if n_ann < 2:
-                    warn_degenerate(f"pool {pool!r}: within-pool disagreement",
-                                    "the pool has a single annotator", stacklevel=3)
-                    rate = float("nan")
-                elif n == 0:
-                    warn_degenerate(f"pool {pool!r}: within-pool disagreement",
-                                    "no item has two or more judgments from the pool",
-                                    stacklevel=3)
-                    rate = float("nan")
-                else:
-                    rate = k / n
-                k, n = (k, n) if np.isfinite(rate) else (0, 0)
+                rate, k, n = pool_rate(pool, disagreement_indicators(rows), n_ann,
+                                       agg.weights[rows.sum(axis=1) >= 2])
+                k, n_rated = (k, n) if np.isfinite(rate) else (0, 0)
                 out.append({"pool": pool, "judge": pool in agg.judge_pools,
                             "disagreement_rate": rate,
-                            "ci95": wilson_list(k, n, bootstrap.level), "ci_method": WILSON,
-                            "n_items": int(w.sum()), "n_annotators": n_ann})
+                            "ci95": wilson_list(k, n_rated, bootstrap.level),
+                            "ci_method": WILSON, "n_items": n, "n_annotators": n_ann})
     finally:
         _reset_single(token)
     return out

@@ -107,16 +107,29 @@ def annotator_effect(item: np.ndarray, annotator: np.ndarray, label: np.ndarray,
 
     s = strata(item, annotator, label, min_annotator_judgments=min_annotator_judgments)
     test = within_item_test(s, n_permutations=n_permutations, rng=rng)
-    out = {"test": test, "reference_tests": reference_tests(s, ordered=ordered),
+    return effect_block(test, reference_tests(s, ordered=ordered),
+                        annotator_label_table(s.annotator, s.label, s.n_annotators, s.n_labels),
+                        n_judgments=len(s.item), n_judgments_excluded=s.n_judgments_excluded,
+                        n_annotators=s.n_annotators,
+                        n_annotators_excluded=s.n_annotators_excluded,
+                        min_annotator_judgments=min_annotator_judgments)
+
+
+def effect_block(test: dict, reference: list, table: np.ndarray, *, n_judgments: int,
+                 n_judgments_excluded: int, n_annotators: int, n_annotators_excluded: int,
+                 min_annotator_judgments: int) -> dict:
+    """:func:`annotator_effect`'s block from its parts: the ``test`` dict, the reference
+    tests, and the tested judgments' annotator x label ``table`` (pooled chi-square, Cramér's
+    V; any order of rows and columns), with the counts of what entered."""
+    out = {"test": test, "reference_tests": reference,
            "effect_size": float("nan"),
            "pooled_chi2": {"statistic": float("nan"), "dof": None, "p_value": float("nan"),
                            "note": POOLED_NOTE},
-           "n_judgments": int(len(s.item)), "n_judgments_excluded": s.n_judgments_excluded,
-           "n_annotators": int(s.n_annotators),
-           "n_annotators_excluded": s.n_annotators_excluded,
+           "n_judgments": int(n_judgments), "n_judgments_excluded": int(n_judgments_excluded),
+           "n_annotators": int(n_annotators),
+           "n_annotators_excluded": int(n_annotators_excluded),
            "min_annotator_judgments": int(min_annotator_judgments),
            **({"not_defined": test.pop("not_defined")} if "not_defined" in test else {})}
-    table = annotator_label_table(s.annotator, s.label, s.n_annotators, s.n_labels)
     if table.shape[0] >= 2 and table.shape[1] >= 2:
         chi2, p, dof = pearson_chi2(table)
         out["pooled_chi2"].update(statistic=float(chi2), dof=int(dof), p_value=float(p))
@@ -175,9 +188,7 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10,
     A pool with a single annotator gets NaN rate and test plus a
     :class:`~audit.errors.DegenerateDataWarning`.
     """
-    from ..intervals import WILSON, wilson_list
     from ..contract.labels import LabelKind
-    from .counts import warn_degenerate
     from .moments import is_continuous
     from .sufficient import Sufficient
     from .wide import is_wide, item_disagrees
@@ -199,50 +210,77 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10,
             ind = disagreement_indicators(view.counts)
         n_ann = int((np.bincount(c.annotator, minlength=c.n_annotators) > 0).sum())
         stream = f"within_pool:{pool}"
-        if n_ann < 2:
-            warn_degenerate(f"pool {pool!r}: within-pool disagreement",
-                            "the pool has a single annotator", stacklevel=3)
-            rate = float("nan")
-        elif len(ind) == 0:
-            warn_degenerate(f"pool {pool!r}: within-pool disagreement",
-                            "no item has two or more judgments from the pool", stacklevel=3)
-            rate = float("nan")
-        else:
-            rate = float(ind.mean())
-        k, n = (int(ind.sum()), len(ind)) if np.isfinite(rate) else (0, 0)
+        rate = pool_rate(pool, ind, n_ann)
         effect_of = wide_annotator_effect if wide else annotator_effect
         effect = effect_of(c.item, c.annotator, c.label, q=c.n_categories,
                            min_annotator_judgments=min_annotator_judgments,
                            n_permutations=bootstrap.n_resamples,
                            rng=bootstrap.rng(stream + ":permutation"), ordered=ordered)
-        if effect.get("not_defined"):
-            warn_degenerate(f"pool {pool!r}: annotator-effect test", effect["not_defined"],
-                            stacklevel=3)
-        elif n_ann >= 2 and np.isnan(effect["test"]["p_value"]):
-            warn_degenerate(f"pool {pool!r}: annotator-effect test",
-                            f"fewer than two annotators with >= {min_annotator_judgments} "
-                            "judgments on items they share, or a single label among them",
-                            stacklevel=3)
-        out.append({
-            "pool": pool,
-            "judge": pool in table.judge_pools,
-            "disagreement_rate": rate,
-            "ci95": wilson_list(k, n, bootstrap.level),
-            "ci_method": WILSON,
-            "annotator_effect_p": effect["test"]["p_value"],
-            "effect_size": effect["effect_size"],
-            "effect_size_name": "cramers_v",
-            "test": effect["test"],
-            "reference_tests": effect["reference_tests"],
-            "pooled_chi2": effect["pooled_chi2"],
-            "n_items": int(len(ind)),
-            "n_annotators": n_ann,
-            "n_annotators_tested": effect["n_annotators"],
-            "n_annotators_excluded": effect["n_annotators_excluded"],
-            "n_judgments_tested": effect["n_judgments"],
-            "n_judgments_excluded": effect["n_judgments_excluded"],
-            "min_annotator_judgments": effect["min_annotator_judgments"],
-            **({"not_defined": effect["not_defined"]} if effect.get("not_defined") else {}),
-        })
+        out.append(pool_entry(pool, judge=pool in table.judge_pools, rate=rate, n_ann=n_ann,
+                              effect=effect, level=bootstrap.level,
+                              min_annotator_judgments=min_annotator_judgments))
     return out
+
+
+def pool_rate(pool: str, ind: np.ndarray, n_ann: int, weights: np.ndarray | None = None
+              ) -> tuple[float, int, int]:
+    """``(disagreement_rate, disagreeing items, items)`` of a pool from its items' indicators
+    (:func:`disagreement_indicators`; ``weights``: items per indicator when they are distinct
+    patterns'), NaN with a warning for a single-annotator pool or no item judged twice."""
+    from .counts import warn_degenerate
+
+    w = np.ones(len(ind), dtype=np.int64) if weights is None else np.asarray(weights)
+    n_items = int(w.sum())
+    if n_ann < 2:
+        warn_degenerate(f"pool {pool!r}: within-pool disagreement",
+                        "the pool has a single annotator", stacklevel=3)
+        return float("nan"), 0, n_items
+    if n_items == 0:
+        warn_degenerate(f"pool {pool!r}: within-pool disagreement",
+                        "no item has two or more judgments from the pool", stacklevel=3)
+        return float("nan"), 0, n_items
+    if weights is None:
+        return float(ind.mean()), int(ind.sum()), n_items
+    k = int(w @ np.asarray(ind, dtype=np.int64))
+    return k / n_items, k, n_items
+
+
+def pool_entry(pool: str, *, judge: bool, rate: tuple, n_ann: int, effect: dict, level: float,
+               min_annotator_judgments: int) -> dict:
+    """One pool's entry of :func:`within_pool` from its rate (:func:`pool_rate`) and its
+    annotator-effect block (:func:`annotator_effect`), warning where the test is undefined."""
+    from ..intervals import WILSON, wilson_list
+    from .counts import warn_degenerate
+
+    value, k, n_items = rate
+    k, n = (k, n_items) if np.isfinite(value) else (0, 0)
+    if effect.get("not_defined"):
+        warn_degenerate(f"pool {pool!r}: annotator-effect test", effect["not_defined"],
+                        stacklevel=3)
+    elif n_ann >= 2 and np.isnan(effect["test"]["p_value"]):
+        warn_degenerate(f"pool {pool!r}: annotator-effect test",
+                        f"fewer than two annotators with >= {min_annotator_judgments} "
+                        "judgments on items they share, or a single label among them",
+                        stacklevel=3)
+    return {
+        "pool": pool,
+        "judge": judge,
+        "disagreement_rate": value,
+        "ci95": wilson_list(k, n, level),
+        "ci_method": WILSON,
+        "annotator_effect_p": effect["test"]["p_value"],
+        "effect_size": effect["effect_size"],
+        "effect_size_name": "cramers_v",
+        "test": effect["test"],
+        "reference_tests": effect["reference_tests"],
+        "pooled_chi2": effect["pooled_chi2"],
+        "n_items": n_items,
+        "n_annotators": n_ann,
+        "n_annotators_tested": effect["n_annotators"],
+        "n_annotators_excluded": effect["n_annotators_excluded"],
+        "n_judgments_tested": effect["n_judgments"],
+        "n_judgments_excluded": effect["n_judgments_excluded"],
+        "min_annotator_judgments": effect["min_annotator_judgments"],
+        **({"not_defined": effect["not_defined"]} if effect.get("not_defined") else {}),
+    }
 
