@@ -336,20 +336,30 @@ def crossed(s: Strata) -> np.ndarray:
     return grid
 
 
-def cochran_q(x: np.ndarray) -> tuple[float, int]:
-    """Cochran's (1950) Q of an (items, raters) 0/1 matrix; NaN when every row is constant."""
+def _row_weights(x: np.ndarray, weights) -> np.ndarray:
+    """Items per row: ``weights``, or one each (rows that are distinct patterns carry theirs)."""
+    return (np.ones(len(x)) if weights is None
+            else np.asarray(weights, dtype=np.float64).reshape(-1))
+
+
+def cochran_q(x: np.ndarray, weights=None) -> tuple[float, int]:
+    """Cochran's (1950) Q of an (items, raters) 0/1 matrix (``weights``: items per row);
+    NaN when every row is constant."""
     x = np.asarray(x, dtype=np.float64)
+    w = _row_weights(x, weights)
     k = x.shape[1]
-    col, row = x.sum(axis=0), x.sum(axis=1)
-    total = row.sum()
-    den = k * total - (row ** 2).sum()
+    col, row = w @ x, x.sum(axis=1)
+    total = w @ row
+    den = k * total - w @ (row ** 2)
     q = (k - 1) * (k * (col ** 2).sum() - total ** 2) / den if den > 0 else float("nan")
     return float(q), k - 1
 
 
-def stuart_maxwell(a: np.ndarray, b: np.ndarray, q: int) -> tuple[float, int]:
-    """Stuart-Maxwell marginal homogeneity statistic of two raters' labels (codes < q)."""
-    t = np.bincount(a * q + b, minlength=q * q).reshape(q, q).astype(np.float64)
+def stuart_maxwell(a: np.ndarray, b: np.ndarray, q: int, weights=None) -> tuple[float, int]:
+    """Stuart-Maxwell marginal homogeneity statistic of two raters' labels (codes < q;
+    ``weights``: items per pair of labels)."""
+    t = np.bincount(a * q + b, weights=_row_weights(a, weights),
+                    minlength=q * q).reshape(q, q).astype(np.float64)
     row, col = t.sum(axis=1), t.sum(axis=0)
     used = (row + col) > 0
     t, row, col = t[used][:, used], row[used], col[used]
@@ -362,23 +372,25 @@ def stuart_maxwell(a: np.ndarray, b: np.ndarray, q: int) -> tuple[float, int]:
         return float("nan"), len(d)
 
 
-def friedman(x: np.ndarray) -> tuple[float, int]:
+def friedman(x: np.ndarray, weights=None) -> tuple[float, int]:
     """Friedman's (1937) chi-square of an (items, raters) matrix, mid-ranks within items and
-    the tie correction (as ``scipy.stats.friedmanchisquare``)."""
+    the tie correction (as ``scipy.stats.friedmanchisquare``; ``weights``: items per row)."""
     from scipy import stats
 
     x = np.asarray(x, dtype=np.float64)
-    n, k = x.shape
+    w = _row_weights(x, weights)
+    n, k = float(w.sum()), x.shape[1]
     ranks = stats.rankdata(x, axis=1)
     srt = np.sort(x, axis=1)
     starts = np.ones_like(srt, dtype=bool)
     starts[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    t = np.diff(np.r_[np.flatnonzero(starts.ravel()), srt.size]).astype(np.float64)
-    ties = float((t ** 3 - t).sum())
+    first = np.flatnonzero(starts.ravel())
+    t = np.diff(np.r_[first, srt.size]).astype(np.float64)
+    ties = float(w[first // max(k, 1)] @ (t ** 3 - t))
     corr = 1 - ties / (n * k * (k * k - 1))
     if corr <= 0:
         return float("nan"), k - 1
-    r = ranks.sum(axis=0)
+    r = w @ ranks
     chi2 = (12.0 / (n * k * (k + 1)) * (r ** 2).sum() - 3 * n * (k + 1)) / corr
     return float(chi2), k - 1
 
@@ -388,9 +400,18 @@ def reference_tests(s: Strata, *, ordered: bool, scores: np.ndarray | None = Non
     """The reference tests that apply to the pool's fully crossed subset (module docstring):
     ``[{name, statistic, dof, p_value, n_items, n_annotators}]``; an undefined statistic (every
     crossed item unanimous, say) leaves its test out."""
-    grid = crossed(s)
-    k = s.n_annotators
-    if len(grid) < 2 or k < 2:
+    return grid_reference_tests(crossed(s), n_labels=s.n_labels, ordered=ordered,
+                                values=None if scores is None else _values(s, scores))
+
+
+def grid_reference_tests(grid: np.ndarray, *, n_labels: int, ordered: bool, values=None,
+                         weights=None) -> list[dict]:
+    """:func:`reference_tests` of a crossed subset's (items, annotators) grid of dense label
+    codes ``0 .. n_labels - 1`` (``values``: each code's score, for a continuous scale;
+    ``weights``: items per row when the rows are distinct patterns)."""
+    n_items = len(grid) if weights is None else int(np.asarray(weights).sum())
+    k = grid.shape[1] if grid.ndim == 2 else 0
+    if n_items < 2 or k < 2:
         return []
     out = []
 
@@ -398,15 +419,14 @@ def reference_tests(s: Strata, *, ordered: bool, scores: np.ndarray | None = Non
         if np.isfinite(stat) and dof > 0:
             out.append({"name": name, "statistic": float(stat), "dof": int(dof),
                         "p_value": float(chdtrc(dof, stat)),
-                        "n_items": int(len(grid)), "n_annotators": int(k)})
+                        "n_items": n_items, "n_annotators": int(k)})
 
-    if scores is None and s.n_labels == 2:
-        add("cochran_q", *cochran_q(grid == 1))
-    elif scores is None and k == 2 and 2 < s.n_labels <= STUART_MAX_LABELS:
-        add("stuart_maxwell", *stuart_maxwell(grid[:, 0], grid[:, 1], s.n_labels))
-    if (ordered or scores is not None) and k > 2 and s.n_labels > 2:
-        values = grid if scores is None else _values(s, scores)[grid]
-        add("friedman", *friedman(values))
+    if values is None and n_labels == 2:
+        add("cochran_q", *cochran_q(grid == 1, weights))
+    elif values is None and k == 2 and 2 < n_labels <= STUART_MAX_LABELS:
+        add("stuart_maxwell", *stuart_maxwell(grid[:, 0], grid[:, 1], n_labels, weights))
+    if (ordered or values is not None) and k > 2 and n_labels > 2:
+        add("friedman", *friedman(grid if values is None else values[grid], weights))
     return out
 
 
