@@ -437,36 +437,50 @@ def within_item_test(s: Strata, *, n_permutations: int, rng: np.random.Generator
     """The ``test`` dict of a pool (module docstring): ``name, statistic_name, statistic,
     p_value, n_permutations, mc_se, strata, n_items_informative, method``; NaN statistic and
     p-value (and ``n_permutations`` 0) when fewer than two kept annotators or labels remain."""
+    return pool_test(n_items=s.n_items, n_judgments=len(s.item), n_annotators=s.n_annotators,
+                     n_labels=s.n_labels, scores=scores, fits=cmh.cmh_fits(s, scores),
+                     n_permutations=n_permutations,
+                     asymptotic=lambda: generalized_cmh(s, scores),
+                     permuted=lambda b: permutation_p(s, n_permutations=b, rng=rng,
+                                                      scores=scores))
+
+
+def pool_test(*, n_items: int, n_judgments: int, n_annotators: int, n_labels: int, scores,
+              fits: bool, n_permutations: int, asymptotic, permuted) -> dict:
+    """:func:`within_item_test` from the strata's sizes and two ways to the p-value:
+    ``asymptotic()`` -> the gCMH's ``(Q, dof)``, ``permuted(B)`` -> ``permutation_p``'s
+    ``(statistic, greater, ties)``; which one runs follows the permutation budget. The
+    aggregates' path (:mod:`audit.measure.effect_aggregates`) passes the gCMH from
+    annotator-pair sums."""
     from ..intervals import mc_se
 
     kind = "category" if scores is None else "score"
     out = {"name": PERMUTATION, "statistic_name": STATISTIC[kind], "statistic": float("nan"),
            "p_value": float("nan"), "p_value_conservative": float("nan"),
            "n_permutations": 0, "mc_se": float("nan"), "dof": None, "strata": "item",
-           "n_items_informative": int(s.n_items),
-           "n_judgments": int(len(s.item)), "method": METHOD[PERMUTATION]}
-    if s.n_annotators < 2 or s.n_labels < 2:
+           "n_items_informative": int(n_items),
+           "n_judgments": int(n_judgments), "method": METHOD[PERMUTATION]}
+    if n_annotators < 2 or n_labels < 2:
         return out
-    size = len(s.item)
-    if size * n_permutations > PERMUTATION_BUDGET and not cmh.cmh_fits(s, scores):
+    size = int(n_judgments)
+    if size * n_permutations > PERMUTATION_BUDGET and not fits:
         # a scale too wide for the gCMH's dense (judgments x labels) arrays: as many
         # permutations as the budget allows, if that is enough to give a p-value
         affordable = PERMUTATION_BUDGET // max(size, 1)
         if affordable < MIN_PERMUTATIONS:
             out["not_defined"] = (
-                f"{size:,} judgments on {s.n_labels:,} labels: too wide for the asymptotic "
-                f"test ({(size + s.n_items) * s.n_labels:,} cells > {cmh.CMH_DENSE_CELLS:,}) and "
+                f"{size:,} judgments on {n_labels:,} labels: too wide for the asymptotic "
+                f"test ({(size + n_items) * n_labels:,} cells > {cmh.CMH_DENSE_CELLS:,}) and "
                 f"too many for {MIN_PERMUTATIONS} permutations within the budget")
             return out
         n_permutations = affordable
     if size * n_permutations > PERMUTATION_BUDGET:
-        q, dof = generalized_cmh(s, scores)
+        q, dof = asymptotic()
         out.update(name=ASYMPTOTIC, statistic_name=CMH_STATISTIC[kind], statistic=q,
                    dof=dof, p_value=float(chdtrc(dof, q)) if dof else float("nan"),
                    method=METHOD[ASYMPTOTIC])
         return out
-    stat, greater, ties = permutation_p(s, n_permutations=n_permutations, rng=rng,
-                                        scores=scores)
+    stat, greater, ties = permuted(n_permutations)
     p = float(mid_p(greater, ties, n_permutations))
     out.update(statistic=stat, p_value=p,
                p_value_conservative=(1 + greater + ties) / (1 + n_permutations),
