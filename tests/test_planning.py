@@ -437,19 +437,115 @@ def test_judge_pools_are_not_planned_and_a_pool_can_be_chosen():
         plan_block(table, res, pool="gpt-4")
 
 
-def test_continuous_ratings_have_no_plan_but_a_reason():
+def test_continuous_ratings_get_a_leaderboard_plan_and_no_labels_plan():
+    """A rating table (mean scores) is planned with the rating model; its continuous scale has
+    no majority label, so the labels part says why."""
     from audit.contract import columns as C
     from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.results.plan import Plan
     from audit.contract.table import build_table
+    from audit.planning.leaderboard import METHOD_RATING
+    from audit.results import jsonable
 
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({C.ITEM: [f"i{i // 3}" for i in range(90)],
-                          C.ANNOTATOR: [f"a{i % 3}" for i in range(90)],
-                          C.POOL: ["p"] * 90, C.MODEL: [f"m{(i // 3) % 3}" for i in range(90)],
-                          C.LABEL: rng.normal(size=90).round(4)})
+    n = 600
+    frame = pd.DataFrame({C.ITEM: [f"i{i // 3}" for i in range(n)],
+                          C.ANNOTATOR: [f"a{i % 6}" for i in range(n)],
+                          C.POOL: [f"p{(i % 6) // 3}" for i in range(n)],
+                          C.MODEL: [f"m{(i // 3) % 4}" for i in range(n)],
+                          C.LABEL: (rng.normal(size=n) + np.arange(n) // 3 % 4).round(4)})
     table = build_table(frame, LabelScale(LabelKind.INTERVAL, ()), name="r", source="r")
     block = plan_block(table, _audited(table), n_sims=500)
-    assert "ratings" in block["leaderboard"]["not_defined"]
+    Plan.model_validate(jsonable(block))
+    lb = block["leaderboard"]
+    assert lb["method"] == METHOD_RATING and "scores" in lb["components"]["method"]
+    assert all(e["verdict"] in ("planned", "no_size_suffices") for e in lb["sizes"])
+    assert lb["components"]["n_pairs"] == 4  # the strata: the models
     assert "continuous" in block["labels"]["not_defined"]
-    assert plan_sentences(block) == [("No leaderboard plan: the planner models pairwise win "
-                                      "rates; this table has ratings.")]
+    assert plan_sentences(block)[0].startswith("To keep its order")
+
+
+def test_design_from_scores_is_the_rated_units():
+    """Units are the (item, model) pairs in order, y the scores, the stratum the model; the
+    ANOVA then matches statsmodels' one-way table within each model."""
+    from audit.planning.components import design_from_scores
+    from audit.rank.counts import Scores
+
+    rng = np.random.default_rng(5)
+    item = np.array([0, 0, 1, 1, 1, 2, 3, 3, 2, 4, 4, 4])
+    model = np.array([0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0])
+    pool = np.array([0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 2])
+    score = rng.normal(size=len(item))
+    scores = Scores(("m0", "m1"), ("a", "b", "judge"), item, pool, model, score)
+    d = design_from_scores(scores, ["a", "b"])
+    keep = pool < 2
+    assert d.rating and d.n_models == 2 and d.n_units == 5
+    assert list(d.pair) == [0, 1, 0, 1, 0] and list(d.lo) == list(d.pair)
+    assert np.array_equal(d.y, score[keep]) and np.array_equal(d.unit, item[keep])
+    assert list(d.pool) == list(pool[keep])
+
+
+def test_rating_covariance_matches_simulated_means():
+    """The rating model's exact covariance against 20,000 simulated boards of mean scores with
+    two pools sharing half their items: diagonal, and zero between models."""
+    from audit.planning.components import Design
+
+    rng = np.random.default_rng(3)
+    k, units, sb, sw = 4, 100, 0.5, 2.0
+    model_of_unit = rng.integers(0, k, units)
+    m_a = rng.integers(1, 4, units)
+    m_b = np.where(np.arange(units) < units // 2, rng.integers(1, 3, units), 0)
+    unit = np.concatenate([np.repeat(np.arange(units), m_a), np.repeat(np.arange(units), m_b)])
+    pool = np.concatenate([np.zeros(m_a.sum(), int), np.ones(m_b.sum(), int)])
+    d = Design(unit, pool, np.zeros(len(unit)), model_of_unit, model_of_unit, model_of_unit, k,
+               ("p0", "p1"), rating=True)
+    sims = 20_000
+    b = rng.normal(0, math.sqrt(sb), (sims, units))
+    y = b[:, unit] + rng.normal(0, math.sqrt(sw), (sims, len(unit)))
+    means = []
+    for j in (0, 1):
+        sel = pool == j
+        sums = np.zeros((sims, k))
+        np.add.at(sums.T, model_of_unit[unit[sel]], y[:, sel].T)
+        means.append(sums / np.bincount(model_of_unit[unit[sel]], minlength=k))
+    emp = np.cov(np.hstack(means).T)
+    var = np.diag(emp)
+    for a, b_ in [(0, 0), (1, 1), (0, 1)]:
+        exact = board_covariance(d, a, b_, sb, sw)
+        assert np.all(exact[~np.eye(k, dtype=bool)] == 0)
+        block = emp[a * k:(a + 1) * k, b_ * k:(b_ + 1) * k]
+        se = np.sqrt((np.outer(var[a * k:(a + 1) * k], var[b_ * k:(b_ + 1) * k])
+                      + exact ** 2) / sims)
+        assert np.all(np.abs(block - exact) < 4 * se)
+    balanced = Design(np.repeat(np.arange(40), 3), np.zeros(120, int), np.zeros(120),
+                      np.arange(40) % k, np.arange(40) % k, np.arange(40) % k, k, ("p",),
+                      rating=True)
+    assert nu(board_covariance(balanced, 0, 0, sb, sw)) == pytest.approx(
+        sampling_variance(40, 3, k, sb + sw / 3, rating=True), rel=1e-12)
+
+
+def test_rating_components_reproduce_wmt_bootstrap_sds():
+    """On the WMT23 zh-en MQM ratings, each pool's model-based per-model SD against the audit's
+    bootstrap SDs of that pool's mean scores (root mean square over the ten systems, whose
+    variances differ: the model gives one variance to every model). 1,000 resamples."""
+    import warnings
+
+    from audit import load
+    from audit.pipeline import audit_table
+    from audit.planning.components import design_from_scores
+    from audit.rank.counts import rating_scores
+    from audit.resample import Bootstrap
+    from conftest import REPO
+
+    wmt = REPO / "data" / "wmt23_zhen_mqm"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = load(wmt / "wmt23_zhen_mqm.csv", spec=wmt / "wmt23_zhen_mqm.yaml")
+        res = audit_table(table, bootstrap=Bootstrap(n_resamples=1000), n_sims=500)
+    scores = rating_scores(table)
+    for pool in table.human_pools:
+        d = design_from_scores(scores, [pool])
+        comp = anova(d)
+        model_sd = math.sqrt(nu(board_covariance(d, 0, 0, comp["sigma_b2"], comp["sigma_w2"])))
+        boot = [(r["ci95"][1] - r["ci95"][0]) / 3.92 for r in res["leaderboards"][pool]]
+        assert model_sd == pytest.approx(math.sqrt(np.mean(np.square(boot))), rel=0.15), pool

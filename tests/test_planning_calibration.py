@@ -25,7 +25,7 @@ from audit.planning.components import Design, anova, board_noise, pool_effect, w
 from audit.planning.labels import plan_pool
 from audit.planning.leaderboard import plan_sizes
 from audit.planning.stay import critical_values, p_stay, sampling_variance
-from audit.planning.world import World, stay_rate, win_rates
+from audit.planning.world import RatingWorld, World, rating_stay_rate, stay_rate, win_rates
 
 WORLD = World(n_models=6, gaps=(0.02, 0.04, 0.06), pool_sd=0.008, item_sd=0.08, tie_rate=0.1)
 N_SIMS = 20_000
@@ -192,3 +192,93 @@ def test_world_win_rates_are_the_toolkits_leaderboard():
         ours = win_rates(points, games, pairs, world.n_models)
         theirs = {r["model"]: r["score"] for r in boards[f"pool{p}"]}
         assert np.allclose(ours, [theirs[n] for n in names], atol=1e-12)
+
+
+# -- rating leaderboards (mean scores) ------------------------------------------------------------
+RATING_WORLD = RatingWorld(n_models=6, gaps=(0.2, 0.4, 0.6), pool_sd=0.03, item_var=1.0,
+                           judge_var=2.0)
+#: The rating checks plan from 200,000 simulated boards: at 20,000 a plan's own MC error on
+#: P(stay) (0.002) is as large as the 10,000 simulated datasets' (0.003).
+RATING_SIMS = 200_000
+
+
+def _rating_plan(world, stay, m_options=(1, 3)):
+    truth = world.true_inputs()
+    return plan_sizes(sizes=[world.n_models], stay=stay, sigma_b2=truth["sigma_b2"],
+                      sigma_w2=truth["sigma_w2"], pool_sd=world.pool_sd, gaps=world.gaps,
+                      m_options=m_options, n_sims=RATING_SIMS, seed=1, rating=True)[0]
+
+
+@pytest.mark.parametrize("stay,m", [(0.9, 1), (0.8, 1), (0.9, 3)])
+def test_a_planned_rating_board_stays_put_at_the_target_rate(stay, m):
+    """Skewed (Gamma) item effects and judgment noise, as error-count scores are: the planned
+    number of rated items, simulated afresh, keeps the true order at the target rate."""
+    entry = _rating_plan(RATING_WORLD, stay)
+    assert entry["verdict"] == "planned"
+    row = next(r for r in entry["rows"] if r["m"] == m)
+    rate, se = rating_stay_rate(RATING_WORLD, n_items=row["n_items"], m=m, n_datasets=10_000,
+                                seed=5)
+    both = math.sqrt(se ** 2 + row["p_stay_mc_se"] ** 2)
+    assert abs(rate - stay) <= 2 * both, (rate, se, row)
+    assert row["p_stay"] - stay < 0.002
+
+
+def test_a_half_the_planned_rating_size_does_not_stay_put():
+    """The check can fail: half the planned rated items, or the pairwise formula's size,
+    fall clearly short."""
+    row = _rating_plan(RATING_WORLD, 0.9)["rows"][0]
+    rate, se = rating_stay_rate(RATING_WORLD, n_items=row["n_items"] // 2, m=1,
+                                n_datasets=4000, seed=6)
+    assert rate < 0.9 - 4 * se
+    truth = RATING_WORLD.true_inputs()
+    pairwise = plan_sizes(sizes=[6], stay=0.9, sigma_b2=truth["sigma_b2"],
+                          sigma_w2=truth["sigma_w2"], pool_sd=RATING_WORLD.pool_sd,
+                          gaps=RATING_WORLD.gaps, m_options=(1,), n_sims=RATING_SIMS,
+                          seed=1)[0]["rows"][0]["n_items"]
+    rate, se = rating_stay_rate(RATING_WORLD, n_items=pairwise, m=1, n_datasets=4000, seed=6)
+    assert pairwise < row["n_items"] and rate < 0.9 - 4 * se
+
+
+def test_c_a_rating_pool_effect_beyond_sd_star_has_no_size():
+    world = RatingWorld(n_models=6, gaps=(0.2, 0.4, 0.6), pool_sd=0.15, item_var=1.0,
+                        judge_var=2.0)
+    entry = _rating_plan(world, 0.9)
+    assert entry["verdict"] == "no_size_suffices" and entry["sd_star"] < world.pool_sd
+    assert all(r["n_items"] is None for r in entry["rows"])
+    n = 200_000  # sampling SD 0.009 against the pool effect's 0.15
+    rate, se = rating_stay_rate(world, n_items=n, m=1, n_datasets=2000, seed=8)
+    c = critical_values(6, gaps=world.gaps, n_sims=RATING_SIMS, seed=1)
+    expected = p_stay(c, math.sqrt(world.pool_sd ** 2 + sampling_variance(n, 1, 6, 3.0,
+                                                                          rating=True)))
+    assert rate < 0.9 - 4 * se
+    assert abs(rate - expected) <= 2 * math.sqrt(se ** 2 + entry["ceiling_mc_se"] ** 2)
+    assert expected <= entry["ceiling"]
+
+
+def test_rating_world_means_are_the_toolkits_leaderboard():
+    """The rating world's mean scores against the toolkit's own rating leaderboard on a table
+    built from the same judgments (two pools)."""
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    from audit.rank import rank
+    from audit.resample import Bootstrap
+
+    world = RatingWorld(n_models=4, gaps=(0.5, 1.0), pool_sd=0.2, item_var=1.0, judge_var=2.0)
+    rng = np.random.default_rng(4)
+    n_items, m = 60, 3
+    rows, means = [], []
+    for p in (0, 1):
+        _, _, model, scores = world.draw_judgments(rng, 1, n_items, m)
+        scores = np.round(scores[0], 6)  # as a file holds them
+        for i in range(n_items):
+            for j in range(m):
+                rows.append({C.ITEM: f"{p}-{i:03d}", C.ANNOTATOR: f"p{p}r{j}", C.POOL: f"pool{p}",
+                             C.MODEL: f"model {model[i]}", C.LABEL: scores[i, j]})
+        means.append([scores[model == k].mean() for k in range(world.n_models)])
+    scale = LabelScale(LabelKind.INTERVAL, ())
+    table = build_table(pd.DataFrame(rows), scale, name="rating world", source="world")
+    boards = rank(table, bootstrap=Bootstrap(n_resamples=20), n_sims=200)["leaderboards"]
+    for p in (0, 1):
+        theirs = {r["model"]: r["score"] for r in boards[f"pool{p}"]}
+        assert np.allclose(means[p], [theirs[f"model {k}"] for k in range(4)], atol=1e-9)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..contract.columns import EVERY_HUMAN_POOL as ALL
 from ..errors import InputError
-from .leaderboard import METHOD, plan_sizes
+from .leaderboard import METHOD, METHOD_RATING, plan_sizes
 from .sentences import plan_sentences
 
 __all__ = ["PLAN_DEFAULTS", "plan_block", "plan_sentences"]
@@ -108,19 +108,20 @@ def _not_defined(reason: str) -> dict:
 
 
 def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, seed) -> dict:
-    from ..rank.counts import pairwise_votes
-    from .components import anova, board_noise, design_from_votes, wald
+    from ..rank.counts import pairwise_votes, rating_scores
+    from .components import anova, board_noise, design_from_scores, design_from_votes, wald
 
-    if not table.is_pairwise:
-        return _not_defined("the planner models pairwise win rates; this table has "
-                            + ("ratings" if table.is_rating else "no models"))
+    if not (table.is_pairwise or table.is_rating):
+        return _not_defined("the planner models leaderboards; this table has no models")
+    rating = not table.is_pairwise
     sim = (results.get("stability") or {}).get("simulation_model") or {}
     if not humans or sim.get("skipped") or not sim.get("gaps"):
         return _not_defined(sim.get("skipped") or "fewer than two ranked models or no human "
                             "pool: there is no leaderboard to plan")
     if not any(g > 0 for g in sim["gaps"]):
         return _not_defined("every ranked model has the same score: there is no order to keep")
-    design = design_from_votes(pairwise_votes(table), humans)
+    design = (design_from_scores(rating_scores(table), humans) if rating
+              else design_from_votes(pairwise_votes(table), humans))
     comp = anova(design)
     ident = comp["identified"]
     sb2, sw2 = comp["sigma_b2"], comp["sigma_w2"]
@@ -136,19 +137,19 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
                          score_range=sim.get("score_range"), gap_model=sim.get("gap_model",
                                                                                "resample"),
                          m_now=m_now, n_now=n_now, m_options=M_OPTIONS, budget=budget,
-                         n_sims=n_sims, seed=seed)
+                         n_sims=n_sims, seed=seed, rating=rating)
     own = float(np.mean([noise["own"][p] for p in chosen]))
     unit = (results.get("leaderboard_method") or {}).get("unit", "judgment")
     return {
-        "method": METHOD,
+        "method": METHOD_RATING if rating else METHOD,
         "references": "one-way random-effects ANOVA (Searle, Casella & McCulloch 1992, ch. 3); "
                       "chi-square interval for an SD (Casella & Berger 2002, sec. 9.2); "
                       "displacement simulation of audit.rank.simulation",
         "pool": pool,
         "gap_model": sim.get("gap_model", "resample"),
         "unit_note": None if unit == "judgment" else (
-            "the audit ranked with one vote per item and pool; the plan models every judgment "
-            "counting (unit judgment)"),
+            "the audit ranked with one vote (ratings: the median score) per item and pool; the "
+            "plan models every judgment counting (unit judgment)"),
         "components": {
             "sigma_b2": sb2, "sigma_b2_ci95": wald(sb2, comp["sigma_b2_se"]),
             "sigma_w2": sw2, "sigma_w2_ci95": wald(sw2, comp["sigma_w2_se"]),
@@ -156,10 +157,13 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
             "identified": ident, "n_items": comp["n_units"], "n_pairs": comp["n_pairs"],
             "judgments_per_item_now": m_now, "items_per_pool_now": n_now,
             "sampling_sd_now": math.sqrt(own) if own >= 0 else float("nan"),
-            "method": "one-way random-effects ANOVA of per-judgment outcomes (1 win, 1/2 tie, "
-                      "0 loss), items nested in model pairs, every human judgment; delta-method "
-                      "Wald intervals" + ("" if ident else "; one judgment per item: only "
-                                          "sigma_b^2 + sigma_w^2 is identified"),
+            "method": ("one-way random-effects ANOVA of the scores, rated items nested in "
+                       "their model" if rating else
+                       "one-way random-effects ANOVA of per-judgment outcomes (1 win, 1/2 tie, "
+                       "0 loss), items nested in model pairs")
+                      + ", every human judgment; delta-method Wald intervals"
+                      + ("" if ident else "; one judgment per item: only sigma_b^2 + sigma_w^2 "
+                                          "is identified"),
         },
         "pool_effect": effect,
         "sizes": entries,

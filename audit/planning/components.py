@@ -33,6 +33,13 @@ Sampling covariance of boards (:func:`board_noise`)
     two models share ``2n/(K(K-1))``, with covariance ``-v/(K-1)``), hence the planning formula
     ``nu = A_m K^2 / (2 n (K - 1))``: exactly independent noise of that variance as far as the
     order goes.
+Ratings (a ``model`` column, scores on an ordinal or interval scale)
+    The same ANOVA with ``y`` the score and units ``(item, model)`` nested in their model: the
+    board's score is the mean of a model's scores, so ``Cov(s^a_k, s^b_l) = [k = l]
+    sum_units D_i / (M_ka M_kb)`` with the same ``D_i``: models are rated on their own units,
+    so their noises are independent (an item rated for several models shares nothing here;
+    a common item difficulty would cancel in the order, so the model is conservative there).
+    For ``n`` units spread evenly over ``K`` models, ``m`` judgments each, ``nu = A_m K / n``.
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ Z95 = float(ndtri(0.975))
 
 @dataclass(frozen=True)
 class Design:
-    """Human pairwise judgments as arrays: per judgment its unit, pool code and outcome ``y``
-    (lo's side); per unit its pair code and models ``lo``, ``hi``."""
+    """Human judgments as arrays: per judgment its unit, pool code and outcome ``y`` (pairwise:
+    lo's side; ratings: the score); per unit its stratum code ``pair`` and models ``lo``,
+    ``hi`` (ratings: the unit's model, in all three)."""
 
     unit: np.ndarray
     pool: np.ndarray
@@ -59,6 +67,7 @@ class Design:
     hi: np.ndarray
     n_models: int
     pools: tuple[str, ...]
+    rating: bool = False
 
     @property
     def n_units(self) -> int:
@@ -84,6 +93,24 @@ def design_from_votes(votes, pools: list[str]) -> Design:
     y = (2 - votes.outcome[mask]) / 2.0
     return Design(unit.astype(np.int64), remap[votes.pool[mask]], y, pair // k * k + pair % k,
                   pair // k, pair % k, k, tuple(pools))
+
+
+def design_from_scores(scores, pools: list[str]) -> Design:
+    """The :class:`Design` of the rating judgments of ``pools`` in
+    :class:`audit.rank.counts.Scores`: units ``(item, model)`` nested in their model."""
+    from ..rank.counts import units_of
+
+    codes = [scores.pools.index(p) for p in pools]
+    mask = np.isin(scores.pool, codes)
+    k = len(scores.models)
+    _, model, unit = units_of(scores.item[mask], scores.model[mask], int(scores.item.max()) + 1
+                              if len(scores.item) else 0)
+    remap = np.full(len(scores.pools), -1, dtype=np.int64)
+    remap[codes] = np.arange(len(codes))
+    model = model.astype(np.int64)
+    return Design(unit.astype(np.int64), remap[scores.pool[mask]],
+                  np.asarray(scores.score[mask], dtype=float), model, model, model, k,
+                  tuple(pools), rating=True)
 
 
 def anova(design: Design) -> dict:
@@ -145,6 +172,8 @@ def board_covariance(design: Design, a: int, b: int, sigma_b2: float, sigma_w2: 
     k = design.n_models
     ma, mb = design.judgments(a), design.judgments(b)
     d = ma * mb * sigma_b2 + (ma * sigma_w2 if a == b else 0.0)
+    if design.rating:
+        return _rating_covariance(design, ma, mb, d)
     big_a = np.bincount(design.lo, weights=ma, minlength=k) + \
         np.bincount(design.hi, weights=ma, minlength=k)
     big_b = np.bincount(design.lo, weights=mb, minlength=k) + \
@@ -155,6 +184,21 @@ def board_covariance(design: Design, a: int, b: int, sigma_b2: float, sigma_w2: 
     with np.errstate(divide="ignore", invalid="ignore"):
         cov = -s / np.outer(big_a, big_b)
         np.fill_diagonal(cov, s.sum(axis=1) / (big_a * big_b))
+    absent = (big_a == 0) | (big_b == 0)
+    cov[absent, :] = np.nan
+    cov[:, absent] = np.nan
+    return cov
+
+
+def _rating_covariance(design: Design, ma, mb, d) -> np.ndarray:
+    """Ratings: diagonal ``sum_units D_i / (M_ka M_kb)`` (module docstring), NaN rows and
+    columns for models absent from either pool."""
+    k = design.n_models
+    big_a = np.bincount(design.pair, weights=ma, minlength=k)
+    big_b = np.bincount(design.pair, weights=mb, minlength=k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diag = np.bincount(design.pair, weights=d, minlength=k) / (big_a * big_b)
+    cov = np.diag(diag)
     absent = (big_a == 0) | (big_b == 0)
     cov[absent, :] = np.nan
     cov[:, absent] = np.nan

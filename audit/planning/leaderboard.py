@@ -26,6 +26,10 @@ The model, in full (docs/plan.md shows it worked through):
    ``P(stay) >= stay``; "no size suffices" when ``tau`` alone exceeds ``SD*(K, stay)``, with the
    ceiling ``P(stay)`` at ``n -> infinity``.
 
+A rating board (mean scores) is planned the same way, with the per-model variance
+``A_m K / n`` for ``n`` rated items spread evenly over the ``K`` models and the ANOVA of the
+scores (units nested in their model; :mod:`audit.planning.components`, "Ratings").
+
 Assumptions a reader must accept: normal perturbations (a win rate over a few hundred items is
 close to normal; the pool offsets are assumed so); the pool effect of the planned pool is like
 those measured (a fresh pool of the same kind); items independent; every pair of models equally
@@ -44,6 +48,7 @@ import numpy as np
 from .stay import (
     critical_values,
     mc_se,
+    min_items,
     p_stay,
     required_items,
     sampling_variance,
@@ -57,11 +62,21 @@ METHOD = ("observed win rate = true score + pool effect N(0, tau^2) + item sampl
           "(gap model of stability.simulation_model) at that perturbation SD")
 
 
+#: The same model for a rating board (:mod:`audit.planning.components`, "Ratings").
+METHOD_RATING = ("observed mean score = true score + pool effect N(0, tau^2) + item sampling "
+                 "noise of variance (sigma_b^2 + sigma_w^2 / m) K / n for n rated items spread "
+                 "evenly over the K models, m judgments each from one pool; stays put = the "
+                 "board orders the K models as their true scores; P(stay) from the audit's "
+                 "simulated boards (gap model of stability.simulation_model) at that "
+                 "perturbation SD")
+
+
 def size_plan(critical: np.ndarray, n_models: int, *, stay: float, a: dict,
               pool_var: float, pool_var_ci: list, n_now: float | None, m_now: float,
-              budget: int | None, n_sims: int) -> dict:
+              budget: int | None, n_sims: int, rating: bool = False) -> dict:
     """One ``K``'s entry: ``SD*``, the ceiling, and per ``m`` in ``a`` (``m -> A_m``, None when
-    not identified) the planned items with their interval over ``tau``, and the budget's best.
+    not identified) the planned items with their interval over ``tau``, and the budget's best
+    (``rating``: a mean-score board, items spread over the models rather than the pairs).
     """
     k = int(n_models)
     star = sd_star(critical, stay)
@@ -74,9 +89,10 @@ def size_plan(critical: np.ndarray, n_models: int, *, stay: float, a: dict,
                          "not_defined": "one judgment per item: items and annotators cannot be "
                                         "told apart, so only the current m is planned"})
             continue
-        n = required_items(star, pool_var, k, a_m)
-        ends = [required_items(star, v, k, a_m) for v in pool_var_ci]
-        p = p_stay(critical, math.sqrt(pool_var + sampling_variance(n, m, k, a_m))) \
+        n = required_items(star, pool_var, k, a_m, rating=rating)
+        ends = [required_items(star, v, k, a_m, rating=rating) for v in pool_var_ci]
+        p = p_stay(critical, math.sqrt(pool_var + sampling_variance(n, m, k, a_m,
+                                                                    rating=rating))) \
             if n is not None else None
         rows.append({"m": m, "n_items": n, "n_items_ci95": ends,
                      "judgments": None if n is None else int(n * m),
@@ -92,24 +108,25 @@ def size_plan(critical: np.ndarray, n_models: int, *, stay: float, a: dict,
         out["verdict"] = "no_size_suffices"
     a_now = a.get(m_now)
     if n_now and a_now is not None:
-        p = p_stay(critical, math.sqrt(pool_var + sampling_variance(n_now, m_now, k, a_now)))
+        p = p_stay(critical, math.sqrt(pool_var + sampling_variance(n_now, m_now, k, a_now,
+                                                                    rating=rating)))
         out.update(p_stay_now=p, p_stay_now_mc_se=mc_se(p, n_sims))
     else:
         out.update(p_stay_now=None, p_stay_now_mc_se=None)
     out["budget"] = None if budget is None else _budget(critical, k, a, pool_var, pool_var_ci,
-                                                         int(budget), n_sims)
+                                                         int(budget), n_sims, rating=rating)
     return out
 
 
-def _budget(critical, k, a, pool_var, pool_var_ci, budget, n_sims) -> dict:
+def _budget(critical, k, a, pool_var, pool_var_ci, budget, n_sims, *, rating=False) -> dict:
     """The best ``P(stay)`` within ``budget`` judgments of one pool, over the ``m`` options."""
-    pairs = k * (k - 1) // 2
+    pairs = min_items(k, rating=rating)
     best = None
     for m, a_m in a.items():
         n = budget // m
         if a_m is None or n < pairs:
             continue
-        noise = sampling_variance(n, m, k, a_m)
+        noise = sampling_variance(n, m, k, a_m, rating=rating)
         p = p_stay(critical, math.sqrt(pool_var + noise))
         if best is None or p > best["p_stay"]:
             best = {"judgments": int(n * m), "n_items": int(n), "m": m, "p_stay": p,
@@ -117,8 +134,9 @@ def _budget(critical, k, a, pool_var, pool_var_ci, budget, n_sims) -> dict:
                     "p_stay_ci95": [p_stay(critical, math.sqrt(v + noise))
                                     for v in reversed(pool_var_ci)]}
     if best is None:
-        return {"budget": budget, "not_defined": f"{budget} judgments cannot compare each of the "
-                f"{pairs} pairs of {k} models once"}
+        what = (f"rate each of the {k} models once" if rating
+                else f"compare each of the {pairs} pairs of {k} models once")
+        return {"budget": budget, "not_defined": f"{budget} judgments cannot {what}"}
     return {"budget": budget, **best}
 
 
@@ -126,10 +144,11 @@ def plan_sizes(*, sizes, stay: float, sigma_b2: float, sigma_w2: float, total: f
                pool_sd: float, pool_sd_ci=None, gaps=None, score_range=None,
                gap_model: str = "resample", m_now: float = 1, n_now: float | None = None,
                m_options=(1, 3, 5), budget: int | None = None, n_sims: int = 20_000,
-               seed: int = 0) -> list[dict]:
+               seed: int = 0, rating: bool = False) -> list[dict]:
     """The per-``K`` entries from the model's inputs (the world's true ones in the simulation
     checks, the measured ones in :func:`audit.planning.plan_block`).
 
+    ``rating``: a mean-score board (items spread over the models, :data:`METHOD_RATING`).
     ``sigma_b2``/``sigma_w2`` NaN with ``total`` given: not identified, only ``m_now`` planned
     (``A = total``, valid for the current ``m`` when it is 1). ``pool_sd`` is ``tau`` and
     ``pool_sd_ci`` its interval (default: ``tau`` itself at both ends).
@@ -148,7 +167,8 @@ def plan_sizes(*, sizes, stay: float, sigma_b2: float, sigma_w2: float, total: f
                             n_sims=n_sims, seed=seed)
         out.append(size_plan(c, int(k), stay=stay, a=a, pool_var=pool_sd ** 2,
                              pool_var_ci=[v ** 2 for v in ci], n_now=n_now,
-                             m_now=_as_int(m_now), budget=budget, n_sims=n_sims))
+                             m_now=_as_int(m_now), budget=budget, n_sims=n_sims,
+                             rating=rating))
     return out
 
 

@@ -19,6 +19,8 @@ per-model perturbation variance ``tau^2 + A_m K^2 / (2 n (K - 1))`` (pool effect
 sampling; :mod:`audit.planning.components` derives the second term), so the smallest ``n`` with
 ``p_stay >= p`` is ``ceil(A_m K^2 / (2 (K - 1) (SD*^2 - tau^2)))``, and none exists when
 ``tau >= SD*``: the pool effect alone then caps ``p_stay`` at ``p_stay(tau)`` (the *ceiling*).
+A rating board (mean scores, :mod:`audit.planning.components`) has ``A_m K / n`` in place of
+the second term, so ``n = ceil(A_m K / (SD*^2 - tau^2))``, at least one item per model.
 Why not bisection on a fresh simulation per ``n``: the critical values make every ``n`` one
 lookup on the same draws, so planned sizes and budgets are consistent with each other.
 """
@@ -95,23 +97,37 @@ def sd_star(critical: np.ndarray, stay: float) -> float:
     return 0.0 if math.isinf(c) else 1.0 / c
 
 
-def sampling_variance(n_items: float, m: float, n_models: int, a_m: float) -> float:
-    """Per-model sampling variance (independent-equivalent) of a win-rate board of ``n_models``
-    on ``n_items`` items spread evenly over the pairs: ``A_m K^2 / (2 n (K - 1))`` with
+def sampling_variance(n_items: float, m: float, n_models: int, a_m: float, *,
+                      rating: bool = False) -> float:
+    """Per-model sampling variance (independent-equivalent) of a board of ``n_models`` on
+    ``n_items`` items spread evenly over the pairs (win rates): ``A_m K^2 / (2 n (K - 1))``,
+    or over the models (ratings, ``rating=True``): ``A_m K / n``, with
     ``A_m = sigma_b^2 + sigma_w^2 / m`` (:mod:`audit.planning.components`)."""
     k = int(n_models)
+    if rating:
+        return float(a_m) * k / float(n_items)
     return float(a_m) * k * k / (2.0 * float(n_items) * (k - 1))
 
 
-def required_items(sd_target: float, pool_var: float, n_models: int, a_m: float) -> int | None:
-    """Smallest ``n`` with ``pool_var + sampling_variance(n) <= sd_target^2``, at least one item
-    per pair (``K (K - 1) / 2``); None when ``pool_var >= sd_target^2`` (no size suffices)."""
+def min_items(n_models: int, *, rating: bool = False) -> int:
+    """The fewest items a board can have: one per pair of models (one per model for ratings)."""
     k = int(n_models)
-    pairs = k * (k - 1) // 2
+    return k if rating else k * (k - 1) // 2
+
+
+def required_items(sd_target: float, pool_var: float, n_models: int, a_m: float, *,
+                   rating: bool = False) -> int | None:
+    """Smallest ``n`` with ``pool_var + sampling_variance(n) <= sd_target^2``, at least
+    :func:`min_items`; None when ``pool_var >= sd_target^2`` (no size suffices)."""
+    k = int(n_models)
+    least = min_items(k, rating=rating)
     room = float(sd_target) ** 2 - float(pool_var) if math.isfinite(sd_target) else math.inf
     if not room > 0:
         return None
     if a_m <= 0 or math.isinf(room):
-        return pairs
-    n = math.ceil(a_m * k * k / (2.0 * (k - 1) * room) * (1 - 1e-12))
-    return int(max(n, pairs))
+        return least
+    if rating:
+        n = math.ceil(a_m * k / room * (1 - 1e-12))
+    else:
+        n = math.ceil(a_m * k * k / (2.0 * (k - 1) * room) * (1 - 1e-12))
+    return int(max(n, least))

@@ -150,3 +150,70 @@ def stay_rate(world: World, *, n_items: int, m: int, n_datasets: int, seed: int,
         hits += int(stays(win_rates(points, games, pairs, world.n_models)).sum())
     rate = hits / n_datasets
     return rate, float(np.sqrt(rate * (1 - rate) / n_datasets))
+
+
+@dataclass(frozen=True)
+class RatingWorld:
+    """A simulated world of a rating leaderboard (mean scores), generated at item level.
+
+    ``K`` models with true mean scores the cumulative sum of gaps drawn (with replacement) from
+    ``gaps``; per pool, each model's score offset by ``N(0, pool_sd^2)``; items rated for one
+    model each, round robin over the models; an item's effect and each judgment's noise are
+    centred Gamma draws of shape ``shape`` (skewed, as error-count scores such as MQM are)
+    with variances ``item_var`` and ``judge_var``. The planner's inputs are known exactly:
+    ``sigma_b2 = item_var``, ``sigma_w2 = judge_var`` (:meth:`true_inputs`); the skew is what
+    the planner's normal approximation has to survive.
+    """
+
+    n_models: int
+    gaps: tuple[float, ...]
+    pool_sd: float
+    item_var: float
+    judge_var: float
+    shape: float = 2.0
+
+    def true_inputs(self) -> dict:
+        return {"sigma_b2": self.item_var, "sigma_w2": self.judge_var,
+                "pool_sd": self.pool_sd, "gaps": list(self.gaps)}
+
+    def _centred_gamma(self, rng, var: float, size) -> np.ndarray:
+        scale = np.sqrt(var / self.shape)
+        return scale * (rng.gamma(self.shape, 1.0, size=size) - self.shape)
+
+    def draw_judgments(self, rng, n_datasets: int, n_items: int, m: int) -> tuple:
+        """True scores ``(S, K)`` (ascending in the model index), one pool's offsets ``(S, K)``,
+        each item's model ``(n,)`` (round robin) and the scores ``(S, n, m)`` of ``m``
+        judgments of each of ``n_items`` items."""
+        k = self.n_models
+        g = rng.choice(np.asarray(self.gaps, dtype=float), size=(n_datasets, k - 1))
+        s = np.concatenate([np.zeros((n_datasets, 1)), np.cumsum(g, axis=1)], axis=1)
+        u = rng.normal(0.0, self.pool_sd, size=(n_datasets, k))
+        model = np.arange(n_items) % k
+        item = self._centred_gamma(rng, self.item_var, (n_datasets, n_items))
+        noise = self._centred_gamma(rng, self.judge_var, (n_datasets, n_items, m))
+        scores = (s + u)[:, model, None] + item[..., None] + noise
+        return s, u, model, scores
+
+    def draw_means(self, rng, n_datasets: int, n_items: int, m: int) -> tuple:
+        """True scores ``(S, K)`` and one pool's observed mean scores ``(S, K)`` (every
+        judgment counts) of :meth:`draw_judgments`."""
+        s, _, model, scores = self.draw_judgments(rng, n_datasets, n_items, m)
+        k = self.n_models
+        per_item = scores.sum(axis=2)
+        sums = np.stack([per_item[:, model == j].sum(axis=1) for j in range(k)], axis=1)
+        return s, sums / (np.bincount(model, minlength=k) * m)
+
+
+def rating_stay_rate(world: RatingWorld, *, n_items: int, m: int, n_datasets: int, seed: int,
+                     chunk: int = 200) -> tuple[float, float]:
+    """Share of ``n_datasets`` fresh datasets (fresh truth, pool offsets, items and judgments)
+    whose one-pool rating board keeps the true order, and its Monte-Carlo standard error."""
+    rng = np.random.default_rng([seed, 13])
+    chunk = max(1, min(chunk, 5_000_000 // max(n_items * m, 1)))
+    hits = 0
+    for start in range(0, n_datasets, chunk):
+        size = min(chunk, n_datasets - start)
+        _, observed = world.draw_means(rng, size, n_items, m)
+        hits += int(stays(observed).sum())
+    rate = hits / n_datasets
+    return rate, float(np.sqrt(rate * (1 - rate) / n_datasets))

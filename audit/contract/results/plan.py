@@ -41,7 +41,8 @@ class PlanSettings(Block):
 
 class VarianceComponents(Block):
     """One-way random-effects ANOVA of per-judgment outcomes (1 win, 1/2 tie, 0 loss), items
-    nested in model pairs."""
+    nested in model pairs; for a rating board, of the scores, rated items nested in their
+    model."""
 
     sigma_b2: Num
     """Between-item variance of an item's expected outcome (null: not identified)."""
@@ -58,15 +59,16 @@ class VarianceComponents(Block):
     identified: StrictBool
     """False when no item has two judgments (only ``total`` is estimated)."""
     n_items: StrictInt
-    """Items (item x model pair units) behind the estimate."""
+    """Items (item x model pair units; ratings: item x model) behind the estimate."""
     n_pairs: StrictInt
-    """Model pairs compared."""
+    """Model pairs compared (ratings: models rated), the strata the items are nested in."""
     judgments_per_item_now: Num
     """Median judgments per item of the planned pool(s) today."""
     items_per_pool_now: Num
     """Items judged by the planned pool (mean over pools when none is chosen)."""
     sampling_sd_now: Num
-    """Per-model sampling SD of a pool's board today (independent-equivalent, win-rate scale)."""
+    """Per-model sampling SD of a pool's board today (independent-equivalent, on the board's
+    score scale: win rate, or mean score)."""
     method: str
     """How the components are estimated."""
 
@@ -98,8 +100,8 @@ class SizeRow(Block):
     m: StrictInt
     """Judgments per item, from the planned pool."""
     n_items: StrictInt | None
-    """Smallest number of items (spread evenly over the pairs) at which the board stays put
-    with probability ``stay``; null: no size suffices."""
+    """Smallest number of items (spread evenly over the pairs; ratings: over the models) at
+    which the board stays put with probability ``stay``; null: no size suffices."""
     n_items_ci95: CountInterval
     """``n_items`` at the ends of ``tau``'s interval (null end: no size suffices there)."""
     judgments: StrictInt | None
@@ -165,7 +167,7 @@ class LeaderboardPlan(Block):
     """The leaderboard part of the plan."""
 
     not_defined: str = None
-    """Why there is no leaderboard plan (no models, ratings, fewer than two ranked models)."""
+    """Why there is no leaderboard plan (no models, fewer than two ranked models)."""
     method: str
     """The model, in words."""
     references: str = None
