@@ -150,15 +150,30 @@ def to_table(counts: np.ndarray, truth: dict, scale: LabelScale):
 def advised_units(table, *, target: str, budget: int, more: int, seed: int,
                   unit: str = "judgment") -> np.ndarray:
     """The advised items' indices ``u`` (item ``i{u}``), in rank order, for boards scored by
-    ``unit``."""
+    ``unit``. The leaderboard target calls the adviser's board model directly
+    (:func:`audit.advice.advise.board_model`, ranked as the block ranks): the block's own
+    steps the benchmark does not need are skipped, and under ``unit="judgment"``, where the
+    block lists nothing (its ``skipped`` says why, from this benchmark), the re-weighted
+    ranking is still measured."""
     from audit.advice import advise_block
+    from audit.advice.advise import board_model, ranked
+    from audit.advice.units import read_units
     from audit.rank import rank
     from audit.resample.settings import Bootstrap
 
-    results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=seed), sizes=(2,),
-                   n_sims=10, unit=unit) if target == "leaderboard" else {}
-    block = advise_block(table, results, budget=budget, target=target, more=more, seed=seed)
-    return np.asarray([int(e["item"][1:]) for e in block["items"]], dtype=np.int64)
+    if target == "leaderboard":
+        results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=seed), sizes=(2,),
+                       n_sims=10, unit=unit)
+        units = read_units(table)
+        found = board_model(units, table, results, more=more, budget=budget)
+        if isinstance(found, str):
+            return np.zeros(0, dtype=np.int64)
+        chosen = ranked(found["reduction"], budget)
+        items = units.frame[C.ITEM].to_numpy(dtype=object)[chosen]
+    else:
+        block = advise_block(table, {}, budget=budget, target=target, more=more, seed=seed)
+        items = [e["item"] for e in block["items"]]
+    return np.asarray([int(str(i)[1:]) for i in items], dtype=np.int64)
 
 
 def entropy_units(rng, counts: np.ndarray, budget: int) -> np.ndarray:

@@ -78,19 +78,32 @@ def test_pairwise_block_follows_the_contract(pairwise):
     assert all(e["model_a"] and e["model_b"] and e["model"] is None for e in items)
 
 
-def test_every_judgment_counted_ranks_by_the_exact_change_and_says_what_it_buys(pairwise):
-    """Under the judgment unit the block ranks by the exact D^2 change with re-weighting, and
-    its note and second sentence say what the benchmark found (docs/advise.md)."""
+def test_every_judgment_counted_lists_nothing_for_the_leaderboard_and_targets_labels(
+        pairwise):
+    """Under the judgment unit the leaderboard target lists nothing and says why (in
+    simulation no ranking beat random items, docs/advise.md); with no target asked for, the
+    block targets the labels, records the board's unit and says why in its note and second
+    sentence. The re-weighted model is still computed for the benchmark."""
+    from audit.advice.advise import CAVEAT, JUDGMENT_SKIP, LABELS_NOTE, board_model
+    from audit.advice.units import read_units
+
     table, _ = pairwise
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10)
+    asked = advise_block(table, results, budget=20, target="leaderboard")
+    Advise.model_validate(asked)
+    assert asked["items"] == [] and asked["skipped"] == JUDGMENT_SKIP
+    assert asked["unit"] == "judgment" and "(plan)" in advise_sentences(asked)[0]
     block = advise_block(table, results, budget=20)
     Advise.model_validate(block)
-    assert block["unit"] == "judgment" and "re-weighting" in block["note"]
-    red = [e["expected_reduction"] for e in block["items"]]
-    assert 0 < len(red) <= 20 and red == sorted(red, reverse=True) and min(red) > 0
+    assert block["target"] == "labels" and block["unit"] == "judgment"
+    assert block["note"] == LABELS_NOTE and 0 < len(block["items"]) <= 20
     said = advise_sentences(block)
-    assert "weigh it more than they steady it" in said[1] and "(plan)" in said[1]
-    assert 1 <= len(said) <= 3 and all(s.endswith(".") for s in said)
+    assert said[1] == CAVEAT["labels"] and all(s.endswith(".") for s in said)
+    majority = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,),
+                    n_sims=10, unit="majority")
+    assert advise_block(table, majority, budget=20)["target"] == "leaderboard"
+    found = board_model(read_units(table), table, results, more=3)
+    assert found["unit"] == "judgment" and (found["reduction"] > 0).any()
 
 
 def test_same_inputs_same_bytes(pairwise):

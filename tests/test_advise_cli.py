@@ -49,7 +49,8 @@ def demo(tmp_path_factory):
 def test_demo_prints_the_sentences_and_the_items_in_order(demo):
     result, results, _ = demo
     block = results["advise"]
-    assert block["target"] == "leaderboard"  # the demo compares models
+    # the demo compares models, every judgment counted (the default unit): labels target
+    assert block["target"] == "labels" and block["unit"] == "judgment" and block["note"]
     items = [str(it["item"]) for it in block["items"]]
     assert 0 < len(items) <= 50
     printed = " ".join(result.output.split())
@@ -206,31 +207,34 @@ def test_terminal_answer_shows_hostile_ids_inert(tmp_path):
 
 def test_run_skips_the_leaderboard_advice_above_its_size_and_says_how_to_get_it(
         demo, monkeypatch, tmp_path):
-    """A plain run skips the leaderboard target above ``RUN_MAX_CELLS`` units x adjacent pairs
-    (a skipped reason and a terminal line naming ``annotation-audit advise``); ``advise``
-    computes it whatever the size, and a run below the size is unchanged."""
+    """A plain run skips the leaderboard target (advised on a majority-unit board) above
+    ``RUN_MAX_CELLS`` units x adjacent pairs (a skipped reason and a terminal line naming
+    ``annotation-audit advise``); ``advise`` computes it whatever the size, and a run below
+    the size is unchanged."""
     import audit.advice.advise as advise_mod
     from audit.report.nextsteps import summary_lines
 
-    _, advised, _ = demo
-    block = advised["advise"]
+    # the leaderboard target is advised on a majority-unit board only
+    block = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
+    assert block["target"] == "leaderboard" and block["items"]
     cells = block["n_units"] * len(block["board"]["pairs"])
-    below = audit.run(DEMO, n_bootstrap=20)["advise"]
+    below = audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]
     monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells - 1)
-    ran = audit.run(DEMO, n_bootstrap=20)
+    ran = audit.run(DEMO, n_bootstrap=20, unit="majority")
     skipped = ran["advise"]
     assert skipped["items"] == [] and skipped["board"] is None
     assert "annotation-audit advise" in skipped["skipped"] and f"{cells - 1:,}" in \
         skipped["skipped"]
     assert any("annotation-audit advise" in line for line in summary_lines(ran))
-    printed = invoke("run", DEMO, *FAST, "--out", tmp_path / "r")
+    printed = invoke("run", DEMO, *FAST, "--unit", "majority", "--out", tmp_path / "r")
     assert printed.exit_code == 0, printed.output
     assert "annotation-audit advise" in " ".join(printed.output.split())
-    again = audit.advise(DEMO, n_bootstrap=20)["advise"]
+    again = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
     assert again["skipped"] is None and [it["item"] for it in again["items"]] == \
         [it["item"] for it in block["items"]]
     monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells)
-    assert audit.run(DEMO, n_bootstrap=20)["advise"]["items"] == below["items"]
+    assert audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]["items"] == \
+        below["items"]
 
 
 def test_an_item_without_text_is_listed_with_none_not_the_word(tmp_path):

@@ -29,8 +29,10 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
         Items to list at most.
     target
         ``"leaderboard"`` (the summed swap probability of adjacent pairs) or ``"labels"``
-        (expected wrong plurality labels); None: ``"leaderboard"`` when the data has models,
-        else ``"labels"``.
+        (expected wrong plurality labels); None: ``"leaderboard"`` when the data has models
+        and its leaderboards count one vote per item (``unit="majority"``), else ``"labels"``
+        (on a board that counts every judgment the leaderboard target lists nothing: no
+        ranking of items steadied it more than random ones in simulation, docs/advise.md).
     more
         Extra judgments per re-annotated item that the reduction assumes.
     seed

@@ -139,8 +139,11 @@ class Advise(Block):
     skipped: str | None
     """Why nothing is advised; null otherwise."""
     unit: Literal["judgment", "majority"] | None
-    """Leaderboard target: the scoring of the reference board the advice models (its
-    ``leaderboard_method.unit``); null for the labels target or when no board was read."""
+    """Leaderboard target: the scoring of the reference board (its
+    ``leaderboard_method.unit``; ``judgment``: nothing is listed, ``skipped`` says why); the
+    labels target, when no target was asked for and the board counts every judgment:
+    ``judgment``; null otherwise."""
     note: str | None
-    """Leaderboard target: what the advice can and cannot do under that scoring, with what the
-    benchmark found (docs/advise.md); null for the labels target."""
+    """What the advice can and cannot do under that scoring, with what the benchmark found
+    (docs/advise.md): a majority-unit leaderboard target, or the labels target when no target
+    was asked for and the board counts every judgment; null otherwise."""
