@@ -24,7 +24,8 @@ preference)                                 (ties: larger, then first), then the
                                             frequency)                                  (equal to 1e-12, not to the bit)
 Cohen's kappa per pair, mean, median        per scope, the kept pairs' q x q co-label   item bootstrap over per-item cell rows:
 (``cohen_pairs``)                           tables and each item's row of table cells   the (cell row, frequency) patterns of
-                                            as (row, frequency) (a self-join on item)   :class:`~.counts.PairTables`
+                                            as (row, frequency) (a self-join on item)   :class:`~.counts.PairTables`; per-item
+                                                                                        identity in sparse designs (see Sizes)
 majority-differs / winner-reversed rates,   per item, the (pools x labels) count table  none (Wilson); the null is binomial per
 confusion, all-shared rates, null,          as (pattern, frequency): a pool pair's      split group and the excess bootstrap
 excess (``pool_disagreement``)              view is its two pools' columns               multinomial over group cells
@@ -37,33 +38,40 @@ Wilson interval, ``n_items``,               annotators per pool (an annotator x 
 ``n_annotators``                            count table)
 annotator's pool in Cohen's pairs           annotator x pool judgment counts            none
 annotator-effect permutation test           **judgments** (which annotator gave which   per-item permutations of labels among
-(``within_pool[].test``, p-value)           label on which item): an item's pattern of  annotators; on a cluster: B permutations
-                                            (annotator, label) is nearly always its     per item drawn in a map, annotator x label
-                                                                                        tables summed per permutation (B x A x q)
-                                            own, so patterns do not shrink it           by treeAggregate; not the pandas
-                                                                                        engine's random stream
-gCMH (the same test beyond the              judgments: ``d`` (A x q) is a group-by; the  the asymptotic test has no resampling;
-permutation budget)                         dense ``V`` (A q x A q) a self-join on item  beyond :data:`~.cmh.CMH_MAX_DIM` each
-                                            summed per annotator pair                   conjugate-gradient step is one ``V x``: a
-                                                                                        Spark pass per step (13-22 on the 1M
-                                                                                        benchmark's pools) over cached strata
+(``within_pool[].test`` under the           label on which item): an item's (annotator, annotators. Patterns do not shrink it; but
+permutation budget)                         label) pattern is nearly always its own     only pools with judgments x B <= the
+                                                                                        budget take it, so the driver receives at
+                                                                                        most budget / B judgments a pool (20,000
+                                                                                        at B = 1,000) and runs the pandas code on
+                                                                                        them (:mod:`.effect_aggregates`)
+gCMH (the same test beyond the budget)      integer annotator-pair sums per item size:  none (asymptotic); ``V`` and ``d`` formed
+                                            a self-join on item, ``groupBy(a, b, m)``   on the driver, dense or by conjugate
+                                            of ``n_ic (m [c = c'] - n_ic')``, and per   gradients (:mod:`.effect_aggregates`)
+                                            annotator ``N`` and its items' label sums
 reference tests (Cochran's Q,               the strata's crossed subset as (row,        none
 Stuart-Maxwell, Friedman), pooled chi2,     frequency) and the strata's annotator x
-Cramér's V                                  label table, after the two strata filters
-                                            (annotators with >= min judgments, items
-                                            with >= 2 kept): three group-bys, not built
-                                            here
+Cramér's V                                  label table ``N``
 ==========================================  ==========================================  ===========================================
 
-So every reliability coefficient, every pool comparison and the within-pool rates are computed
-here from aggregates; the within-pool annotator-effect block (test, reference tests, pooled
-chi-square, effect size) still reads judgments. Not covered: wide scales
-(:mod:`audit.measure.wide`, whose sparse patterns would come from the same group-bys) and
-continuous scales (per-item moments, :mod:`audit.measure.moments`).
+So every measurement the audit reports on a short categorical scale is computed here from
+aggregates, with one bounded exception: the within-pool permutation test reads the judgments of
+the pools small enough for it. Not covered: wide scales (:mod:`audit.measure.wide`, whose sparse
+patterns would come from the same group-bys) and continuous scales (per-item moments,
+:mod:`audit.measure.moments`). A pool's tests from aggregates: :mod:`.effect_aggregates`.
 
-Sizes: ``P_items x pools x q`` counts for the distinct item patterns (P_items <= items, in
-practice hundreds on a short scale), ``annotators x pools`` counts, and per scope the kept
-pairs' ``K q^2`` tables, the distinct cell rows and the crossed rows' distinct patterns.
+Sizes: ``P x pools x q`` counts for the ``P`` distinct item patterns, and ``P`` is at most the
+smaller of the items and the number of ways an item's judgments fill ``pools x q`` cells
+(``C(m + pools q - 1, m)`` for ``m`` judgments an item): it does not grow with the judgments,
+but it can be large next to the items when pools x labels is large (19 patterns on PandaLM's
+999 items; 469 on 700 synthetic items of three pools x five labels, 2-6 judgments each). Then
+``annotators x pools`` counts, and per scope the kept pairs' ``K q^2`` tables, the crossed rows'
+distinct patterns (at most ``q^k`` for ``k`` chosen annotators) and the distinct cell rows of
+the Cohen bootstrap. Those last are the one aggregate that does not shrink in a sparse crowd
+design: an item's row names its annotator pairs, so nearly every item is its own pattern (at
+most one per item, a few int64 each). At that scale the Cohen intervals would take a Poisson
+bootstrap on the cluster instead (Chamandy et al. 2012: each item's cells added to B tables
+with Poisson(1) weights drawn from a hash of the item and the resample, ``B x K x q^2`` sums
+returned; not the pandas engine's random stream, so equal in distribution, not in value).
 """
 
 from __future__ import annotations
