@@ -76,3 +76,62 @@ def test_spark_joint_patterns_equal_the_pandas_engines(spark, which):
         np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=field)
     assert got.n_groups == want.n_groups
     np.testing.assert_array_equal(got.full_sample(), want.full_sample())
+
+
+@pytest.mark.parametrize("unit", ["judgment", "majority"])
+@pytest.mark.parametrize("which", ["pandalm", "several_pairs"])
+def test_spark_boards_equal_the_pandas_engines_bit_for_bit(spark, which, unit):
+    """Every board (win rates, Bradley-Terry, their resamples, items judged) from the cluster's
+    :class:`BoardPatterns` equals :func:`pairwise_boards` of the judgments, under both units,
+    with the boards rank() asks for: each pool's and every pool's (a sum under the judgment
+    unit)."""
+    from audit.ingest.spark.aggregates import spark_board_patterns
+    from audit.rank.leaderboard import board_patterns, boards_from_patterns, pairwise_boards
+    from audit.rank.shared import shared_stream
+    from audit.resample import Bootstrap
+
+    table = pandalm_table() if which == "pandalm" else _several_pairs_table()
+    votes = pairwise_votes(table)
+    pools_of = {p: (j,) for j, p in enumerate(votes.pools)}
+    pools_of["all"] = tuple(range(len(votes.pools)))
+    pools_of["first two"] = (0, 1)
+    masks = {k: np.isin(votes.pool, v) for k, v in pools_of.items()}
+    bootstrap = Bootstrap(n_resamples=200, seed=7)
+    want = pairwise_boards(votes, masks, unit=unit, bootstrap=bootstrap,
+                           stream=shared_stream(unit))
+    frame = pd.DataFrame({"item": votes.item, "pool": votes.pool, "lo": votes.lo,
+                          "hi": votes.hi, "outcome": votes.outcome}).sample(frac=1,
+                                                                            random_state=5)
+    bp = spark_board_patterns(spark.createDataFrame(frame), pools_of,
+                              n_models=len(votes.models), unit=unit)
+    mine = board_patterns(votes, masks, unit=unit)
+    assert bp.sums == mine.sums and bp.base == mine.base and bp.judged == mine.judged
+    assert (unit == "judgment") == ("all" in bp.sums)
+    got = boards_from_patterns(bp, votes.models, bootstrap=bootstrap,
+                               stream=shared_stream(unit))
+    assert list(got) == list(want)
+    for key in want:
+        a, b = got[key], want[key]
+        assert a.models == b.models and a.n_items == b.n_items and a.draw == b.draw, key
+        for field in ("score", "samples", "n", "bt", "bt_samples"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field),
+                                          err_msg=f"{key} {field}")
+
+
+def test_sums_of_pool_boards_is_sums_of_boards_on_pool_unions():
+    """The cluster's rule (pool sets and judgments per pool) decides as the pandas engine's
+    (per-judgment masks) on every board layout over four pools of random sizes."""
+    from itertools import combinations
+
+    from audit.rank.shared import sums_of_boards, sums_of_pool_boards
+
+    rng = np.random.default_rng(11)
+    subsets = [c for r in (1, 2, 3, 4) for c in combinations(range(4), r)]
+    for _ in range(300):
+        sizes = rng.integers(1, 6, 4)
+        pool = np.repeat(np.arange(4), sizes)
+        chosen = rng.choice(len(subsets), size=rng.integers(1, 7), replace=False)
+        pools_of = {f"b{j}": subsets[j] for j in chosen}
+        masks = {k: np.isin(pool, v) for k, v in pools_of.items()}
+        got = sums_of_pool_boards(pools_of, {p: int(n) for p, n in enumerate(sizes)})
+        assert got == sums_of_boards(masks), (pools_of, sizes)

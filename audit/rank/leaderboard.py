@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import DegenerateDataWarning
 from ..resample import Bootstrap, item_resamples, percentile_ci
 from .bradley_terry import bradley_terry, per_model
-from .counts import Scores, Votes, joint_patterns, pair_units, rating_units
+from .counts import ClusterPatterns, Scores, Votes, joint_patterns, pair_units, rating_units
 from .shared import shared_draw, shared_resamples, sums_of_boards
 
 #: Largest number of (resample x model x model) comparisons made at once by
@@ -100,25 +100,61 @@ def pairwise_board(votes: Votes, mask: np.ndarray, *, pool: str, unit: str,
                            stream=stream)[pool]
 
 
-def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
-                    bootstrap: Bootstrap, stream: str) -> dict[str, Board]:
-    """Win rates and Bradley-Terry strengths of each set of judgments in ``masks`` (key ->
-    boolean mask), every board from one set of item resamples.
+@dataclass(frozen=True)
+class BoardPatterns:
+    """What every pairwise board of a table is a function of: the joint bootstrap patterns of
+    the boards that have their own columns (``base``, in column order), which boards are sums of
+    others (``sums``: with every judgment counted, the board of every human pool is the sum of
+    the pools' boards), each pattern group's pair code ``lo * n_models + hi`` (``codes``) and
+    the items each board judged (``judged``, in the boards' order). Built from judgments by
+    :func:`board_patterns` (pandas engine) or by group-bys on a cluster
+    (:func:`audit.ingest.spark.aggregates.spark_board_patterns`); :func:`boards_from_patterns`
+    reads only this."""
 
-    Both statistics are functions of each model pair's wins with ties split half
+    cp: ClusterPatterns
+    codes: np.ndarray
+    base: tuple[str, ...]
+    sums: dict[str, list[str]]
+    judged: dict[str, int]
+
+
+def board_patterns(votes: Votes, masks: dict[str, np.ndarray], *, unit: str) -> BoardPatterns:
+    """:class:`BoardPatterns` of each set of judgments in ``masks`` (key -> boolean mask).
+
+    Both statistics of a board are functions of each model pair's wins with ties split half
     (:data:`~audit.rank.bradley_terry.TIE_RULE`), so a unit enters the bootstrap patterns by its
     pair and its doubled wins ``(2 lo + tie, 2 hi + tie)`` in every board
-    (:func:`audit.rank.counts.joint_patterns`): resample ``b`` holds the same items in every
-    board, so a pool switch and a resample are compared on the same items, and the draws are
-    paid once (:func:`audit.rank.shared.shared_resamples`).
+    (:func:`audit.rank.counts.joint_patterns`).
     """
     m = len(votes.models)
     sums = sums_of_boards(masks) if unit == "judgment" else {}
-    base = [key for key in masks if key not in sums]
+    base = tuple(key for key in masks if key not in sums)
     units = {key: pair_units(votes, masks[key], unit=unit) for key in base}
     cp, codes = joint_patterns([(u.item, u.lo * m + u.hi, _doubled_wins(u.counts))
                                 for u in units.values()], len(votes.items))
-    column = {key: 2 * k for k, key in enumerate(base)}
+    judged = {key: len(np.unique(np.concatenate([units[j].item for j in sums.get(key, [key])])))
+              for key in masks}
+    return BoardPatterns(cp, codes, base, sums, judged)
+
+
+def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
+                    bootstrap: Bootstrap, stream: str) -> dict[str, Board]:
+    """Win rates and Bradley-Terry strengths of each set of judgments in ``masks`` (key ->
+    boolean mask), every board from one set of item resamples: :func:`boards_from_patterns`
+    of :func:`board_patterns`. Resample ``b`` holds the same items in every board, so a pool
+    switch and a resample are compared on the same items, and the draws are paid once
+    (:func:`audit.rank.shared.shared_resamples`)."""
+    return boards_from_patterns(board_patterns(votes, masks, unit=unit), votes.models,
+                                bootstrap=bootstrap, stream=stream)
+
+
+def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
+                         stream: str) -> dict[str, Board]:
+    """The boards (in ``bp.judged``'s order) of :class:`BoardPatterns`, ``models`` naming the
+    model codes of the pair codes."""
+    m = len(models)
+    cp, codes, sums = bp.cp, bp.codes, bp.sums
+    column = {key: 2 * k for k, key in enumerate(bp.base)}
 
     def wins(totals, key, pairs):
         """(b, pairs, 2) wins of board ``key``: its columns, or the sum of its parts'."""
@@ -126,7 +162,7 @@ def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
 
     full = cp.full_sample()
     boards, fits = {}, []
-    for key in masks:
+    for key in bp.judged:
         pairs = np.flatnonzero(wins(full, key, slice(None))[0].sum(axis=1) > 0)
         lo_code, hi_code = codes[pairs] // m, codes[pairs] % m
         present = np.unique(np.concatenate([lo_code, hi_code]))
@@ -135,10 +171,9 @@ def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
         if np.isnan(bt[0]).all():
             warnings.warn(f"pool {key!r}: the Bradley-Terry MLE does not exist (a group of "
                           "models never loses to the others); strengths are NaN",
-                          DegenerateDataWarning, stacklevel=3)
-        judged = np.unique(np.concatenate([units[j].item for j in sums.get(key, [key])]))
-        boards[key] = Board(key, tuple(votes.models[i] for i in present), rate[0], None, n[0],
-                            len(judged), bt[0], None)
+                          DegenerateDataWarning, stacklevel=4)
+        boards[key] = Board(key, tuple(models[i] for i in present), rate[0], None, n[0],
+                            bp.judged[key], bt[0], None)
         fits.append((key, pairs, lo, hi, len(present), (wins(full, key, pairs)[0], bt[0])))
 
     def stats(totals):

@@ -62,6 +62,24 @@ def sums_of_boards(masks: dict[str, np.ndarray]) -> dict[str, list[str]]:
     return sums
 
 
+def sums_of_pool_boards(pools_of: dict[str, tuple], judgments: dict) -> dict[str, list[str]]:
+    """:func:`sums_of_boards` for boards given as sets of pools (``pools_of``: key -> pools)
+    and each pool's number of judgments (``judgments``), as a cluster knows them without the
+    per-judgment masks: a board's judgments are its pools', a board lies inside another when its
+    pools do, and the parts cover a board when their pools' judgments add up to its own."""
+    sets = {k: frozenset(p for p in v if judgments.get(p, 0)) for k, v in pools_of.items()}
+    sizes = {k: int(sum(judgments[p] for p in s)) for k, s in sets.items()}
+    sums: dict[str, list[str]] = {}
+    for key in sorted(pools_of, key=sizes.get):
+        parts = [k for k in pools_of if k != key and k not in sums and sizes[k]
+                 and sizes[k] < sizes[key] and sets[k] <= sets[key]]
+        if (len(parts) > 1 and sum(sizes[k] for k in parts) == sizes[key]
+                and sum(judgments[p] for p in frozenset().union(*(sets[k] for k in parts)))
+                == sizes[key]):
+            sums[key] = parts
+    return sums
+
+
 def shared_draw(cp: ClusterPatterns) -> str:
     """The :data:`audit.resample.DRAWS` draw of :func:`shared_resamples` for these patterns.
 

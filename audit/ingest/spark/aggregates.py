@@ -2,15 +2,20 @@
 
 Every pairwise leaderboard of a table, and its item bootstrap, is a function of the joint item
 patterns of :func:`audit.rank.counts.joint_patterns`: per (item, model pair) unit, each
-board's doubled wins ``(2 lo + tie, 2 hi + tie)`` side by side; an item with one unit becomes
-a pattern by its (pair, every board's values) row, counted; an item judged on several pairs is
-its own pattern, its units kept together. :func:`joint_board_patterns` builds the same object
-from a Spark frame of coded judgments with two group-bys, so what reaches the driver is one row
-per distinct pattern plus the units of multi-pair items (at most models^2 x distinct count rows
-in the usual layout), not one row per judgment.
+board's doubled wins ``(2 lo + tie, 2 hi + tie)`` side by side (with ``unit="majority"``, of
+the unit's one majority vote); an item with one unit becomes a pattern by its (pair, every
+board's values) row, counted; an item judged on several pairs is its own pattern, its units
+kept together. :func:`joint_board_patterns` builds the same object from a Spark frame of coded
+judgments with two group-bys, so what reaches the driver is one row per distinct pattern plus
+the units of multi-pair items (at most models^2 x distinct count rows in the usual layout), not
+one row per judgment. :func:`spark_board_patterns` adds what else the boards read (which boards
+are sums of others, and the items each board judged) as a
+:class:`audit.rank.leaderboard.BoardPatterns`, from which
+:func:`audit.rank.leaderboard.boards_from_patterns` computes the pandas engine's boards, bit
+for bit.
 
 Not yet wired into ``--engine spark``: the engine still collects the coded judgments, which the
-reliability statistics need (:mod:`.encode`); this is the leaderboards' half of the move.
+item table, the flipped listing and the advice need (:mod:`.encode`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 ITEM, POOL, LO, HI, OUTCOME = "item", "pool", "lo", "hi", "outcome"
 
 
-def joint_board_patterns(votes, boards, *, n_models: int):
+def joint_board_patterns(votes, boards, *, n_models: int, unit: str = "judgment"):
     """:func:`audit.rank.counts.joint_patterns` of the pairwise boards, computed by Spark.
 
     Parameters
@@ -32,10 +37,12 @@ def joint_board_patterns(votes, boards, *, n_models: int):
         1: tie, 2: hi won), as :class:`audit.rank.counts.Votes` holds them.
     boards
         One tuple of pool codes per board, in board order (each board's judgments are those of
-        its pools, per judgment as :func:`audit.rank.counts.pair_units` with
-        ``unit="judgment"`` counts them).
+        its pools, per unit as :func:`audit.rank.counts.pair_units` counts them).
     n_models
         Number of models (the pair code is ``lo * n_models + hi``).
+    unit
+        ``"judgment"`` (every judgment counts) or ``"majority"`` (each unit of a board is one
+        vote, its :data:`audit.rank.counts.MAJORITY_RULE` outcome).
 
     Returns
     -------
@@ -52,18 +59,28 @@ def joint_board_patterns(votes, boards, *, n_models: int):
     union = sorted({p for b in boards for p in b})
     width = 2 * len(boards)
     columns = [f"v{j}" for j in range(width)]
-    aggregates = []
+    counted = []
     for k, pools in enumerate(boards):
         inside = F.col(POOL).isin(list(pools))
-
-        def won(outcome, inside=inside):
-            return F.sum(F.when(inside & (F.col(OUTCOME) == outcome), 1).otherwise(0))
-
-        aggregates += [(2 * won(0) + won(1)).cast("long").alias(columns[2 * k]),
-                       (2 * won(2) + won(1)).cast("long").alias(columns[2 * k + 1])]
+        counted += [F.sum(F.when(inside & (F.col(OUTCOME) == o), 1).otherwise(0)).alias(f"c{k}_{o}")
+                    for o in range(3)]
     units = (votes.where(F.col(POOL).isin(union))
              .withColumn("pair", F.col(LO).cast("long") * n_models + F.col(HI))
-             .groupBy(ITEM, "pair").agg(*aggregates))
+             .groupBy(ITEM, "pair").agg(*counted))
+    values = []
+    for k in range(len(boards)):
+        c = [F.col(f"c{k}_{o}") for o in range(3)]
+        if unit == "majority":  # one vote: the plurality outcome, a tie for the most a tie
+            top = F.greatest(*c)
+            n_top = sum(F.when(x == top, 1).otherwise(0) for x in c)
+            judged = (c[0] + c[1] + c[2]) > 0
+            single = judged & (n_top == 1)
+            c = [F.when(single & (c[0] == top), 1).otherwise(0),
+                 F.when(judged & ~single | single & (c[1] == top), 1).otherwise(0),
+                 F.when(single & (c[2] == top), 1).otherwise(0)]
+        values += [(2 * c[0] + c[1]).cast("long").alias(columns[2 * k]),
+                   (2 * c[2] + c[1]).cast("long").alias(columns[2 * k + 1])]
+    units = units.select(ITEM, "pair", *values)
     per_item = units.groupBy(ITEM).agg(F.count(F.lit(1)).alias("_units"))
     units = units.join(per_item, on=ITEM).cache()
     try:
@@ -90,3 +107,28 @@ def joint_board_patterns(votes, boards, *, n_models: int):
         values=values.astype(float),
         n_groups=len(codes))
     return patterns, codes
+
+
+def spark_board_patterns(votes, pools_of: dict, *, n_models: int, unit: str):
+    """The :class:`audit.rank.leaderboard.BoardPatterns` of the boards ``pools_of`` (key -> its
+    pool codes, in board order), from a Spark frame of coded judgments (as
+    :func:`joint_board_patterns` reads it): which boards are sums of others
+    (:func:`audit.rank.shared.sums_of_pool_boards`, from each pool's judgments), the joint
+    patterns of the others, and each board's judged items, by group-bys."""
+    from pyspark.sql import functions as F
+
+    from ...rank.leaderboard import BoardPatterns
+    from ...rank.shared import sums_of_pool_boards
+
+    pools_of = {k: tuple(int(p) for p in v) for k, v in pools_of.items()}
+    per_pool = {int(r[POOL]): int(r["n"]) for r in
+                votes.groupBy(POOL).agg(F.count(F.lit(1)).alias("n")).collect()}
+    sums = sums_of_pool_boards(pools_of, per_pool) if unit == "judgment" else {}
+    base = tuple(k for k in pools_of if k not in sums)
+    cp, codes = joint_board_patterns(votes, [pools_of[k] for k in base], n_models=n_models,
+                                     unit=unit)
+    counts = [F.countDistinct(F.when(F.col(POOL).isin(list(v)), F.col(ITEM))).alias(f"j{i}")
+              for i, v in enumerate(pools_of.values())]
+    row = votes.agg(*counts).collect()[0]
+    judged = {k: int(row[f"j{i}"]) for i, k in enumerate(pools_of)}
+    return BoardPatterns(cp, codes, base, sums, judged)
