@@ -10,9 +10,13 @@ pool, one judgment per item, Unicode ids, a label one pool never uses):
   integer and in the same order, the pandas engine's (:class:`audit.measure.sufficient.Sufficient`
   and its views: the item x pool x label counts, each scope's count patterns, Cohen pair tables
   and cell patterns, the ICC's crossed rows);
-* the reliability block, every pool comparison and the within-pool rates computed from
-  aggregates (:mod:`audit.measure.patterns`) equal :func:`audit.measure.measure`'s to 1e-12,
-  from the pandas engine's aggregates (no Spark) and from the cluster's.
+* the reliability block, every pool comparison and the whole within-pool block computed from
+  aggregates (:mod:`audit.measure.patterns`, :mod:`audit.measure.effect_aggregates`) equal
+  :func:`audit.measure.measure`'s to 1e-12, from the pandas engine's aggregates (no Spark) and
+  from the cluster's; the within-pool test in each of its three regimes (the permutation test
+  on the judgments the driver receives under the budget, the dense gCMH and the
+  conjugate-gradient gCMH from annotator-pair sums, the last two forced by lowering the
+  budget and the dense limit).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from conftest import REPO, preference_table, shared_data
 from audit.contract import columns as C
 from audit.contract.labels import LabelKind, LabelScale
 from audit.contract.table import build_table
-from audit.measure import measure
+from audit.measure import cmh, measure, within_item
+from audit.measure.effect_aggregates import strata_aggregates_by_pool, within_pool_from
 from audit.measure.patterns import (aggregates_of, pool_disagreement_from, reliability_from,
                                     within_pool_rates_from)
 from audit.resample import Bootstrap
@@ -152,10 +157,11 @@ def _expected(name):
 
 # -- comparisons ----------------------------------------------------------------------------------
 
-def _assert_same_measurement(name, agg):
-    """Reliability, pool disagreement and within-pool rates from ``agg`` equal the pandas
-    engine's results on table ``name``."""
-    want = _expected(name)
+def _assert_same_measurement(name, agg, strata=None, want=None):
+    """Reliability, pool disagreement and within-pool rates from ``agg`` (and with ``strata``,
+    the pools' :class:`StrataAggregates`, the whole within-pool block) equal the pandas
+    engine's results on table ``name`` (``want``, else :func:`measure`'s by default)."""
+    want = want or _expected(name)
     rel = plain(_quiet(reliability_from, agg, bootstrap=BOOT))
     found = result_differences(want["reliability"], rel, tol=TOL)
     assert not found, f"reliability: {len(found)} difference(s), first: {found[:3]}"
@@ -166,6 +172,10 @@ def _assert_same_measurement(name, agg):
     found = result_differences([{k: p[k] for k in WITHIN_POOL_KEYS} for p in want["within_pool"]],
                                rates, tol=TOL)
     assert not found, f"within-pool rates: {len(found)} difference(s), first: {found[:3]}"
+    if strata is not None:
+        block = plain(_quiet(within_pool_from, agg, strata, bootstrap=BOOT))
+        found = result_differences(want["within_pool"], block, tol=TOL)
+        assert not found, f"within-pool: {len(found)} difference(s), first: {found[:3]}"
 
 
 def _assert_same_aggregates(got, want):
@@ -195,6 +205,43 @@ def _assert_same_aggregates(got, want):
             assert g.crossed_patterns.annotators == w.crossed_patterns.annotators, where
 
 
+def _reference_strata(table):
+    from audit.measure.sufficient import Sufficient
+
+    return strata_aggregates_by_pool(Sufficient(table), table.pools, min_annotator_judgments=10,
+                                     n_permutations=BOOT.n_resamples)
+
+
+def _assert_same_strata(got: dict, want: dict):
+    """Every pool's strata aggregates equal, field by field; the judgments as a set."""
+    assert list(got) == list(want)
+    for pool, w in want.items():
+        g = got[pool]
+        for field in ("annotators", "labels", "annotator_label", "sizes", "label_sums",
+                      "pair_keys", "pair_sums", "varying_labels", "crossed_rows",
+                      "crossed_freq"):
+            np.testing.assert_array_equal(getattr(g, field), getattr(w, field),
+                                          err_msg=f"pool {pool}: {field}")
+        for field in ("n_items", "n_judgments_excluded", "n_annotators_excluded"):
+            assert getattr(g, field) == getattr(w, field), (pool, field)
+        assert (g.judgments is None) == (w.judgments is None), pool
+        if w.judgments is not None:
+            def rows(j):
+                return sorted(zip(*(np.asarray(x).tolist() for x in j)))
+            assert rows(g.judgments) == rows(w.judgments), pool
+
+
+REGIMES = {"permutation": {}, "gcmh_dense": {"PERMUTATION_BUDGET": 0},
+           "gcmh_cg": {"PERMUTATION_BUDGET": 0, "CMH_MAX_DIM": 2}}
+
+
+def _regime(monkeypatch, regime):
+    """Force the within-pool test's regime: a zero budget sends every pool to the gCMH, a
+    dense limit of 2 cells to its conjugate-gradient path."""
+    for key, value in REGIMES[regime].items():
+        monkeypatch.setattr(within_item if key == "PERMUTATION_BUDGET" else cmh, key, value)
+
+
 def _reference_aggregates(table, **options):
     """The aggregates read straight off the pandas engine's views (not through
     :func:`aggregates_of`'s own derivations): the count patterns summed from the item x pool x
@@ -211,7 +258,22 @@ def _reference_aggregates(table, **options):
 
 @pytest.mark.parametrize("name", list(DATASETS))
 def test_measurement_from_the_pandas_engines_aggregates_equals_measure(name):
-    _assert_same_measurement(name, _reference_aggregates(_table(name)))
+    _assert_same_measurement(name, _reference_aggregates(_table(name)),
+                             _reference_strata(_table(name)))
+
+
+@pytest.mark.parametrize("regime", [r for r in REGIMES if r != "permutation"])
+@pytest.mark.parametrize("name", ["hs_brexit", "convabuse", "synthetic", "judge_pool",
+                                  "unicode_ids", "label_unused_in_one_pool"])
+def test_within_pool_gcmh_from_pair_sums_equals_measure(monkeypatch, name, regime):
+    _regime(monkeypatch, regime)
+    table = _table(name)
+    want = _quiet(measure, table, bootstrap=BOOT)
+    tests = [p["test"]["name"] for p in want["within_pool"] if np.isfinite(p["test"]["p_value"])]
+    assert tests and set(tests) == {within_item.ASYMPTOTIC}
+    strata = _reference_strata(table)
+    assert all(s.judgments is None for s in strata.values())  # no judgment on the driver
+    _assert_same_measurement(name, _reference_aggregates(table), strata, want=want)
 
 
 def test_the_data_sets_exercise_every_aggregate():
@@ -300,4 +362,27 @@ def test_cluster_aggregates_and_statistics_equal_the_pandas_engines(spark, name)
                              annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories),
                              judge_pools=table.judge_pools, min_overlap=10)
     _assert_same_aggregates(got, _reference_aggregates(table))
-    _assert_same_measurement(name, got)
+    strata = _cluster_strata(spark, table, got, complete=True)
+    _assert_same_strata(strata, _reference_strata(table))
+    _assert_same_measurement(name, got, strata)
+
+
+def _cluster_strata(spark, table, agg, **options):
+    from audit.ingest.spark.measure_aggregates import cluster_strata
+
+    return cluster_strata(_coded_by_spark(spark, table, seed=11), agg, min_annotator_judgments=10,
+                          n_permutations=BOOT.n_resamples, **options)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["hs_brexit", "synthetic"])
+def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name):
+    """With every pool over the budget the cluster sends no judgment, and the within-pool
+    block from its pair sums equals the pandas engine's gCMH."""
+    _regime(monkeypatch, "gcmh_dense")
+    table = _table(name)
+    agg = _reference_aggregates(table)
+    strata = _cluster_strata(spark, table, agg)
+    assert all(s.judgments is None for s in strata.values())
+    _assert_same_strata(strata, _reference_strata(table))
+    _assert_same_measurement(name, agg, strata, want=_quiet(measure, table, bootstrap=BOOT))

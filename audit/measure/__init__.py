@@ -12,7 +12,9 @@ read by every block below), :mod:`.counts` (sufficient statistics), :mod:`.alpha
 :mod:`.scope` (one scope, all metrics), :mod:`.disagreement` (pool vs pool),
 :mod:`.within_pool`, :mod:`.within_item` and :mod:`.cmh` (the annotator-effect tests);
 :mod:`.moments` (which sufficient statistic for which scale; per-item moments) and
-:mod:`.continuous` (every block of a continuous interval scale, from moments).
+:mod:`.continuous` (every block of a continuous interval scale, from moments);
+:mod:`.patterns` and :mod:`.effect_aggregates` (the same blocks of a categorical scale from
+aggregates alone, as a Spark cluster returns them; what each statistic needs, tabled).
 """
 
 from __future__ import annotations

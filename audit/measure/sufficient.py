@@ -6,9 +6,11 @@ disagreement and within-pool variability neither copy the frame nor recount it p
 
 ``codes``
     four int64 arrays, one entry per judgment (the categoricals' codes), 32 bytes a judgment.
-    With the views' codes (below) they are the only judgment-sized state: the within-item
-    permutation test, the pairwise Cohen tables and the crossed ICC subset need judgments;
-    everything else is smaller.
+    With the views' codes (below) they are the only judgment-sized state. Every statistic
+    read from them is also a function of aggregates (:mod:`audit.measure.patterns`, which
+    tables them): the pairwise Cohen tables and the crossed ICC subset of per-scope group-bys,
+    the within-item tests of annotator-pair sums, except the permutation test of pools under
+    its budget.
 ``item_pool_label``
     the (items, pools, labels) count tensor (Fleiss 1971's items x categories table, per pool):
     ``items x pools x q`` int64 cells, built by one ``np.bincount``. A scope's items x

@@ -9,8 +9,22 @@ small integers (10 bytes per pairwise judgment, in Spark's order: no result depe
 plus each id column's dictionary, and builds an :class:`~audit.contract.table.AnnotationTable`
 holding the pandas engine's judgments with the same categories; measurement, leaderboards,
 suites, report and card then run the same code. The two engines give identical results (the
-test suite compares them to 1e-12). :mod:`.aggregates` computes the leaderboards' bootstrap
-patterns by group-bys on the cluster (tested equal to the pandas engine's; not yet wired in).
+test suite compares them to 1e-12).
+
+What can already run on the cluster, tested equal to the pandas engine but not yet wired in
+(the engine still collects the judgments): :mod:`.aggregates`, the leaderboards' bootstrap
+patterns; :mod:`.measure_aggregates`, every aggregate the categorical measurement reads
+(reliability, pool disagreement, within-pool rates and tests; what each statistic needs is
+tabled in :mod:`audit.measure.patterns`), of which the driver receives patterns, annotator x
+pool and annotator-pair tables, and the judgments only of pools small enough for the
+within-pool permutation test. Still reading the judgments on the driver: ``dataset`` (the
+table's summary: counts, a group-by each), the ``rank`` blocks (leaderboards, stability, judge
+alignment: per (model pair, outcome, pool) counts and the patterns :mod:`.aggregates`
+computes), ``plan`` and ``advise`` (per-item posteriors: a map over items), the item export and
+the flipped-item listing (capped, sorted queries), wide and continuous scales (sparse patterns,
+per-item moments: the same group-bys), and the Cohen intervals of sparse crowd designs, whose
+cell-row patterns are item-sized (a Poisson bootstrap over items, :mod:`audit.measure.patterns`).
+Wiring in (no collect) waits for all of them.
 
 Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench) are converted once with
 ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec that

@@ -14,15 +14,19 @@ not judgments (what each statistic needs, and why, is the table in :mod:`audit.m
   by ``groupBy(cell)`` and each item's sorted row of cells counted by ``groupBy(cells)``;
 * per scope, when the level has the ICC: each item's sorted annotator set, the most frequent
   set (ties: larger, then first: ``orderBy`` + ``limit(1)``), then the covered items' rating
-  rows counted by ``groupBy``.
+  rows counted by ``groupBy``;
+* per pool, the within-pool test's strata (:func:`pool_strata_aggregates`): their items' label
+  counts by ``groupBy(item)``, ``N`` by ``groupBy(annotator, label)``, and either the strata's
+  judgments (a pool under the permutation budget) or the gCMH's integer annotator-pair sums
+  (a self-join on item, ``groupBy(a, b, m)``) with the crossed rows
+  (:mod:`audit.measure.effect_aggregates`).
 
-The computations are the pandas engine's (:mod:`audit.measure.counts`, :mod:`audit.measure.icc`);
-``tests/test_spark_measure.py`` checks every aggregate and every statistic against it.
+The computations are the pandas engine's (:mod:`audit.measure.counts`, :mod:`audit.measure.icc`,
+:mod:`audit.measure.within_item`); ``tests/test_spark_measure.py`` checks every aggregate and
+every statistic against it.
 
-Not yet wired into ``--engine spark`` (which still collects the coded judgments,
-:mod:`.encode`): the within-pool annotator-effect test needs judgments (module docstring of
-:mod:`audit.measure.patterns`), and so do the item export, the flipped-item listing and the
-advice, which are not measurement.
+Not yet wired into ``--engine spark``, which still collects the coded judgments
+(:mod:`.encode`): the other blocks of the audit read them too (:mod:`audit.ingest.spark`).
 """
 
 from __future__ import annotations
@@ -223,3 +227,133 @@ def crossed_patterns(scoped, *, annotator_names):
                                  got["_n"].to_numpy(np.int64))
     return CrossedPatterns(rows=rows, freq=freq,
                            annotators=tuple(annotator_names[a] for a in chosen))
+
+
+def pool_strata_aggregates(coded, *, pool: int, q: int, annotator_counts: np.ndarray,
+                           min_annotator_judgments: int, n_permutations: int,
+                           complete: bool = False):
+    """:class:`audit.measure.effect_aggregates.StrataAggregates` of pool code ``pool``, by
+    group-bys: the kept annotators are known on the driver (``annotator_counts``, the pool's
+    column of the annotator x pool counts); the informative items by ``groupBy(item)`` with
+    their label counts; ``N`` by ``groupBy(annotator, label)``. Then, when the permutation test
+    runs (:func:`audit.measure.effect_aggregates.permutes`), the strata's judgments (bounded
+    by the budget); otherwise (or with ``complete``) the gCMH's sums: ``groupBy(annotator,
+    m)`` of the items' label counts, a self-join on item ``groupBy(a, b, m)`` of the
+    integer blocks, the varying labels, and the crossed rows counted by ``groupBy``."""
+    from pyspark.sql import functions as F
+
+    from ...measure.effect_aggregates import StrataAggregates, permutes
+
+    counts = np.asarray(annotator_counts, dtype=np.int64)
+    kept = np.flatnonzero(counts >= min_annotator_judgments)
+    n_ann_excluded = int(((counts > 0) & (counts < min_annotator_judgments)).sum())
+    n_pool = int(counts.sum())
+    n_cols = [f"n{c}" for c in range(q)]
+    inside = coded.where((F.col(POOL) == int(pool))
+                         & F.col(ANNOTATOR).isin([int(a) for a in kept]))
+    items = (inside.groupBy(ITEM)
+             .agg(F.count(F.lit(1)).alias("m"),
+                  *[F.sum(F.when(F.col(LABEL) == c, 1).otherwise(0)).cast("long").alias(n)
+                    for c, n in enumerate(n_cols)])
+             .where(F.col("m") >= 2))
+    strata = inside.join(items, on=ITEM).cache()
+    try:
+        n_items = items.count()
+        got = strata.groupBy(ANNOTATOR, LABEL).count().toPandas()
+        annotators = np.unique(got[ANNOTATOR].to_numpy(np.int64))
+        labels = np.unique(got[LABEL].to_numpy(np.int64))
+        n_a, k = len(annotators), len(labels)
+        a_pos = np.searchsorted(annotators, got[ANNOTATOR].to_numpy(np.int64))
+        l_pos = np.searchsorted(labels, got[LABEL].to_numpy(np.int64))
+        table = np.zeros((n_a, k), dtype=np.int64)
+        table[a_pos, l_pos] = got["count"].to_numpy(np.int64)
+        n_judgments = int(table.sum())
+        judgments = None
+        if permutes(n_judgments, n_items, k, n_permutations):
+            rows = strata.select(ITEM, ANNOTATOR, LABEL).toPandas()
+            judgments = tuple(rows[c].to_numpy(np.int64) for c in (ITEM, ANNOTATOR, LABEL))
+        empty = dict(sizes=np.zeros(0, dtype=np.int64),
+                     label_sums=np.zeros((n_a, 0, k), dtype=np.int64),
+                     pair_keys=np.zeros((0, 3), dtype=np.int64),
+                     pair_sums=np.zeros((0, k, k), dtype=np.int64),
+                     varying_labels=np.zeros((n_a, k), dtype=bool),
+                     crossed_rows=np.zeros((0, n_a), dtype=np.int64),
+                     crossed_freq=np.zeros(0, dtype=np.int64))
+        parts = (_cmh_sums(strata, annotators=annotators, labels=labels, n_cols=n_cols)
+                 if (judgments is None or complete) and n_items else empty)
+    finally:
+        strata.unpersist()
+    return StrataAggregates(annotators=annotators, labels=labels, n_items=int(n_items),
+                            n_judgments_excluded=n_pool - n_judgments,
+                            n_annotators_excluded=n_ann_excluded, annotator_label=table,
+                            judgments=judgments, **parts)
+
+
+def _cmh_sums(strata, *, annotators: np.ndarray, labels: np.ndarray, n_cols: list) -> dict:
+    """The gCMH's and the reference tests' aggregates of the cached ``strata`` (judgments with
+    their item's ``m`` and label counts ``n0 ..``), positions numbering ``annotators`` and
+    ``labels`` (the used label codes: only their columns are read)."""
+    from pyspark.sql import functions as F
+
+    from ...measure.patterns import sorted_patterns
+
+    n_a, k = len(annotators), len(labels)
+    used = [n_cols[int(c)] for c in labels]
+    per_size = (strata.groupBy(ANNOTATOR, "m")
+                .agg(*[F.sum(c).cast("long").alias(c) for c in used]).toPandas())
+    sizes = np.unique(per_size["m"].to_numpy(np.int64))
+    label_sums = np.zeros((n_a, len(sizes), k), dtype=np.int64)
+    label_sums[np.searchsorted(annotators, per_size[ANNOTATOR].to_numpy(np.int64)),
+               np.searchsorted(sizes, per_size["m"].to_numpy(np.int64))] = \
+        per_size[used].to_numpy(np.int64).reshape(-1, k)
+    left = strata.select(ITEM, F.col(ANNOTATOR).alias("a"), "m", *used)
+    right = strata.select(ITEM, F.col(ANNOTATOR).alias("b"))
+    blocks = [F.sum(F.col(c1) * ((F.col("m") if i == j else F.lit(0)) - F.col(c2)))
+              .cast("long").alias(f"s{i}_{j}")
+              for i, c1 in enumerate(used) for j, c2 in enumerate(used)]
+    pairs = (left.join(right, on=ITEM).where(F.col("a") <= F.col("b"))
+             .groupBy("a", "b", "m").agg(*blocks).toPandas())
+    pair_keys = np.stack([np.searchsorted(annotators, pairs["a"].to_numpy(np.int64)),
+                          np.searchsorted(annotators, pairs["b"].to_numpy(np.int64)),
+                          np.searchsorted(sizes, pairs["m"].to_numpy(np.int64))], axis=1)
+    sums = pairs[[f"s{i}_{j}" for i in range(k) for j in range(k)]].to_numpy(np.int64)
+    order = np.lexsort(pair_keys.T[::-1]) if len(pair_keys) else np.zeros(0, dtype=np.int64)
+    varying = (strata.where(F.greatest(*[F.col(c) for c in used]) < F.col("m"))
+               .select(ANNOTATOR, LABEL).distinct().toPandas()) if k > 1 else None
+    varying_labels = np.zeros((n_a, k), dtype=bool)
+    if varying is not None and len(varying):
+        varying_labels[np.searchsorted(annotators, varying[ANNOTATOR].to_numpy(np.int64)),
+                       np.searchsorted(labels, varying[LABEL].to_numpy(np.int64))] = True
+    columns = [f"r{j}" for j in range(n_a)]
+    crossed = strata.where(F.col("m") == n_a)
+    rows = np.zeros((0, n_a), dtype=np.int64)
+    freq = np.zeros(0, dtype=np.int64)
+    if n_a <= 256 and crossed.limit(1).count():
+        code = F.create_map(*[F.lit(x) for c, p in zip(labels, range(k)) for x in (int(c), p)])
+        got = (crossed.groupBy(ITEM)
+               .agg(*[F.max(F.when(F.col(ANNOTATOR) == int(a), code[F.col(LABEL)])).alias(c)
+                      for a, c in zip(annotators, columns)])
+               .groupBy(*columns).agg(F.count(F.lit(1)).alias("_n")).toPandas())
+        rows, freq = sorted_patterns(got[columns].to_numpy(np.int64).reshape(-1, n_a),
+                                     got["_n"].to_numpy(np.int64))
+    return dict(sizes=sizes, label_sums=label_sums, pair_keys=pair_keys[order],
+                pair_sums=sums[order].reshape(-1, k, k), varying_labels=varying_labels,
+                crossed_rows=rows, crossed_freq=freq)
+
+
+def cluster_strata(coded, agg, *, min_annotator_judgments: int = 10, n_permutations: int,
+                   complete: bool = False) -> dict:
+    """Pool name -> :func:`pool_strata_aggregates` for every pool of ``agg`` (the
+    :class:`~audit.measure.patterns.MeasureAggregates` of the same ``coded`` judgments)."""
+    from pyspark.sql import functions as F
+
+    coded = coded.select(*[F.col(c).cast("int").alias(c) for c in (ITEM, ANNOTATOR, POOL, LABEL)])
+    q = len(agg.scale.values)
+    out = {}
+    for pool in agg.pools:
+        j = agg.pool_names.index(pool)
+        out[pool] = pool_strata_aggregates(coded, pool=j, q=q,
+                                           annotator_counts=agg.annotator_pool[:, j],
+                                           min_annotator_judgments=min_annotator_judgments,
+                                           n_permutations=n_permutations, complete=complete)
+    return out
