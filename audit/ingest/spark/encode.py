@@ -20,10 +20,11 @@ results.
 That integer table is what every statistic downstream is computed from, with the pandas
 engine's code: the item x category counts, the pool tables and the per-(model pair, outcome)
 tables of the leaderboards are all built from it (:mod:`audit.measure.counts`,
-:mod:`audit.rank.counts`). It cannot shrink further without losing statistics: Cohen's kappa
-per annotator pair, the ICC's crossed subset and the within-pool annotator tests need to know
-which annotator gave which label on which item. What stays on the cluster is every string of
-every judgment.
+:mod:`audit.rank.counts`). What stays on the cluster is every string of every judgment. The
+measurement could instead read aggregates computed here, before the collect
+(:mod:`.measure_aggregates`: every categorical statistic, with the judgments of pools under the
+within-pool permutation budget); the collect stays until every block of the audit has such a
+path (:mod:`audit.ingest.spark`).
 """
 
 from __future__ import annotations
