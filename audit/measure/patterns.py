@@ -278,16 +278,16 @@ def _single_annotator_pools(agg: MeasureAggregates) -> frozenset:
 
 def reliability_from(agg: MeasureAggregates, *, bootstrap, min_overlap: int = 10) -> dict:
     """The ``reliability`` block (:func:`audit.measure.reliability`) from aggregates."""
-    from . import _SINGLE_POOLS, scopes_reliability
+    from . import scopes_reliability
 
     if int(min_overlap) != agg.min_overlap:
         raise ValueError(f"the aggregates hold Cohen tables at min_overlap={agg.min_overlap}")
-    token = _SINGLE_POOLS.set((agg, _single_annotator_pools(agg)))
+    token = _set_single(agg)
     try:
         return scopes_reliability(agg, agg.scale, pools=agg.pools, judge_pools=agg.judge_pools,
                                   bootstrap=bootstrap, min_overlap=min_overlap)
     finally:
-        _SINGLE_POOLS.reset(token)
+        _reset_single(token)
 
 
 def pool_disagreement_from(agg: MeasureAggregates, *, bootstrap, min_per_pool: int = 2,
@@ -346,6 +346,8 @@ def within_pool_rates_from(agg: MeasureAggregates, *, bootstrap) -> list[dict]:
 
 
 def _set_single(agg):
+    """Let the scopes' warnings know the single-annotator pools of ``agg`` (as
+    :func:`audit.measure.reliability` does for a table)."""
     from . import _SINGLE_POOLS
 
     return _SINGLE_POOLS.set((agg, _single_annotator_pools(agg)))
