@@ -341,3 +341,30 @@ def pool_majorities(votes: Votes, pools) -> PoolMajorities:
     outcome = np.where(flat.sum(axis=1) > 0, majority(flat), -1).reshape(-1, len(pools))
     m = len(votes.models)
     return PoolMajorities(item, pair // m, pair % m, outcome, pools)
+
+
+def weighted_cluster_patterns(item: np.ndarray, freq: np.ndarray, values: np.ndarray
+                              ) -> ClusterPatterns:
+    """:func:`cluster_patterns` (one group) of rows standing for several items: a row whose
+    ``item`` is -1 stands for ``freq`` items of one unit each, other rows are units of their
+    item. The same patterns, counts and order as :func:`cluster_patterns` of the rows
+    repeated ``freq`` times (each repeat a new item)."""
+    item = np.asarray(item, dtype=np.int64)
+    values = np.asarray(values).reshape(len(item), -1)
+    freq = np.asarray(freq)
+    real = item >= 0
+    per_item = np.zeros(int(item[real].max()) + 1 if real.any() else 0, dtype=np.int64)
+    np.add.at(per_item, item[real], 1)
+    single = ~real | (per_item[np.where(real, item, 0)] == 1) if len(per_item) else ~real
+    uniq, _, inverse = patterns(np.column_stack([np.zeros(int(single.sum())), values[single]]))
+    counts = np.bincount(inverse, weights=freq[single], minlength=len(uniq)).astype(np.int64)
+    n_single = len(uniq)
+    multi_items, multi_inv = np.unique(item[~single], return_inverse=True)
+    return ClusterPatterns(
+        counts=np.concatenate([counts, np.ones(len(multi_items), dtype=np.int64)]),
+        member=np.concatenate([np.arange(n_single), n_single + multi_inv]).astype(np.int64),
+        group=np.zeros(n_single + int((~single).sum()), dtype=np.int64),
+        values=np.concatenate([uniq[:, 1:], values[~single]]).astype(float),
+        n_groups=1,
+    )
+

@@ -104,7 +104,8 @@ from ..format import number
 from ..intervals import wilson_list
 from ..resample import Bootstrap, multinomial_weights, percentile_ci
 from ..contract.table import AnnotationTable
-from .counts import Votes, cluster_patterns, majority, pairwise_votes, pool_counts
+from .counts import (Votes, cluster_patterns, majority, pairwise_votes, pool_counts,
+                     weighted_cluster_patterns)
 
 INDISTINGUISHABLE = "indistinguishable"
 
@@ -142,12 +143,28 @@ def judge_alignment(table: AnnotationTable, *, bootstrap: Bootstrap) -> list[dic
 
 def alignment_from_votes(table: AnnotationTable, votes: Votes, *,
                          bootstrap: Bootstrap) -> list[dict]:
-    """:func:`judge_alignment` on precomputed :class:`audit.rank.counts.Votes`."""
+    """:func:`judge_alignment` on precomputed :class:`audit.rank.counts.Votes`: every
+    comparison is its own row, clustered by its item."""
     humans = list(table.human_pools)
     out = []
     for judge in table.judge_pools:
         if judge in table.pools:
-            out.append(_alignment(judge, humans, votes, bootstrap))
+            item, _, counts = pool_counts(votes, (judge, *humans))
+            out.append(_alignment(judge, humans, item, None, counts, bootstrap))
+    return out
+
+
+def alignment_from_patterns(up, judges, humans, *, bootstrap: Bootstrap) -> list[dict]:
+    """:func:`judge_alignment` from :class:`audit.rank.patterns.UnitPatterns` (as a cluster
+    returns them): a single-unit row stands for ``freq`` comparisons of as many items, a
+    multi-unit item's rows are clustered by its item. Equal to :func:`alignment_from_votes`
+    to rounding (the sums run over rows, not comparisons)."""
+    humans = list(humans)
+    out = []
+    for judge in judges:
+        if judge in up.pools:
+            out.append(_alignment(judge, humans, up.item, up.freq,
+                                  up.select((judge, *humans)), bootstrap))
     return out
 
 
@@ -173,23 +190,30 @@ def unit_agreement(counts: np.ndarray) -> dict:
             "majority_hit": maj[:, 1:] == maj[:, :1]}
 
 
-def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap) -> dict:
-    item, _, counts = pool_counts(votes, (judge, *humans))
+def _alignment(judge: str, humans: list[str], item, freq, counts, bootstrap: Bootstrap) -> dict:
+    """The block of one judge from comparison rows: ``item`` (cluster) and ``counts`` (the
+    judge's, then each human pool's votes) per row; ``freq`` None: one comparison a row, else
+    a row with ``item`` -1 stands for ``freq`` single-comparison items."""
     keep = counts[:, 0, :].sum(axis=1) > 0
     item, counts = item[keep], counts[keep]
+    f = np.ones(len(item)) if freq is None else np.asarray(freq, dtype=float)[keep]
     u = unit_agreement(counts)
     pairs = list(combinations(range(len(humans)), 2))
     both = [u["has"][:, a] & u["has"][:, b] for a, b in pairs]
     # one resampling of items for every agreement and ceiling: numerators and denominators
     num = np.column_stack([u["agree"] * u["has"], u["within"] * u["has2"]])
     den = np.column_stack([u["has"], u["has2"]]).astype(float)
-    point = _ratio(num.sum(axis=0), den.sum(axis=0))
-    boot = _resampled_ratios(item, num, den, bootstrap, f"rank/judge/{judge}")
+    if freq is None:
+        point = _ratio(num.sum(axis=0), den.sum(axis=0))
+    else:
+        point = _ratio((num * f[:, None]).sum(axis=0), (den * f[:, None]).sum(axis=0))
+    boot = _resampled_ratios(item, num, den, bootstrap, f"rank/judge/{judge}",
+                             freq=None if freq is None else f)
     level = bootstrap.level
     k = len(humans)
     rows = []
     for j, pool in enumerate(humans):
-        n, n2 = int(u["has"][:, j].sum()), int(u["has2"][:, j].sum())
+        n, n2 = int(f[u["has"][:, j]].sum()), int(f[u["has2"][:, j]].sum())
         if n == 0:
             warnings.warn(f"judge {judge} shares no comparison with pool {pool}: its agreement "
                           "is NaN", DegenerateDataWarning, stacklevel=3)
@@ -197,7 +221,7 @@ def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap
             warnings.warn(f"pool {pool} has fewer than two votes on every comparison it shares "
                           f"with judge {judge}: its ceiling (within-pool agreement) is NaN",
                           DegenerateDataWarning, stacklevel=3)
-        hits = int(u["majority_hit"][:, j][u["has"][:, j]].sum())
+        hits = int(f[u["majority_hit"][:, j] & u["has"][:, j]].sum())
         rows.append({
             "pool": pool, "agreement": float(point[j]), "ci95": _ci(boot[:, j], level), "n": n,
             "ceiling": {"agreement": point[k + j], "ci95": _ci(boot[:, k + j], level),
@@ -209,7 +233,8 @@ def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap
     diffs = []
     for (a, b), s in zip(pairs, both):
         diff = (u["agree"][:, a] - u["agree"][:, b]) * s
-        est, lo, hi, n_items = clustered_t_interval(item[s], diff[s], pair_level)
+        est, lo, hi, n_items = clustered_t_interval(
+            item[s], diff[s], pair_level, freq=None if freq is None else f[s])
         if s.any() and n_items < 2:
             warnings.warn(f"judge {judge}: pools {humans[a]} and {humans[b]} share comparisons "
                           f"with it on {n_items} item(s); the t interval of their difference "
@@ -217,9 +242,10 @@ def _alignment(judge: str, humans: list[str], votes: Votes, bootstrap: Bootstrap
                           stacklevel=3)
         tracks = (humans[a] if lo > 0 else humans[b] if hi < 0 else INDISTINGUISHABLE)
         diffs.append({"pool_a": humans[a], "pool_b": humans[b], "difference": est,
-                      "ci95": [lo, hi], "n": int(s.sum()), "tracks": tracks,
+                      "ci95": [lo, hi], "n": int(f[s].sum()), "tracks": tracks,
                       "level": pair_level})
-    on_pair = [(_mean(u["agree"][s, a]), _mean(u["agree"][s, b]))
+    on_pair = [(_mean(u["agree"][s, a], None if freq is None else f[s]),
+                _mean(u["agree"][s, b], None if freq is None else f[s]))
                for (a, b), s in zip(pairs, both)]
     tracks, verdict = _verdict(judge, humans, rows, diffs, on_pair, level)
     return {"judge": judge, "agreement": rows, "differences": diffs, "tracks": tracks,
@@ -238,8 +264,13 @@ def _method_verdict(m: int, level: float) -> str:
             f"favour; otherwise it is indistinguishable")
 
 
-def clustered_t_interval(cluster, values, level: float) -> tuple[float, float, float, int]:
+def clustered_t_interval(cluster, values, level: float, *, freq=None
+                         ) -> tuple[float, float, float, int]:
     """Mean of ``values`` with its Student t interval, clusters (items) independent.
+
+    ``freq`` (1-D only): each value stands for ``freq`` values; a value whose cluster is -1
+    stands for ``freq`` clusters of one value each (:class:`audit.rank.patterns.UnitPatterns`'
+    single-unit rows), others add ``freq`` copies to their cluster. None: one value each.
 
     ``D = sum values / n``; ``se^2 = G / (G - 1) * sum_i (S_i - D N_i)^2 / n^2`` over the ``G``
     clusters (``S_i``, ``N_i``: a cluster's sum and count), the CR1 cluster-robust variance of a
@@ -255,6 +286,8 @@ def clustered_t_interval(cluster, values, level: float) -> tuple[float, float, f
     """
     cluster = np.asarray(cluster)
     values = np.asarray(values, dtype=float)
+    if freq is not None:
+        return _weighted_t_interval(cluster, values, np.asarray(freq, dtype=float), level)
     if values.ndim == 1:
         est, lo, hi, g = clustered_t_interval(cluster[None], values[None], level)
         return float(est[0]), float(lo[0]), float(hi[0]), int(g[0])
@@ -284,13 +317,41 @@ def clustered_t_interval(cluster, values, level: float) -> tuple[float, float, f
             g.reshape(lead))
 
 
-def _resampled_ratios(item, num, den, bootstrap: Bootstrap, stream: str) -> np.ndarray:
-    """(B, c) ratio of column sums ``num / den`` in item resamples (all columns together)."""
+def _weighted_t_interval(cluster, values, freq, level):
+    """:func:`clustered_t_interval` of rows standing for ``freq`` values each (its docstring);
+    equal, to rounding, to the interval of the rows repeated ``freq`` times."""
+    n = float(freq.sum())
+    if n == 0:
+        return float("nan"), float("nan"), float("nan"), 0
+    own = np.where(cluster < 0, -1 - np.arange(len(cluster)), cluster)  # frequency rows alone
+    _, code = np.unique(own, return_inverse=True)
+    code = code.reshape(-1)
+    sums = np.bincount(code, weights=freq * values)
+    weight = np.bincount(code, weights=freq)
+    spread = np.bincount(code, weights=np.where(cluster < 0, freq, 1.0))  # frequency rows: W
+    alone = np.bincount(code, weights=(cluster < 0).astype(float)) > 0
+    est = float(sums.sum() / n)
+    g = int(np.where(alone, weight, 1.0).sum())
+    resid = float(np.sum((sums - est * weight) ** 2 / np.where(alone, spread, 1.0)))
+    if g < 2:
+        return est, float("nan"), float("nan"), g
+    se = np.sqrt(g / (g - 1) * resid) / n
+    half = float(stdtrit(g - 1, 0.5 + level / 2) * se)
+    return est, est - half, est + half, g
+
+
+def _resampled_ratios(item, num, den, bootstrap: Bootstrap, stream: str, *,
+                      freq=None) -> np.ndarray:
+    """(B, c) ratio of column sums ``num / den`` in item resamples (all columns together);
+    ``freq``: rows standing for several single-comparison items (:func:`_alignment`)."""
     c = num.shape[1]
     if len(item) == 0:
         return np.full((bootstrap.n_resamples, c), np.nan)
-    cp = cluster_patterns(item, np.zeros(len(item), dtype=np.int64),
-                          np.column_stack([num, den]), 1)
+    if freq is None:
+        cp = cluster_patterns(item, np.zeros(len(item), dtype=np.int64),
+                              np.column_stack([num, den]), 1)
+    else:
+        cp = weighted_cluster_patterns(item, freq, np.column_stack([num, den]))
     t = cp.totals(multinomial_weights(cp.counts, bootstrap.n_resamples,
                                       bootstrap.rng(stream)))[:, 0, :]
     return _ratio(t[:, :c], t[:, c:])
@@ -305,8 +366,10 @@ def _ci(samples, level) -> list[float]:
     return [float(x) for x in percentile_ci(samples, level)]
 
 
-def _mean(x) -> float:
-    return float(x.mean()) if len(x) else float("nan")
+def _mean(x, freq=None) -> float:
+    if not len(x):
+        return float("nan")
+    return float(x.mean()) if freq is None else float((x * freq).sum() / freq.sum())
 
 
 def _verdict(judge, humans, rows, diffs, on_pair, level) -> tuple[str | None, str]:
