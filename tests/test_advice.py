@@ -64,7 +64,7 @@ def pairwise():
 
 def test_pairwise_block_follows_the_contract(pairwise):
     table, results = pairwise
-    block = advise_block(table, results, budget=20)
+    block = advise_block(table, results, budget=20, target="leaderboard")
     Advise.model_validate(block)
     assert block["target"] == "leaderboard" and block["board"]["pool"] == C.EVERY_HUMAN_POOL
     assert block["unit"] == "majority" and "random" in block["note"]
@@ -101,15 +101,31 @@ def test_every_judgment_counted_lists_nothing_for_the_leaderboard_and_targets_la
     assert said[1] == CAVEAT["labels"] and all(s.endswith(".") for s in said)
     majority = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,),
                     n_sims=10, unit="majority")
-    assert advise_block(table, majority, budget=20)["target"] == "leaderboard"
+    default = advise_block(table, majority, budget=20)  # labels there too, saying why
+    assert default["target"] == "labels" and default["unit"] == "majority"
+    assert default["note"] == LABELS_NOTE
     found = board_model(read_units(table), table, results, more=3)
     assert found["unit"] == "judgment" and (found["reduction"] > 0).any()
 
 
+def test_max_cells_skips_the_leaderboard_target_and_says_how_to_get_it(pairwise):
+    """Above ``max_cells`` units x adjacent pairs the leaderboard target is skipped, its reason
+    naming the size; at the size it is computed as without the cap."""
+    table, results = pairwise
+    full = advise_block(table, results, budget=10, target="leaderboard")
+    cells = full["n_units"] * len(full["board"]["pairs"])
+    capped = advise_block(table, results, budget=10, target="leaderboard", max_cells=cells - 1)
+    assert capped["items"] == [] and f"{cells - 1:,}" in capped["skipped"]
+    assert advise_block(table, results, budget=10, target="leaderboard",
+                        max_cells=cells)["items"] == full["items"]
+
+
 def test_same_inputs_same_bytes(pairwise):
     table, results = pairwise
-    one = json.dumps(advise_block(table, results, budget=15, seed=4), sort_keys=True)
-    two = json.dumps(advise_block(table, results, budget=15, seed=4), sort_keys=True)
+    one = json.dumps(advise_block(table, results, budget=15, seed=4, target="leaderboard"),
+                     sort_keys=True)
+    two = json.dumps(advise_block(table, results, budget=15, seed=4, target="leaderboard"),
+                     sort_keys=True)
     assert one == two
 
 
@@ -188,7 +204,7 @@ def test_single_pool_pairwise(pairwise):
     table = table_of(arena_raw(n_items=200, n_models=4, pools=("crowd",), per_pool=3, seed=2))
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10,
                    unit="majority")
-    block = advise_block(table, results, budget=10)
+    block = advise_block(table, results, budget=10, target="leaderboard")
     Advise.model_validate(block)
     assert block["n_opposed"] == 0 and block["populations"]
     assert len(block["items"]) == min(10, block["n_candidates"])
@@ -205,7 +221,7 @@ def test_bad_options_name_their_key(pairwise, option, value):
 
 
 def test_defaults_are_the_signature():
-    assert ADVISE_DEFAULTS == {"budget": 50, "target": "leaderboard", "more": 3}
+    assert ADVISE_DEFAULTS == {"budget": 50, "target": "labels", "more": 3}
     assert TARGETS == ("leaderboard", "labels")
 
 
@@ -253,7 +269,7 @@ def test_empty_frame_has_its_columns():
 
 def test_sentences_are_plain_and_few(pairwise):
     table, results = pairwise
-    out = advise_sentences(advise_block(table, results, budget=10))
+    out = advise_sentences(advise_block(table, results, budget=10, target="leaderboard"))
     assert 1 <= len(out) <= 3
     assert all("<" not in s and "*" not in s and s.endswith(".") for s in out)
     assert "advice.csv" in out[0]
@@ -265,7 +281,7 @@ def test_demo():
     table = audit.load(ROOT / "data" / "pandalm" / "testset-v1.json")
     results = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,), n_sims=10,
                    unit="majority")
-    block = advise_block(table, results)
+    block = advise_block(table, results, target="leaderboard")
     Advise.model_validate(block)
     assert len(block["items"]) == 50 and block["populations"][0]["pool"] == C.EVERY_HUMAN_POOL
     assert len(advise_frame(table, block)) == 50

@@ -205,36 +205,22 @@ def test_terminal_answer_shows_hostile_ids_inert(tmp_path):
     assert not any(line.lstrip("│ ").startswith("::") for line in text.splitlines())
 
 
-def test_run_skips_the_leaderboard_advice_above_its_size_and_says_how_to_get_it(
-        demo, monkeypatch, tmp_path):
-    """A plain run skips the leaderboard target (advised on a majority-unit board) above
-    ``RUN_MAX_CELLS`` units x adjacent pairs (a skipped reason and a terminal line naming
-    ``annotation-audit advise``); ``advise`` computes it whatever the size, and a run below
-    the size is unchanged."""
-    import audit.advice.advise as advise_mod
-    from audit.report.nextsteps import summary_lines
+def test_leaderboard_advice_is_asked_for_not_the_default(tmp_path):
+    """A plain run and ``advise`` without ``--target`` advise on the labels, saying why, on
+    either scoring; ``--target leaderboard`` lists the majority unit's ranking with what the
+    benchmark found, and lists nothing on a board that counts every judgment."""
+    from audit.advice.advise import JUDGMENT_SKIP, LABELS_NOTE, MAJORITY_NOTE
 
-    # the leaderboard target is advised on a majority-unit board only
-    block = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
-    assert block["target"] == "leaderboard" and block["items"]
-    cells = block["n_units"] * len(block["board"]["pairs"])
-    below = audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]
-    monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells - 1)
-    ran = audit.run(DEMO, n_bootstrap=20, unit="majority")
-    skipped = ran["advise"]
-    assert skipped["items"] == [] and skipped["board"] is None
-    assert "annotation-audit advise" in skipped["skipped"] and f"{cells - 1:,}" in \
-        skipped["skipped"]
-    assert any("annotation-audit advise" in line for line in summary_lines(ran))
-    printed = invoke("run", DEMO, *FAST, "--unit", "majority", "--out", tmp_path / "r")
+    ran = audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]
+    assert ran["target"] == "labels" and ran["note"] == LABELS_NOTE and ran["items"]
+    asked = audit.advise(DEMO, n_bootstrap=20, unit="majority", target="leaderboard")["advise"]
+    assert asked["target"] == "leaderboard" and asked["items"]
+    assert asked["note"] == MAJORITY_NOTE
+    judged = audit.advise(DEMO, n_bootstrap=20, target="leaderboard")["advise"]
+    assert judged["items"] == [] and judged["skipped"] == JUDGMENT_SKIP
+    printed = invoke("advise", DEMO, *FAST, "--target", "leaderboard", "--out", tmp_path / "r")
     assert printed.exit_code == 0, printed.output
-    assert "annotation-audit advise" in " ".join(printed.output.split())
-    again = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
-    assert again["skipped"] is None and [it["item"] for it in again["items"]] == \
-        [it["item"] for it in block["items"]]
-    monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", cells)
-    assert audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]["items"] == \
-        below["items"]
+    assert "(plan)" in " ".join(printed.output.split())
 
 
 def test_an_item_without_text_is_listed_with_none_not_the_word(tmp_path):

@@ -139,11 +139,10 @@ class Advise(Block):
     skipped: str | None
     """Why nothing is advised; null otherwise."""
     unit: Literal["judgment", "majority"] | None
-    """Leaderboard target: the scoring of the reference board (its
-    ``leaderboard_method.unit``; ``judgment``: nothing is listed, ``skipped`` says why); the
-    labels target, when no target was asked for and the board counts every judgment:
-    ``judgment``; null otherwise."""
+    """The leaderboards' scoring (``leaderboard_method.unit``) where the advice reads it: the
+    leaderboard target (``judgment``: nothing is listed, ``skipped`` says why), or the labels
+    target when no target was asked for and the data compares models; null otherwise."""
     note: str | None
-    """What the advice can and cannot do under that scoring, with what the benchmark found
-    (docs/advise.md): a majority-unit leaderboard target, or the labels target when no target
-    was asked for and the board counts every judgment; null otherwise."""
+    """What the advice can and cannot do, with what the benchmark found (docs/advise.md): a
+    majority-unit leaderboard target, or the labels target when no target was asked for and
+    the data compares models (why not the leaderboard); null otherwise."""
