@@ -20,7 +20,8 @@ from rank_data import arena_raw, table_of
 from test_judge_alignment import mtbench_like
 
 from audit.contract import columns as C
-from audit.rank.counts import cluster_patterns, pairwise_votes, pool_counts, weighted_cluster_patterns
+from audit.rank.counts import (cluster_patterns, pairwise_votes, pool_counts,
+                               weighted_cluster_patterns)
 from audit.rank.exposure import flipped_from_votes
 from audit.rank.judge_alignment import (alignment_from_patterns, alignment_from_votes,
                                         clustered_t_interval)

@@ -135,3 +135,51 @@ def test_sums_of_pool_boards_is_sums_of_boards_on_pool_unions():
         masks = {k: np.isin(pool, v) for k, v in pools_of.items()}
         got = sums_of_pool_boards(pools_of, {p: int(n) for p, n in enumerate(sizes)})
         assert got == sums_of_boards(masks), (pools_of, sizes)
+
+
+def _votes_frame(votes, seed):
+    return pd.DataFrame({"item": votes.item, "pool": votes.pool, "lo": votes.lo, "hi": votes.hi,
+                         "outcome": votes.outcome, "flipped": votes.flipped.astype(int)}
+                        ).sample(frac=1, random_state=seed)
+
+
+@pytest.mark.parametrize("which", ["pandalm", "several_pairs", "judged"])
+def test_spark_unit_patterns_and_flipped_listing_equal_the_pandas_engines(spark, which):
+    """The comparisons' patterns from the cluster equal :func:`unit_patterns` field for field;
+    the flipped block assembled from the cluster's counts and its ordered, limited listing
+    equals :func:`flipped_from_votes` (ids, A/B as shown, winners, texts); the judge alignment
+    from the cluster's patterns equals the judgments' to 1e-12."""
+    from test_rank_patterns import _close, judged_table
+
+    from audit.ingest.spark.aggregates import spark_flipped_listing, spark_unit_patterns
+    from audit.rank.exposure import flipped_block, flipped_from_votes
+    from audit.rank.judge_alignment import alignment_from_patterns, alignment_from_votes
+    from audit.rank.patterns import flipped_counts, unit_patterns
+    from audit.resample import Bootstrap
+
+    table = {"pandalm": pandalm_table, "several_pairs": _several_pairs_table,
+             "judged": judged_table}[which]()
+    votes = pairwise_votes(table)
+    df = spark.createDataFrame(_votes_frame(votes, 8))
+    got = spark_unit_patterns(df, votes.pools, n_models=len(votes.models))
+    want = unit_patterns(votes)
+    for field in ("pair", "counts", "freq", "item"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=field)
+    assert got.pools == want.pools
+    humans = table.human_pools
+    codes = [votes.pools.index(p) for p in humans]
+    for limit in (3, 1000):
+        listing = spark_flipped_listing(df, codes, n_models=len(votes.models), limit=limit)
+        listed = [(str(votes.items[r.item]), votes.models[r.lo], votes.models[r.hi],
+                   bool(r.shown), [getattr(r, f"o{c}") for c in codes])
+                  for r in listing.itertuples()]
+        count, compared = flipped_counts(got, humans)
+        block = flipped_block(humans, listed, table.first_texts(listing["item"].to_numpy()),
+                              count=count, n_compared=compared)
+        expected = flipped_from_votes(table, votes, max_flipped=limit)
+        assert block == expected
+        assert len(block["items"]) == min(limit, count) and count > 0
+    if table.judge_pools:
+        bootstrap = Bootstrap(n_resamples=200, seed=2)
+        _close(alignment_from_patterns(got, table.judge_pools, humans, bootstrap=bootstrap),
+               alignment_from_votes(table, votes, bootstrap=bootstrap))

@@ -45,27 +45,33 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
     maj = pool_majorities(votes, pools)
     compared = (maj.outcome >= 0).sum(axis=1) >= 2
     flipped = (maj.outcome == 0).any(axis=1) & (maj.outcome == 2).any(axis=1)
-    idx = np.flatnonzero(flipped)
-    idx = idx[:max_flipped]
+    idx = np.flatnonzero(flipped)[:max_flipped]
     shown = _orientations(votes, maj.item[idx], maj.lo[idx], maj.hi[idx])
-    texts = table.first_texts(maj.item[idx])
+    listed = [(str(votes.items[maj.item[u]]), votes.models[maj.lo[u]], votes.models[maj.hi[u]],
+               bool(shown[k]), maj.outcome[u]) for k, u in enumerate(idx)]
+    return flipped_block(pools, listed, table.first_texts(maj.item[idx]),
+                         count=int(flipped.sum()), n_compared=int(compared.sum()))
+
+
+def flipped_block(pools, listed, texts, *, count: int, n_compared: int) -> dict:
+    """The ``flipped_items`` block from its counts and the listed units, each ``(item name, lo
+    model, hi model, shown as (hi, lo), each pool's majority outcome)`` in (item, pair) order,
+    with their ``texts`` (None: no text column): one assembly for the judgments' path
+    (:func:`flipped_from_votes`) and a cluster's (counts from
+    :func:`audit.rank.patterns.flipped_counts`, listing from
+    :func:`audit.ingest.spark.aggregates.spark_flipped_listing`)."""
     items = []
-    for k, u in enumerate(idx):
-        it = maj.item[u]
-        lo, hi = votes.models[maj.lo[u]], votes.models[maj.hi[u]]
-        flipped_pair = bool(shown[k])
+    for k, (item, lo, hi, flipped_pair, outcomes) in enumerate(listed):
         names = {0: "B" if flipped_pair else "A", TIE: "tie", 2: "A" if flipped_pair else "B"}
-        entry = {"item": str(votes.items[it]),
+        entry = {"item": item,
                  "model_a": hi if flipped_pair else lo, "model_b": lo if flipped_pair else hi,
-                 "winners": {p: names[o] for p, o in zip(pools, maj.outcome[u]) if o >= 0}}
+                 "winners": {p: names[int(o)] for p, o in zip(pools, outcomes) if o >= 0}}
         if texts is not None:
             entry["text"] = texts[k]
         items.append(entry)
-    n_compared = int(compared.sum())
-    out.update(count=int(flipped.sum()), n_flipped=int(flipped.sum()),
-               truncated=bool(flipped.sum() > len(items)), n_compared=n_compared,
-               share=flipped.sum() / n_compared if n_compared else float("nan"), items=items)
-    return out
+    return {"pools": list(pools), "count": count, "n_flipped": count,
+            "truncated": bool(count > len(items)), "n_compared": n_compared,
+            "share": count / n_compared if n_compared else float("nan"), "items": items}
 
 
 def _orientations(votes: Votes, item: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

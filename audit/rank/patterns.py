@@ -82,7 +82,8 @@ def from_units(pools, item: np.ndarray, pair: np.ndarray, counts: np.ndarray) ->
     n_units = np.zeros(int(item.max()) + 1, dtype=np.int64)
     np.add.at(n_units, item, 1)
     single = n_units[item] == 1
-    rows = np.column_stack([pair[single], counts[single].reshape(int(single.sum()), -1)])
+    flat = counts[single].reshape(int(single.sum()), 3 * len(pools))
+    rows = np.column_stack([pair[single], flat])
     uniq, freq, _ = patterns(rows)
     order = np.lexsort((pair[~single], item[~single]))
     multi_item, multi_pair = item[~single][order], pair[~single][order]

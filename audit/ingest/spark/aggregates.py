@@ -132,3 +132,68 @@ def spark_board_patterns(votes, pools_of: dict, *, n_models: int, unit: str):
     row = votes.agg(*counts).collect()[0]
     judged = {k: int(row[f"j{i}"]) for i, k in enumerate(pools_of)}
     return BoardPatterns(cp, codes, base, sums, judged)
+
+
+def spark_unit_patterns(votes, pools, *, n_models: int):
+    """:func:`audit.rank.patterns.unit_patterns` computed by Spark: each (item, pair) unit's
+    per-pool vote counts by one group-by; single-unit items' rows counted by a second, the units
+    of multi-pair items returned as they are. ``pools`` names the pool codes in order."""
+    from pyspark.sql import functions as F
+
+    from ...rank.patterns import from_units
+
+    n_pools = len(pools)
+    cells = [f"c{p}_{o}" for p in range(n_pools) for o in range(3)]
+    counted = [F.sum(F.when((F.col(POOL) == p) & (F.col(OUTCOME) == o), 1).otherwise(0))
+               .cast("long").alias(f"c{p}_{o}") for p in range(n_pools) for o in range(3)]
+    units = (votes.withColumn("pair", F.col(LO).cast("long") * n_models + F.col(HI))
+             .groupBy(ITEM, "pair").agg(*counted))
+    per_item = units.groupBy(ITEM).agg(F.count(F.lit(1)).alias("_units"))
+    units = units.join(per_item, on=ITEM).cache()
+    try:
+        single = (units.where(F.col("_units") == 1).groupBy("pair", *cells)
+                  .agg(F.count(F.lit(1)).alias("_n")).toPandas())
+        multi = units.where(F.col("_units") > 1).select(ITEM, "pair", *cells).toPandas()
+    finally:
+        units.unpersist()
+    up = from_units(pools, multi[ITEM].to_numpy(np.int64), multi["pair"].to_numpy(np.int64),
+                    multi[cells].to_numpy(np.int64))  # the multi-pair items' rows, in order
+    rows = single[cells].to_numpy(np.int64).reshape(-1, n_pools, 3)
+    keys = np.column_stack([single["pair"].to_numpy(np.int64),
+                            rows.reshape(len(single), -1)]) if len(single) else np.zeros((0, 1))
+    order = np.lexsort(keys.T[::-1]) if len(single) else np.zeros(0, dtype=np.int64)
+    return type(up)(up.pools,
+                    np.concatenate([keys[order, 0].astype(np.int64), up.pair]),
+                    np.concatenate([rows[order], up.counts]),
+                    np.concatenate([single["_n"].to_numpy(np.int64)[order], up.freq]),
+                    np.concatenate([np.full(len(order), -1, dtype=np.int64), up.item]))
+
+
+def spark_flipped_listing(votes, human_pools, *, n_models: int, limit: int):
+    """The first ``limit`` flipped units in (item, pair) order, as
+    :func:`audit.rank.exposure.flipped_from_votes` lists them, by a filtered, ordered and
+    limited query: a pandas frame of ``item``, ``lo``, ``hi``, ``shown`` (whether most of the
+    unit's judgments show the pair as (hi, lo); ``votes`` needs a 0/1 ``flipped`` column) and
+    one majority outcome column per human pool code (``o<code>``, -1 where it did not vote)."""
+    from pyspark.sql import functions as F
+
+    human_pools = [int(p) for p in human_pools]
+    counted = [F.sum(F.when((F.col(POOL) == p) & (F.col(OUTCOME) == o), 1).otherwise(0))
+               .alias(f"c{p}_{o}") for p in human_pools for o in range(3)]
+    units = (votes.groupBy(ITEM, LO, HI)
+             .agg(*counted, F.sum(F.col("flipped").cast("long")).alias("_shown"),
+                  F.count(F.lit(1)).alias("_n")))
+    outcome = []
+    for p in human_pools:
+        c = [F.col(f"c{p}_{o}") for o in range(3)]
+        top = F.greatest(*c)
+        n_top = sum(F.when(x == top, 1).otherwise(0) for x in c)
+        outcome.append(F.when(c[0] + c[1] + c[2] == 0, -1)
+                       .when(n_top > 1, 1)
+                       .when(c[0] == top, 0).when(c[1] == top, 1).otherwise(2).alias(f"o{p}"))
+    units = units.select(ITEM, LO, HI, (2 * F.col("_shown") > F.col("_n")).alias("shown"),
+                         *outcome)
+    names = [f"o{p}" for p in human_pools]
+    lo_won = F.greatest(*[F.when(F.col(n) == 0, 1).otherwise(0) for n in names]) == 1
+    hi_won = F.greatest(*[F.when(F.col(n) == 2, 1).otherwise(0) for n in names]) == 1
+    return (units.where(lo_won & hi_won).orderBy(ITEM, LO, HI).limit(int(limit)).toPandas())
