@@ -417,7 +417,28 @@ def main(argv=None) -> dict:
                              "(the adviser's own model)")
     parser.add_argument("--precision", type=float, default=BOARD_GENERATOR["precision"],
                         help="the dirichlet generator's precision s = 1/rho - 1")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="dataset d has seed seed * 100003 + d (0: the table's datasets)")
+    parser.add_argument("--units", default=",".join(UNITS),
+                        help="the leaderboard's scorings to measure, comma-separated")
+    parser.add_argument("--items-from", choices=("adviser", "labels", "majority"),
+                        default="adviser",
+                        help="leaderboard: whose ranking the advised items are: the adviser's "
+                             "for each scoring, the labels target's, or the majority unit's "
+                             "for every scoring")
+    parser.add_argument("--save", metavar="DIR",
+                        help="also write each target's per-dataset frame to DIR/<target>.parquet")
     args = parser.parse_args(argv)
+    units = tuple(u for u in args.units.split(",") if u)
+    if not set(units) <= set(UNITS):
+        parser.error(f"--units: choose from {', '.join(UNITS)}")
+    board_options = {"seed": args.seed, "units": units}
+    if args.items_from == "majority":
+        board_options["advice"] = {u: "majority" for u in units}
+    elif args.items_from == "labels":
+        board_options["ranker"] = lambda table, counts: advised_units(
+            table, target="labels", budget=args.budget, more=SETTINGS["leaderboard"]["more"],
+            seed=0)
     warnings.simplefilter("ignore")
     frames = {}
     targets = ("leaderboard", "labels") if args.target == "both" else (args.target,)
@@ -427,16 +448,24 @@ def main(argv=None) -> dict:
                     f"each; up to {args.budget} items re-annotated with {cfg['more']} fresh "
                     f"judgments, {cfg['draws']} draws; baselines: "
                     f"{'the whole budget' if args.full_budget else 'as many items as advised'}")
-        generator = None
+        generator, options = None, {"seed": args.seed}
         if target == "leaderboard":
             generator = {"kind": args.generator, "precision": args.precision}
+            options = board_options
+            settings += f"; items from the {args.items_from}'s ranking"
             settings += (f"; generator {args.generator}" +
                          (f", precision {args.precision:g}" if args.generator == "dirichlet"
                           else ""))
         frames[target] = run(target=target, datasets=args.datasets, budget=args.budget,
-                             same_n=not args.full_budget, generator=generator, **cfg)
+                             same_n=not args.full_budget, generator=generator, **options,
+                             **cfg)
+        if args.save:
+            from pathlib import Path
+
+            Path(args.save).mkdir(parents=True, exist_ok=True)
+            frames[target].to_parquet(Path(args.save) / f"{target}.parquet")
         if target == "leaderboard":
-            for unit in UNITS:
+            for unit in units:
                 for ref in REFERENCES:
                     print(markdown(f"leaderboard, unit {unit}, displacement from the "
                                    f"{REFERENCE_NAMES[ref]}",
