@@ -95,10 +95,9 @@ LABELS_NOTE = ("The data compares models, but no ranking of items for the leader
 MAJORITY_NOTE = ("Asked for: the leaderboard target is not the default. On 4,000 simulated "
                  "datasets drawn from this label model, re-annotating the top items lowered "
                  "the displacement probability no more than as many random items (+0.007, "
-                 "s.e. 0.006) or highest-entropy items (-0.005, s.e. 0.005), and the model "
-                 "expected about twice what was realised; on 4,000 datasets outside it (one "
-                 "tie share on every item) they did worse than random items (-0.023, s.e. "
-                 "0.006) (docs/advise.md).")
+                 "s.e. 0.006) or highest-entropy items (-0.005, s.e. 0.005); on 4,000 "
+                 "datasets outside it (one tie share on every item) they did worse than "
+                 "random items (-0.023, s.e. 0.006) (docs/advise.md).")
 #: The second sentence (audit.advice.output.sentences) of a leaderboard target on a
 #: majority-unit board, and of a labels target chosen because none was asked for on data
 #: that compares models (key "labels").
