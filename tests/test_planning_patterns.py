@@ -239,3 +239,56 @@ def test_rating_units_keep_their_strata_and_close_models():
     ref_close, ref_which = close_per_item(units, pairs, now, per_pair)
     assert np.array_equal(close, ref_close) and close.all()
     assert [pair_of(u) for u in range(units.n)] == ref_which
+
+
+# -- the leaderboard plan's design from the comparisons' count patterns --------------------------
+@pytest.mark.parametrize("which", ["pandalm", "several_pairs", "judged"])
+def test_design_from_patterns_equals_the_judgments(which):
+    """The ANOVA, the boards' sampling covariances and today's judgments per item from
+    :func:`design_from_patterns` (one unit per distinct count row, with its frequency) equal
+    :func:`design_from_votes`'s to 1e-12, on every human pool together and each alone."""
+    from test_rank_patterns import TABLES
+
+    from audit.planning.components import (anova, board_noise, design_from_patterns,
+                                           design_from_votes)
+    from audit.rank.counts import pairwise_votes
+    from audit.rank.patterns import unit_patterns
+
+    table = TABLES[which]()
+    votes = pairwise_votes(table)
+    up = unit_patterns(votes)
+    humans = list(table.human_pools)
+    for pools in [humans] + [[p] for p in humans]:
+        want = design_from_votes(votes, pools)
+        got = design_from_patterns(up, pools, len(votes.models))
+        assert got.n_units < want.n_units  # rows, not items
+        a, b = anova(got), anova(want)
+        assert a.keys() == b.keys()
+        for key in a:
+            assert a[key] == pytest.approx(b[key], rel=1e-12, abs=1e-15, nan_ok=True), key
+        sb2 = a["sigma_b2"] if a["identified"] else 0.0
+        sw2 = a["sigma_w2"] if a["identified"] else a["total"]
+        na, nb = board_noise(got, sb2, sw2), board_noise(want, sb2, sw2)
+        for part in ("own", "switch"):
+            for key in nb[part]:
+                assert na[part][key] == pytest.approx(nb[part][key], rel=1e-12), (part, key)
+        for j in range(len(pools)):
+            assert got.judged_now(j) == want.judged_now(j)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(1, 5)), min_size=1, max_size=12))
+def test_judged_now_is_the_median_of_the_units_repeated(rows):
+    from audit.planning.components import Design
+
+    m = np.array([r[0] for r in rows])
+    freq = np.array([r[1] for r in rows], dtype=float)
+    unit = np.repeat(np.arange(len(rows)), m)
+    d = Design(unit, np.zeros(len(unit), dtype=np.int64), np.zeros(len(unit)),
+               np.zeros(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64),
+               np.ones(len(rows), dtype=np.int64), 2, ("p",), freq=freq)
+    expanded = np.repeat(m, freq.astype(int))
+    judged = expanded[expanded > 0]
+    med, n = d.judged_now(0)
+    assert n == len(judged)
+    assert (np.isnan(med) and not len(judged)) or med == np.median(judged)

@@ -127,9 +127,9 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
     sb2, sw2 = comp["sigma_b2"], comp["sigma_w2"]
     noise = board_noise(design, sb2 if ident else 0.0, sw2 if ident else comp["total"])
     chosen = [pool] if pool is not None else humans
-    per_unit = [design.judgments(humans.index(p)) for p in chosen]
-    m_now = float(np.median([np.median(m[m > 0]) for m in per_unit]))
-    n_now = float(np.mean([np.count_nonzero(m) for m in per_unit]))
+    now = [design.judged_now(humans.index(p)) for p in chosen]
+    m_now = float(np.median([m for m, _ in now]))
+    n_now = float(np.mean([n for _, n in now]))
     effect = _pool_effect(results, sim, noise)
     tau, tau_ci = effect["tau"], effect["tau_ci95"]
     entries = plan_sizes(sizes=sizes, stay=stay, sigma_b2=sb2, sigma_w2=sw2, total=comp["total"],

@@ -68,10 +68,35 @@ class Design:
     n_models: int
     pools: tuple[str, ...]
     rating: bool = False
+    freq: np.ndarray | None = None
+    """Units each unit stands for (None: one each): a design built from count patterns
+    (:func:`design_from_patterns`) has one unit per distinct pattern."""
 
     @property
     def n_units(self) -> int:
         return int(self.pair.size)
+
+    def weighted(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (per unit) times each unit's frequency (``x`` itself when every unit counts
+        once, so that path's sums are unchanged to the bit)."""
+        return x if self.freq is None else x * self.freq
+
+    def judged_now(self, pool: int) -> tuple[float, float]:
+        """``(median judgments per unit, units)`` over the units pool ``pool`` judged, each
+        unit counted :attr:`freq` times (``np.median`` of the units repeated)."""
+        m = self.judgments(pool)
+        keep = m > 0
+        if self.freq is None:
+            return float(np.median(m[keep])), float(np.count_nonzero(m))
+        values, weights = m[keep], self.freq[keep]
+        order = np.argsort(values, kind="stable")
+        values, ends = values[order], np.cumsum(weights[order])
+        total = float(ends[-1]) if len(ends) else 0.0
+        if total == 0:
+            return float("nan"), 0.0
+        lower = values[np.searchsorted(ends, (total - 1) // 2, side="right")]
+        upper = values[np.searchsorted(ends, total // 2, side="right")]
+        return float((lower + upper) / 2), total
 
     def judgments(self, pool: int | None = None) -> np.ndarray:
         """Judgments per unit (of one pool code, or of every pool)."""
@@ -95,6 +120,23 @@ def design_from_votes(votes, pools: list[str]) -> Design:
                   pair // k, pair % k, k, tuple(pools))
 
 
+def design_from_patterns(up, pools: list[str], n_models: int) -> Design:
+    """The :class:`Design` of the pairwise judgments of ``pools`` from
+    :class:`audit.rank.patterns.UnitPatterns` (as a cluster returns them): one unit per pattern
+    row with the judgments its counts hold and the row's frequency, so the ANOVA and the board
+    covariances equal :func:`design_from_votes`'s to rounding, whatever the number of items."""
+    counts = up.select(pools)  # (R, pools, 3)
+    judged = counts.sum(axis=(1, 2)) > 0
+    counts, pair, freq = counts[judged], up.pair[judged], up.freq[judged]
+    per = counts.reshape(-1)
+    cell = np.repeat(np.arange(per.size), per)
+    unit, pool, outcome = cell // (3 * len(pools)), cell // 3 % len(pools), cell % 3
+    k = int(n_models)
+    return Design(unit.astype(np.int64), pool.astype(np.int64), (2 - outcome) / 2.0,
+                  pair.astype(np.int64), pair // k, pair % k, k, tuple(pools),
+                  freq=freq.astype(float))
+
+
 def design_from_scores(scores, pools: list[str]) -> Design:
     """The :class:`Design` of the rating judgments of ``pools`` in
     :class:`audit.rank.counts.Scores`: units ``(item, model)`` nested in their model."""
@@ -116,20 +158,23 @@ def design_from_scores(scores, pools: list[str]) -> Design:
 def anova(design: Design) -> dict:
     """``sigma_b^2``, ``sigma_w^2`` (module docstring) with delta-method SEs and Wald 95%
     intervals, the judgments per unit, and ``identified`` (False when no unit has two
-    judgments: then ``total`` = ``sigma_b^2 + sigma_w^2`` only)."""
-    u = design.n_units
-    m = np.bincount(design.unit, minlength=u).astype(float)
-    s1 = np.bincount(design.unit, weights=design.y, minlength=u)
-    s2 = np.bincount(design.unit, weights=design.y ** 2, minlength=u)
+    judgments: then ``total`` = ``sigma_b^2 + sigma_w^2`` only). Every sum over units runs
+    over the design's units weighted by their frequencies (:attr:`Design.freq`)."""
+    rows = design.n_units
+    w = design.weighted
+    u = rows if design.freq is None else int(design.freq.sum())
+    m = np.bincount(design.unit, minlength=rows).astype(float)
+    s1 = np.bincount(design.unit, weights=design.y, minlength=rows)
+    s2 = np.bincount(design.unit, weights=design.y ** 2, minlength=rows)
     _, pair = np.unique(design.pair, return_inverse=True)
-    n_pairs = int(pair.max()) + 1 if u else 0
-    m_pair = np.bincount(pair, weights=m, minlength=n_pairs)
-    mu = np.bincount(pair, weights=s1, minlength=n_pairs) / m_pair
+    n_pairs = int(pair.max()) + 1 if rows else 0
+    m_pair = np.bincount(pair, weights=w(m), minlength=n_pairs)
+    mu = np.bincount(pair, weights=w(s1), minlength=n_pairs) / m_pair
     ssw_i = s2 - s1 ** 2 / m
     ssb_i = m * (s1 / m - mu[pair]) ** 2
-    n = float(m.sum())
+    n = float(w(m).sum())
     df_w, df_b = n - u, u - n_pairs
-    m0 = (n - float(np.sum(np.bincount(pair, weights=m ** 2, minlength=n_pairs) / m_pair))) \
+    m0 = (n - float(np.sum(np.bincount(pair, weights=w(m ** 2), minlength=n_pairs) / m_pair))) \
         / df_b if df_b > 0 else float("nan")
     out = {"n_units": int(u), "n_pairs": n_pairs, "n_judgments": int(n),
            "judgments_per_unit": float(n / u) if u else float("nan"), "m0": m0}
@@ -137,25 +182,34 @@ def anova(design: Design) -> dict:
         nan = float("nan")
         return {**out, "identified": False, "sigma_b2": nan, "sigma_w2": nan, "total": nan,
                 "sigma_b2_se": nan, "sigma_w2_se": nan, "total_se": nan}
+    f = design.freq
     if df_w <= 0:
         t = ssb_i / df_b
-        total = float(t.sum())
+        total = float(w(t).sum())
         return {**out, "identified": False, "sigma_b2": float("nan"), "sigma_w2": float("nan"),
                 "total": total, "sigma_b2_se": float("nan"), "sigma_w2_se": float("nan"),
-                "total_se": _sum_se(t)}
-    w = ssw_i / df_w
-    b = (ssb_i / df_b - w) / m0
-    sw2, sb2 = float(w.sum()), float(b.sum())
+                "total_se": _sum_se(t, f)}
+    within = ssw_i / df_w
+    b = (ssb_i / df_b - within) / m0
+    sw2, sb2 = float(w(within).sum()), float(w(b).sum())
     return {**out, "identified": True, "sigma_b2": sb2, "sigma_w2": sw2, "total": sb2 + sw2,
-            "sigma_b2_se": _sum_se(b), "sigma_w2_se": _sum_se(w), "total_se": _sum_se(b + w)}
+            "sigma_b2_se": _sum_se(b, f), "sigma_w2_se": _sum_se(within, f),
+            "total_se": _sum_se(b + within, f)}
 
 
-def _sum_se(t: np.ndarray) -> float:
-    """SE of ``sum t_i`` over independent units, from the spread of the ``t_i``."""
-    n = t.size
+def _sum_se(t: np.ndarray, freq: np.ndarray | None = None) -> float:
+    """SE of ``sum t_i`` over independent units, from the spread of the ``t_i`` (``freq``:
+    each ``t_i`` stands for that many units)."""
+    if freq is None:
+        n = t.size
+        if n < 2:
+            return float("nan")
+        return float(math.sqrt(n * np.sum((t - t.mean()) ** 2) / (n - 1)))
+    n = float(freq.sum())
     if n < 2:
         return float("nan")
-    return float(math.sqrt(n * np.sum((t - t.mean()) ** 2) / (n - 1)))
+    mean = float(np.sum(freq * t) / n)
+    return float(math.sqrt(n * np.sum(freq * (t - mean) ** 2) / (n - 1)))
 
 
 def wald(estimate: float, se: float) -> list[float]:
@@ -171,7 +225,8 @@ def board_covariance(design: Design, a: int, b: int, sigma_b2: float, sigma_w2: 
     rows and columns of models absent from either pool are NaN."""
     k = design.n_models
     ma, mb = design.judgments(a), design.judgments(b)
-    d = ma * mb * sigma_b2 + (ma * sigma_w2 if a == b else 0.0)
+    d = design.weighted(ma * mb * sigma_b2 + (ma * sigma_w2 if a == b else 0.0))
+    ma, mb = design.weighted(ma), design.weighted(mb)
     if design.rating:
         return _rating_covariance(design, ma, mb, d)
     big_a = np.bincount(design.lo, weights=ma, minlength=k) + \
@@ -192,7 +247,8 @@ def board_covariance(design: Design, a: int, b: int, sigma_b2: float, sigma_w2: 
 
 def _rating_covariance(design: Design, ma, mb, d) -> np.ndarray:
     """Ratings: diagonal ``sum_units D_i / (M_ka M_kb)`` (module docstring), NaN rows and
-    columns for models absent from either pool."""
+    columns for models absent from either pool (``ma``, ``mb``, ``d`` already weighted by the
+    units' frequencies)."""
     k = design.n_models
     big_a = np.bincount(design.pair, weights=ma, minlength=k)
     big_b = np.bincount(design.pair, weights=mb, minlength=k)
