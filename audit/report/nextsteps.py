@@ -189,9 +189,9 @@ def label_rows(block: dict | None) -> list[dict]:
 
 def summary_lines(results: dict) -> list[str]:
     """Two lines for the terminal summary: the plan's first sentence (its labels sentence when
-    the data has no leaderboard to plan and the plan has one) and the advice's, with the
-    leaderboard target's caveat (:data:`audit.advice.advise.CAVEAT`: the benchmark did not show
-    these items steadying the board) whenever the advice carries it."""
+    the data has no leaderboard to plan and the plan has one) and the advice's, with its caveat
+    (:data:`audit.advice.advise.CAVEAT`: in simulation no ranking of items steadied the board
+    more than random ones) whenever the advice carries it."""
     plan = plan_sentences(results)
     board = ((results.get("plan") or {}).get("leaderboard") or {})
     if board.get("not_defined") and len(plan) > 1:
