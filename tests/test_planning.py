@@ -25,6 +25,7 @@ from audit.planning.components import (
     pool_effect,
 )
 from audit.planning.labels import agreement, outcomes, plan_pool, precision, shrunk
+from audit.planning.leaderboard import plan_sizes
 from audit.planning.stay import (
     critical_values,
     p_stay,
@@ -549,3 +550,36 @@ def test_rating_components_reproduce_wmt_bootstrap_sds():
         model_sd = math.sqrt(nu(board_covariance(d, 0, 0, comp["sigma_b2"], comp["sigma_w2"])))
         boot = [(r["ci95"][1] - r["ci95"][0]) / 3.92 for r in res["leaderboards"][pool]]
         assert model_sd == pytest.approx(math.sqrt(np.mean(np.square(boot))), rel=0.15), pool
+
+
+def test_tied_measured_scores_cap_the_plan_and_say_so():
+    """Measured gaps with a zero (tied neighbours): in a board drawn with a tie, the tied pair's
+    order is a coin toss at any SD, so P(stay) at SD 0 is its limit from above (the share of
+    boards whose every tie falls the true way, not 1), no size suffices, and the sentence names
+    the ties rather than the pool effect."""
+    c = critical_values(5, gaps=[0.0, 0.1], n_sims=4000, seed=3)
+    share = float(np.mean(c < np.inf))
+    assert 0.2 < share < 0.4  # between P(z1<z2<...) chains and 3/4^4
+    assert p_stay(c, 0.0) == share == p_stay(c, 1e-12)
+    entry = plan_sizes(sizes=[5], stay=0.9, sigma_b2=0.01, sigma_w2=0.1, pool_sd=0.0,
+                       gaps=[0.0, 0.1], n_sims=4000, seed=3)[0]
+    assert entry["sd_star"] == 0 and entry["verdict"] == "no_size_suffices"
+    assert entry["ceiling"] == share
+    block = {"settings": {"stay": 0.9}, "leaderboard": {"sizes": [entry], "components": {}}}
+    assert "tied neighbours" in plan_sentences(block)[0]
+    assert "pool effect" not in plan_sentences(block)[0]
+
+
+def test_a_single_item_per_model_has_no_plan_but_a_reason():
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+
+    rows = [(f"i{i}", f"a{j}", f"p{j % 2}", f"m{i}", (i + j) % 5 + 1)
+            for i in range(3) for j in range(4)]
+    frame = pd.DataFrame(rows, columns=[C.ITEM, C.ANNOTATOR, C.POOL, C.MODEL, C.LABEL])
+    table = build_table(frame, LabelScale(LabelKind.ORDINAL, (1, 2, 3, 4, 5)), name="t",
+                        source="t")
+    block = plan_block(table, _audited(table), n_sims=500)
+    assert "one item" in block["leaderboard"]["not_defined"]
+    assert plan_sentences(block)[0].startswith("No leaderboard plan: every model has one item")

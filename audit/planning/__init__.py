@@ -123,6 +123,10 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
     design = (design_from_scores(rating_scores(table), humans) if rating
               else design_from_votes(pairwise_votes(table), humans))
     comp = anova(design)
+    if not math.isfinite(comp["total"]):
+        return _not_defined("every model " + ("has" if rating else "pair has") + " one item: the "
+                            "variance between items cannot be estimated, so no size can be "
+                            "planned")
     ident = comp["identified"]
     sb2, sw2 = comp["sigma_b2"], comp["sigma_w2"]
     noise = board_noise(design, sb2 if ident else 0.0, sw2 if ident else comp["total"])

@@ -43,6 +43,12 @@ def _sizes_sentence(lb: dict, stay) -> str:
     for e in lb["sizes"]:
         k = e["n_models"]
         row = _row_now(e, m_now) if e.get("verdict") == "planned" else None
+        if row is None and e.get("sd_star") == 0:
+            parts.append(f"a {k}-model one cannot reach {number(stay, 2)} at any size: the "
+                         "measured scores include tied neighbours, and tied models come out in "
+                         "either order whatever the size (every tie falls the true way in "
+                         f"{number(e.get('ceiling'), 2)} of the simulated boards)")
+            continue
         if row is None:
             lower = next((r["n_items_ci95"][0] for r in e.get("rows", [])
                           if r.get("n_items_ci95") and r["n_items_ci95"][0] is not None), None)

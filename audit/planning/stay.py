@@ -70,12 +70,15 @@ def critical_values(n_models: int, *, gaps=None, score_range=None, gap_model: st
 
 
 def p_stay(critical: np.ndarray, sd: float) -> float:
-    """Share of boards not displaced at perturbation SD ``sd`` (``critical`` sorted)."""
+    """Share of boards not displaced at perturbation SD ``sd`` (``critical`` sorted). At SD 0
+    a board drawn with tied true scores (a zero gap: critical value ``inf``) is still displaced,
+    as :func:`sd_star` and the audit's ranking count a tie."""
     sd = float(sd)
     if not math.isfinite(sd):
         return float("nan")
-    threshold = np.inf if sd == 0 else 1.0 / sd
-    return float(np.searchsorted(critical, threshold, side="right") / critical.size)
+    if sd == 0:
+        return float(np.searchsorted(critical, np.inf, side="left") / critical.size)
+    return float(np.searchsorted(critical, 1.0 / sd, side="right") / critical.size)
 
 
 def mc_se(p: float, n_sims: int) -> float:
