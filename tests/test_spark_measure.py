@@ -212,14 +212,15 @@ def _reference_strata(table):
                                      n_permutations=BOOT.n_resamples)
 
 
-def _assert_same_strata(got: dict, want: dict):
-    """Every pool's strata aggregates equal, field by field; the judgments as a set."""
+def _assert_same_strata(got: dict, want: dict, *, pairs: bool = True):
+    """Every pool's strata aggregates equal, field by field (the pair sums with ``pairs``);
+    the judgments as a set."""
     assert list(got) == list(want)
     for pool, w in want.items():
         g = got[pool]
         for field in ("annotators", "labels", "annotator_label", "sizes", "label_sums",
-                      "pair_keys", "pair_sums", "varying_labels", "crossed_rows",
-                      "crossed_freq"):
+                      "label_sq_sums", "varying_labels", "crossed_rows", "crossed_freq",
+                      *(("pair_keys", "pair_sums") if pairs else ())):
             np.testing.assert_array_equal(getattr(g, field), getattr(w, field),
                                           err_msg=f"pool {pool}: {field}")
         for field in ("n_items", "n_judgments_excluded", "n_annotators_excluded"):
@@ -375,14 +376,26 @@ def _cluster_strata(spark, table, agg, **options):
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["hs_brexit", "synthetic"])
-def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name):
+@pytest.mark.parametrize("name, regime", [("hs_brexit", "gcmh_dense"),
+                                          ("synthetic", "gcmh_dense"),
+                                          ("synthetic", "gcmh_cg"), ("convabuse", "gcmh_cg")])
+def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name, regime):
     """With every pool over the budget the cluster sends no judgment, and the within-pool
-    block from its pair sums equals the pandas engine's gCMH."""
-    _regime(monkeypatch, "gcmh_dense")
+    block equals the pandas engine's gCMH: from the pair sums (dense), or from conjugate
+    gradients whose every product runs on the cluster, with no pair sum formed."""
+    from audit.ingest.spark.measure_aggregates import ClusterOperator, release_strata
+
+    _regime(monkeypatch, regime)
     table = _table(name)
     agg = _reference_aggregates(table)
     strata = _cluster_strata(spark, table, agg)
-    assert all(s.judgments is None for s in strata.values())
-    _assert_same_strata(strata, _reference_strata(table))
-    _assert_same_measurement(name, agg, strata, want=_quiet(measure, table, bootstrap=BOOT))
+    try:
+        tested = [s for s in strata.values() if s.n_items]
+        assert tested and all(s.judgments is None for s in strata.values())
+        dense = regime == "gcmh_dense"
+        assert all(isinstance(s.operator, ClusterOperator) != dense for s in tested)
+        assert all((len(s.pair_keys) > 0) == dense for s in tested)
+        _assert_same_strata(strata, _reference_strata(table), pairs=dense)
+        _assert_same_measurement(name, agg, strata, want=_quiet(measure, table, bootstrap=BOOT))
+    finally:
+        release_strata(strata)

@@ -23,9 +23,14 @@ from one of two computations (:func:`audit.measure.within_item.pool_test`):
   (annotator pair, item size ``m``), of integers: ``pair_sums`` (one ``q x q`` block per pair
   sharing an item, a self-join on item), ``label_sums`` (per annotator and size, its items'
   label counts) and ``annotator_label`` (``N``). The driver forms ``V`` from them (dense up to
-  :data:`~audit.measure.cmh.CMH_MAX_DIM` annotators x labels, else sparse, by conjugate
+:data:`~audit.measure.cmh.CMH_MAX_DIM` annotators x labels, else sparse, by conjugate
   gradients with the degrees of freedom from the pairs' connected components) and reuses the
-  solvers of :mod:`.cmh`. Equal to the codes' path to rounding (1e-12 dense; the
+  solvers of :mod:`.cmh`. The pair sums grow with the annotator pairs that share an item, which
+  in a sparse crowd design are as many as the within-item pairs (412,508 rows, 88 MiB, for
+  one pool of the 1M-judgment benchmark, whose judgments are 9.5 MiB as codes): beyond the
+  dense limit a cluster applies ``V x = sum_i sum_(a in i) e_a (x) w_i V_i (x_a - s_i / m_i)``
+  (``s_i`` the sum of ``x`` over the item's annotators) in one pass per conjugate-gradient step
+  (``operator``) and finds the components by label propagation, and no pair sum is formed. Equal to the codes' path to rounding (1e-12 dense; the
   conjugate-gradient path stops at its tolerance, as the codes' path does).
 
 The reference tests read the crossed subset of the strata as (row, frequency) patterns
@@ -64,9 +69,10 @@ class StrataAggregates:
         (A, k) the strata's judgments by annotator and label (``N``).
     sizes
         (M,) the distinct item sizes ``m`` of the strata.
-    label_sums
-        (A, M, k) per annotator and item size, the label counts ``n_ic`` summed over its items
-        of that size.
+    label_sums, label_sq_sums
+        (A, M, k) per annotator and item size, the label counts ``n_ic`` (and their squares)
+        summed over its items of that size: ``d``, and ``V``'s diagonal
+        ``sum_(i has a) n_ic (m_i - n_ic) / m_i^2``.
     pair_keys, pair_sums
         (R, 3) positions ``(a, b, size)`` with ``a <= b`` of every annotator pair sharing an item
         of that size, and (R, k, k) the integer sums ``n_ic (m [c = c'] - n_ic')`` over those
@@ -79,6 +85,10 @@ class StrataAggregates:
     judgments
         ``(item, annotator, label)`` codes of the strata's judgments when the permutation test
         runs (under the budget), else None.
+    operator, components
+        Beyond :data:`audit.measure.cmh.CMH_MAX_DIM` cells, when a cluster computes ``V x``
+        (``operator``: (A, k) -> (A, k)) and the annotators' connected components (A,), the pair
+        sums are not needed (and left empty): conjugate gradients call the operator.
     """
 
     annotators: np.ndarray
@@ -89,12 +99,15 @@ class StrataAggregates:
     annotator_label: np.ndarray
     sizes: np.ndarray
     label_sums: np.ndarray
+    label_sq_sums: np.ndarray
     pair_keys: np.ndarray
     pair_sums: np.ndarray
     varying_labels: np.ndarray
     crossed_rows: np.ndarray
     crossed_freq: np.ndarray
     judgments: tuple | None = None
+    operator: object = None
+    components: np.ndarray | None = None
 
     @property
     def n_judgments(self) -> int:
@@ -143,6 +156,8 @@ def strata_aggregates_of(item, annotator, label, *, min_annotator_judgments: int
     m_idx = m_idx.reshape(-1)
     label_sums = np.zeros((n_a, len(sizes), k), dtype=np.int64)
     np.add.at(label_sums, (a_pos, m_idx[i_pos]), n_il[i_pos])
+    label_sq_sums = np.zeros((n_a, len(sizes), k), dtype=np.int64)
+    np.add.at(label_sq_sums, (a_pos, m_idx[i_pos]), n_il[i_pos] ** 2)
     varies = n_il.max(axis=1) < m if n_i else np.zeros(0, dtype=bool)
     varying_labels = np.zeros((n_a, k), dtype=bool)
     v = varies[i_pos]
@@ -176,7 +191,8 @@ def strata_aggregates_of(item, annotator, label, *, min_annotator_judgments: int
         annotators=annotators, labels=labels, n_items=n_i,
         n_judgments_excluded=len(item) - n_judgments, n_annotators_excluded=n_ann_excluded,
         annotator_label=np.bincount(a_pos * k + l_pos, minlength=n_a * k).reshape(n_a, k),
-        sizes=sizes, label_sums=label_sums, pair_keys=pair_keys, pair_sums=pair_sums,
+        sizes=sizes, label_sums=label_sums, label_sq_sums=label_sq_sums, pair_keys=pair_keys,
+        pair_sums=pair_sums,
         varying_labels=varying_labels, crossed_rows=rows, crossed_freq=freq,
         judgments=((it, an, la) if permutes(n_judgments, n_i, k, n_permutations) else None))
 
@@ -199,7 +215,8 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
     """The generalized CMH statistic and its degrees of freedom from the aggregates (module
     docstring): :func:`audit.measure.cmh.dense_q` on the formed ``V`` up to
     :data:`audit.measure.cmh.CMH_MAX_DIM` cells, else :func:`audit.measure.cmh.cg_q` on a sparse
-    ``V`` with the generic rank ``sum (A_g - 1)(k_g - 1)`` over connected components."""
+    ``V`` from the pair sums, or on the cluster's ``operator`` when it holds one, with the
+    generic rank ``sum (A_g - 1)(k_g - 1)`` over the connected components."""
     from scipy import sparse
 
     n_a, k = sa.annotator_label.shape
@@ -217,21 +234,32 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
         np.add.at(cov, (b[~self_], a[~self_]), -pair[~self_])
         cov[np.arange(n_a), np.arange(n_a)] += term1
         return cmh.dense_q(cov.transpose(0, 2, 1, 3).reshape(n_a * k, n_a * k), d.reshape(-1))
-    # sparse V: blocks -pair at (a, b) and (b, a), term1 on the diagonal blocks
-    cc = np.arange(k * k)
-    c1, c2 = cc // k, cc % k
-    blocks = [(a, b, -pair), (b[~self_], a[~self_], -pair[~self_]),
-              (np.arange(n_a), np.arange(n_a), term1)]
-    rows = np.concatenate([(r[:, None] * k + c1[None]).ravel() for r, _, _ in blocks])
-    cols = np.concatenate([(c[:, None] * k + c2[None]).ravel() for _, c, _ in blocks])
-    vals = np.concatenate([v.reshape(len(v), -1).ravel() for _, _, v in blocks])
-    v = sparse.csr_matrix((vals, (rows, cols)), shape=(n_a * k, n_a * k))
-    q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), v.diagonal())
-    from scipy.sparse.csgraph import connected_components
+    # V's diagonal, sum over a's items of n_ic (m - n_ic) / m^2, as the codes' path takes it
+    diagonal = ((sa.label_sums * m[None, :, None] - sa.label_sq_sums) / (m ** 2)[None, :, None]
+                ).sum(axis=1).reshape(-1)
+    if sa.operator is not None:
+        q = cmh.cg_q(lambda x: np.asarray(sa.operator(np.reshape(x, (n_a, k)))).reshape(-1),
+                     d.reshape(-1), diagonal)
+    else:  # sparse V: blocks -pair at (a, b) and (b, a), term1 on the diagonal blocks
+        cc = np.arange(k * k)
+        c1, c2 = cc // k, cc % k
+        blocks = [(a, b, -pair), (b[~self_], a[~self_], -pair[~self_]),
+                  (np.arange(n_a), np.arange(n_a), term1)]
+        rows = np.concatenate([(r[:, None] * k + c1[None]).ravel() for r, _, _ in blocks])
+        cols = np.concatenate([(c[:, None] * k + c2[None]).ravel() for _, c, _ in blocks])
+        vals = np.concatenate([v.reshape(len(v), -1).ravel() for _, _, v in blocks])
+        v = sparse.csr_matrix((vals, (rows, cols)), shape=(n_a * k, n_a * k))
+        q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), diagonal)
+    comp = sa.components
+    if comp is None:
+        from scipy.sparse.csgraph import connected_components
 
-    graph = sparse.csr_matrix((np.ones(int((~self_).sum())), (a[~self_], b[~self_])),
-                              shape=(n_a, n_a))
-    n_comp, comp = connected_components(graph, directed=False)
+        graph = sparse.csr_matrix((np.ones(int((~self_).sum())), (a[~self_], b[~self_])),
+                                  shape=(n_a, n_a))
+        _, comp = connected_components(graph, directed=False)
+    _, comp = np.unique(comp, return_inverse=True)
+    comp = comp.reshape(-1)
+    n_comp = int(comp.max()) + 1 if len(comp) else 0
     sizes = np.bincount(comp, minlength=n_comp)
     lab_var = np.zeros((n_comp, k), dtype=bool)
     np.logical_or.at(lab_var, comp, sa.varying_labels)

@@ -242,6 +242,7 @@ def pool_strata_aggregates(coded, *, pool: int, q: int, annotator_counts: np.nda
     integer blocks, the varying labels, and the crossed rows counted by ``groupBy``."""
     from pyspark.sql import functions as F
 
+    from ...measure import cmh
     from ...measure.effect_aggregates import StrataAggregates, permutes
 
     counts = np.asarray(annotator_counts, dtype=np.int64)
@@ -274,22 +275,33 @@ def pool_strata_aggregates(coded, *, pool: int, q: int, annotator_counts: np.nda
             judgments = tuple(rows[c].to_numpy(np.int64) for c in (ITEM, ANNOTATOR, LABEL))
         empty = dict(sizes=np.zeros(0, dtype=np.int64),
                      label_sums=np.zeros((n_a, 0, k), dtype=np.int64),
+                     label_sq_sums=np.zeros((n_a, 0, k), dtype=np.int64),
                      pair_keys=np.zeros((0, 3), dtype=np.int64),
                      pair_sums=np.zeros((0, k, k), dtype=np.int64),
                      varying_labels=np.zeros((n_a, k), dtype=bool),
                      crossed_rows=np.zeros((0, n_a), dtype=np.int64),
                      crossed_freq=np.zeros(0, dtype=np.int64))
-        parts = (_cmh_sums(strata, annotators=annotators, labels=labels, n_cols=n_cols)
-                 if (judgments is None or complete) and n_items else empty)
+        gcmh = judgments is None and n_items > 0
+        dense = n_a * k <= cmh.CMH_MAX_DIM
+        parts, operator, components = empty, None, None
+        if (gcmh or complete) and n_items:
+            parts = _cmh_sums(strata, annotators=annotators, labels=labels, n_cols=n_cols,
+                              pairs=dense or complete)
+        if gcmh and not dense:
+            operator = ClusterOperator(strata, annotators=annotators,
+                                       columns=[n_cols[int(c)] for c in labels])
+            components = _components(strata, annotators)
     finally:
         strata.unpersist()
     return StrataAggregates(annotators=annotators, labels=labels, n_items=int(n_items),
                             n_judgments_excluded=n_pool - n_judgments,
                             n_annotators_excluded=n_ann_excluded, annotator_label=table,
-                            judgments=judgments, **parts)
+                            judgments=judgments, operator=operator, components=components,
+                            **parts)
 
 
-def _cmh_sums(strata, *, annotators: np.ndarray, labels: np.ndarray, n_cols: list) -> dict:
+def _cmh_sums(strata, *, annotators: np.ndarray, labels: np.ndarray, n_cols: list,
+              pairs: bool = True) -> dict:
     """The gCMH's and the reference tests' aggregates of the cached ``strata`` (judgments with
     their item's ``m`` and label counts ``n0 ..``), positions numbering ``annotators`` and
     ``labels`` (the used label codes: only their columns are read)."""
@@ -299,25 +311,35 @@ def _cmh_sums(strata, *, annotators: np.ndarray, labels: np.ndarray, n_cols: lis
 
     n_a, k = len(annotators), len(labels)
     used = [n_cols[int(c)] for c in labels]
+    squares = [f"{c}_sq" for c in used]
     per_size = (strata.groupBy(ANNOTATOR, "m")
-                .agg(*[F.sum(c).cast("long").alias(c) for c in used]).toPandas())
+                .agg(*[F.sum(c).cast("long").alias(c) for c in used],
+                     *[F.sum(F.col(c) * F.col(c)).cast("long").alias(s)
+                       for c, s in zip(used, squares)]).toPandas())
     sizes = np.unique(per_size["m"].to_numpy(np.int64))
     label_sums = np.zeros((n_a, len(sizes), k), dtype=np.int64)
-    label_sums[np.searchsorted(annotators, per_size[ANNOTATOR].to_numpy(np.int64)),
-               np.searchsorted(sizes, per_size["m"].to_numpy(np.int64))] = \
-        per_size[used].to_numpy(np.int64).reshape(-1, k)
-    left = strata.select(ITEM, F.col(ANNOTATOR).alias("a"), "m", *used)
-    right = strata.select(ITEM, F.col(ANNOTATOR).alias("b"))
-    blocks = [F.sum(F.col(c1) * ((F.col("m") if i == j else F.lit(0)) - F.col(c2)))
-              .cast("long").alias(f"s{i}_{j}")
-              for i, c1 in enumerate(used) for j, c2 in enumerate(used)]
-    pairs = (left.join(right, on=ITEM).where(F.col("a") <= F.col("b"))
-             .groupBy("a", "b", "m").agg(*blocks).toPandas())
-    pair_keys = np.stack([np.searchsorted(annotators, pairs["a"].to_numpy(np.int64)),
-                          np.searchsorted(annotators, pairs["b"].to_numpy(np.int64)),
-                          np.searchsorted(sizes, pairs["m"].to_numpy(np.int64))], axis=1)
-    sums = pairs[[f"s{i}_{j}" for i in range(k) for j in range(k)]].to_numpy(np.int64)
-    order = np.lexsort(pair_keys.T[::-1]) if len(pair_keys) else np.zeros(0, dtype=np.int64)
+    label_sq_sums = np.zeros((n_a, len(sizes), k), dtype=np.int64)
+    at = (np.searchsorted(annotators, per_size[ANNOTATOR].to_numpy(np.int64)),
+          np.searchsorted(sizes, per_size["m"].to_numpy(np.int64)))
+    label_sums[at] = per_size[used].to_numpy(np.int64).reshape(-1, k)
+    label_sq_sums[at] = per_size[squares].to_numpy(np.int64).reshape(-1, k)
+    pair_keys = np.zeros((0, 3), dtype=np.int64)
+    sums = np.zeros((0, k * k), dtype=np.int64)
+    order = np.zeros(0, dtype=np.int64)
+    if pairs:
+        left = strata.select(ITEM, F.col(ANNOTATOR).alias("a"), "m", *used)
+        right = strata.select(ITEM, F.col(ANNOTATOR).alias("b"))
+        blocks = [F.sum(F.col(c1) * ((F.col("m") if i == j else F.lit(0)) - F.col(c2)))
+                  .cast("long").alias(f"s{i}_{j}")
+                  for i, c1 in enumerate(used) for j, c2 in enumerate(used)]
+        got = (left.join(right, on=ITEM).where(F.col("a") <= F.col("b"))
+               .groupBy("a", "b", "m").agg(*blocks).toPandas())
+        pair_keys = np.stack([np.searchsorted(annotators, got["a"].to_numpy(np.int64)),
+                              np.searchsorted(annotators, got["b"].to_numpy(np.int64)),
+                              np.searchsorted(sizes, got["m"].to_numpy(np.int64))], axis=1)
+        sums = got[[f"s{i}_{j}" for i in range(k) for j in range(k)]].to_numpy(np.int64)
+        if len(pair_keys):
+            order = np.lexsort(pair_keys.T[::-1])
     varying = (strata.where(F.greatest(*[F.col(c) for c in used]) < F.col("m"))
                .select(ANNOTATOR, LABEL).distinct().toPandas()) if k > 1 else None
     varying_labels = np.zeros((n_a, k), dtype=bool)
@@ -336,7 +358,8 @@ def _cmh_sums(strata, *, annotators: np.ndarray, labels: np.ndarray, n_cols: lis
                .groupBy(*columns).agg(F.count(F.lit(1)).alias("_n")).toPandas())
         rows, freq = sorted_patterns(got[columns].to_numpy(np.int64).reshape(-1, n_a),
                                      got["_n"].to_numpy(np.int64))
-    return dict(sizes=sizes, label_sums=label_sums, pair_keys=pair_keys[order],
+    return dict(sizes=sizes, label_sums=label_sums, label_sq_sums=label_sq_sums,
+                pair_keys=pair_keys[order].reshape(-1, 3),
                 pair_sums=sums[order].reshape(-1, k, k), varying_labels=varying_labels,
                 crossed_rows=rows, crossed_freq=freq)
 
@@ -357,3 +380,92 @@ def cluster_strata(coded, agg, *, min_annotator_judgments: int = 10, n_permutati
                                            min_annotator_judgments=min_annotator_judgments,
                                            n_permutations=n_permutations, complete=complete)
     return out
+
+
+class ClusterOperator:
+    """The gCMH covariance applied on the cluster: ``V x`` for an (A, k) ``x``, one pass over
+    the strata's non-unanimous items per call (:mod:`audit.measure.effect_aggregates`), in
+    Spark SQL only (no Python on the executors).
+
+    The judgments of those items are kept, partitioned by item and cached, with their item's
+    label shares ``p_ic`` and ``w_i = m_i / (m_i - 1)``. A call joins ``x`` (broadcast, one row
+    per annotator), sums it over each item's annotators (a window by item: ``s_i``), forms
+    ``w_i V_i (x_a - s_i / m_i)`` per judgment and sums it by annotator. What crosses: ``x``
+    out and the (A, k) product back. :meth:`release` frees the cached judgments.
+    """
+
+    def __init__(self, strata, *, annotators: np.ndarray, columns: list):
+        from pyspark.sql import functions as F
+
+        self.annotators = np.asarray(annotators, dtype=np.int64)
+        self.shape = (len(annotators), len(columns))
+        self._spark = strata.sparkSession
+        varying = (strata.where(F.greatest(*[F.col(c) for c in columns]) < F.col("m"))
+                   if len(columns) > 1 else strata.limit(0))
+        m = F.col("m").cast("double")
+        self._rows = (varying.select(ITEM, ANNOTATOR, m.alias("m"), (m / (m - 1)).alias("w"),
+                                     *[(F.col(c) / m).alias(f"p{j}")
+                                       for j, c in enumerate(columns)])
+                      .repartition(ITEM).cache())
+        self._rows.count()  # built now, while the strata are cached
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        n_a, k = self.shape
+        x = np.asarray(x, dtype=np.float64).reshape(n_a, k)
+        frame = self._spark.createDataFrame(
+            [(int(a), *map(float, row)) for a, row in zip(self.annotators, x)],
+            [ANNOTATOR, *[f"x{c}" for c in range(k)]])
+        by_item = Window.partitionBy(ITEM)
+        joined = self._rows.join(F.broadcast(frame), on=ANNOTATOR)
+        y = [F.col(f"x{c}") - F.sum(f"x{c}").over(by_item) / F.col("m") for c in range(k)]
+        joined = joined.select(ANNOTATOR, "w", *[F.col(f"p{c}") for c in range(k)],
+                               *[y[c].alias(f"y{c}") for c in range(k)])
+        t = sum(F.col(f"p{c}") * F.col(f"y{c}") for c in range(k))
+        got = (joined.groupBy(ANNOTATOR)
+               .agg(*[F.sum(F.col("w") * F.col(f"p{c}") * (F.col(f"y{c}") - t)).alias(f"v{c}")
+                      for c in range(k)]).toPandas())
+        out = np.zeros((n_a, k))
+        out[np.searchsorted(self.annotators, got[ANNOTATOR].to_numpy(np.int64))] = \
+            got[[f"v{c}" for c in range(k)]].to_numpy(np.float64).reshape(-1, k)
+        return out
+
+    def release(self) -> None:
+        self._rows.unpersist()
+
+
+def _components(strata, annotators: np.ndarray) -> np.ndarray:
+    """(A,) each annotator's connected component in the annotator-item graph of the strata
+    (every strata item), by label propagation: an item takes the least label of its
+    annotators, an annotator the least of its items', until nothing changes (as many rounds
+    as the graph's diameter). Only (A,) labels cross per round."""
+    from pyspark.sql import functions as F
+
+    spark = strata.sparkSession
+    edges = strata.select(ITEM, ANNOTATOR).cache()
+    try:
+        label = np.asarray(annotators, dtype=np.int64).copy()
+        while True:
+            current = spark.createDataFrame(
+                [(int(a), int(c)) for a, c in zip(annotators, label)], [ANNOTATOR, "c"])
+            item_min = (edges.join(F.broadcast(current), on=ANNOTATOR)
+                        .groupBy(ITEM).agg(F.min("c").alias("c")))
+            got = (edges.join(item_min, on=ITEM).groupBy(ANNOTATOR)
+                   .agg(F.min("c").alias("c")).toPandas())
+            new = label.copy()
+            new[np.searchsorted(annotators, got[ANNOTATOR].to_numpy(np.int64))] = \
+                got["c"].to_numpy(np.int64)
+            if np.array_equal(new, label):
+                return label
+            label = new
+    finally:
+        edges.unpersist()
+
+
+def release_strata(strata: dict) -> None:
+    """Free what :func:`cluster_strata`'s operators keep cached on the cluster."""
+    for sa in strata.values():
+        if isinstance(sa.operator, ClusterOperator):
+            sa.operator.release()
