@@ -44,10 +44,12 @@ permutation budget)                         label) pattern is nearly always its 
                                                                                         most budget / B judgments a pool (20,000
                                                                                         at B = 1,000) and runs the pandas code on
                                                                                         them (:mod:`.effect_aggregates`)
-gCMH (the same test beyond the budget)      integer annotator-pair sums per item size:  none (asymptotic); ``V`` and ``d`` formed
-                                            a self-join on item, ``groupBy(a, b, m)``   on the driver, dense or by conjugate
-                                            of ``n_ic (m [c = c'] - n_ic')``, and per   gradients (:mod:`.effect_aggregates`)
-                                            annotator ``N`` and its items' label sums
+gCMH (the same test beyond the budget)      up to the dense limit (annotators x labels  none (asymptotic); dense ``V`` formed on
+                                            <= 1,500), integer annotator-pair sums per  the driver; beyond it conjugate gradients
+                                            item size (a self-join on item); always     on the driver whose every ``V x`` is one
+                                            per annotator ``N`` and its items' label    Spark pass (an (A, k) array each way) and
+                                            sums and squares                            components by label propagation
+                                                                                        (:mod:`.effect_aggregates`)
 reference tests (Cochran's Q,               the strata's crossed subset as (row,        none
 Stuart-Maxwell, Friedman), pooled chi2,     frequency) and the strata's annotator x
 Cramér's V                                  label table ``N``

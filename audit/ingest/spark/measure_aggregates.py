@@ -408,12 +408,14 @@ class ClusterOperator:
                                        for j, c in enumerate(columns)])
                       .repartition(ITEM).cache())
         self._rows.count()  # built now, while the strata are cached
+        self.calls = 0
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         n_a, k = self.shape
+        self.calls += 1
         x = np.asarray(x, dtype=np.float64).reshape(n_a, k)
         frame = self._spark.createDataFrame(
             [(int(a), *map(float, row)) for a, row in zip(self.annotators, x)],
