@@ -129,6 +129,32 @@ def test_anova_without_replication_identifies_only_the_total():
     assert got["total"] == pytest.approx(np.var([1, 0, 1, 0.5, 0], ddof=1))
 
 
+def _two_pool_judgments(rng, units, sb, sw, sims=20_000):
+    """Two pools sharing half their units (1-3 and 0-2 judgments a unit) and ``sims`` draws of
+    every judgment under the random-effects model: ``(unit, pool, y)``, y ``(sims, judgments)``."""
+    m_a = rng.integers(1, 4, units)
+    m_b = np.where(np.arange(units) < units // 2, rng.integers(1, 3, units), 0)
+    unit = np.concatenate([np.repeat(np.arange(units), m_a), np.repeat(np.arange(units), m_b)])
+    pool = np.concatenate([np.zeros(m_a.sum(), int), np.ones(m_b.sum(), int)])
+    b = rng.normal(0, math.sqrt(sb), (sims, units))
+    y = b[:, unit] + rng.normal(0, math.sqrt(sw), (sims, len(unit)))
+    return unit, pool, y
+
+
+def _assert_covariances(d, boards, sb, sw):
+    """Each pool pair's exact covariance against the sample covariance of the simulated
+    ``boards`` (one (sims, K) array a pool), within 4 MC s.e. of a sample covariance."""
+    sims, k = boards[0].shape
+    emp = np.cov(np.hstack(boards).T)
+    var = np.diag(emp)
+    for a, b_ in [(0, 0), (1, 1), (0, 1)]:
+        exact = board_covariance(d, a, b_, sb, sw)
+        block = emp[a * k:(a + 1) * k, b_ * k:(b_ + 1) * k]
+        se = np.sqrt((np.outer(var[a * k:(a + 1) * k], var[b_ * k:(b_ + 1) * k])
+                      + exact ** 2) / sims)
+        assert np.all(np.abs(block - exact) < 4 * se)
+
+
 def test_board_covariance_matches_simulated_win_rates():
     """The exact covariance of the random-effects model against 20,000 simulated boards with
     two pools sharing half their items."""
@@ -136,32 +162,19 @@ def test_board_covariance_matches_simulated_win_rates():
     k, units, sb, sw = 4, 120, 0.04, 0.2
     pairs = np.array([(a, b) for a in range(k) for b in range(a + 1, k)])
     pair_of_unit = rng.integers(0, len(pairs), units)
-    m_a = rng.integers(1, 4, units)
-    m_b = np.where(np.arange(units) < units // 2, rng.integers(1, 3, units), 0)
-    unit = np.concatenate([np.repeat(np.arange(units), m_a), np.repeat(np.arange(units), m_b)])
-    pool = np.concatenate([np.zeros(m_a.sum(), int), np.ones(m_b.sum(), int)])
+    unit, pool, y = _two_pool_judgments(rng, units, sb, sw)
     d = _design(np.zeros(len(unit)), unit, pool, pair_of_unit, k, n_pools=2)
     lo, hi = pairs[pair_of_unit].T
-    sims = 20_000
-    b = rng.normal(0, math.sqrt(sb), (sims, units))
-    y = b[:, unit] + rng.normal(0, math.sqrt(sw), (sims, len(unit)))
     rates = []
     for j in (0, 1):
         sel = pool == j
-        points = np.zeros((sims, k))
+        points = np.zeros((len(y), k))
         games = np.zeros(k)
         for side, sign in ((lo, 1.0), (hi, -1.0)):
             np.add.at(points.T, side[unit[sel]], sign * y[:, sel].T)
             np.add.at(games, side[unit[sel]], 1.0)
         rates.append(points / games)
-    emp = np.cov(np.hstack(rates).T)
-    var = np.diag(emp)
-    for a, b_ in [(0, 0), (1, 1), (0, 1)]:
-        exact = board_covariance(d, a, b_, sb, sw)
-        block = emp[a * k:(a + 1) * k, b_ * k:(b_ + 1) * k]
-        se = np.sqrt((np.outer(var[a * k:(a + 1) * k], var[b_ * k:(b_ + 1) * k])
-                      + exact ** 2) / sims)
-        assert np.all(np.abs(block - exact) < 4 * se)  # 4 MC s.e. of a sample covariance
+    _assert_covariances(d, rates, sb, sw)
     shift = rates[1] - rates[0]
     emp_nu = np.mean(np.var(shift - shift.mean(axis=1, keepdims=True), axis=0) * k / (k - 1))
     assert board_noise(d, sb, sw)["switch"][("p0", "p1")] == pytest.approx(emp_nu, rel=0.03)
@@ -494,30 +507,18 @@ def test_rating_covariance_matches_simulated_means():
     rng = np.random.default_rng(3)
     k, units, sb, sw = 4, 100, 0.5, 2.0
     model_of_unit = rng.integers(0, k, units)
-    m_a = rng.integers(1, 4, units)
-    m_b = np.where(np.arange(units) < units // 2, rng.integers(1, 3, units), 0)
-    unit = np.concatenate([np.repeat(np.arange(units), m_a), np.repeat(np.arange(units), m_b)])
-    pool = np.concatenate([np.zeros(m_a.sum(), int), np.ones(m_b.sum(), int)])
+    unit, pool, y = _two_pool_judgments(rng, units, sb, sw)
     d = Design(unit, pool, np.zeros(len(unit)), model_of_unit, model_of_unit, model_of_unit, k,
                ("p0", "p1"), rating=True)
-    sims = 20_000
-    b = rng.normal(0, math.sqrt(sb), (sims, units))
-    y = b[:, unit] + rng.normal(0, math.sqrt(sw), (sims, len(unit)))
     means = []
     for j in (0, 1):
         sel = pool == j
-        sums = np.zeros((sims, k))
+        sums = np.zeros((len(y), k))
         np.add.at(sums.T, model_of_unit[unit[sel]], y[:, sel].T)
         means.append(sums / np.bincount(model_of_unit[unit[sel]], minlength=k))
-    emp = np.cov(np.hstack(means).T)
-    var = np.diag(emp)
     for a, b_ in [(0, 0), (1, 1), (0, 1)]:
-        exact = board_covariance(d, a, b_, sb, sw)
-        assert np.all(exact[~np.eye(k, dtype=bool)] == 0)
-        block = emp[a * k:(a + 1) * k, b_ * k:(b_ + 1) * k]
-        se = np.sqrt((np.outer(var[a * k:(a + 1) * k], var[b_ * k:(b_ + 1) * k])
-                      + exact ** 2) / sims)
-        assert np.all(np.abs(block - exact) < 4 * se)
+        assert np.all(board_covariance(d, a, b_, sb, sw)[~np.eye(k, dtype=bool)] == 0)
+    _assert_covariances(d, means, sb, sw)
     balanced = Design(np.repeat(np.arange(40), 3), np.zeros(120, int), np.zeros(120),
                       np.arange(40) % k, np.arange(40) % k, np.arange(40) % k, k, ("p",),
                       rating=True)
