@@ -292,3 +292,52 @@ def test_judged_now_is_the_median_of_the_units_repeated(rows):
     med, n = d.judged_now(0)
     assert n == len(judged)
     assert (np.isnan(med) and not len(judged)) or med == np.median(judged)
+
+
+@pytest.mark.parametrize("which", ["pandalm", "hs_brexit", "three_pools"])
+def test_labels_plan_from_count_patterns_equals_the_items(which):
+    """The labels part from distinct (pools x labels) count patterns with their frequencies (as
+    a cluster returns them) equals the per-item plan: every pool's row (rho, agreement per m,
+    planned m, today's m) and every cross-pool ceiling, with and without ``pool``."""
+    from conftest import pandalm_table, shared_data
+
+    from audit import load
+    from audit.measure.disagreement import pool_label_counts
+    from audit.planning import labels_plan
+
+    if which == "pandalm":
+        table = pandalm_table()
+    elif which == "hs_brexit":
+        table = load(shared_data("lewidi2023/HS-Brexit"))
+    else:
+        raw = arena_raw(n_items=500, n_models=4, pools=("crowd", "expert", "authors"),
+                        per_pool=3, seed=6)
+        raw = raw[~((raw[C.POOL] == "authors") & (raw.index % 4 == 0))]  # uneven counts
+        table = table_of(raw)
+    counts, names, _ = pool_label_counts(table)
+    flat = counts.reshape(len(counts), -1)
+    rows, inverse = np.unique(flat, axis=0, return_inverse=True)
+    freq = np.bincount(inverse.reshape(-1))
+    rows = rows.reshape(len(rows), *counts.shape[1:])
+    assert len(rows) < len(counts)
+    humans = list(table.human_pools)
+    ordered = table.scale.kind.name != "NOMINAL"
+    for pool in [None, humans[-1]]:
+        want = labels_plan(counts, None, names, humans, {}, stay=0.9, ordered=ordered,
+                           tie_break="median", pool=pool)
+        got = labels_plan(rows, freq, names, humans, {}, stay=0.9, ordered=ordered,
+                          tie_break="median", pool=pool)
+        assert got[2] == want[2]
+        for a, b in zip(got[:2], want[:2]):
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                assert x.keys() == y.keys()
+                for key in x:
+                    if isinstance(y[key], float):
+                        assert x[key] == pytest.approx(y[key], rel=1e-12, nan_ok=True), key
+                    elif key == "rows":
+                        assert [r["m"] for r in x[key]] == [r["m"] for r in y[key]]
+                        np.testing.assert_allclose([r["agreement"] for r in x[key]],
+                                                   [r["agreement"] for r in y[key]], rtol=1e-12)
+                    else:
+                        assert x[key] == y[key], key

@@ -210,7 +210,6 @@ def _labels(table, results, humans, *, stay, pool=None) -> dict:
     from ..contract.labels import LabelKind, is_continuous
     from ..measure.disagreement import pool_label_counts
     from ..measure.wide import is_wide
-    from .labels import plan_pool
 
     method = ("m fresh annotators' consensus (the audit's tie rule) equals the pool's "
               "population consensus; item label distributions shrunk toward the pool's by a "
@@ -226,6 +225,24 @@ def _labels(table, results, humans, *, stay, pool=None) -> dict:
         tie_break = ((row.get("all_shared") or {}).get("tie_break") or {}).get("rule", tie_break)
     ordered = table.scale.kind is not LabelKind.NOMINAL
     counts, names, _ = pool_label_counts(table)
+    pools, cross, note = labels_plan(counts, None, names, humans, results, stay=stay,
+                                     ordered=ordered, tie_break=tie_break, pool=pool)
+    return {"not_defined": None, "method": method, "tie_break": tie_break, "note": note,
+            "pools": pools, "cross_pool": cross}
+
+
+def labels_plan(counts, freq, names, humans, results, *, stay, ordered, tie_break, pool=None
+                ) -> tuple[list, list, str | None]:
+    """The labels part's ``pools`` and ``cross_pool`` rows and its note, from ``(rows, pools,
+    q)`` label counts (``names`` the pools of the second axis): one row an item (``freq``
+    None), or distinct (pools x labels) count patterns with ``freq`` items each, as a cluster
+    returns them (:mod:`audit.measure.patterns`); both give the same plan. With ``pool``, that
+    pool's row and its ceilings against the other pools (every pool is planned: the ceilings
+    compare their targets)."""
+    from .components import weighted_median
+    from .labels import plan_pool
+
+    f = np.ones(len(counts), dtype=np.int64) if freq is None else np.asarray(freq, np.int64)
     groups = {p: counts[:, names.index(p)] for p in humans}
     note = None
     if all(np.max(c.sum(axis=1), initial=0) < 2 for c in groups.values()) and len(humans) > 1:
@@ -235,12 +252,17 @@ def _labels(table, results, humans, *, stay, pool=None) -> dict:
     pools, targets = [], {}
     for p, c in groups.items():
         judged = c.sum(axis=1) > 0
-        r = plan_pool(c[judged], stay=stay, ordered=ordered, tie_break=tie_break)
+        r = plan_pool(c[judged], stay=stay, ordered=ordered, tie_break=tie_break,
+                      weights=None if freq is None else f[judged])
         t = np.full(len(c), -1)
         if "targets" in r:
             t[judged] = r.pop("targets")
         targets[p] = (judged, t)
-        m_now = float(np.median(c[judged].sum(axis=1))) if judged.any() else float("nan")
+        per_item = c[judged].sum(axis=1)
+        if freq is None:
+            m_now = float(np.median(per_item)) if judged.any() else float("nan")
+        else:
+            m_now = weighted_median(per_item, f[judged])
         now = next((row["agreement"] for row in r["rows"] if row["m"] == round(m_now)), None)
         pools.append({"pool": p, "judgments_per_item_now": m_now, "agreement_now": now, **r})
     cross = []
@@ -251,15 +273,17 @@ def _labels(table, results, humans, *, stay, pool=None) -> dict:
         for b in keys[i + 1:]:
             (ja, ta), (jb, tb) = targets[a], targets[b]
             both = ja & jb & (ta >= 0) & (tb >= 0)
-            share = float(np.mean(ta[both] != tb[both])) if both.any() else float("nan")
+            n_both = int(f[both].sum())
+            share = (float(np.mean(ta[both] != tb[both])) if freq is None else
+                     float(np.sum(f[both] * (ta[both] != tb[both])) / n_both)) \
+                if both.any() else float("nan")
             d = measured.get((a, b)) or {}
             ex = ((d.get("excess") or {}).get("majority_differs_rate") or {})
-            cross.append({"pool_a": a, "pool_b": b, "n_items": int(both.sum()),
+            cross.append({"pool_a": a, "pool_b": b, "n_items": n_both,
                           "majority_differs_shrunk": share,
                           "excess_measured": ex.get("estimate"),
                           "excess_measured_ci95": ex.get("ci95", [None, None])})
     if pool is not None and pool in groups:
         pools = [row for row in pools if row["pool"] == pool]
         cross = [row for row in cross if pool in (row["pool_a"], row["pool_b"])]
-    return {"not_defined": None, "method": method, "tie_break": tie_break, "note": note,
-            "pools": pools, "cross_pool": cross}
+    return pools, cross, note

@@ -42,22 +42,27 @@ from scipy.special import gammaln, xlogy
 MAX_OUTCOMES = 200_000
 
 
-def precision(counts: np.ndarray) -> dict:
+def precision(counts: np.ndarray, weights: np.ndarray | None = None) -> dict:
     """Method-of-moments Dirichlet precision of one pool's ``(items, q)`` label counts (module
-    docstring): ``{rho, alpha0, pi, n_items, identified}``."""
+    docstring): ``{rho, alpha0, pi, n_items, identified}``. ``weights``: each row stands for
+    that many items (count patterns); every sum over items is then weighted."""
     counts = np.asarray(counts, dtype=float)
-    counts = counts[counts.sum(axis=1) > 0]
+    keep = counts.sum(axis=1) > 0
+    counts = counts[keep]
+    w = (lambda x: x) if weights is None else (
+        lambda x, f=np.asarray(weights, dtype=float)[keep]: x * (f if x.ndim == 1 else f[:, None]))
     n_i = counts.sum(axis=1)
-    n, items = float(n_i.sum()), counts.shape[0]
-    pi = counts.sum(axis=0) / n if n else np.full(counts.shape[1], np.nan)
+    n = float(w(n_i).sum())
+    items = counts.shape[0] if weights is None else int(np.asarray(weights)[keep].sum())
+    pi = w(counts).sum(axis=0) / n if n else np.full(counts.shape[1], np.nan)
     out = {"n_items": int(items), "pi": pi.tolist(), "rho": float("nan"),
            "alpha0": float("nan"), "identified": False}
     if items < 2 or n - items <= 0:
         return out
     sq = np.sum(counts ** 2, axis=1) / n_i
-    msw = float(np.sum(n_i - sq)) / (n - items)
-    msb = float(np.sum(sq) - n * np.sum(pi ** 2)) / (items - 1)
-    n0 = (n - float(np.sum(n_i ** 2)) / n) / (items - 1)
+    msw = float(np.sum(w(n_i - sq))) / (n - items)
+    msb = float(np.sum(w(sq)) - n * np.sum(pi ** 2)) / (items - 1)
+    n0 = (n - float(np.sum(w(n_i ** 2))) / n) / (items - 1)
     denom = msb + (n0 - 1) * msw
     rho = (msb - msw) / denom if denom > 0 else float("nan")
     if not math.isfinite(rho):
@@ -118,16 +123,22 @@ def _draws(m: int, q: int, ordered: bool, tie_break: str
 
 
 def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
-              m_max: int = 15, dists: np.ndarray | None = None) -> dict:
+              m_max: int = 15, dists: np.ndarray | None = None,
+              weights: np.ndarray | None = None) -> dict:
     """The labels plan of one pool: ``alpha0`` and the agreement of ``m = 1 .. m_max`` fresh
     annotators with the population majority (items weighted equally), the smallest ``m``
     reaching ``stay`` (None when none up to ``m_max`` does), from ``(items, q)`` counts, or
-    from given true distributions ``dists`` (simulation checks)."""
+    from given true distributions ``dists`` (simulation checks). ``weights``: each row of
+    ``counts`` stands for that many items (count patterns, as a cluster returns them); the
+    ``targets`` returned are then per row."""
     from ..measure.disagreement import consensus_labels
 
     counts = np.asarray(counts, dtype=float)
-    counts = counts[counts.sum(axis=1) > 0]
-    prec = precision(counts)
+    keep = counts.sum(axis=1) > 0
+    counts = counts[keep]
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.int64)[keep]
+    prec = precision(counts, weights)
     if dists is None:
         if not prec["identified"]:
             return {"not_defined": "one judgment per item (or fewer than two items): the "
@@ -135,7 +146,7 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
                     "n_items": prec["n_items"], "rho": None, "alpha0": None, "rows": [],
                     "planned_m": None}
         uniq, weight, target = _distinct_shrunk(counts, prec, ordered=ordered,
-                                                tie_break=tie_break)
+                                                tie_break=tie_break, weights=weights)
     else:
         dists = np.asarray(dists, dtype=float)
         uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
@@ -152,18 +163,21 @@ def plan_pool(counts: np.ndarray, *, stay: float, ordered: bool, tie_break: str,
         rows.append({"m": m, "agreement": share})
         if planned is None and math.isfinite(share) and share >= stay:
             planned = m
-    return {"n_items": len(target), "rho": prec["rho"],
+    per_row = np.ones(len(target), dtype=np.int64) if weights is None else weights
+    return {"n_items": int(per_row.sum()), "rho": prec["rho"],
             "alpha0": None if math.isinf(prec["alpha0"]) else prec["alpha0"],
-            "n_items_without_majority": int((target < 0).sum()), "rows": rows,
+            "n_items_without_majority": int(per_row[target < 0].sum()), "rows": rows,
             "m_max": rows[-1]["m"] if rows else 0, "planned_m": planned,
             "targets": target}
 
 
-def _distinct_shrunk(counts: np.ndarray, prec: dict, *, ordered: bool, tie_break: str
+def _distinct_shrunk(counts: np.ndarray, prec: dict, *, ordered: bool, tie_break: str,
+                     weights: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct shrunk distributions (rounded to 12 decimals, as
     ``np.unique(np.round(shrunk(counts), 12), axis=0)`` has them), their numbers of items, and
-    every item's population consensus, computed once per distinct count vector.
+    every item's (row's) population consensus, computed once per distinct count vector
+    (``weights``: items per row).
 
     Why: an item's shrunk distribution depends on its counts only, and a million items have a
     few hundred count vectors; shrinking and sorting every item took a second.
@@ -174,12 +188,14 @@ def _distinct_shrunk(counts: np.ndarray, prec: dict, *, ordered: bool, tie_break
     whole = np.rint(counts)
     if not np.array_equal(whole, counts) or not len(counts):
         dists = shrunk(counts, prec["pi"], prec["alpha0"])
-        uniq, weight = np.unique(np.round(dists, 12), axis=0, return_counts=True)
-        return uniq, weight, consensus_labels(dists, ordered=ordered, tie_break=tie_break)
+        uniq, back = np.unique(np.round(dists, 12), axis=0, return_inverse=True)
+        weight = np.bincount(back.reshape(-1), weights=weights, minlength=len(uniq))
+        return uniq, weight.astype(np.int64), consensus_labels(dists, ordered=ordered,
+                                                                tie_break=tie_break)
     first, inverse = patterns(whole.astype(np.int64))
     dists = shrunk(counts[first], prec["pi"], prec["alpha0"])
     uniq, back = np.unique(np.round(dists, 12), axis=0, return_inverse=True)
-    freq = np.bincount(inverse, minlength=len(first))
+    freq = np.bincount(inverse, weights=weights, minlength=len(first))
     weight = np.bincount(back.reshape(-1), weights=freq, minlength=len(uniq)).astype(np.int64)
     target = consensus_labels(dists, ordered=ordered, tie_break=tie_break)[inverse]
     return uniq, weight, target
