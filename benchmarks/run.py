@@ -105,9 +105,12 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def _ints(text: str) -> list[int]:
+    """``"100k,1M"`` -> ``[100000, 1000000]``; an empty text (``--bt ''``) skips that part."""
     out = []
     for part in text.split(","):
         part = part.strip().lower().replace("_", "")
+        if not part:
+            continue
         mult = {"k": 1_000, "m": 1_000_000}.get(part[-1:], 1)
         out.append(int(float(part.rstrip("km")) * mult))
     return out
