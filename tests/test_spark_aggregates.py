@@ -183,3 +183,34 @@ def test_spark_unit_patterns_and_flipped_listing_equal_the_pandas_engines(spark,
         bootstrap = Bootstrap(n_resamples=200, seed=2)
         _close(alignment_from_patterns(got, table.judge_pools, humans, bootstrap=bootstrap),
                alignment_from_votes(table, votes, bootstrap=bootstrap))
+
+
+@pytest.mark.parametrize("which", ["pandalm", "several_pairs", "rating"])
+def test_spark_dataset_counts_give_the_dataset_block(spark, which):
+    """The ``dataset`` block from the cluster's counts equals ``table.summary()``."""
+    from rank_data import RATING_SCALE, rating_raw
+
+    from audit.contract.table import dataset_block
+    from audit.ingest.spark.aggregates import spark_dataset_counts
+
+    if which == "rating":
+        table = table_of(rating_raw(n_items=150, n_models=4, seed=3), RATING_SCALE)
+    else:
+        table = pandalm_table() if which == "pandalm" else _several_pairs_table()
+    f = table.frame
+    columns = [C.ITEM, C.ANNOTATOR, C.POOL] + [c for c in (C.MODEL_A, C.MODEL_B, C.MODEL)
+                                               if c in f.columns]
+    frame = pd.DataFrame({c: f[c].cat.codes.to_numpy().astype(np.int64) for c in columns})
+    names = {c: [str(x) for x in f[c].cat.categories] for c in columns}
+    if table.is_pairwise:  # one dictionary for both sides, as the engine codes models
+        models = sorted(set(names[C.MODEL_A]) | set(names[C.MODEL_B]))
+        for c in (C.MODEL_A, C.MODEL_B):
+            frame[c] = np.searchsorted(models, np.asarray(names[c], dtype=object))[frame[c]]
+        model_columns = (C.MODEL_A, C.MODEL_B)
+    else:
+        models, model_columns = names[C.MODEL], (C.MODEL,)
+    counts = spark_dataset_counts(spark.createDataFrame(frame.sample(frac=1, random_state=2)),
+                                  names[C.POOL], models=models, model_columns=model_columns)
+    assert counts == table.counts()
+    assert dataset_block(counts, name=table.name, info=table.info, scale=table.scale,
+                         pools=table.pools, judge_pools=table.judge_pools) == table.summary()

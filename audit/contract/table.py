@@ -178,45 +178,81 @@ class AnnotationTable:
         ``rows_read``, ``rows_dropped`` (``[{"rule", "n"}]``) and ``n_annotations`` account for
         every judgment of the source: ``rows_read - sum(n) == n_annotations``. With
         ``min_pool_annotators``, ``pools_folded`` records the pools folded into ``other``.
+        The counts are :class:`DatasetCounts`, which a cluster computes by group-bys
+        (:func:`audit.ingest.spark.aggregates.spark_dataset_counts`); :func:`dataset_block`
+        writes the block from them.
         """
+        return dataset_block(self.counts(), name=self.name, info=self.info, scale=self.scale,
+                             pools=self.pools, judge_pools=self.judge_pools)
+
+    def counts(self) -> DatasetCounts:
+        """The :class:`DatasetCounts` of the table, from the category codes."""
         f = self.frame
         item, n_item_cats = _codes(f[C.ITEM])
         ann, n_ann_cats = _codes(f[C.ANNOTATOR])
         pool, _ = _codes(f[C.POOL])
         names = [str(p) for p in f[C.POOL].cat.categories]
-        pools = {}
+        per_pool = {}
         for p in self.pools:
             here = pool == names.index(p)
-            pools[p] = {"n_annotators": int(_used_codes(ann[here], n_ann_cats).sum()),
-                        "n_annotations": int(here.sum()),
-                        "n_items": int(_used_codes(item[here], n_item_cats).sum()),
-                        "judge": p in self.judge_pools}
+            per_pool[p] = (int(_used_codes(ann[here], n_ann_cats).sum()), int(here.sum()),
+                           int(_used_codes(item[here], n_item_cats).sum()))
         per_item = np.bincount(item[item >= 0], minlength=n_item_cats)
-        per_item = per_item[per_item > 0]
-        out = {
-            "name": self.name,
-            "n_items": int(len(per_item)),
-            "n_annotations": int(len(f)),
-            "rows_read": int(self.info.get("rows_read", len(f))),
-            "rows_dropped": [{"rule": str(d["rule"]), "n": int(d["n"])}
-                             for d in self.info.get("dropped", [])],
-            "n_annotators": int(_used_codes(ann, n_ann_cats).sum()),
-            "label_kind": self.scale.kind.value,
-            "label_scale": self.scale.summary(),
-            "judgments_per_item": {"min": int(per_item.min()), "median": float(np.median(per_item)),
-                                   "max": int(per_item.max())},
-            "pools": pools,
-        }
-        if "pools_folded" in self.info:  # --min-pool-annotators: what was folded, and into what
-            out["pools_folded"] = self.info["pools_folded"]
+        sizes, items = np.unique(per_item[per_item > 0], return_counts=True)
+        models = None
         model_cols = C.PAIRWISE if self.is_pairwise else (C.MODEL,) if self.is_rating else ()
         if model_cols:
             used = set()
             for col in model_cols:
                 codes, n = _codes(f[col])
                 used.update(map(str, f[col].cat.categories[_used_codes(codes, n)]))
-            out["models"] = sorted(used)
-        return out
+            models = sorted(used)
+        return DatasetCounts(per_pool, int(len(f)), int(_used_codes(ann, n_ann_cats).sum()),
+                             dict(zip(sizes.tolist(), items.tolist())), models)
+
+
+@dataclass(frozen=True)
+class DatasetCounts:
+    """What the ``dataset`` block counts: per pool ``(annotators, judgments, items)``, the
+    judgments and annotators in all, how many items have each number of judgments
+    (``{judgments: items}``), and the models compared or rated (None without models)."""
+
+    per_pool: dict
+    n_annotations: int
+    n_annotators: int
+    items_by_size: dict
+    models: list | None
+
+
+def dataset_block(counts: DatasetCounts, *, name, info, scale, pools, judge_pools) -> dict:
+    """The ``dataset`` block of results.json from :class:`DatasetCounts` (both engines)."""
+    from ..resample import weighted_median
+
+    sizes = np.asarray(sorted(counts.items_by_size), dtype=np.int64)
+    items = np.asarray([counts.items_by_size[k] for k in sorted(counts.items_by_size)],
+                       dtype=np.int64)
+    out = {
+        "name": name,
+        "n_items": int(items.sum()),
+        "n_annotations": int(counts.n_annotations),
+        "rows_read": int(info.get("rows_read", counts.n_annotations)),
+        "rows_dropped": [{"rule": str(d["rule"]), "n": int(d["n"])}
+                         for d in info.get("dropped", [])],
+        "n_annotators": int(counts.n_annotators),
+        "label_kind": scale.kind.value,
+        "label_scale": scale.summary(),
+        "judgments_per_item": {"min": int(sizes.min()), "median": weighted_median(sizes, items),
+                               "max": int(sizes.max())},
+        "pools": {p: {"n_annotators": counts.per_pool[p][0],
+                      "n_annotations": counts.per_pool[p][1],
+                      "n_items": counts.per_pool[p][2], "judge": p in judge_pools}
+                  for p in pools},
+    }
+    if "pools_folded" in info:  # --min-pool-annotators: what was folded, and into what
+        out["pools_folded"] = info["pools_folded"]
+    if counts.models is not None:
+        out["models"] = list(counts.models)
+    return out
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, int]:

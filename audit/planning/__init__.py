@@ -239,7 +239,7 @@ def labels_plan(counts, freq, names, humans, results, *, stay, ordered, tie_brea
     returns them (:mod:`audit.measure.patterns`); both give the same plan. With ``pool``, that
     pool's row and its ceilings against the other pools (every pool is planned: the ceilings
     compare their targets)."""
-    from .components import weighted_median
+    from ..resample import weighted_median
     from .labels import plan_pool
 
     f = np.ones(len(counts), dtype=np.int64) if freq is None else np.asarray(freq, np.int64)

@@ -88,26 +88,14 @@ class Design:
         keep = m > 0
         if self.freq is None:
             return float(np.median(m[keep])), float(np.count_nonzero(m))
+        from ..resample import weighted_median
+
         return weighted_median(m[keep], self.freq[keep]), float(self.freq[keep].sum())
 
     def judgments(self, pool: int | None = None) -> np.ndarray:
         """Judgments per unit (of one pool code, or of every pool)."""
         mask = slice(None) if pool is None else self.pool == pool
         return np.bincount(self.unit[mask], minlength=self.n_units).astype(float)
-
-
-def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
-    """``np.median`` of ``values`` each repeated ``weights`` (whole numbers) times, without
-    repeating them; NaN when the weights sum to 0."""
-    values, weights = np.asarray(values, dtype=float), np.asarray(weights)
-    order = np.argsort(values, kind="stable")
-    values, ends = values[order], np.cumsum(weights[order])
-    total = int(ends[-1]) if len(ends) else 0
-    if total == 0:
-        return float("nan")
-    lower = values[np.searchsorted(ends, (total - 1) // 2, side="right")]
-    upper = values[np.searchsorted(ends, total // 2, side="right")]
-    return float((lower + upper) / 2)
 
 
 def design_from_votes(votes, pools: list[str]) -> Design:

@@ -29,11 +29,11 @@ from .ci import ci_dict, percentile_ci
 from .codes import item_codes
 from .items import (ITEM_BLOCK_CELLS, ITEM_CACHE_BYTES, ITEM_METHOD, ITEM_STREAM, item_resamples,
                     one_blas_thread)
-from .patterns import patterns
+from .patterns import patterns, weighted_median
 from .settings import METHOD, Bootstrap
 from .weights import DRAWS, STREAM_ROWS, THREADED_CELLS, multinomial_weights, weight_blocks
 
 __all__ = ["DRAWS", "ITEM_BLOCK_CELLS", "ITEM_CACHE_BYTES", "ITEM_METHOD", "ITEM_STREAM", "METHOD",
            "STREAM_ROWS", "THREADED_CELLS", "Bootstrap", "ci_dict", "item_codes",
            "item_resamples", "multinomial_weights", "one_blas_thread", "patterns",
-           "percentile_ci", "weight_blocks"]
+           "percentile_ci", "weight_blocks", "weighted_median"]

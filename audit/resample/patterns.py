@@ -131,3 +131,19 @@ def _unravel(keys: np.ndarray, spans) -> tuple[np.ndarray, ...]:
 def _ranks(values: np.ndarray) -> tuple[np.ndarray, int]:
     uniq, rank = np.unique(values, return_inverse=True)
     return rank.reshape(-1).astype(np.int64), len(uniq)
+
+
+def weighted_median(values, weights) -> float:
+    """``np.median`` of ``values`` each repeated ``weights`` (whole numbers) times, without
+    repeating them (a statistic of patterns and their frequencies); NaN when the weights sum
+    to 0."""
+    values, weights = np.asarray(values, dtype=float), np.asarray(weights)
+    order = np.argsort(values, kind="stable")
+    values, ends = values[order], np.cumsum(weights[order])
+    total = int(ends[-1]) if len(ends) else 0
+    if total == 0:
+        return float("nan")
+    lower = values[np.searchsorted(ends, (total - 1) // 2, side="right")]
+    upper = values[np.searchsorted(ends, total // 2, side="right")]
+    return float((lower + upper) / 2)
+

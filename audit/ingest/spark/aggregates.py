@@ -197,3 +197,32 @@ def spark_flipped_listing(votes, human_pools, *, n_models: int, limit: int):
     lo_won = F.greatest(*[F.when(F.col(n) == 0, 1).otherwise(0) for n in names]) == 1
     hi_won = F.greatest(*[F.when(F.col(n) == 2, 1).otherwise(0) for n in names]) == 1
     return (units.where(lo_won & hi_won).orderBy(ITEM, LO, HI).limit(int(limit)).toPandas())
+
+
+def spark_dataset_counts(coded, pools, *, models=None, model_columns=()):
+    """:class:`audit.contract.table.DatasetCounts` of a Spark frame of coded judgments
+    (``item``, ``annotator``, ``pool`` codes, and ``model_columns`` coding into ``models``),
+    by group-bys: per pool its distinct annotators, judgments and distinct items; in all the
+    judgments and distinct annotators; how many items have each number of judgments; the
+    models that occur. ``pools`` names the pool codes in order."""
+    from pyspark.sql import functions as F
+
+    from ...contract.table import DatasetCounts
+
+    per_pool = {}
+    for r in (coded.groupBy(POOL).agg(F.countDistinct("annotator").alias("a"),
+                                      F.count(F.lit(1)).alias("n"),
+                                      F.countDistinct(ITEM).alias("i")).collect()):
+        per_pool[pools[int(r[POOL])]] = (int(r["a"]), int(r["n"]), int(r["i"]))
+    total = coded.agg(F.count(F.lit(1)).alias("n"),
+                      F.countDistinct("annotator").alias("a")).collect()[0]
+    sizes = (coded.groupBy(ITEM).agg(F.count(F.lit(1)).alias("k"))
+             .groupBy("k").agg(F.count(F.lit(1)).alias("items")).collect())
+    used = None
+    if model_columns:
+        codes = set()
+        for col in model_columns:
+            codes.update(int(r[col]) for r in coded.select(col).distinct().collect())
+        used = sorted(str(models[c]) for c in codes)
+    return DatasetCounts({p: per_pool[p] for p in pools if p in per_pool}, int(total["n"]),
+                         int(total["a"]), {int(r["k"]): int(r["items"]) for r in sizes}, used)
