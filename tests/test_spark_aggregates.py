@@ -214,3 +214,42 @@ def test_spark_dataset_counts_give_the_dataset_block(spark, which):
     assert counts == table.counts()
     assert dataset_block(counts, name=table.name, info=table.info, scale=table.scale,
                          pools=table.pools, judge_pools=table.judge_pools) == table.summary()
+
+
+@pytest.mark.parametrize("unit", ["judgment", "majority"])
+@pytest.mark.parametrize("which", ["pandalm", "judged"])
+def test_rank_from_the_clusters_aggregates_equals_rank(spark, which, unit):
+    """The whole rank block (leaderboards, method, stability, simulation, flipped items, judge
+    alignment) from what a cluster returns (BoardPatterns, UnitPatterns, the flipped listing
+    and its texts) equals :func:`audit.rank.rank` of the judgments: exactly, the judge
+    alignment to 1e-12."""
+    from test_rank_patterns import _close, judged_table
+
+    from audit.ingest.spark.aggregates import (spark_board_patterns, spark_flipped_listing,
+                                               spark_unit_patterns)
+    from audit.rank import board_keys, rank, rank_from_patterns
+    from audit.resample import Bootstrap
+
+    table = pandalm_table() if which == "pandalm" else judged_table()
+    votes = pairwise_votes(table)
+    bootstrap = Bootstrap(n_resamples=200, seed=5)
+    options = dict(bootstrap=bootstrap, unit=unit, n_sims=2000, max_flipped=7)
+    want = rank(table, **options)
+    df = spark.createDataFrame(_votes_frame(votes, 4))
+    m = len(votes.models)
+    pools_of = {key: tuple(votes.pools.index(p) for p in pools)
+                for pools, key in board_keys(table).items()}
+    bp = spark_board_patterns(df, pools_of, n_models=m, unit=unit)
+    up = spark_unit_patterns(df, votes.pools, n_models=m)
+    humans = table.human_pools
+    codes = [votes.pools.index(p) for p in humans]
+    rows = spark_flipped_listing(df, codes, n_models=m, limit=7)
+    listed = [(str(votes.items[r.item]), votes.models[r.lo], votes.models[r.hi], bool(r.shown),
+               [getattr(r, f"o{c}") for c in codes]) for r in rows.itertuples()]
+    texts = table.first_texts(rows["item"].to_numpy())
+    got = rank_from_patterns(table, bp, up, (listed, texts), models=votes.models, **options)
+    assert got["stability"]["flipped_items"]["count"] > 0 or which == "judged"
+    judges_got, judges_want = got.pop("judge_alignment"), want.pop("judge_alignment")
+    assert got == want
+    _close(judges_got, judges_want)
+    assert bool(judges_want) == (which == "judged")

@@ -98,9 +98,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         data = pairwise_votes(table) if pairwise else rating_scores(table)
     make = pairwise_boards if pairwise else rating_boards
     groups = _board_pools(table)
-    first = {}  # one human pool: "all" is that pool's board, drawn once
-    for key, pools in groups.items():
-        first.setdefault(tuple(pools), key)
+    first = board_keys(table)  # one human pool: "all" is that pool's board, drawn once
     with section("leaderboards and their resamples"):
         if _continuous_rating(table):  # every board from one pass of item resamples
             from ..measure.continuous import item_index
@@ -111,6 +109,83 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         else:  # every board from one set of draws over the joint item patterns
             drawn = make(data, {key: data.mask(list(pools)) for pools, key in first.items()},
                          unit=unit, bootstrap=bootstrap, stream=shared_stream(unit))
+    if pairwise:
+        def extras(boards):
+            with section("flipped items"):
+                flipped = flipped_from_votes(table, data, max_flipped=max_flipped)
+            with section("judge alignment"):
+                judges = alignment_from_votes(table, data, bootstrap=bootstrap)
+            return flipped, judges
+    else:
+        def extras(boards):
+            return ({"pools": table.human_pools, "count": None, "n_compared": 0,
+                     "share": None, "items": [], "skipped": "rating data has no winner to flip"},
+                    [{"judge": j, "skipped": "judge agreement compares winners; rating data "
+                      "has none"} for j in table.judge_pools])
+    return _ranked(table, groups, first, drawn, extras, unit=unit, bootstrap=bootstrap,
+                   sizes=sizes, gap_model=gap_model, perturbation=perturbation, n_sims=n_sims)
+
+
+def board_keys(table) -> dict[tuple, str]:
+    """The boards a pairwise audit draws, ``{pools: key}``: each pool's and every human pool's
+    (``all``), a set of pools drawn once under its first key (with one human pool ``all`` is
+    that pool's board). What :func:`rank_from_patterns`'s ``BoardPatterns`` must hold."""
+    first: dict[tuple, str] = {}
+    for key, pools in _board_pools(table).items():
+        first.setdefault(tuple(pools), key)
+    return first
+
+
+def rank_from_patterns(table, bp, up, listing, *, models, bootstrap: Bootstrap,
+                       unit: str = "judgment",
+                       sizes: Sequence[int] = DEFAULT_SIZES, gap_model: str = "resample",
+                       perturbation: str = "pool_switch", n_sims: int = 20_000,
+                       max_flipped: int = 50) -> dict:
+    """:func:`rank` of a pairwise preference table from its sufficient statistics, as a cluster
+    returns them: ``bp`` the :class:`audit.rank.leaderboard.BoardPatterns` of
+    :func:`board_keys`' boards, ``up`` the comparisons' :class:`audit.rank.patterns.UnitPatterns`,
+    ``listing`` the first ``max_flipped`` flipped units as
+    :func:`audit.rank.exposure.flipped_block` lists them with their texts (``(listed,
+    texts)``), ``models`` the model names by code (sorted). ``table`` is only read for its
+    pools, judge pools and scale (any object with those attributes). Equal to :func:`rank`
+    (the judge alignment to rounding)."""
+    from .exposure import flipped_block, too_few_pools
+    from .judge_alignment import alignment_from_patterns
+    from .leaderboard import boards_from_patterns
+    from .patterns import flipped_counts
+
+    _check_options(bootstrap, unit, gap_model, perturbation, max_flipped)
+    reason = _skip_reason(table)
+    if reason is not None:
+        return plain(_skipped(reason, unit, bootstrap))
+    groups = _board_pools(table)
+    first = board_keys(table)
+    with section("leaderboards and their resamples"):
+        drawn = boards_from_patterns(bp, models, bootstrap=bootstrap,
+                                     stream=shared_stream(unit))
+
+    def extras(boards):
+        humans = table.human_pools
+        if len(humans) < 2:
+            flipped = too_few_pools(humans)
+        else:
+            count, compared = flipped_counts(up, humans)
+            listed, texts = listing
+            flipped = flipped_block(humans, listed[:max_flipped],
+                                    None if texts is None else texts[:max_flipped],
+                                    count=count, n_compared=compared)
+        judges = alignment_from_patterns(up, [j for j in table.judge_pools if j in table.pools],
+                                         humans, bootstrap=bootstrap)
+        return flipped, judges
+
+    return _ranked(table, groups, first, drawn, extras, unit=unit, bootstrap=bootstrap,
+                   sizes=sizes, gap_model=gap_model, perturbation=perturbation, n_sims=n_sims)
+
+
+def _ranked(table, groups, first, drawn, extras, *, unit, bootstrap, sizes, gap_model,
+            perturbation, n_sims) -> dict:
+    """Everything :func:`rank` returns, from the drawn boards (``first`` keys) and ``extras``
+    (boards -> the flipped block and the judge blocks)."""
     boards = {key: drawn[key] if key in drawn else replace(drawn[first[tuple(pools)]], pool=key)
               for key, pools in groups.items()}
 
@@ -120,16 +195,7 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         sim, sim_model = _simulation(table, boards, pool_pairs, sizes=sizes,
                                      gap_model=gap_model, perturbation=perturbation,
                                      n_sims=n_sims, seed=bootstrap.seed)
-    if pairwise:
-        with section("flipped items"):
-            flipped = flipped_from_votes(table, data, max_flipped=max_flipped)
-        with section("judge alignment"):
-            judges = alignment_from_votes(table, data, bootstrap=bootstrap)
-    else:
-        flipped = {"pools": table.human_pools, "count": None, "n_compared": 0, "share": None,
-                   "items": [], "skipped": "rating data has no winner to flip"}
-        judges = [{"judge": j, "skipped": "judge agreement compares winners; rating data has "
-                   "none"} for j in table.judge_pools]
+    flipped, judges = extras(boards)
     out = {
         "leaderboards": {key: b.rows(bootstrap.level) for key, b in boards.items()},
         "leaderboard_method": _method(table, boards, groups, unit, bootstrap),

@@ -37,11 +37,8 @@ def flipped_items(table: AnnotationTable, *, max_flipped: int = 50) -> dict:
 def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int) -> dict:
     """:func:`flipped_items` on precomputed :class:`audit.rank.counts.Votes`."""
     pools = table.human_pools
-    out = {"pools": list(pools), "count": None, "n_flipped": None, "truncated": False,
-           "n_compared": 0, "share": None, "items": []}
     if len(pools) < 2:
-        out["skipped"] = "fewer than two human pools: nothing to flip between"
-        return out
+        return too_few_pools(pools)
     maj = pool_majorities(votes, pools)
     compared = (maj.outcome >= 0).sum(axis=1) >= 2
     flipped = (maj.outcome == 0).any(axis=1) & (maj.outcome == 2).any(axis=1)
@@ -51,6 +48,13 @@ def flipped_from_votes(table: AnnotationTable, votes: Votes, *, max_flipped: int
                bool(shown[k]), maj.outcome[u]) for k, u in enumerate(idx)]
     return flipped_block(pools, listed, table.first_texts(maj.item[idx]),
                          count=int(flipped.sum()), n_compared=int(compared.sum()))
+
+
+def too_few_pools(pools) -> dict:
+    """The block when fewer than two human pools judged: nothing to flip between."""
+    return {"pools": list(pools), "count": None, "n_flipped": None, "truncated": False,
+            "n_compared": 0, "share": None, "items": [],
+            "skipped": "fewer than two human pools: nothing to flip between"}
 
 
 def flipped_block(pools, listed, texts, *, count: int, n_compared: int) -> dict:
