@@ -73,7 +73,7 @@ def test_pairwise_block_follows_the_contract(pairwise):
     red = [e["expected_reduction"] for e in items]
     assert red == sorted(red, reverse=True) and min(red) > 0
     assert block["totals"]["top_n"] > max(block["totals"]["random_n"], 0)
-    assert block["totals"]["top_n"] == pytest.approx(sum(red))
+    assert block["totals"]["top_n"] >= sum(red) * (1 - 1e-9)  # removals add under the root
     assert 0 < block["totals"]["now"] <= len(block["board"]["pairs"])
     assert all(e["model_a"] and e["model_b"] and e["model"] is None for e in items)
 

@@ -150,3 +150,71 @@ def test_reweighted_removed_against_enumeration(rows, more):
             x2[u] = (counts[u] + y) @ pts / n2[u]
             expect += p * _brute_d2(n2, x2, first, second, hi, lo, scores)
         assert got[u] == pytest.approx(now - expect, rel=1e-9, abs=1e-12), u
+
+
+def test_error_terms_against_a_direct_simulation():
+    """The squared difference between a unit's majority outcome and its population outcome,
+    now and after ``more`` judgments, against a Monte Carlo of the Dirichlet model (theta from
+    the posterior, the ``more`` judgments from theta, both outcomes read off the same draw)."""
+    from audit.advice.majority import _patterns, error_terms
+
+    rng = np.random.default_rng(5)
+    counts = np.array([[1, 0, 0], [1, 0, 1], [0, 1, 1], [3, 0, 0], [1, 1, 1]])
+    alpha = counts + np.array([[1.4, 0.4, 0.9]])
+    more = 3
+    rows, inverse, pmf, (x, mean, var), after = _patterns(counts, alpha, PREF, preference=True,
+                                                          more=more)
+    mse, delta = error_terms(pmf, x, mean, var, after)
+    pts = np.array([1.0, 0.5, 0.0])
+    draws = 200_000
+    for u in range(len(counts)):
+        p = inverse[u]
+        theta = rng.dirichlet(alpha[u], size=draws)
+        star = pts[theta.argmax(axis=1)]
+        y = np.stack([rng.multinomial(more, t) for t in theta[:20_000]])
+        now = (star - plurality_points(counts[u][None])[0]) ** 2
+        later = (star[:20_000] - plurality_points(counts[u] + y)) ** 2
+        assert mse[p] == pytest.approx(now.mean(), abs=4 * now.std() / np.sqrt(draws) + 1e-3)
+        want = now[:20_000].mean() - later.mean()
+        se = (now[:20_000] - later).std() / np.sqrt(20_000)
+        assert delta[p] == pytest.approx(want, abs=4 * se + 1e-3), u
+    assert delta.max() > 0.04 and delta.min() < 0  # units differ; a 3-0 unit loses
+
+
+@pytest.mark.parametrize("centre, s, v", [(0.0, 0.05, 1e-4), (0.03, 0.05, 4e-5),
+                                          (-0.02, 0.1, 1e-4)])
+def test_wrong_by_error_is_the_small_error_limit(centre, s, v):
+    """``f_X(0) sqrt(2 V / pi)`` against the exact ``P(sign(X - E) != sign X)`` of independent
+    normals (scipy's bivariate normal CDF), for an error small beside ``X``'s spread."""
+    from scipy.stats import multivariate_normal, norm
+
+    from audit.advice.majority import boundary_density, wrong_by_error
+
+    cov = [[s ** 2, s ** 2], [s ** 2, s ** 2 + v]]  # X and Y = X - E
+    both = multivariate_normal(mean=[centre, centre], cov=cov).cdf([0.0, 0.0])
+    p_x, p_y = norm.cdf(0, centre, s), norm.cdf(0, centre, np.sqrt(s ** 2 + v))
+    exact = p_x + p_y - 2 * both
+    got = wrong_by_error(boundary_density(np.array(centre), np.array(s ** 2)), v)
+    assert got == pytest.approx(exact, rel=0.08)
+
+
+def test_error_ranking_adds_removals_not_reductions():
+    """Under the ``error`` ranking one unit's joint reduction is its own, several units' is
+    more than their reductions added (``sqrt(V) - sqrt(V - r)`` is convex in the removal
+    ``r``), and a unit comparing neither model of the pair gets none."""
+    rng = np.random.default_rng(2)
+    size = 30
+    flip = rng.random(size) < 0.5
+    a = np.where(flip, "l", "h").astype(object)
+    b = np.where(flip, "h", "l").astype(object)
+    a[:3], b[:3] = "o", "p"
+    units = _units(a, b)
+    counts = rng.multinomial(1, [0.45, 0.1, 0.45], size=size)
+    alpha = counts + np.array([1.2, 0.3, 1.0])
+    pairs = [{"model_hi": "h", "model_lo": "l", "gap": 0.01, "closed_form_sd": 0.05}]
+    model = majority_model(units, counts, alpha, PREF, pairs, {"h": 27, "l": 27}, more=3)
+    red = model["reduction"]
+    assert (red[:3] == 0).all() and red[3:].max() > 0
+    best = np.argsort(-red)[:5]
+    assert model["joint"](best[:1], 1.0) == pytest.approx(red[best[0]], rel=1e-9)
+    assert model["joint"](best, 1.0) > red[best].sum() > 0

@@ -63,17 +63,21 @@ METHOD = {
               "analysis, Raiffa & Schlaifer 1961; expected error reduction, Settles 2009)",
     "leaderboard": "unit 'majority': expected reduction of the sum over adjacent pairs of "
                    "P(the board orders the pair unlike the fully annotated board, every unit at "
-                   "its population outcome), the fully annotated gap normal with the units' "
-                   "posterior moments; the item's `more` judgments from the posterior "
-                   "predictive, enumerated exactly, move the board's gap and update the "
-                   "posterior (preposterior analysis, Raiffa & Schlaifer 1961); items ranked "
-                   "by their gain on joining a greedy batch of `budget` units, the batch's "
-                   "board gap and the fully annotated gap bivariate normal "
-                   "(audit.advice.batch). unit 'judgment': not advised (re-annotated items "
-                   "weigh more; in simulation no ranking beat random items, docs/advise.md)",
+                   "its population outcome), taken as f(0) sqrt(2 V / pi): f the density at 0 "
+                   "of the fully annotated gap (normal, the units' posterior moments), V the "
+                   "expected squared difference between the board's gap and it; an item's "
+                   "`more` judgments from the posterior predictive, enumerated exactly, remove "
+                   "c^2 times the drop of its outcome's expected squared error from V "
+                   "(preposterior analysis, Raiffa & Schlaifer 1961); items ranked by their "
+                   "own reduction, a set's removals added under the root "
+                   "(audit.advice.majority.error_terms). unit 'judgment': not advised "
+                   "(re-annotated items weigh more; in simulation no ranking beat random "
+                   "items, docs/advise.md)",
     "totals": "now: the quantity the target lowers, as it stands; top_n: its expected "
-              "reduction by the advised items (their reductions added); random_n: the same "
-              "for as many units drawn at random (their number times the mean reduction)",
+              "reduction by the advised items (labels: their reductions added; leaderboard: "
+              "their removals added); random_n: the same for as many units drawn at random "
+              "(labels: their number times the mean reduction; leaderboard: that share of "
+              "every unit's removal)",
     "ties": "equal expected reductions keep the item table's order (sorted item ids)",
 }
 
@@ -238,7 +242,7 @@ def _max_over(pops, field: str, n: int) -> np.ndarray:
 
 
 def board_model(units, table, results: dict, *, more: int, budget: int = 50,
-                max_cells: int | None = None):
+                max_cells: int | None = None, ranking: str = "error"):
     """The reference board's fitted population and every unit's expected reductions under the
     board's unit, or a sentence saying why there are none: a dict of ``pool``, ``pop``,
     ``pairs``, ``unit``, ``reduction`` ``(U,)``, ``per_pair`` ``(U, J)``, ``swap`` (the pairs'
@@ -287,12 +291,12 @@ def board_model(units, table, results: dict, *, more: int, budget: int = 50,
     out = {"pool": name, "pop": pop, "pairs": pairs, "unit": unit}
     if unit == "majority":
         model = majority_model(units, pop.counts, pop.alpha, values, pairs, n_judged,
-                               more=more, budget=budget)
+                               more=more, budget=budget, ranking=ranking)
         gap = np.array([p["gap"] for p in pairs], dtype=float)
         sd = np.array([p["closed_form_sd"] for p in pairs], dtype=float) * np.sqrt(2)
         return {**out, "reduction": model["reduction"], "per_pair": model["per_pair"],
                 "swap": swap(gap, sd), "now": float(np.nansum(model["now"])),
-                "joint": lambda chosen, scale: scale * float(model["reduction"][chosen].sum())}
+                "joint": model["joint"]}
     removed = reweighted_removed(units, pop.counts, pop.alpha, points(units, values), pairs,
                                  more=more)
     reduction, per_pair, _, gap, sd = reductions(pairs, removed, pop.counts)

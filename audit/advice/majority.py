@@ -139,23 +139,42 @@ def _patterns(counts, alpha, values, *, preference: bool, more: int):
     return rows, inverse.reshape(-1), pmf, now, after
 
 
+#: The rankings :func:`majority_model` offers: ``error`` (the default, :func:`error_terms`)
+#: and ``batch`` (:mod:`audit.advice.batch`, measured and not used by the block).
+RANKINGS = ("error", "batch")
+
+
 def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int,
-                   budget: int = BUDGET, single: bool = False) -> dict:
+                   budget: int = BUDGET, single: bool = False, ranking: str = "error"
+                   ) -> dict:
     """Every unit's expected reduction of the summed wrong-order probabilities of the
     adjacent pairs on a majority-unit board (module docstring).
+
+    ``ranking="error"`` (the default): each pair's wrong-order probability is taken as
+    ``f_j(0) sqrt(2 V_j / pi)`` (:func:`wrong_by_error`), ``V_j`` the expected squared
+    difference between the board's gap and the fully annotated one, and a unit's
+    re-annotation removes ``c_uj^2 Delta_u`` from ``V_j`` (:func:`error_terms`: exact in the
+    enumerated predictive); sets of units add their removals. ``ranking="batch"``: the greedy
+    bivariate-normal batch of :mod:`audit.advice.batch` (on simulated boards it did no better
+    than random items, docs/advise.md).
 
     Returns
     -------
     dict
-        ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``: each unit's gain when it joins
-        the greedy batch of ``budget`` units (:mod:`audit.advice.batch`: what ranks the
-        units), or, when no batch is expected to help (a settled board), its own one-unit
-        reduction; ``single`` ``(U,)`` and ``single_per_pair``: each unit's own expected
-        reduction re-annotated alone (the one-unit preposterior above; computed when asked
-        or needed, else None); ``now`` ``(J,)``: each pair's probability that its order is
-        not the fully annotated board's, as it stands; ``batch``: the batch's expected
-        reduction of their sum (normal model).
+        ``reduction`` ``(U,)`` and ``per_pair`` ``(U, J)``: ``error``: each unit's own
+        expected reduction; ``batch``: each unit's gain when it joins the greedy batch of
+        ``budget`` units, or, when no batch is expected to help (a settled board), its own
+        one-unit reduction; ``single`` ``(U,)`` and ``single_per_pair``: each unit's own
+        expected reduction re-annotated alone under the normal model (the one-unit
+        preposterior above; computed when asked or needed, else None); ``now`` ``(J,)``: each
+        pair's probability that its order is not the fully annotated board's, as it stands
+        (normal model); ``batch``: the expected reduction of their sum by the ``budget``
+        best-ranked units; ``joint(chosen, scale)``: the expected reduction by the units
+        ``chosen``, their effect taken ``scale`` times (``error``: their removals added
+        inside the square root; ``batch``: their reductions added).
     """
+    if ranking not in RANKINGS:
+        raise ValueError(f"ranking must be one of {RANKINGS}, not {ranking!r}")
     from .board import coefficients
 
     c = coefficients(units, pairs, n_units)
@@ -166,7 +185,8 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     now = np.full(len(pairs), np.nan)
     if not (np.asarray(counts).sum(axis=1) > 0).any():
         return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now,
-                "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": 0.0}
+                "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": 0.0,
+                "joint": lambda chosen, scale: 0.0}
     rows, inverse, pmf, (x, mean, var), after = _patterns(
         counts, alpha, values, preference=units.model_a is not None, more=more)
     cu = c[rows]
@@ -176,6 +196,9 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     now = np.where(usable, _wrong(side, centre, spread), np.nan)
     combos, back = distinct_rows(np.column_stack([inverse, cu]))
     pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
+    if ranking == "error":
+        return _error_ranking(units.n, rows, back, pat, cc, pmf, (x, mean, var), after, gap,
+                              centre, spread, now, usable, budget, single)
     shift, var_x, cov_x = batch_moments(pmf, x, after[0], after[1])
     terms = (cc * shift[pat, None], cc ** 2 * var_x[pat, None], cc ** 2 * cov_x[pat, None])
     weight = np.bincount(back, minlength=len(combos)).astype(float)
@@ -196,7 +219,67 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
         shared[rows] = np.where(usable[None, :], contribution, 0.0)[back]
     return {"reduction": shared.sum(axis=1), "per_pair": shared, "now": now,
             "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
-            "batch": batch}
+            "batch": batch,
+            "joint": lambda chosen, scale: scale * float(shared[chosen].sum())}
+
+
+def error_terms(pmf, x, mean, var, after) -> tuple[np.ndarray, np.ndarray]:
+    """Per pattern ``(P,)``: the expected squared difference between the unit's outcome and
+    its population outcome now, ``E[(x* - x)^2] = (E x* - x)^2 + Var x*``, and how much
+    ``more`` judgments remove from it, ``Delta = E[(x* - x)^2] - E_y[(E[x* | y] - x'(y))^2 +
+    Var(x* | y)]`` (``y`` from the enumerated predictive ``pmf``, ``x'(y)`` the outcome of the
+    counts with ``y`` added; negative where a re-drawn outcome is as likely to break a right
+    outcome as to mend a wrong one)."""
+    x_after, mean_after, var_after = after
+    now = (mean - x) ** 2 + var
+    later = (pmf * ((mean_after - x_after) ** 2 + var_after)).sum(axis=1)
+    return now, now - later
+
+
+def boundary_density(centre, spread) -> np.ndarray:
+    """The density at 0 of the fully annotated gap ``X ~ N(centre, spread)`` per pair; 0 where
+    ``spread`` is 0 (the fully annotated order is known)."""
+    sd = np.sqrt(np.maximum(spread, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, centre / np.where(sd > 0, sd, 1.0), 0.0)
+        return np.where(sd > 0, np.exp(-z ** 2 / 2) / (np.sqrt(2 * np.pi) *
+                                                       np.where(sd > 0, sd, 1.0)), 0.0)
+
+
+def wrong_by_error(density, v) -> np.ndarray:
+    """``P(sign(X - E) != sign X) ~ f_X(0) sqrt(2 V / pi)`` for an error ``E`` of mean square
+    ``V`` small beside ``X``'s spread: ``int f_X(x) Phi(-|x| / sqrt(V)) dx`` with ``f_X``
+    flat near 0, and ``int Phi(-|x| / s) dx = 2 s phi(0)``."""
+    return density * np.sqrt(2 * np.maximum(v, 0.0) / np.pi)
+
+
+def _error_ranking(n_units, rows, back, pat, cc, pmf, now_moments, after, gap, centre, spread,
+                   now, usable, budget, single) -> dict:
+    """:func:`majority_model`'s ``error`` ranking (its docstring)."""
+    x, mean, var = now_moments
+    mse, delta = error_terms(pmf, x, mean, var, after)
+    v = np.where(usable, (cc ** 2 * mse[pat, None]).T @ np.bincount(back, minlength=len(pat)),
+                 0.0)
+    density = np.where(usable, boundary_density(centre, spread), 0.0)
+    removed = np.zeros((n_units, len(gap)))
+    removed[rows] = (cc ** 2 * delta[pat, None])[back]
+    per_pair = wrong_by_error(density, v)[None, :] - wrong_by_error(density, v - removed)
+
+    def joint(chosen, scale):
+        taken = scale * removed[chosen].sum(axis=0)
+        return float((wrong_by_error(density, v) - wrong_by_error(density, v - taken)).sum())
+
+    reduction = per_pair.sum(axis=1)
+    top = np.flatnonzero(reduction > 0)
+    top = top[np.lexsort((top, -reduction[top]))][:int(budget)]
+    alone = None
+    if single:
+        gain = _one_unit(pat, cc, pmf, x, mean, var, after, gap, centre, spread, now, usable)
+        alone = np.zeros((n_units, len(gap)))
+        alone[rows] = gain[back]
+    return {"reduction": reduction, "per_pair": per_pair, "now": now,
+            "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
+            "batch": joint(top, 1.0), "joint": joint}
 
 
 def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
