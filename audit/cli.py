@@ -953,8 +953,8 @@ def plan(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
               help="Most items to send back.")
 @click.option("--target", type=click.Choice(_targets()),
               help="What re-annotation should improve: the leaderboard's closest pairs, or the "
-                   "items' labels (default: labels, the target whose advice was proven; "
-                   "docs/advise.md).")
+                   "items' labels (default: leaderboard when the data compares models and "
+                   "--unit majority scores them, else labels).")
 @click.option("--more", type=click.IntRange(min=1), default=3, show_default=True,
               help="Annotators each re-annotated item gets (the expected reduction assumes it).")
 @click.option("--csv", "as_csv", is_flag=True,

@@ -376,7 +376,8 @@ def advise(source, *, budget: int = 50, target: str | None = None, more: int = 3
            seed: int = 0, out: str | Path | None = None, **options) -> dict:
     """At most ``budget`` items to send back for annotation, ranked by the expected reduction
     of the closest pairs' swap probability (``target="leaderboard"``) or of the expected label
-    error (``"labels"``, the default: :func:`audit.advice.advise_block`) from ``more``
+    error (``"labels"``; None: leaderboard when the data compares models with
+    ``unit="majority"``, else labels: :func:`audit.advice.advise_block`) from ``more``
     annotators each: :func:`run` with these ``advise`` options
     (:func:`audit.advice.advise_block`); the answer is ``results["advise"]``.
 

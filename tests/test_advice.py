@@ -101,9 +101,8 @@ def test_every_judgment_counted_lists_nothing_for_the_leaderboard_and_targets_la
     assert said[1] == CAVEAT["labels"] and all(s.endswith(".") for s in said)
     majority = rank(table, bootstrap=Bootstrap(n_resamples=200, seed=0), sizes=(2,),
                     n_sims=10, unit="majority")
-    default = advise_block(table, majority, budget=20)  # labels there too, saying why
-    assert default["target"] == "labels" and default["unit"] == "majority"
-    assert default["note"] == LABELS_NOTE
+    default = advise_block(table, majority, budget=20)  # one vote per item: the leaderboard
+    assert default["target"] == "leaderboard" and default["unit"] == "majority"
     found = board_model(read_units(table), table, results, more=3)
     assert found["unit"] == "judgment" and (found["reduction"] > 0).any()
 
@@ -221,7 +220,7 @@ def test_bad_options_name_their_key(pairwise, option, value):
 
 
 def test_defaults_are_the_signature():
-    assert ADVISE_DEFAULTS == {"budget": 50, "target": "labels", "more": 3}
+    assert ADVISE_DEFAULTS == {"budget": 50, "target": "leaderboard", "more": 3}
     assert TARGETS == ("leaderboard", "labels")
 
 

@@ -205,22 +205,22 @@ def test_terminal_answer_shows_hostile_ids_inert(tmp_path):
     assert not any(line.lstrip("│ ").startswith("::") for line in text.splitlines())
 
 
-def test_leaderboard_advice_is_asked_for_not_the_default(tmp_path):
-    """A plain run and ``advise`` without ``--target`` advise on the labels, saying why, on
-    either scoring; ``--target leaderboard`` lists the majority unit's ranking with what the
-    benchmark found, and lists nothing on a board that counts every judgment."""
-    from audit.advice.advise import JUDGMENT_SKIP, LABELS_NOTE, MAJORITY_NOTE
+def test_leaderboard_advice_follows_the_scoring(tmp_path):
+    """A plain run and ``advise`` without ``--target`` advise on the leaderboard when it counts
+    one vote per item (with what the benchmark found in its note), and on the labels, saying
+    why, when it counts every judgment; there ``--target leaderboard`` lists nothing."""
+    from audit.advice.advise import CAVEAT, JUDGMENT_SKIP, LABELS_NOTE, MAJORITY_NOTE
 
     ran = audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]
-    assert ran["target"] == "labels" and ran["note"] == LABELS_NOTE and ran["items"]
-    asked = audit.advise(DEMO, n_bootstrap=20, unit="majority", target="leaderboard")["advise"]
-    assert asked["target"] == "leaderboard" and asked["items"]
-    assert asked["note"] == MAJORITY_NOTE
+    assert ran["target"] == "leaderboard" and ran["note"] == MAJORITY_NOTE and ran["items"]
+    assert advise_sentences(ran)[1] == CAVEAT["majority"]
+    counted = audit.run(DEMO, n_bootstrap=20)["advise"]
+    assert counted["target"] == "labels" and counted["note"] == LABELS_NOTE
     judged = audit.advise(DEMO, n_bootstrap=20, target="leaderboard")["advise"]
     assert judged["items"] == [] and judged["skipped"] == JUDGMENT_SKIP
     printed = invoke("advise", DEMO, *FAST, "--target", "leaderboard", "--out", tmp_path / "r")
     assert printed.exit_code == 0, printed.output
-    assert "(plan)" in " ".join(printed.output.split())
+    assert "--unit majority" in " ".join(printed.output.split())
 
 
 def test_an_item_without_text_is_listed_with_none_not_the_word(tmp_path):

@@ -7,7 +7,7 @@ CLI does, to print ``--help``) loads none of them.
 
 from __future__ import annotations
 
-ADVISE_DEFAULTS = {"budget": 50, "target": "labels", "more": 3}
+ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
 TARGETS = ("leaderboard", "labels")
 
 
@@ -29,9 +29,10 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
         Items to list at most.
     target
         ``"leaderboard"`` (the summed swap probability of adjacent pairs) or ``"labels"``
-        (expected wrong plurality labels); None: ``"labels"``, the target whose advice was
-        proven (in simulation no ranking of items steadied a leaderboard more than random
-        ones; on a board that counts every judgment the leaderboard target lists nothing;
+        (expected wrong plurality labels); None: ``"leaderboard"`` when the data compares
+        models on leaderboards that count one vote per item (``unit="majority"``), else
+        ``"labels"`` (on a board that counts every judgment the leaderboard target lists
+        nothing: in simulation no ranking of items steadied it more than random ones,
         docs/advise.md).
     more
         Extra judgments per re-annotated item that the reduction assumes.

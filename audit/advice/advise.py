@@ -11,14 +11,12 @@ Two targets (:data:`audit.advice.TARGETS`):
   (:data:`audit.contract.columns.EVERY_HUMAN_POOL`), or the one human pool, and the item is
   re-annotated by the same annotators. A pool effect (pools preferring different responses)
   is not reduced by more judgments of the same pool: the ``pools_opposed`` reason names the
-  items where only another pool or an adjudicator can help. Not the default: in simulation
-  no ranking of items steadied a leaderboard more than as many random items
-  (docs/advise.md). On a board that counts every judgment it lists nothing
-  (:data:`JUDGMENT_SKIP`: re-annotated items weigh more, and the ranked ones did worse than
-  random); on a majority-unit board it lists the model's ranking, its note saying what the
-  simulation found (:data:`MAJORITY_NOTE`).
-
-The default target is ``labels`` (with a note saying why when the data compares models).
+  items where only another pool or an adjudicator can help. Given on boards that count one
+  vote per item (``--unit majority``, :mod:`audit.advice.majority`), where its items steadied
+  simulated leaderboards more than random and highest-entropy items (docs/advise.md); on a
+  board that counts every judgment it lists nothing (:data:`JUDGMENT_SKIP`: re-annotated items
+  weigh more, and the ranked ones did worse than random), and the default target there is
+  ``labels``, its note saying why (:data:`LABELS_NOTE`).
 
 The ranking key is the expected reduction (higher is better); equal reductions keep the
 items' order in the source. Nothing here is random: ``seed`` is recorded for the contract.
@@ -36,7 +34,7 @@ from .reweight import reweighted_removed
 from .units import fit_population, label_populations, opposed_pools, read_units
 
 TARGETS = ("leaderboard", "labels")
-ADVISE_DEFAULTS = {"budget": 50, "target": "labels", "more": 3}
+ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
 #: ``uncertain_label``: the plurality label is not the population's with at least this chance.
 UNCERTAIN = 0.2
 #: The largest ``more`` (the predictive is enumerated: ``C(more + q - 1, q - 1)`` outcomes).
@@ -88,29 +86,42 @@ JUDGMENT_SKIP = ("with every judgment counted (unit 'judgment'), re-annotating c
                  "simulated datasets with known truth, the items ranked by the drop of their "
                  "re-weighted swap probability (audit.advice.reweight) steadied the "
                  "leaderboard less than as many random items, by 0.02-0.03 in displacement "
-                 "probability (2-3 s.e.), and the majority unit's items less still "
-                 "(docs/advise.md); to steady it, add items (plan); to fix labels, use "
-                 "--target labels")
-#: The note of the labels target when no target was asked for and the data compares models.
-LABELS_NOTE = ("The data compares models, but no ranking of items for the leaderboard "
-               "steadied a simulated leaderboard more than as many random items "
-               "(docs/advise.md), so by default the advice targets the labels, the target "
-               "whose advice was proven; --target leaderboard says more.")
-MAJORITY_NOTE = ("Asked for: the leaderboard target is not the default. On 4,000 simulated "
+                 "probability (2-3 s.e.) (docs/advise.md); to steady it, add items (plan) or "
+                 "score the leaderboard with --unit majority, where the advice held in "
+                 "simulation; to fix labels, use --target labels")
+#: The note of the labels target chosen because no target was asked for and the leaderboards
+#: count every judgment.
+LABELS_NOTE = ("The leaderboards count every judgment (unit 'judgment'), where re-annotated "
+               "items weigh more and no ranking of items steadied a simulated leaderboard "
+               "more than random ones (docs/advise.md), so by default the advice targets the "
+               "labels; the leaderboard advice holds for boards scored with --unit majority.")
+MAJORITY_NOTE = ("Items are ranked by how much their new judgments are expected to lower the "
+                 "squared difference between the board's adjacent gaps and the fully "
+                 "annotated board's, the closest pairs weighing most. On 2,000 simulated "
                  "datasets drawn from this label model, re-annotating the top items lowered "
-                 "the displacement probability no more than as many random items (+0.007, "
-                 "s.e. 0.006) or highest-entropy items (-0.005, s.e. 0.005); on 4,000 "
-                 "datasets outside it (one tie share on every item) they did worse than "
-                 "random items (-0.023, s.e. 0.006) (docs/advise.md).")
+                 "the displacement probability more than as many random items (+0.050, s.e. "
+                 "0.006) and highest-entropy items (+0.035, s.e. 0.005), and on 2,000 drawn "
+                 "outside it (one tie share on every item) by +0.048 (0.006) and +0.028 "
+                 "(0.006) (docs/advise.md).")
 #: The second sentence (audit.advice.output.sentences) of a leaderboard target on a
-#: majority-unit board, and of a labels target chosen because none was asked for on data
-#: that compares models (key "labels").
-CAVEAT = {"majority": "In simulation these items steadied the leaderboard no more than random "
-                      "ones on data from this model and less on data outside it: to settle "
-                      "close pairs, add items (plan).",
-          "labels": "These items are chosen for their labels: in simulation no ranking of "
-                    "items for the leaderboard steadied it more than random ones; to settle "
-                    "close pairs, add items (plan)."}
+#: majority-unit board, and of the labels target chosen because no target was asked for on
+#: leaderboards that count every judgment (key "labels").
+CAVEAT = {"majority": "In simulation, re-annotating such items steadied the leaderboard more "
+                      "than as many random or highest-entropy ones; what re-annotation cannot "
+                      "reach needs more items (plan).",
+          "labels": "These items are chosen for their labels: with every judgment counted, "
+                    "no ranking of items steadied a simulated leaderboard more than random "
+                    "ones; for leaderboard advice score with --unit majority, or add items "
+                    "(plan)."}
+
+
+def default_target(table, results: dict) -> str:
+    """The target when none is asked for: ``leaderboard`` when the data compares models on
+    leaderboards that count one vote per item (``unit="majority"``, where the advice was
+    proven), else ``labels``."""
+    if (table.is_pairwise or table.is_rating) and board_unit(results) == "majority":
+        return "leaderboard"
+    return "labels"
 
 
 def board_unit(results: dict) -> str | None:
@@ -141,7 +152,7 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
     check_options(budget=budget, target=target, more=more)
     by_default = target is None
     if by_default:
-        target = "labels"  # the one target whose advice was proven (docs/advise.md)
+        target = default_target(table, results)
     units = read_units(table, frame)
     block = {"target": target, "budget": int(budget), "more": int(more), "seed": int(seed),
              "method": {"target": METHOD[target], "totals": METHOD["totals"],
@@ -150,8 +161,9 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
              "n_candidates": 0, "items": [],
              "totals": {"now": float("nan"), "top_n": 0.0, "random_n": 0.0, "n": 0},
              "n_opposed": 0, "skipped": None, "unit": None, "note": None}
-    if by_default and (table.is_pairwise or table.is_rating):
-        block.update(unit=board_unit(results), note=LABELS_NOTE)
+    if by_default and target == "labels" and board_unit(results) == "judgment" and \
+            (table.is_pairwise or table.is_rating):
+        block.update(unit="judgment", note=LABELS_NOTE)
     opposed = opposed_pools(units)
     block["n_opposed"] = int(opposed.sum())
     pops, why_labels = label_populations(units, more=more if target == "labels" else 0)

@@ -114,8 +114,8 @@ def sentences(block: dict) -> list[str]:
     out = [first]
     if block["target"] == "leaderboard" and block.get("unit") in CAVEAT:
         out.append(CAVEAT[block["unit"]])
-    elif block["target"] == "labels" and block.get("note"):
-        out.append(CAVEAT["labels"])  # the default on data with models: says why
+    elif block["target"] == "labels" and block.get("unit") == "judgment":
+        out.append(CAVEAT["labels"])  # the default on judgment-weighted boards: says why
     opposed = sum("pools_opposed" in e["reasons"] for e in items)
     if opposed:
         out.append(f"On {fmt.count(opposed, 'of them', 'of them')} the pools are each "

@@ -141,8 +141,9 @@ class Advise(Block):
     unit: Literal["judgment", "majority"] | None
     """The leaderboards' scoring (``leaderboard_method.unit``) where the advice reads it: the
     leaderboard target (``judgment``: nothing is listed, ``skipped`` says why), or the labels
-    target when no target was asked for and the data compares models; null otherwise."""
+    target when no target was asked for on leaderboards that count every judgment
+    (``judgment``); null otherwise."""
     note: str | None
     """What the advice can and cannot do, with what the benchmark found (docs/advise.md): a
-    majority-unit leaderboard target, or the labels target when no target was asked for and
-    the data compares models (why not the leaderboard); null otherwise."""
+    majority-unit leaderboard target, or the labels target when no target was asked for on
+    leaderboards that count every judgment (why not the leaderboard); null otherwise."""
