@@ -253,3 +253,35 @@ def test_rank_from_the_clusters_aggregates_equals_rank(spark, which, unit):
     assert got == want
     _close(judges_got, judges_want)
     assert bool(judges_want) == (which == "judged")
+
+
+@pytest.mark.parametrize("which", ["pandalm", "several_pairs"])
+def test_plan_from_the_clusters_aggregates_equals_plan_block(spark, which):
+    """The plan block (leaderboard part from the comparisons' patterns, labels part from the
+    items' (pools x labels) count patterns, both as a cluster returns them) equals
+    :func:`plan_block` of the judgments, numbers to 1e-12."""
+    from test_rank_patterns import _close
+    from test_spark_measure import _coded_by_spark
+
+    from audit.ingest.spark.aggregates import spark_unit_patterns
+    from audit.ingest.spark.measure_aggregates import cluster_aggregates
+    from audit.pipeline import audit_table
+    from audit.planning import plan_block, plan_from_patterns
+    from audit.resample import Bootstrap
+
+    table = pandalm_table() if which == "pandalm" else _several_pairs_table()
+    results = audit_table(table, bootstrap=Bootstrap(n_resamples=100), n_sims=1000)
+    options = dict(models=(10, 20), stay=0.9, budget=5000, n_sims=2000, seed=3)
+    want = plan_block(table, results, **options)
+    votes = pairwise_votes(table)
+    up = spark_unit_patterns(spark.createDataFrame(_votes_frame(votes, 6)), votes.pools,
+                             n_models=len(votes.models))
+    agg = cluster_aggregates(_coded_by_spark(spark, table), scale=table.scale,
+                             pool_names=[str(p) for p in table.frame[C.POOL].cat.categories],
+                             annotator_names=tuple(map(str,
+                                                       table.frame[C.ANNOTATOR].cat.categories)))
+    got = plan_from_patterns(table, results, up, (agg.item_pool_label, agg.weights,
+                                                  agg.pool_names),
+                             n_models=len(votes.models), **options)
+    assert want["leaderboard"]["sizes"] and want["labels"]["pools"]
+    _close(got, want)

@@ -30,7 +30,7 @@ from ..errors import InputError
 from .leaderboard import METHOD, METHOD_RATING, plan_sizes
 from .sentences import plan_sentences
 
-__all__ = ["PLAN_DEFAULTS", "plan_block", "plan_sentences"]
+__all__ = ["PLAN_DEFAULTS", "labels_plan", "plan_block", "plan_from_patterns", "plan_sentences"]
 
 PLAN_DEFAULTS = {"models": (10, 20), "stay": 0.9}
 #: Judgments per item (per pool) planned beside the current number.
@@ -38,7 +38,8 @@ M_OPTIONS = (1, 3, 5)
 
 
 def plan_block(table, results: dict, *, models=(10, 20), stay: float = 0.9, pool: str | None = None,
-               budget: int | None = None, n_sims: int = 20_000, seed: int = 0) -> dict:
+               budget: int | None = None, n_sims: int = 20_000, seed: int = 0,
+               design=None, counts=None) -> dict:
     """The ``plan`` block of results.json from a loaded AnnotationTable and its audit results
     (the dict audit.pipeline.audit_table returns: leaderboards, stability, pool_disagreement...).
 
@@ -61,6 +62,10 @@ def plan_block(table, results: dict, *, models=(10, 20), stay: float = 0.9, pool
     n_sims, seed
         Simulated boards per size and their seed (the draws of
         :func:`audit.rank.simulation.simulate`).
+    design, counts
+        What the two parts read, when given instead of the table's judgments
+        (:func:`plan_from_patterns`): the leaderboard's
+        :class:`audit.planning.components.Design` and the labels' ``(rows, freq, pool names)``.
 
     Returns
     -------
@@ -78,9 +83,26 @@ def plan_block(table, results: dict, *, models=(10, 20), stay: float = 0.9, pool
                 "n_sims": int(n_sims), "seed": int(seed), "m_options": list(M_OPTIONS)}
     block = {"settings": settings,
              "leaderboard": _leaderboard(table, results, humans, sizes=sizes, stay=stay,
-                                         pool=pool, budget=budget, n_sims=n_sims, seed=seed),
-             "labels": _labels(table, results, humans, stay=stay, pool=pool)}
+                                         pool=pool, budget=budget, n_sims=n_sims, seed=seed,
+                                         design=design),
+             "labels": _labels(table, results, humans, stay=stay, pool=pool, counts=counts)}
     return plain(block)
+
+
+def plan_from_patterns(table, results: dict, up, label_patterns, *, n_models: int, **options
+                       ) -> dict:
+    """:func:`plan_block` of a pairwise table from its sufficient statistics, as a cluster
+    returns them: ``up`` the comparisons' :class:`audit.rank.patterns.UnitPatterns` (the
+    leaderboard part's design, :func:`audit.planning.components.design_from_patterns`) and
+    ``label_patterns`` ``(rows, freq, pool names)``, the distinct (pools x labels) count tables
+    of the items with their frequencies (the labels part, :func:`labels_plan`; e.g.
+    :class:`audit.measure.patterns.MeasureAggregates`' ``item_pool_label``). ``table`` is only
+    read for its pools and scale. Equal to :func:`plan_block` of the judgments to rounding."""
+    from .components import design_from_patterns
+
+    design = (design_from_patterns(up, list(table.human_pools), n_models)
+              if table.is_pairwise and table.human_pools else None)
+    return plan_block(table, results, **options, design=design, counts=label_patterns)
 
 
 def _check(models, stay, budget, n_sims, seed) -> list[int]:
@@ -107,7 +129,8 @@ def _not_defined(reason: str) -> dict:
     return {"not_defined": reason, "method": METHOD, "sizes": []}
 
 
-def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, seed) -> dict:
+def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, seed,
+                 design=None) -> dict:
     from ..rank.counts import pairwise_votes, rating_scores
     from .components import anova, board_noise, design_from_scores, design_from_votes, wald
 
@@ -120,8 +143,9 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
                             "pool: there is no leaderboard to plan")
     if not any(g > 0 for g in sim["gaps"]):
         return _not_defined("every ranked model has the same score: there is no order to keep")
-    design = (design_from_scores(rating_scores(table), humans) if rating
-              else design_from_votes(pairwise_votes(table), humans))
+    if design is None:
+        design = (design_from_scores(rating_scores(table), humans) if rating
+                  else design_from_votes(pairwise_votes(table), humans))
     comp = anova(design)
     if not math.isfinite(comp["total"]):
         return _not_defined("every model " + ("has" if rating else "pair has") + " one item: the "
@@ -204,7 +228,7 @@ def _pool_effect(results, sim, noise) -> dict:
     return out
 
 
-def _labels(table, results, humans, *, stay, pool=None) -> dict:
+def _labels(table, results, humans, *, stay, pool=None, counts=None) -> dict:
     """The labels part; with ``pool``, that pool's rows and its ceilings against each other
     pool (every pool's plan is still computed: the ceilings compare its targets)."""
     from ..contract.labels import LabelKind, is_continuous
@@ -224,8 +248,12 @@ def _labels(table, results, humans, *, stay, pool=None) -> dict:
     for row in results.get("pool_disagreement") or []:
         tie_break = ((row.get("all_shared") or {}).get("tie_break") or {}).get("rule", tie_break)
     ordered = table.scale.kind is not LabelKind.NOMINAL
-    counts, names, _ = pool_label_counts(table)
-    pools, cross, note = labels_plan(counts, None, names, humans, results, stay=stay,
+    if counts is None:
+        rows, names, _ = pool_label_counts(table)
+        freq = None
+    else:
+        rows, freq, names = counts
+    pools, cross, note = labels_plan(rows, freq, list(names), humans, results, stay=stay,
                                      ordered=ordered, tie_break=tie_break, pool=pool)
     return {"not_defined": None, "method": method, "tie_break": tie_break, "note": note,
             "pools": pools, "cross_pool": cross}
