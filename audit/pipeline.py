@@ -233,7 +233,10 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         ``budget``, ``n_sims``) and :func:`audit.advice.advise_block` (``budget``, ``target``,
         ``more``), checked before anything is read (:func:`next_options`); missing ones keep
         the defaults (:data:`audit.planning.PLAN_DEFAULTS`, :data:`audit.advice.ADVISE_DEFAULTS`).
-        The seed of both is ``seed``.
+        The seed of both is ``seed``. Without ``advise_options`` (a plain run), the advice's
+        leaderboard target is skipped, its ``skipped`` saying to run ``annotation-audit
+        advise``, above :data:`audit.advice.advise.RUN_MAX_CELLS` units times adjacent pairs
+        (10M judgments of 50 models); :func:`advise` always computes it.
     advice_files
         With ``out``: write ``advice.csv`` (spreadsheet-safe) and ``advice.parquet``, the
         advised items ready for an annotation tool (:func:`audit.advice.advise_frame`); None
@@ -263,10 +266,12 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         :func:`audit.results.json_form` gives that form (what the report, the card and the
         terminal summary read).
     """
+    from .advice.advise import RUN_MAX_CELLS
     from .budget import check_resampling, limit, parse_max_memory
     from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
+    asked = advise_options is not None
     plan_options, advise_options = next_options(plan_options, advise_options)
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
@@ -314,7 +319,8 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                     frame = item_table(table)
             with step("plan and advice"):
                 results.update(next_steps(table, results, plan=plan_options,
-                                          advise=advise_options, seed=seed, frame=frame))
+                                          advise=advise_options, seed=seed, frame=frame,
+                                          max_cells=None if asked else RUN_MAX_CELLS))
         if after is not None:
             after(table, results)
         if card_meta:

@@ -115,6 +115,7 @@ def test_max_cells_skips_the_leaderboard_target_and_says_how_to_get_it(pairwise)
     cells = full["n_units"] * len(full["board"]["pairs"])
     capped = advise_block(table, results, budget=10, target="leaderboard", max_cells=cells - 1)
     assert capped["items"] == [] and f"{cells - 1:,}" in capped["skipped"]
+    assert "annotation-audit advise" in capped["skipped"]
     assert advise_block(table, results, budget=10, target="leaderboard",
                         max_cells=cells)["items"] == full["items"]
 

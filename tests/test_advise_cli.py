@@ -259,3 +259,15 @@ def test_an_item_without_text_is_listed_with_none_not_the_word(tmp_path):
         assert (None if pd.isna(text) else text) == want, item
     cells = {r["item"]: r["text"] for r in read_csv((tmp_path / "a" / "advice.csv").read_text())}
     assert all(cells[f"{i:03d}"] == "" for i in range(0, 44, 4) if f"{i:03d}" in cells)
+
+
+def test_run_caps_the_leaderboard_target_advise_does_not(monkeypatch):
+    """A plain run skips the leaderboard target above ``RUN_MAX_CELLS`` units x adjacent pairs
+    (saying to run ``annotation-audit advise``); ``advise`` computes it whatever the size."""
+    import audit.advice.advise as advise_mod
+
+    monkeypatch.setattr(advise_mod, "RUN_MAX_CELLS", 10)
+    ran = audit.run(DEMO, n_bootstrap=20, unit="majority")["advise"]
+    assert ran["items"] == [] and "annotation-audit advise" in ran["skipped"]
+    asked = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
+    assert asked["skipped"] is None and asked["items"]

@@ -43,7 +43,7 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
     max_cells
         None: always computed. Otherwise the leaderboard target is skipped, ``skipped`` saying
         how to get it, when its units times adjacent pairs exceed this (its arrays hold that
-        many numbers each: about 0.8 GB an array at 10M judgments of 50 models).
+        many numbers each; ``run`` passes :data:`audit.advice.advise.RUN_MAX_CELLS`).
 
     Returns
     -------

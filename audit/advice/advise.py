@@ -41,6 +41,11 @@ UNCERTAIN = 0.2
 MORE_MAX = 10
 #: A reduction below this is no reduction (rounding of the enumeration).
 FLOOR = 1e-9
+#: The largest units x adjacent pairs for which ``run`` (not ``advise``) computes the
+#: leaderboard target: its board model holds several (units, pairs) float arrays at once, about
+#: 0.8 GB each at 10M judgments of 50 models (2.5M units, 49 pairs); 20M cells (160 MB an
+#: array) keeps 1M judgments (0.25M units, 12M cells).
+RUN_MAX_CELLS = 20_000_000
 REASONS = {
     "pools_opposed": "two human pools are each unanimous on the item and name different labels "
                      "(preferences: opposite winners); more judgments of the same pool will "
@@ -296,8 +301,9 @@ def board_model(units, table, results: dict, *, more: int, budget: int = 50,
         return "the leaderboard has fewer than two models: no pair can swap"
     if max_cells is not None and units.n * len(pairs) > max_cells:
         return (f"{units.n:,} units x {len(pairs)} adjacent pairs is above the "
-                f"{max_cells:,} asked for (memory and time grow with both); call without "
-                "max_cells to compute it")
+                f"{max_cells:,} that run computes by default (memory and time grow with "
+                "both); run `annotation-audit advise` with the same data and options to "
+                "compute it")
     n_judged = {row["model"]: row["n"] for row in boards[name]}
     values = np.asarray(table.scale.numeric_values, dtype=float)
     out = {"pool": name, "pop": pop, "pairs": pairs, "unit": unit}
