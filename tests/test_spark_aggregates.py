@@ -285,3 +285,50 @@ def test_plan_from_the_clusters_aggregates_equals_plan_block(spark, which):
                              n_models=len(votes.models), **options)
     assert want["leaderboard"]["sizes"] and want["labels"]["pools"]
     _close(got, want)
+
+
+@pytest.mark.parametrize("which", ["pandalm_csv", "text_csv"])
+def test_judgments_kept_on_the_cluster_are_the_collected_tables(spark, which, tmp_path):
+    """``load_spark(..., keep_on_cluster=True)``: the coded judgments on the cluster are the
+    collected table's codes (item, annotator, pool, label, models), the votes frame is
+    :func:`pairwise_votes`' arrays, and an item's name and first text come from the cluster's
+    item frame; a repeated (item, annotator) is refused the same way."""
+    from audit import load
+    from audit.errors import SchemaError
+    from audit.ingest.spark import load_spark
+
+    table = pandalm_table()
+    raw = table.frame.astype(str).copy()
+    if which == "text_csv":  # a text on some items, empty on others, varying within an item
+        raw[C.TEXT] = np.where(raw[C.ITEM].astype(int) % 3 == 0, "",
+                               "t" + raw[C.ITEM] + np.where(raw[C.ANNOTATOR] == raw[C.ANNOTATOR]
+                                                            .min(), "a", "b"))
+    src = tmp_path / "t.csv"
+    raw.to_csv(src, index=False)
+    expected = load(str(src))
+    kept = load_spark(str(src), spark=spark, keep_on_cluster=True)
+    f = expected.frame
+    assert kept.pools == tuple(map(str, f[C.POOL].cat.categories))
+    assert kept.annotators == tuple(map(str, f[C.ANNOTATOR].cat.categories))
+    got = kept.coded.toPandas().sort_values([C.ITEM, C.ANNOTATOR]).reset_index(drop=True)
+    want = pd.DataFrame({C.ITEM: f[C.ITEM].cat.codes, C.ANNOTATOR: f[C.ANNOTATOR].cat.codes,
+                         C.POOL: f[C.POOL].cat.codes, C.LABEL: expected.label_codes}
+                        ).sort_values([C.ITEM, C.ANNOTATOR]).reset_index(drop=True)
+    for col in want:
+        np.testing.assert_array_equal(got[col].to_numpy(np.int64), want[col].to_numpy(np.int64))
+    votes = pairwise_votes(expected)
+    assert kept.models == votes.models
+    v = kept.votes().toPandas().sort_values(["item", "pool", "lo", "hi", "outcome", "flipped"])
+    w = pd.DataFrame({"item": votes.item, "pool": votes.pool, "lo": votes.lo, "hi": votes.hi,
+                      "outcome": votes.outcome, "flipped": votes.flipped.astype(int)}
+                     ).sort_values(["item", "pool", "lo", "hi", "outcome", "flipped"])
+    np.testing.assert_array_equal(v.to_numpy(np.int64), w.to_numpy(np.int64))
+    codes = [0, 3, 7, len(f[C.ITEM].cat.categories) - 1]
+    looked = kept.item_texts(codes)
+    assert [n for n, _ in looked] == [str(f[C.ITEM].cat.categories[c]) for c in codes]
+    if which == "text_csv":
+        assert [t for _, t in looked] == expected.first_texts(codes)
+    twice = pd.concat([raw, raw.iloc[:1]])
+    twice.to_csv(tmp_path / "twice.csv", index=False)
+    with pytest.raises(SchemaError):
+        load_spark(str(tmp_path / "twice.csv"), spark=spark, keep_on_cluster=True)

@@ -54,7 +54,7 @@ FORMATS = ("auto", "table")
 def load_spark(source, *, spark=None, master: str | None = None, conf: dict | None = None,
                format: str = "auto",
                spec=None, pools=None, pool_column: str | None = None, name: str | None = None,
-               **unsupported):
+               keep_on_cluster: bool = False, **unsupported):
     """Load ``source`` with Spark into a validated :class:`~audit.contract.table.AnnotationTable`.
 
     Parameters
@@ -67,6 +67,9 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         started with the settings ``conf``.
     spec, pools, pool_column, name
         As for :func:`audit.ingest.load` with ``format="table"``.
+    keep_on_cluster
+        Return a :class:`.coded.ClusterTable` (the judgments numbered and kept on the cluster,
+        :func:`.coded.encode_on_cluster`) instead of collecting them.
 
     Raises
     ------
@@ -108,6 +111,16 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         label_codes = validate_frame(df, scale, distinct, source=text)
         info = {"format": "table", "layout": spec.layout, "engine": "spark",
                 "spark_master": _master(spark), "spark_version": spark.version, **counted}
+        if keep_on_cluster:
+            from .coded import encode_on_cluster, has_repeats_on_cluster
+
+            kept = encode_on_cluster(df, scale, label_codes,
+                                     name=name or spec.name or default_name(text.rstrip("/"),
+                                                                            "table"),
+                                     source=text, judge_pools=spec.judge_pools, info=info)
+            if has_repeats_on_cluster(kept.coded):
+                raise SchemaError(repeated(df), source=text)
+            return kept
         table = encode_table(df, scale, label_codes,
                              name=name or spec.name or default_name(text.rstrip("/"), "table"),
                              source=text, judge_pools=spec.judge_pools, info=info)
