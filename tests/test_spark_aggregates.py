@@ -332,3 +332,71 @@ def test_judgments_kept_on_the_cluster_are_the_collected_tables(spark, which, tm
     twice.to_csv(tmp_path / "twice.csv", index=False)
     with pytest.raises(SchemaError):
         load_spark(str(tmp_path / "twice.csv"), spark=spark, keep_on_cluster=True)
+
+
+def _differences(want, got, path="", tol=1e-12):
+    """Paths where two result trees differ (numbers beyond ``tol``, NaN equal to NaN)."""
+    import math
+
+    if isinstance(want, dict) and isinstance(got, dict):
+        if list(want) != list(got):
+            return [f"{path}: keys {list(want)} != {list(got)}"]
+        return [d for k in want for d in _differences(want[k], got[k], f"{path}.{k}", tol)]
+    if isinstance(want, list) and isinstance(got, list):
+        if len(want) != len(got):
+            return [f"{path}: {len(want)} != {len(got)} entries"]
+        return [d for j, (a, b) in enumerate(zip(want, got))
+                for d in _differences(a, b, f"{path}[{j}]", tol)]
+    if isinstance(want, float) or isinstance(got, float):
+        if want is None or got is None:
+            return [] if want is got else [f"{path}: {want} != {got}"]
+        a, b = float(want), float(got)
+        if (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol * max(1.0, abs(a)):
+            return []
+        return [f"{path}: {a!r} != {b!r}"]
+    return [] if want == got else [f"{path}: {want!r} != {got!r}"]
+
+
+@pytest.mark.parametrize("which", ["pandalm", "lake"])
+def test_the_audit_from_the_clusters_aggregates_equals_the_pandas_engines(spark, which,
+                                                                          tmp_path):
+    """Every block of results.json but ``advise`` (and ``meta``'s engine) from the judgments
+    kept on the cluster (:func:`audit_cluster`: dataset, reliability, pool disagreement,
+    within-pool, leaderboards, stability, flipped items, judge alignment, plan) equals the
+    pandas engine's audit of the same file, numbers to 1e-12."""
+    import warnings
+
+    from test_spark import _synthetic_dataset
+
+    from audit import load
+    from audit.ingest.spark import load_spark
+    from audit.ingest.spark.cluster_audit import ADVISE_SKIPPED, audit_cluster
+    from audit.pipeline import audit_table, next_steps
+    from audit.resample import Bootstrap
+    from audit.results import json_form
+
+    if which == "pandalm":
+        spec = None
+        table_src = tmp_path / "pandalm.csv"
+        pandalm_table().frame.astype(str).to_csv(table_src, index=False)
+        src = str(table_src)
+    else:
+        data, spec, _ = _synthetic_dataset(tmp_path, n_items=300)
+        src, spec = str(data), str(spec)
+    bootstrap = Bootstrap(n_resamples=100, seed=3)
+    options = dict(n_sims=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = load(src, spec=spec)
+        want = audit_table(table, bootstrap=bootstrap, **options)
+        want.update(next_steps(table, want, seed=bootstrap.seed))
+        ct = load_spark(src, spark=spark, spec=spec, keep_on_cluster=True)
+        got = audit_cluster(ct, bootstrap=bootstrap, **options)
+    assert got["advise"] == {"skipped": ADVISE_SKIPPED}
+    want, got = json_form(want), json_form(got)
+    for key in ("meta", "advise"):
+        want.pop(key), got.pop(key)
+    assert list(got) == list(want)
+    found = _differences(want, got)
+    assert not found, f"{len(found)} difference(s), first: {found[:5]}"
+    assert want["stability"]["flipped_items"]["items"] and want["plan"]["leaderboard"]["sizes"]

@@ -1,0 +1,104 @@
+"""The audit of a table kept on the cluster, from sufficient statistics alone (issue 17, item 2).
+
+:func:`audit_cluster` computes the blocks of ``results.json`` that :func:`audit.pipeline.run`
+writes for a pairwise preference table, from what Spark group-bys return to the driver instead
+of the judgments: the ``dataset`` block from :class:`~audit.contract.table.DatasetCounts`
+(:func:`.aggregates.spark_dataset_counts`), the measurement from
+:class:`~audit.measure.patterns.MeasureAggregates` and the pools' strata
+(:mod:`.measure_aggregates`), the rank block from ``BoardPatterns``, ``UnitPatterns`` and the
+flipped listing (:mod:`.aggregates`, :func:`audit.rank.rank_from_patterns`), the plan from the
+same patterns (:func:`audit.planning.plan_from_patterns`). Each is the pandas engine's code
+after its aggregates; ``tests/test_spark_aggregates.py`` checks the whole result against the
+pandas engine's.
+
+What it does not give yet, and says so in the result: the ``advise`` block (its listing reads
+per-item label counts) and ``items.parquet``. So ``--engine spark`` still collects the
+judgments; this is the path that will replace the collect.
+"""
+
+from __future__ import annotations
+
+#: The ``advise`` block's ``skipped`` reason on this path.
+ADVISE_SKIPPED = ("not computed from the cluster's aggregates yet: the advice lists items by "
+                  "their per-item label counts (run without keeping the judgments on the cluster)")
+
+
+def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment",
+                  min_overlap: int = 10, min_annotator_judgments: int = 10,
+                  plan: dict | None = None, **rank_options) -> dict:
+    """The results of :class:`.coded.ClusterTable` ``ct`` (pairwise preferences), as
+    :func:`audit.pipeline.audit_table` and :func:`audit.pipeline.next_steps` give them for
+    the same judgments, with the ``advise`` block skipped (:data:`ADVISE_SKIPPED`)."""
+    from ...contract.table import dataset_block
+    from ...errors import InputError
+    from ...measure import _ScopedWarnings
+    from ...measure.effect_aggregates import within_pool_from
+    from ...measure.patterns import pool_disagreement_from, reliability_from
+    from ...pipeline import meta
+    from ...planning import PLAN_DEFAULTS, plan_from_patterns
+    from ...profile import section
+    from ...rank import board_keys, rank_from_patterns
+    from ...results import plain
+    from .aggregates import (spark_board_patterns, spark_dataset_counts, spark_flipped_listing,
+                             spark_unit_patterns)
+    from .measure_aggregates import cluster_aggregates, cluster_strata, release_strata
+
+    if not ct.is_pairwise or not ct.scale.is_preference:
+        raise InputError("the cluster's aggregates path covers pairwise preference tables; "
+                         "audit other tables with the collect path", key="engine")
+    model_columns = ("model_a", "model_b")
+    results = {"meta": meta(ct, bootstrap),
+               "dataset": dataset_block(spark_dataset_counts(ct.coded, ct.pools,
+                                                             models=ct.models,
+                                                             model_columns=model_columns),
+                                        name=ct.name, info=ct.info, scale=ct.scale,
+                                        pools=list(ct.pools), judge_pools=ct.judge_pools)}
+    with section("reliability and pool disagreement"):
+        agg = cluster_aggregates(ct.coded, scale=ct.scale, pool_names=list(ct.pools),
+                                 annotator_names=ct.annotators, judge_pools=ct.judge_pools,
+                                 min_overlap=min_overlap)
+        strata = cluster_strata(ct.coded, agg, min_annotator_judgments=min_annotator_judgments,
+                                n_permutations=bootstrap.n_resamples)
+        try:
+            rel = reliability_from(agg, bootstrap=bootstrap, min_overlap=min_overlap)
+            with _ScopedWarnings("pool disagreement"):
+                pools = pool_disagreement_from(agg, bootstrap=bootstrap,
+                                               min_per_pool=min_per_pool)
+            with _ScopedWarnings("within-pool variability"):
+                within = within_pool_from(agg, strata, bootstrap=bootstrap,
+                                          min_annotator_judgments=min_annotator_judgments)
+        finally:
+            release_strata(strata)
+        results.update(plain({"reliability": rel, "pool_disagreement": pools,
+                              "within_pool": within}))
+    with section("leaderboards and stability"):
+        votes = ct.votes().cache()
+        n_models = len(ct.models)
+        pools_of = {key: tuple(ct.pools.index(p) for p in group)
+                    for group, key in board_keys(ct).items()}
+        bp = spark_board_patterns(votes, pools_of, n_models=n_models, unit=unit)
+        up = spark_unit_patterns(votes, ct.pools, n_models=n_models)
+        max_flipped = int(rank_options.get("max_flipped", 50))
+        humans = ct.human_pools
+        codes = [ct.pools.index(p) for p in humans]
+        rows = (spark_flipped_listing(votes, codes, n_models=n_models, limit=max_flipped)
+                if len(humans) >= 2 else None)
+        listed, texts = [], None
+        if rows is not None and len(rows):
+            found = ct.item_texts(rows["item"].to_numpy())
+            listed = [(name, ct.models[r.lo], ct.models[r.hi], bool(r.shown),
+                       [getattr(r, f"o{c}") for c in codes])
+                      for (name, _), r in zip(found, rows.itertuples())]
+            if "text" in ct.items.columns:
+                texts = [text for _, text in found]
+        elif "text" in ct.items.columns:
+            texts = []
+        results.update(rank_from_patterns(ct, bp, up, (listed, texts), models=ct.models,
+                                          bootstrap=bootstrap, unit=unit, **rank_options))
+        votes.unpersist()
+    with section("plan and advice"):
+        results["plan"] = plan_from_patterns(
+            ct, results, up, (agg.item_pool_label, agg.weights, agg.pool_names),
+            n_models=n_models, **{**PLAN_DEFAULTS, **(plan or {})}, seed=bootstrap.seed)
+        results["advise"] = {"skipped": ADVISE_SKIPPED}
+    return results
