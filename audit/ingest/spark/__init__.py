@@ -17,14 +17,14 @@ patterns; :mod:`.measure_aggregates`, every aggregate the categorical measuremen
 (reliability, pool disagreement, within-pool rates and tests; what each statistic needs is
 tabled in :mod:`audit.measure.patterns`), of which the driver receives patterns, annotator x
 pool and annotator-pair tables, and the judgments only of pools small enough for the
-within-pool permutation test. Still reading the judgments on the driver: ``dataset`` (the
-table's summary: counts, a group-by each), the ``rank`` blocks (leaderboards, stability, judge
-alignment: per (model pair, outcome, pool) counts and the patterns :mod:`.aggregates`
-computes), ``plan`` and ``advise`` (per-item posteriors: a map over items), the item export and
-the flipped-item listing (capped, sorted queries), wide and continuous scales (sparse patterns,
-per-item moments: the same group-bys), and the Cohen intervals of sparse crowd designs, whose
-cell-row patterns are item-sized (a Poisson bootstrap over items, :mod:`audit.measure.patterns`).
-Wiring in (no collect) waits for all of them.
+within-pool permutation test. :mod:`.aggregates` also holds cluster versions of the dataset
+counts, the pool comparisons' unit patterns and the flipped-item listing. Still reading the
+judgments on the driver: the ``rank`` blocks' other parts (stability, judge alignment),
+``plan`` and ``advise`` (per-item posteriors: a map over items), the item export (a capped,
+sorted query), wide and continuous scales (sparse patterns, per-item moments: the same
+group-bys), and the Cohen intervals of sparse crowd designs, whose cell-row patterns are
+item-sized (a Poisson bootstrap over items, :mod:`audit.measure.patterns`). Wiring in (no
+collect) waits for all of them.
 
 Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench) are converted once with
 ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec that
