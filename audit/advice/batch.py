@@ -1,6 +1,8 @@
 """The leaderboard target's batch criterion on a majority-unit board: which set of ``budget``
 units, re-annotated together, most lowers the probability that adjacent pairs are ordered
-unlike the fully annotated board.
+unlike the fully annotated board. Kept for comparison (``majority_model(ranking="batch")``):
+on simulated boards its items did no better than random ones, and the block ranks by the
+squared-error criterion of :mod:`audit.advice.majority` (docs/advise.md).
 
 Why a batch criterion: one unit's outcome moves a pair's gap by ``c_u`` (one vote in ``N``);
 unless the board sits within one vote of the pair's boundary, no single unit can change the

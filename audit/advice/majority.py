@@ -27,12 +27,16 @@ re-drawn outcome is as likely to break a right order as to mend a wrong one (a p
 or a unit whose outcome is already near certain), and such a unit is not advised. Several
 units' reductions are added (first order).
 
-Ranking: one unit alone moves a pair's gap by one vote in ``N``, so its own reduction is about
-zero unless the board sits within a vote of the pair's boundary, while ``budget`` units
-together can move it; the units are therefore ranked by their gain when they join the greedy
-batch of :func:`audit.advice.batch.select` (the batch's board gap and the fully annotated gap
-taken as bivariate normal, the moments of :func:`batch_moments`). When no batch is expected to
-help (a settled board), the one-unit reductions rank them.
+Ranking: one unit alone moves a pair's gap by one vote in ``N``, so its own reduction under
+the normal model above is about zero unless the board sits within a vote of the pair's
+boundary. The units are therefore ranked by how much they lower the *expected squared*
+difference ``V`` between the board's gap and the fully annotated one (:func:`error_terms`),
+the pair's wrong-order probability taken as ``f_X(0) sqrt(2 V / pi)`` (:func:`wrong_by_error`),
+so that removals add over units (``ranking="error"``, the default; in simulation its items
+steadied the board more than random and highest-entropy items, docs/advise.md). The earlier
+ranking, each unit's gain when it joins the greedy batch of
+:func:`audit.advice.batch.select` (``ranking="batch"``; the moments of
+:func:`batch_moments`), is kept for comparison: it did no better than random items.
 
 ``P(population outcome = k)``: the plurality by :func:`audit.advice.dirichlet.argmax_probability`;
 the median through the cumulative shares, ``F_k = theta_1 + ... + theta_k ~ Beta(A_k,
