@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -125,3 +126,31 @@ def preference_results() -> dict:
     from audit.results import jsonable
 
     return jsonable(audited(preference_table()))
+
+
+def spark_or_skip(*, java: bool = True):
+    """Skip, naming what is missing (pyspark; Java unless ``java=False``); fail instead when
+    AUDIT_REQUIRE_SPARK is set (CI)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "pyspark not installed (pip install 'annotation-audit[spark]')"
+    else:
+        from audit.ingest.spark.session import java_available
+
+        reason = None if not java or java_available() else "no Java runtime for Spark"
+    if reason:
+        if os.environ.get("AUDIT_REQUIRE_SPARK"):
+            pytest.fail(f"AUDIT_REQUIRE_SPARK is set but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    """A local Spark session (``local[2]``) for the Spark engine's tests, or a skip naming
+    what is missing (:func:`spark_or_skip`)."""
+    spark_or_skip()
+    from audit.ingest.spark import get_session
+
+    return get_session("local[2]")
+

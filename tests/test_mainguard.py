@@ -15,8 +15,7 @@ import textwrap
 
 import pytest
 
-from conftest import REPO
-from test_spark import _spark_or_skip
+from conftest import REPO, spark_or_skip
 
 PANDALM = REPO / "data" / "pandalm" / "testset-v1.json"
 SUITE = REPO / "expectations" / "pandalm.yaml"
@@ -74,7 +73,7 @@ RUN = textwrap.dedent(f"""
 @pytest.mark.spark
 @pytest.mark.parametrize("how", ["-c", "script"])
 def test_spark_engine_api_from_python_c_and_a_script(how, tmp_path):
-    _spark_or_skip()
+    spark_or_skip()
     if how == "-c":
         out = _python(["-c", RUN, str(tmp_path / "o")], tmp_path)
     else:

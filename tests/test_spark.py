@@ -8,7 +8,6 @@ into a failure, so a green CI run always includes them.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import warnings
@@ -26,7 +25,7 @@ from audit.ingest import load
 from audit.pipeline import run
 from benchmarks import synth
 from benchmarks.compare import result_differences
-from tests.conftest import REPO, shared_data
+from tests.conftest import REPO, shared_data, spark_or_skip
 
 pytestmark = pytest.mark.spark
 
@@ -35,29 +34,6 @@ TOL = 1e-12
 RESAMPLES = 200
 
 
-def _spark_or_skip(*, java: bool = True):
-    """Skip, naming what is missing (pyspark; Java unless ``java=False``); fail instead when
-    AUDIT_REQUIRE_SPARK is set."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        reason = "pyspark not installed (pip install 'annotation-audit[spark]')"
-    else:
-        from audit.ingest.spark.session import java_available
-
-        reason = None if not java or java_available() else "no Java runtime for Spark"
-    if reason:
-        if os.environ.get("AUDIT_REQUIRE_SPARK"):
-            pytest.fail(f"AUDIT_REQUIRE_SPARK is set but {reason}")
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def spark():
-    _spark_or_skip()
-    from audit.ingest.spark import get_session
-
-    return get_session("local[2]")
 
 
 def _audit(source, **options):
@@ -468,7 +444,7 @@ def test_missing_pyspark_is_one_clear_message(monkeypatch):
 
 
 def test_missing_java_is_one_clear_message(monkeypatch):
-    _spark_or_skip(java=False)  # Java itself is what this test takes away
+    spark_or_skip(java=False)  # Java itself is what this test takes away
     from pyspark.sql import SparkSession
 
     from audit.ingest.spark import session

@@ -6,7 +6,6 @@ and on a table whose items are judged on several model pairs (their own patterns
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pandas as pd
@@ -18,18 +17,6 @@ from audit.contract import columns as C
 from audit.rank.counts import joint_patterns, pair_units, pairwise_votes
 
 
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        import pyspark  # noqa: F401
-
-        from audit.ingest.spark import get_session
-
-        return get_session("local[2]")
-    except Exception as err:
-        if os.environ.get("AUDIT_REQUIRE_SPARK"):
-            raise
-        pytest.skip(f"Spark unavailable: {err}")
 
 
 def _several_pairs_table():

@@ -21,7 +21,6 @@ pool, one judgment per item, Unicode ids, a label one pool never uses):
 
 from __future__ import annotations
 
-import os
 import warnings
 from functools import lru_cache
 
@@ -318,20 +317,6 @@ def test_a_changed_aggregate_changes_the_results():
 
 
 # -- with Spark -----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        import pyspark  # noqa: F401
-
-        from audit.ingest.spark import get_session
-
-        return get_session("local[2]")
-    except Exception as err:
-        if os.environ.get("AUDIT_REQUIRE_SPARK"):
-            raise
-        pytest.skip(f"Spark unavailable: {err}")
-
 
 @pytest.fixture(autouse=True)
 def _release_cached_frames():
