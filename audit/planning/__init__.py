@@ -135,7 +135,8 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
     from .components import anova, board_noise, design_from_scores, design_from_votes, wald
 
     if not (table.is_pairwise or table.is_rating):
-        return _not_defined("the planner models leaderboards; this table has no models")
+        return _not_defined("the table has no models (model_a / model_b, or model): there "
+                            "is no leaderboard to plan")
     rating = not table.is_pairwise
     sim = (results.get("stability") or {}).get("simulation_model") or {}
     if not humans or sim.get("skipped") or not sim.get("gaps"):
