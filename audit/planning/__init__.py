@@ -132,7 +132,7 @@ def _not_defined(reason: str) -> dict:
 def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, seed,
                  design=None) -> dict:
     from ..rank.counts import pairwise_votes, rating_scores
-    from .components import anova, board_noise, design_from_scores, design_from_votes, wald
+    from .components import anova, board_noise, design_from_scores, wald
 
     if not (table.is_pairwise or table.is_rating):
         return _not_defined("the table has no models (model_a / model_b, or model): there "
@@ -144,9 +144,15 @@ def _leaderboard(table, results, humans, *, sizes, stay, pool, budget, n_sims, s
                             "pool: there is no leaderboard to plan")
     if not any(g > 0 for g in sim["gaps"]):
         return _not_defined("every ranked model has the same score: there is no order to keep")
-    if design is None:
-        design = (design_from_scores(rating_scores(table), humans) if rating
-                  else design_from_votes(pairwise_votes(table), humans))
+    if design is None:  # pairwise: one unit per distinct count pattern, as a cluster's
+        from ..rank.patterns import unit_patterns
+        from .components import design_from_patterns
+
+        if rating:
+            design = design_from_scores(rating_scores(table), humans)
+        else:
+            votes = pairwise_votes(table)
+            design = design_from_patterns(unit_patterns(votes), humans, len(votes.models))
     comp = anova(design)
     if not math.isfinite(comp["total"]):
         return _not_defined("every model " + ("has" if rating else "pair has") + " one item: the "
@@ -249,9 +255,14 @@ def _labels(table, results, humans, *, stay, pool=None, counts=None) -> dict:
     for row in results.get("pool_disagreement") or []:
         tie_break = ((row.get("all_shared") or {}).get("tie_break") or {}).get("rule", tie_break)
     ordered = table.scale.kind is not LabelKind.NOMINAL
-    if counts is None:
-        rows, names, _ = pool_label_counts(table)
-        freq = None
+    if counts is None:  # the items' distinct (pools x labels) count tables, with their items
+        from ..resample import patterns
+
+        per_item, names, _ = pool_label_counts(table)
+        judged = per_item.sum(axis=(1, 2)) > 0
+        flat = per_item[judged].reshape(int(judged.sum()), -1)
+        uniq, freq, _ = patterns(flat)
+        rows = uniq.reshape(len(uniq), *per_item.shape[1:])
     else:
         rows, freq, names = counts
     pools, cross, note = labels_plan(rows, freq, list(names), humans, results, stay=stay,

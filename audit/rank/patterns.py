@@ -79,9 +79,7 @@ def from_units(pools, item: np.ndarray, pair: np.ndarray, counts: np.ndarray) ->
     counts = np.asarray(counts, dtype=np.int64).reshape(len(item), len(pools), 3)
     if len(item) == 0:
         return UnitPatterns(tuple(pools), pair, counts, np.zeros(0, dtype=np.int64), item)
-    n_units = np.zeros(int(item.max()) + 1, dtype=np.int64)
-    np.add.at(n_units, item, 1)
-    single = n_units[item] == 1
+    single = np.bincount(item)[item] == 1
     flat = counts[single].reshape(int(single.sum()), 3 * len(pools))
     rows = np.column_stack([pair[single], flat])
     uniq, freq, _ = patterns(rows)
