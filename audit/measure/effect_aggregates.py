@@ -313,20 +313,15 @@ def within_pool_from(agg, strata_aggregates: dict, *, bootstrap,
     pool's :class:`StrataAggregates` (pool name -> aggregates)."""
     from ..contract.labels import LabelKind
     from . import _ScopedWarnings
-    from .patterns import _reset_single, _set_single
-    from .within_pool import disagreement_indicators, pool_entry, pool_rate
+    from .patterns import _reset_single, _set_single, pool_rates
+    from .within_pool import pool_entry
 
     ordered = agg.scale.kind is not LabelKind.NOMINAL
     out = []
     token = _set_single(agg)
     try:
         with _ScopedWarnings("within-pool variability"):
-            for pool in agg.pools:
-                j = agg.pool_names.index(pool)
-                rows = agg.item_pool_label[:, j]
-                n_ann = int(agg.annotators_per_pool[j])
-                rate = pool_rate(pool, disagreement_indicators(rows), n_ann,
-                                 agg.weights[rows.sum(axis=1) >= 2])
+            for pool, n_ann, rate in pool_rates(agg):
                 effect = effect_of(strata_aggregates[pool], n_permutations=bootstrap.n_resamples,
                                    rng=bootstrap.rng(f"within_pool:{pool}:permutation"),
                                    ordered=ordered,

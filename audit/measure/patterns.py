@@ -319,24 +319,32 @@ def pool_disagreement_from(agg: MeasureAggregates, *, bootstrap, min_per_pool: i
         _reset_single(token)
 
 
+def pool_rates(agg: MeasureAggregates):
+    """Per pool of ``agg`` (in order): ``(pool, annotators, pool_rate(...))``, the within-pool
+    disagreement rate of :func:`audit.measure.within_pool.pool_rate` from the item patterns
+    (the one loop the rates-only and the whole within-pool block share)."""
+    from .within_pool import disagreement_indicators, pool_rate
+
+    for pool in agg.pools:
+        j = agg.pool_names.index(pool)
+        rows = agg.item_pool_label[:, j]
+        n_ann = int(agg.annotators_per_pool[j])
+        yield pool, n_ann, pool_rate(pool, disagreement_indicators(rows), n_ann,
+                                     agg.weights[rows.sum(axis=1) >= 2])
+
+
 def within_pool_rates_from(agg: MeasureAggregates, *, bootstrap) -> list[dict]:
     """Per pool, the within-pool block's ``disagreement_rate`` with its Wilson interval,
     ``n_items`` and ``n_annotators`` (:func:`audit.measure.within_pool.within_pool`), from the
     item patterns; the annotator-effect fields need judgments (module docstring)."""
     from ..intervals import WILSON, wilson_list
     from . import _ScopedWarnings
-    from .within_pool import disagreement_indicators, pool_rate
 
     out = []
     token = _set_single(agg)
     try:
         with _ScopedWarnings("within-pool variability"):
-            for pool in agg.pools:
-                j = agg.pool_names.index(pool)
-                rows = agg.item_pool_label[:, j]
-                n_ann = int(agg.annotators_per_pool[j])
-                rate, k, n = pool_rate(pool, disagreement_indicators(rows), n_ann,
-                                       agg.weights[rows.sum(axis=1) >= 2])
+            for pool, n_ann, (rate, k, n) in pool_rates(agg):
                 k, n_rated = (k, n) if np.isfinite(rate) else (0, 0)
                 out.append({"pool": pool, "judge": pool in agg.judge_pools,
                             "disagreement_rate": rate,
