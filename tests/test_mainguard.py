@@ -170,3 +170,22 @@ def test_a_bare_great_expectations_import_would_exit(tmp_path):
         assert out.returncode == 0 and "survived" not in out.stdout
     else:  # with Spark Connect's grpc installed pyspark does not exit
         assert "survived" in out.stdout
+
+
+def test_load_spark_from_python_c_validates_and_returns(tmp_path):
+    """``load_spark`` called directly from ``python -c``: pandera registers its pyspark backends
+    on the first validate and imports pyspark.sql.connect again there (a failed import is
+    retried); unguarded, pyspark ended the process with status 0 and nothing printed."""
+    spark_or_skip()
+    (tmp_path / "t.csv").write_text("item,annotator,label\na,x,1\na,y,2\nb,x,1\nb,y,1\n")
+    code = textwrap.dedent(f"""
+        from audit.ingest.spark import get_session, load_spark
+        spark = get_session("local[1]")
+        print("loaded", load_spark({str(tmp_path / "t.csv")!r}, spark=spark).frame.shape[0])
+        kept = load_spark({str(tmp_path / "t.csv")!r}, spark=spark, keep_on_cluster=True)
+        print("kept", kept.coded.count())
+    """)
+    out = _python(["-c", code], tmp_path)
+    assert "Skipping doctests" not in out.stderr
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "loaded 4" in out.stdout and "kept 4" in out.stdout

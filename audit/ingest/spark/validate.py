@@ -64,8 +64,10 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
          C.LABEL: pa.Column(T.StringType(), checks=[pa.Check.isin(passing, error=reason.value)],
                             nullable=False)},
         strict=False)
-    with config_context(validation_enabled=True,
-                        validation_depth=ValidationDepth.SCHEMA_AND_DATA):
+    # the first validate registers pandera's pyspark backends, which import
+    # pyspark.sql.connect again (a failed import is retried): guarded as the import above
+    with guard(), config_context(validation_enabled=True,
+                                 validation_depth=ValidationDepth.SCHEMA_AND_DATA):
         errors = dict(schema.validate(df).pandera.errors)
     failed = []  # (column, check name, condition, value column)
     for kind in errors.values():
