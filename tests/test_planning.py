@@ -281,7 +281,7 @@ def test_components_reproduce_the_audits_bootstrap_sds(demo):
     """Model-based SDs against the audit's own item bootstrap: per-model ci95 / 3.92 and the
     closest pairs' closed_form_sd (bootstrap SD of the difference / sqrt 2). 400 resamples
     give a bootstrap SD to about 4% (a percentile interval of width 3.92 SD a little more)."""
-    from audit.planning.components import design_from_votes
+    from planning_reference import design_from_votes
     from audit.rank.counts import pairwise_votes
 
     table, res = demo

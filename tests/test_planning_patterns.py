@@ -249,8 +249,9 @@ def test_design_from_patterns_equals_the_judgments(which):
     :func:`design_from_votes`'s to 1e-12, on every human pool together and each alone."""
     from test_rank_patterns import TABLES
 
-    from audit.planning.components import (anova, board_noise, design_from_patterns,
-                                           design_from_votes)
+    from planning_reference import design_from_votes
+
+    from audit.planning.components import anova, board_noise, design_from_patterns
     from audit.rank.counts import pairwise_votes
     from audit.rank.patterns import unit_patterns
 

@@ -98,27 +98,12 @@ class Design:
         return np.bincount(self.unit[mask], minlength=self.n_units).astype(float)
 
 
-def design_from_votes(votes, pools: list[str]) -> Design:
-    """The :class:`Design` of the judgments of ``pools`` in :class:`audit.rank.counts.Votes`."""
-    from ..rank.counts import units_of
-
-    codes = [votes.pools.index(p) for p in pools]
-    mask = np.isin(votes.pool, codes)
-    k = len(votes.models)
-    _, pair, unit = units_of(votes.item[mask], votes.lo[mask] * k + votes.hi[mask],
-                             len(votes.items))
-    remap = np.full(len(votes.pools), -1, dtype=np.int64)
-    remap[codes] = np.arange(len(codes))
-    y = (2 - votes.outcome[mask]) / 2.0
-    return Design(unit.astype(np.int64), remap[votes.pool[mask]], y, pair // k * k + pair % k,
-                  pair // k, pair % k, k, tuple(pools))
-
-
 def design_from_patterns(up, pools: list[str], n_models: int) -> Design:
     """The :class:`Design` of the pairwise judgments of ``pools`` from
     :class:`audit.rank.patterns.UnitPatterns` (as a cluster returns them): one unit per pattern
     row with the judgments its counts hold and the row's frequency, so the ANOVA and the board
-    covariances equal :func:`design_from_votes`'s to rounding, whatever the number of items."""
+    covariances equal those of the per-judgment design (one unit per comparison; the tests'
+    reference, tests/planning_reference.py) to rounding, whatever the number of items."""
     counts = up.select(pools)  # (R, pools, 3)
     judged = counts.sum(axis=(1, 2)) > 0
     counts, pair, freq = counts[judged], up.pair[judged], up.freq[judged]
