@@ -154,3 +154,18 @@ def spark():
 
     return get_session("local[2]")
 
+
+@pytest.fixture(autouse=True)
+def _release_cached_frames(request):
+    """After every test that used the Spark session, its cached frames are freed: the Spark
+    tests share one local session per worker, whose 1 GiB driver otherwise runs out of room
+    to broadcast (a test leaving dictionaries or coded judgments cached starves the next)."""
+    yield
+    if "spark" not in request.fixturenames:
+        return
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.catalog.clearCache()
+

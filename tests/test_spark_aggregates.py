@@ -315,6 +315,7 @@ def test_judgments_kept_on_the_cluster_are_the_collected_tables(spark, which, tm
     assert [n for n, _ in looked] == [str(f[C.ITEM].cat.categories[c]) for c in codes]
     if which == "text_csv":
         assert [t for _, t in looked] == expected.first_texts(codes)
+    kept.release()
     twice = pd.concat([raw, raw.iloc[:1]])
     twice.to_csv(tmp_path / "twice.csv", index=False)
     with pytest.raises(SchemaError):
@@ -378,7 +379,10 @@ def test_the_audit_from_the_clusters_aggregates_equals_the_pandas_engines(spark,
         want = audit_table(table, bootstrap=bootstrap, **options)
         want.update(next_steps(table, want, seed=bootstrap.seed))
         ct = load_spark(src, spark=spark, spec=spec, keep_on_cluster=True)
-        got = audit_cluster(ct, bootstrap=bootstrap, **options)
+        try:
+            got = audit_cluster(ct, bootstrap=bootstrap, **options)
+        finally:
+            ct.release()
     assert got["advise"] == {"skipped": ADVISE_SKIPPED}
     want, got = json_form(want), json_form(got)
     for key in ("meta", "advise"):

@@ -318,20 +318,6 @@ def test_a_changed_aggregate_changes_the_results():
 
 # -- with Spark -----------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def _release_cached_frames():
-    """Each test's cached frames (Spark's dictionaries among them) freed after it: a module of
-    these in one local session otherwise ran its 1 GiB driver out of room to broadcast."""
-    yield
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        return
-    session = SparkSession.getActiveSession()
-    if session is not None:
-        session.catalog.clearCache()
-
-
 def _coded_by_spark(spark, table, *, seed=5):
     """The table's judgments as Spark encodes them: each id column numbered by Spark's sorted
     dictionary (:func:`audit.ingest.spark.encode._dictionary`), checked equal to the pandas

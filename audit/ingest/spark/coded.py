@@ -68,6 +68,11 @@ class ClusterTable:
     def human_pools(self) -> list[str]:
         return [p for p in self.pools if p not in self.judge_pools]
 
+    def release(self) -> None:
+        """Free the cluster's cached frames (the coded judgments and the items)."""
+        self.coded.unpersist()
+        self.items.unpersist()
+
     def votes(self):
         """The pairwise judgments as :class:`audit.rank.counts.Votes` codes on the cluster:
         ``item``, ``pool``, ``lo``, ``hi`` (``lo < hi``), ``outcome`` (0: lo won, 1: tie, 2: hi
@@ -113,9 +118,10 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
     df = df.select(*ids, C.LABEL, *([_extra_values(C.TEXT)] if text else []))
     mapping = F.create_map(*[F.lit(x) for kv in label_codes.items() for x in kv])
     coded = df.withColumn("_label", mapping[F.col(C.LABEL)].cast("int"))
-    names = {}
+    names, dictionaries = {}, []
     for col in [c for c in (C.ANNOTATOR, C.POOL, C.MODEL) if c in ids]:
         values, table = _dictionary(df, col)
+        dictionaries.append(table)
         refuse_unstorable(df, col, values, source=source)
         names[col] = tuple(str(v) for v in values)
         coded = coded.join(F.broadcast(table), on=col, how="inner")
@@ -123,6 +129,7 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
     if pairwise:  # one dictionary for both sides: the sorted union, as Votes numbers models
         both = df.select(F.col(C.MODEL_A).alias("_m")).union(df.select(F.col(C.MODEL_B)))
         values, table = _dictionary(both, "_m")
+        dictionaries.append(table)
         refuse_unstorable(df, C.MODEL_A, values, source=source)
         models = tuple(str(v) for v in values)
         for col in (C.MODEL_A, C.MODEL_B):
@@ -143,7 +150,9 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
     out += [F.col("_label").alias(C.LABEL)]
     coded = coded.select(*out).cache()
     info = dict(info or {})
-    n = coded.count()
+    n = coded.count()  # materialises the cached codes: the dictionaries can go
+    for table in dictionaries:
+        table.unpersist()
     info.setdefault("rows_read", n)
     info.setdefault("dropped", [])
     check_conservation(info, n_rows=n, n_coded=coded.where(F.col(C.LABEL).isNotNull()).count(),
