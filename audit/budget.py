@@ -467,6 +467,90 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     return need
 
 
+def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
+                     n_sims: int = 20_000, max_size: int = 100) -> dict[str, dict[str, float]]:
+    """Bytes the *driver* holds at each stage of an audit whose judgments stay on a Spark
+    cluster (:func:`audit.ingest.spark.cluster_audit.audit_cluster`), from the dataset's
+    counts alone (:class:`audit.contract.table.DatasetCounts`, one pass of group-bys): what
+    crosses is patterns and tables, so every part is bounded by patterns, pools, labels,
+    annotators and models, never by judgments.
+
+    * item patterns: the distinct (pools x labels) count tables, at most
+      ``C(m + pools q - 1, pools q - 1)`` for the items of ``m`` judgments (and at most the
+      items), with their block of resample weights;
+    * leaderboard patterns: per model pair, the distinct (pools x 3 outcomes) vote rows, at
+      most ``C(m + 3 pools - 1, 3 pools - 1)`` for each size ``m``, and at most the items;
+    * annotators: the annotator x pool counts, each pool's strata sums (annotator x item size
+      x label) and, up to :data:`audit.measure.cmh.CMH_MAX_DIM`, the gCMH's dense covariance;
+    * Cohen's kappa: the kept annotator pairs' ``q x q`` tables (at most ``A (A - 1) / 2`` and
+      the within-item pairs over :data:`MIN_OVERLAP`) and their bootstrap, and the items'
+      distinct cell rows (at most one per item that two kept annotators share: the one part
+      that can grow with the items, in a sparse crowd design);
+    * the leaderboards' resamples and stability simulation, as :func:`estimate` has them.
+    """
+    from .measure.cmh import CMH_MAX_DIM
+    from .measure.scope import BLOCK_CELLS
+    from .rank.leaderboard import CHUNK_CELLS
+
+    b, w, q, p = int(n_resamples), 8, int(n_values), max(int(n_pools), 1)
+    sizes = {int(k): int(v) for k, v in counts.items_by_size.items()}
+    n_items = sum(sizes.values())
+    a = int(counts.n_annotators)
+    m = len(counts.models or ())
+    within = sum(v * k * (k - 1) // 2 for k, v in sizes.items())
+
+    def bound(cells: int, per: int) -> int:  # distinct count rows of items, at most the items
+        return sum(min(v, math.comb(k + cells - 1, cells - 1) * per) for k, v in sizes.items())
+
+    def block(width: float, cap: int) -> float:
+        return BLOCK_TEMPORARIES * min(b * max(width, 1), cap) * w
+
+    item_patterns = bound(p * q, 1)
+    model_pairs = m * (m - 1) // 2
+    unit_patterns = bound(3 * p, max(model_pairs, 1)) if m else 0
+    pairs = min(a * (a - 1) // 2, within // MIN_OVERLAP)
+    rows = min(n_items, within)
+    measure = {"item patterns": item_patterns * (p * q + 2) * w,
+               "item pattern resample blocks": block(item_patterns, BLOCK_CELLS),
+               "annotator x pool counts": a * p * w,
+               "within-pool strata sums": 3 * a * q * max(len(sizes), 1) * w
+               + (min(a * q, CMH_MAX_DIM) ** 2) * w,
+               "Cohen pair tables": pairs * q * q * w + 3 * b * pairs * w,
+               "Cohen cell rows": rows * 3 * w + block(rows, BLOCK_CELLS)}
+    ranks = {}
+    if m:
+        chunk = min(b, max(1, CHUNK_CELLS // max(2 * model_pairs, 1)))
+        ranks = {"leaderboard patterns": 2 * unit_patterns * (3 * p + 3) * w,
+                 "Bradley-Terry model x model matrices": chunk * m * m * (4 + 8)
+                 + 3 * m * m * w + 6 * chunk * model_pairs * w,
+                 "leaderboard resample blocks": block(unit_patterns, CHUNK_CELLS),
+                 "leaderboard resamples": (p + 1) * 3 * b * m * w,
+                 "stability simulation": 3 * n_sims * max_size * w}
+    results = {"pool pairs": p * (p - 1) * (ENTRY_BYTES + 2 * q * q * CELL_BYTES),
+               "leaderboard rows": (p + 1) * m * ENTRY_BYTES,
+               "Cohen's kappa pairs": 2 * pairs * ENTRY_BYTES}
+    return {"measurement (aggregates)": measure, "leaderboards (patterns)": ranks,
+            "results": results}
+
+
+def check_counts(counts, *, source: str, n_values: int, n_pools: int, n_resamples: int,
+                 max_memory=None, **options) -> float:
+    """:func:`check_table` for an audit kept on a Spark cluster: refuse it when the driver's
+    share (:func:`cluster_estimate`) exceeds the budget. Returns the estimate (bytes)."""
+    parts = cluster_estimate(counts, n_values=n_values, n_pools=n_pools,
+                             n_resamples=n_resamples, **options)
+    need = total(parts)
+    n_items = sum(counts.items_by_size.values())
+    models = f", {len(counts.models):,} models" if counts.models else ""
+    _refuse_over(need, parts, max_memory, what=f"the Spark driver's share of the audit of {source}",
+                 shape=f"{counts.n_annotations:,} judgments, {n_items:,} items, "
+                       f"{counts.n_annotators:,} annotators, {n_pools:,} pools, {n_values:,} "
+                       f"label values{models}, {n_resamples:,} resamples",
+                 advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
+                        "--max-memory, or give the driver more memory")
+    return need
+
+
 def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
     """Refuse a leaderboard simulation (:func:`audit.rank.simulate`) over the budget: it holds
     a few ``n_sims`` x size arrays of float64 for its largest size."""

@@ -267,7 +267,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         terminal summary read).
     """
     from .advice.advise import RUN_MAX_CELLS
-    from .budget import check_resampling, limit, parse_max_memory
+    from .budget import check_resampling, parse_max_memory
     from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
@@ -276,7 +276,6 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     from .ingest import DEFAULT_ASPECT, load
     from .outputs import find_inputs, guard_folder, verify_inputs
     from .report.card_meta import from_spec
-    from .results import json_form
 
     with profiled(profile, step) as (profile, step):
         max_memory = parse_max_memory(max_memory) if max_memory is not None else None
@@ -301,17 +300,58 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
             guard_folder(out, inputs)
         card_meta = from_spec(options["spec"], card, allow_outside=options["allow_outside"])
         verify_inputs(inputs)
-        spark = " on Spark" if options["engine"] == "spark" else ""
-        with step("loading and validating" + spark):
-            table = load(source, **options)
-        check_pool(table, plan_options.get("pool"))
-        write_items = out is not None and (items_csv or (report if items is None else items))
-        advice_files = out is not None and (report if advice_files is None else advice_files)
-        with limit(max_memory):
-            results = audit_table(table, bootstrap=Bootstrap(n_bootstrap, seed),
-                                  min_per_pool=min_per_pool, unit=unit, step=step,
-                                  **rank_options)
-            frame = None
+        spark = options["engine"] == "spark"
+        with step("loading and validating" + (" on Spark" if spark else "")):
+            table = load(source, **options, **({"keep_on_cluster": "auto"} if spark else {}))
+        try:
+            return _audit_and_write(
+                table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,
+                unit=unit, step=step, rank_options=rank_options, plan_options=plan_options,
+                advise_options=advise_options, max_cells=None if asked else RUN_MAX_CELLS,
+                max_memory=max_memory, out=out, inputs=inputs, report=report,
+                write_items=out is not None and (items_csv or (report if items is None
+                                                               else items)),
+                items_csv=items_csv,
+                advice_files=out is not None and (report if advice_files is None
+                                                  else advice_files),
+                after=after, card_meta=card_meta, profile=profile)
+        finally:
+            if _on_cluster(table):
+                table.release()
+
+
+def _on_cluster(table) -> bool:
+    """Whether ``table`` is a :class:`audit.ingest.spark.coded.ClusterTable` (its judgments kept
+    on the cluster), without importing the Spark engine when it is not."""
+    return type(table).__name__ == "ClusterTable" and hasattr(table, "coded")
+
+
+def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: str, step: Step,
+                     rank_options: dict, plan_options: dict, advise_options: dict,
+                     max_cells: int | None, max_memory, out, inputs, report: bool,
+                     write_items: bool, items_csv: bool, advice_files: bool, after,
+                     card_meta: dict | None, profile) -> dict:
+    """:func:`run` after loading: the audit of ``table`` (a driver-side
+    :class:`AnnotationTable`, or a :class:`audit.ingest.spark.coded.ClusterTable`, audited from
+    the cluster's aggregates by :func:`audit.ingest.spark.cluster_audit.audit_cluster`), then,
+    with ``out``, the output set written atomically (:func:`audit.outputs.write_run`)."""
+    from .budget import limit
+    from .results import json_form
+
+    check_pool(table, plan_options.get("pool"))
+    cluster = _on_cluster(table)
+    frame = None
+    with limit(max_memory):
+        if cluster:
+            from .ingest.spark.cluster_audit import audit_cluster
+
+            results = audit_cluster(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                    unit=unit, step=step, plan=plan_options,
+                                    advise=advise_options, max_cells=max_cells,
+                                    **rank_options)
+        else:
+            results = audit_table(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                  unit=unit, step=step, **rank_options)
             if write_items or advice_files:
                 from .items import item_table
 
@@ -319,33 +359,46 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                     frame = item_table(table)
             with step("plan and advice"):
                 results.update(next_steps(table, results, plan=plan_options,
-                                          advise=advise_options, seed=seed, frame=frame,
-                                          max_cells=None if asked else RUN_MAX_CELLS))
-        if after is not None:
-            after(table, results)
-        if card_meta:
-            results["dataset"]["card"] = card_meta
-        if out is not None:
-            from .outputs import write_run
-
-            writers = []
-            if write_items:
-                from .items import write_items as items_writer
-
-                writers.append(lambda folder: items_writer(frame, folder, csv=items_csv))
-            if advice_files:
-                writers.append(_advice_writer(table, results["advise"], frame))
-            extra = (lambda folder: [w(folder) for w in writers]) if writers else None
-            if profile is not None:
-                results["meta"]["profile"] = profile.to_dict()
-            shown = json_form(results)
-            writing = "writing the report and dataset card" if report else "writing the results"
-            with step(writing):
-                write_run(shown, out, inputs=inputs, report=report, extra=extra)
-            results["meta"]["run_id"] = shown["meta"]["run_id"]
-        elif profile is not None:
+                                          advise=advise_options, seed=bootstrap.seed,
+                                          frame=frame, max_cells=max_cells))
+    if after is not None:
+        after(table, results)
+    if card_meta:
+        results["dataset"]["card"] = card_meta
+    if out is None:
+        if profile is not None:
             results["meta"]["profile"] = profile.to_dict()
         return results
+    from .outputs import write_run
+
+    writers = []
+    if write_items:
+        writers.append(_items_writer(table, frame, csv=items_csv))
+    if advice_files:
+        writers.append(_advice_writer(table, results["advise"], frame))
+    extra = (lambda folder: [w(folder) for w in writers]) if writers else None
+    if profile is not None:
+        results["meta"]["profile"] = profile.to_dict()
+    shown = json_form(results)
+    writing = "writing the report and dataset card" if report else "writing the results"
+    with step(writing):
+        write_run(shown, out, inputs=inputs, report=report, extra=extra)
+    results["meta"]["run_id"] = shown["meta"]["run_id"]
+    return results
+
+
+def _items_writer(table, frame, *, csv: bool) -> Callable:
+    """The writer of ``items.parquet`` (and ``items.csv``) for :func:`audit.outputs.write_run`:
+    from the item table ``frame`` (:func:`audit.items.write_items`), or streamed from the
+    cluster in bounded chunks for a table kept there
+    (:func:`audit.ingest.spark.units.write_items_from_cluster`)."""
+    if _on_cluster(table):
+        from .ingest.spark.units import write_items_from_cluster
+
+        return lambda folder: write_items_from_cluster(table, folder, csv=csv)
+    from .items import write_items
+
+    return lambda folder: write_items(frame, folder, csv=csv)
 
 
 def _advice_writer(table: AnnotationTable, block: dict, items) -> Callable:

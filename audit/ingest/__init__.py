@@ -58,7 +58,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
          min_pool_annotators: int | None = None, aspect: str = DEFAULT_ASPECT,
          split: str | None = None, name: str | None = None, engine: str = "pandas",
          spark_master: str | None = None, spark_conf: dict | None = None,
-         allow_outside: bool = False) -> AnnotationTable:
+         allow_outside: bool = False, keep_on_cluster: bool | str = False) -> AnnotationTable:
     """Load ``source`` into a validated canonical :class:`audit.contract.table.AnnotationTable`.
 
     Parameters
@@ -104,6 +104,12 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         Let a spec file name a file outside its own folder (``pools.file``); by default that
         is an InputError naming the key, so a spec from a pull request cannot make the audit
         read other files on the machine (:func:`audit.ingest.spec.read_spec`).
+    keep_on_cluster
+        ``--engine spark`` only: ``True`` returns a
+        :class:`audit.ingest.spark.coded.ClusterTable` (the judgments numbered and left on the
+        cluster) instead of collecting them; ``"auto"`` does so for the tables the
+        aggregates path covers (pairwise preferences, :func:`audit.ingest.spark.load_spark`)
+        and collects the others. What :func:`audit.pipeline.run` asks for.
 
     Raises
     ------
@@ -131,7 +137,11 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
             return load_spark(source, master=spark_master, conf=spark_conf, format=format,
                               spec=spec, pools=pools, pool_column=pool_column, name=name,
                               split=split, min_pool_annotators=min_pool_annotators,
-                              aspect=None if aspect == DEFAULT_ASPECT else aspect)
+                              aspect=None if aspect == DEFAULT_ASPECT else aspect,
+                              keep_on_cluster=keep_on_cluster)
+    if keep_on_cluster:
+        raise InputError("keeping the judgments on the cluster needs --engine spark",
+                         key="engine")
     for option, value in (("spark_master", spark_master), ("spark_conf", spark_conf)):
         if value:
             raise InputError(f"--{option.replace('_', '-')} needs --engine spark", key=option)

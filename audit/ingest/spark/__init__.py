@@ -54,7 +54,7 @@ FORMATS = ("auto", "table")
 def load_spark(source, *, spark=None, master: str | None = None, conf: dict | None = None,
                format: str = "auto",
                spec=None, pools=None, pool_column: str | None = None, name: str | None = None,
-               keep_on_cluster: bool = False, **unsupported):
+               keep_on_cluster: bool | str = False, **unsupported):
     """Load ``source`` with Spark into a validated :class:`~audit.contract.table.AnnotationTable`.
 
     Parameters
@@ -69,7 +69,9 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         As for :func:`audit.ingest.load` with ``format="table"``.
     keep_on_cluster
         Return a :class:`.coded.ClusterTable` (the judgments numbered and kept on the cluster,
-        :func:`.coded.encode_on_cluster`) instead of collecting them.
+        :func:`.coded.encode_on_cluster`) instead of collecting them. ``"auto"``: only for a
+        table the aggregates path covers (:func:`on_cluster`: pairwise preferences), which
+        ``--engine spark`` audits without collecting; any other table is collected.
 
     Raises
     ------
@@ -111,7 +113,8 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         label_codes = validate_frame(df, scale, distinct, source=text)
         info = {"format": "table", "layout": spec.layout, "engine": "spark",
                 "spark_master": _master(spark), "spark_version": spark.version, **counted}
-        if keep_on_cluster:
+        if keep_on_cluster is True or (keep_on_cluster == "auto"
+                                       and on_cluster(df.columns, scale)):
             from .coded import encode_on_cluster, has_repeats_on_cluster
 
             kept = encode_on_cluster(df, scale, label_codes,
@@ -130,6 +133,15 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
             raise SchemaError(repeated(df), source=text)
     table.info["spark_seconds"] = round(time.perf_counter() - started, 3)
     return table
+
+
+def on_cluster(columns, scale) -> bool:
+    """Whether ``--engine spark`` audits a table of these canonical ``columns`` and label
+    ``scale`` from the cluster's aggregates (:mod:`.cluster_audit`) rather than collecting its
+    judgments: pairwise preference tables, the shape of LLM A/B comparisons. Ratings, plain
+    labels, wide and continuous scales are still collected (their aggregates are not built on
+    the cluster yet)."""
+    return C.MODEL_A in columns and C.MODEL_B in columns and scale.is_preference
 
 
 def _master(spark) -> str | None:

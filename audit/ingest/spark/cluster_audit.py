@@ -25,15 +25,24 @@ ADVISE_SKIPPED = ("not computed from the cluster's aggregates yet: the advice li
 
 def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment",
                   min_overlap: int = 10, min_annotator_judgments: int = 10,
-                  plan: dict | None = None, **rank_options) -> dict:
+                  plan: dict | None = None, advise: dict | None = None,
+                  max_cells: int | None = None, step=None, **rank_options) -> dict:
     """The results of :class:`.coded.ClusterTable` ``ct`` (pairwise preferences), as
     :func:`audit.pipeline.audit_table` and :func:`audit.pipeline.next_steps` give them for
-    the same judgments, with the ``advise`` block skipped (:data:`ADVISE_SKIPPED`)."""
+    the same judgments.
+
+    The dataset's counts come first, and the driver's share of the audit estimated from them
+    is checked against the memory budget in force (:func:`audit.budget.check_counts`; exit 2
+    before any aggregate is collected). ``plan`` / ``advise``: the options of
+    :func:`audit.planning.plan_block` and :func:`audit.advice.advise_block` (their defaults
+    where missing), ``max_cells`` the advice's leaderboard cap; ``step``: the progress hook
+    (:mod:`audit.progress`) around each stage, else the active profile's sections."""
     from ...contract.table import dataset_block
     from ...errors import InputError
     from ...measure import _ScopedWarnings
     from ...measure.effect_aggregates import within_pool_from
     from ...measure.patterns import pool_disagreement_from, reliability_from
+    from ...budget import check_counts
     from ...pipeline import meta
     from ...planning import PLAN_DEFAULTS, plan_from_patterns
     from ...profile import section
@@ -46,14 +55,20 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
     if not ct.is_pairwise or not ct.scale.is_preference:
         raise InputError("the cluster's aggregates path covers pairwise preference tables; "
                          "audit other tables with the collect path", key="engine")
+    step = step or section  # run's hook times each stage itself (audit.profile.profiled_step)
     model_columns = ("model_a", "model_b")
+    with step("counting on the cluster"):
+        counts = spark_dataset_counts(ct.coded, ct.pools, models=ct.models,
+                                      model_columns=model_columns)
+    sizes = rank_options.get("sizes")
+    check_counts(counts, source=ct.source, n_values=len(ct.scale.values), n_pools=len(ct.pools),
+                 n_resamples=bootstrap.n_resamples,
+                 n_sims=int(rank_options.get("n_sims") or 20_000),
+                 max_size=max((int(x) for x in sizes), default=0) if sizes else 100)
     results = {"meta": meta(ct, bootstrap),
-               "dataset": dataset_block(spark_dataset_counts(ct.coded, ct.pools,
-                                                             models=ct.models,
-                                                             model_columns=model_columns),
-                                        name=ct.name, info=ct.info, scale=ct.scale,
+               "dataset": dataset_block(counts, name=ct.name, info=ct.info, scale=ct.scale,
                                         pools=list(ct.pools), judge_pools=ct.judge_pools)}
-    with section("reliability and pool disagreement"):
+    with step("reliability and pool disagreement"):
         agg = cluster_aggregates(ct.coded, scale=ct.scale, pool_names=list(ct.pools),
                                  annotator_names=ct.annotators, judge_pools=ct.judge_pools,
                                  min_overlap=min_overlap)
@@ -71,7 +86,7 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
             release_strata(strata)
         results.update(plain({"reliability": rel, "pool_disagreement": pools,
                               "within_pool": within}))
-    with section("leaderboards and stability"):
+    with step("leaderboards and stability"):
         votes = ct.votes().cache()
         n_models = len(ct.models)
         pools_of = {key: tuple(ct.pools.index(p) for p in group)
@@ -96,7 +111,7 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
         results.update(rank_from_patterns(ct, bp, up, (listed, texts), models=ct.models,
                                           bootstrap=bootstrap, unit=unit, **rank_options))
         votes.unpersist()
-    with section("plan and advice"):
+    with step("plan and advice"):
         results["plan"] = plan_from_patterns(
             ct, results, up, (agg.item_pool_label, agg.weights, agg.pool_names),
             n_models=n_models, **{**PLAN_DEFAULTS, **(plan or {})}, seed=bootstrap.seed)
