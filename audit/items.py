@@ -99,6 +99,7 @@ per row. A million pairwise judgments (250,000 rows) take about 0.3 s, and 0.5 s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
@@ -154,71 +155,180 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
     -------
     pandas.DataFrame
         The columns of the module docstring; ``attrs["annotation_audit"]`` describes them.
-    """
-    from .measure.disagreement import TIE_BREAKS, check_tie_break
-    from .rank.counts import MAJORITY_RULE
 
-    check_tie_break(tie_break)
+    The judgments are reduced to per-unit arrays here (:class:`_Units`, ``bincount``) and the
+    columns computed from those by :func:`unit_columns`, which the Spark engine calls on the
+    same arrays streamed from the cluster (:func:`audit.ingest.spark.units.write_items_from_cluster`).
+    """
     f = table.frame
-    scale = table.scale
-    q = len(scale.values)
-    unit = _Units(table)
-    pools = table.pools
     pool_names = [str(p) for p in f[C.POOL].cat.categories]
+    layout = ItemLayout(scale=table.scale, pools=tuple(table.pools), rows=tuple(pool_names),
+                        judge_pools=tuple(table.judge_pools), pairwise=table.is_pairwise,
+                        tie_break=tie_break)
+    layout.check()
+    q = len(layout.scale.values)
+    unit = _Units(table)
     pool_code = f[C.POOL].cat.codes.to_numpy().astype(np.int64)
     n_cat_pools = len(pool_names)
     codes = table.label_codes.astype(np.int64)
-    continuous = is_continuous(scale)
-    wide = q > CATEGORY_LIMIT and not continuous
-    preference = scale.is_preference and table.is_pairwise and not wide
-    if preference:  # counts oriented to the row's (model_a, model_b): -k..k mirrors to k..-k
+    if layout.preference:  # counts oriented to the row's (model_a, model_b): -k..k mirrors to k..-k
         codes = np.where(unit.mirror, q - 1 - codes, codes)
-    cols = _Columns()
-    cols.add(C.ITEM, unit.item_names)
-    for name, values in unit.models.items():
-        cols.add(name, values)
     cell = pool_code * unit.n + unit.row
     n_cell = np.bincount(cell, minlength=n_cat_pools * unit.n).reshape(n_cat_pools, unit.n)
-    cols.add(N_JUDGMENTS, n_cell.sum(axis=0))
-    if preference:
-        cols.reserve(FLIPPED)
-    labels = _label_names(scale)
-    ordered = scale.kind is not LabelKind.NOMINAL
-    majority_code: dict[str, np.ndarray] = {}
-    winner: dict[str, np.ndarray] = {}
-    means: dict[str, np.ndarray] = {}
-
-    if continuous:
-        x = scale.numeric_values[codes]
+    leading = {C.ITEM: unit.item_names, **unit.models}
+    if layout.continuous:
+        x = layout.scale.numeric_values[codes]
         total = np.bincount(cell, weights=x, minlength=n_cat_pools * unit.n)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / n_cell.reshape(-1)
             ss = np.bincount(cell, weights=(x - mean[cell]) ** 2,
                              minlength=n_cat_pools * unit.n)
             sd = np.sqrt(ss / (n_cell.reshape(-1) - 1))
-        mean, sd = mean.reshape(n_cat_pools, -1), sd.reshape(n_cat_pools, -1)
-    elif not wide:
-        counts = np.bincount((pool_code * q + codes) * unit.n + unit.row,
-                             minlength=n_cat_pools * q * unit.n
-                             ).reshape(n_cat_pools, q, unit.n)
+        return unit_columns(layout, leading, n_cell, unit=unit.kind,
+                            moments=(mean.reshape(n_cat_pools, -1), sd.reshape(n_cat_pools, -1)))
+    if layout.wide:
+        from .measure.wide import pool_item_labels
+
+        found = {}
+        for p in layout.pools:
+            k = pool_names.index(p)
+            mask = pool_code == k
+            unan, cons, _ = pool_item_labels(unit.row[mask], codes[mask], unit.n, q,
+                                             min_judgments=1, ordered=layout.ordered,
+                                             tie_break=tie_break)
+            found[p] = (np.where(n_cell[k] > 0, cons, -1), unan)
+        return unit_columns(layout, leading, n_cell, unit=unit.kind, labels_found=found)
+    counts = np.bincount((pool_code * q + codes) * unit.n + unit.row,
+                         minlength=n_cat_pools * q * unit.n).reshape(n_cat_pools, q, unit.n)
+    return unit_columns(layout, leading, n_cell, unit=unit.kind, counts=counts)
+
+
+@dataclass(frozen=True)
+class ItemLayout:
+    """What the item table's columns depend on besides the units' counts: one per table, the
+    same for every chunk of rows (so chunks written one after another make one table).
+
+    Attributes
+    ----------
+    scale
+        The label scale.
+    pools
+        The pools with judgments, in the table's order (the columns' order).
+    rows
+        The pool of each row of the count arrays :func:`unit_columns` reads (the pool
+        categories, which may hold pools without judgments).
+    judge_pools
+        The automatic judges among ``pools``.
+    pairwise
+        The units are (item, model pair)s.
+    tie_break
+        The majority label's rule for a tie (:data:`audit.measure.disagreement.TIE_BREAKS`).
+    """
+
+    scale: object
+    pools: tuple
+    rows: tuple
+    judge_pools: tuple = ()
+    pairwise: bool = False
+    tie_break: str = "median"
+
+    def check(self) -> None:
+        from .measure.disagreement import check_tie_break
+
+        check_tie_break(self.tie_break)
+
+    @property
+    def labels(self) -> list[str]:
+        return _label_names(self.scale)
+
+    @property
+    def continuous(self) -> bool:
+        return is_continuous(self.scale)
+
+    @property
+    def wide(self) -> bool:
+        """A categorical scale too wide for count columns (:data:`CATEGORY_LIMIT`)."""
+        return len(self.scale.values) > CATEGORY_LIMIT and not self.continuous
+
+    @property
+    def preference(self) -> bool:
+        """Winner columns, flip flags and oriented counts (preference labels on pairs)."""
+        return self.scale.is_preference and self.pairwise and not self.wide
+
+    @property
+    def ordered(self) -> bool:
+        return self.scale.kind is not LabelKind.NOMINAL
+
+    @property
+    def human_pools(self) -> list[str]:
+        return [p for p in self.pools if p not in self.judge_pools]
+
+
+def unit_columns(layout: ItemLayout, leading: dict, n_cell: np.ndarray, *, unit: str,
+                 counts: np.ndarray | None = None, moments: tuple | None = None,
+                 labels_found: dict | None = None) -> pd.DataFrame:
+    """The item table's rows for units given by their per-pool counts (module docstring).
+
+    A pure function of per-unit arrays, so the rows can be built a chunk at a time: the pandas
+    engine calls it once on every unit (:func:`item_table`), the Spark engine once per chunk
+    streamed from the cluster.
+
+    Parameters
+    ----------
+    layout
+        The table's :class:`ItemLayout`.
+    leading
+        The first columns, in order: ``item`` (the ids as text, an object array of ``str``) and
+        the unit's models (categoricals: ``model_a`` / ``model_b`` as the unit is oriented, or
+        ``model``).
+    n_cell
+        ``(len(layout.rows), U)`` judgments per pool and unit.
+    unit
+        The unit's description for the metadata (``"item, model pair"``, ``"item, model"``,
+        ``"item"``).
+    counts
+        ``(len(layout.rows), q, U)`` label counts per pool, label code and unit, oriented to the
+        unit's ``model_a`` / ``model_b`` on a preference scale; for a scale with count columns.
+    moments
+        ``(mean, sd)``, each ``(len(layout.rows), U)``: a continuous scale's per-pool means and
+        sample SDs.
+    labels_found
+        Pool -> ``(majority code, unanimous code)`` per unit (-1: none): a wide scale's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`item_table`, ``attrs`` included.
+    """
+    from .measure.disagreement import TIE_BREAKS
+    from .rank.counts import MAJORITY_RULE
+
+    pools, rows = list(layout.pools), list(layout.rows)
+    continuous, preference = layout.continuous, layout.preference
+    labels = layout.labels
+    n_units = n_cell.shape[1]
+    cols = _Columns()
+    for name, values in leading.items():
+        cols.add(name, values)
+    cols.add(N_JUDGMENTS, n_cell.sum(axis=0))
+    if preference:
+        cols.reserve(FLIPPED)
+    majority_code: dict[str, np.ndarray] = {}
+    winner: dict[str, np.ndarray] = {}
+    means: dict[str, np.ndarray] = {}
 
     for p in pools:
-        k = pool_names.index(p)
+        k = rows.index(p)
         n = n_cell[k]
         cols.add(column(p, "n"), n, field="n", pool=p)
         if continuous:
-            means[p] = np.where(n > 0, mean[k], np.nan)
+            means[p] = np.where(n > 0, moments[0][k], np.nan)
             cols.add(column(p, "mean"), means[p], field="mean", pool=p)
-            cols.add(column(p, "sd"), np.where(n > 1, sd[k], np.nan), field="sd", pool=p)
+            cols.add(column(p, "sd"), np.where(n > 1, moments[1][k], np.nan), field="sd",
+                     pool=p)
             continue
-        if wide:
-            from .measure.wide import pool_item_labels
-
-            mask = pool_code == k
-            unan, cons, _ = pool_item_labels(unit.row[mask], codes[mask], unit.n, q,
-                                             min_judgments=1, ordered=ordered,
-                                             tie_break=tie_break)
-            majority_code[p] = np.where(n > 0, cons, -1)
+        if layout.wide:
+            majority_code[p], unan = labels_found[p]
         else:
             c = counts[k]
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -227,7 +337,8 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
                 for j, lab in enumerate(labels):
                     cols.add(column(p, "share", lab), c[j] / n, field="share", pool=p,
                              label=lab)
-            found = _pool_labels(c, ordered=ordered, tie_break=tie_break, winners=preference)
+            found = _pool_labels(c, ordered=layout.ordered, tie_break=layout.tie_break,
+                                 winners=preference)
             majority_code[p], unan = found[0], found[1]
             if preference:
                 winner[p] = found[2]
@@ -245,7 +356,7 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
             cols.add(pair_column(a, b, "mean_diff"), means[b] - means[a],
                      field="mean_diff", pools=[a, b])
             continue
-        shared = (n_cell[pool_names.index(a)] > 0) & (n_cell[pool_names.index(b)] > 0)
+        shared = (n_cell[rows.index(a)] > 0) & (n_cell[rows.index(b)] > 0)
         ma, mb = majority_code[a], majority_code[b]
         cls = np.where(ma == mb, _CLASS["agree"], _CLASS["differ"])
         cls[(ma < 0) | (mb < 0)] = _CLASS["no_majority"]
@@ -259,9 +370,9 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
         if preference:
             cols.add(pair_column(a, b, "flip"), opposite, field="flip", pools=[a, b])
 
-    humans = table.human_pools
+    humans = layout.human_pools
     if preference:
-        flipped = pd.array(np.zeros(unit.n, dtype=bool), dtype="boolean")
+        flipped = pd.array(np.zeros(n_units, dtype=bool), dtype="boolean")
         if len(humans) >= 2:
             w = np.stack([winner[p] for p in humans])
             flipped[:] = (w == _A).any(axis=0) & (w == _B).any(axis=0)
@@ -272,20 +383,20 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
     # copy=False: each column stays its own block; consolidating 35 columns would copy them all
     out = pd.DataFrame({k: pd.array(v, dtype="string") if _is_text(v) else v
                         for k, v in cols.data.items()}, copy=False)
-    meta_cols = cols.meta
     out.attrs["annotation_audit"] = {
         "format": "annotation-audit items, version 1",
-        "unit": unit.kind,
-        "label_kind": scale.kind.value,
+        "unit": unit,
+        "label_kind": layout.scale.kind.value,
         "labels": labels if not continuous else None,
         "continuous": continuous,
         "pools": pools,
-        "judge_pools": [p for p in pools if p in table.judge_pools],
+        "judge_pools": [p for p in pools if p in layout.judge_pools],
         "human_pools": humans,
-        "majority_rule": {"tie_break": tie_break, "description": TIE_BREAKS[tie_break]},
+        "majority_rule": {"tie_break": layout.tie_break,
+                          "description": TIE_BREAKS[layout.tie_break]},
         "winner_rule": MAJORITY_RULE if preference else None,
         "classes": CLASSES if not continuous else None,
-        "columns": meta_cols,
+        "columns": cols.meta,
     }
     return out
 
