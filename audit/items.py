@@ -569,7 +569,21 @@ def write_items(frame: pd.DataFrame, folder, *, csv: bool = False) -> list[str]:
     dictionary-encoded except the item ids of a table with a row per item or per (item, model
     pair), where an id seldom repeats and a dictionary of distinct ids only costs time. The CSV is for spreadsheets: UTF-8, a header row, text cells and column names
     that a spreadsheet would evaluate prefixed with ``'`` (:mod:`audit.escape.spreadsheet`),
-    nulls as empty cells.
+    nulls as empty cells. :func:`write_item_chunks` with one chunk.
+    """
+    return write_item_chunks([frame], folder, csv=csv)
+
+
+def write_item_chunks(chunks, folder, *, csv: bool = False) -> list[str]:
+    """Write the item table given as consecutive chunks of rows (frames of :func:`unit_columns`
+    of one :class:`ItemLayout`, in row order) as :func:`write_items` writes it whole; return
+    the names written.
+
+    One chunk is held at a time: each becomes one or more Parquet row groups (and CSV lines) as
+    it comes. The file's schema, ``pandas`` and ``PANDAS_ATTRS`` metadata are the first chunk's;
+    every chunk must have the same column types (categoricals of fixed categories: the same
+    Parquet dictionaries), and one whose types differ is an internal error, never a cast.
+    ``chunks`` must hold at least one frame (an empty one for an empty table).
     """
     import json
 
@@ -579,22 +593,57 @@ def write_items(frame: pd.DataFrame, folder, *, csv: bool = False) -> list[str]:
     from .results import jsonable
 
     folder = Path(folder)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    if frame.attrs:
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                               b"PANDAS_ATTRS": json.dumps(jsonable(frame.attrs))})
-    unit = (frame.attrs.get("annotation_audit") or {}).get("unit")
-    plain = {C.ITEM} if unit in ("item", "item, model pair") else set()
-    pq.write_table(table, folder / ITEMS_FILE, compression="snappy",
-                   use_dictionary=[name for name in table.column_names if name not in plain])
-    names = [ITEMS_FILE]
-    if csv:
-        from pyarrow import csv as pa_csv
+    names = [ITEMS_FILE] + ([ITEMS_CSV] if csv else [])
+    parquet = text = schema = text_schema = None
+    try:
+        for frame in chunks:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if parquet is None:
+                if frame.attrs:
+                    table = table.replace_schema_metadata(
+                        {**(table.schema.metadata or {}),
+                         b"PANDAS_ATTRS": json.dumps(jsonable(frame.attrs))})
+                unit = (frame.attrs.get("annotation_audit") or {}).get("unit")
+                plain = {C.ITEM} if unit in ("item", "item, model pair") else set()
+                schema = table.schema
+                parquet = pq.ParquetWriter(
+                    folder / ITEMS_FILE, schema, compression="snappy",
+                    use_dictionary=[n for n in table.column_names if n not in plain])
+            parquet.write_table(_conform(table, schema))
+            if csv:
+                from pyarrow import csv as pa_csv
 
-        from .escape.spreadsheet import escape_frame
+                from .escape.spreadsheet import escape_frame
 
-        safe = pa.Table.from_pandas(escape_frame(frame), preserve_index=False)
-        pa_csv.write_csv(safe.replace_schema_metadata(None), folder / ITEMS_CSV,
-                         pa_csv.WriteOptions(quoting_style="needed"))
-        names.append(ITEMS_CSV)
+                safe = pa.Table.from_pandas(escape_frame(frame), preserve_index=False
+                                            ).replace_schema_metadata(None)
+                if text is None:
+                    text_schema = safe.schema
+                    text = pa_csv.CSVWriter(folder / ITEMS_CSV, text_schema,
+                                            write_options=pa_csv.WriteOptions(
+                                                quoting_style="needed"))
+                text.write_table(_conform(safe, text_schema, cast=True))
+    finally:
+        for writer in (parquet, text):
+            if writer is not None:
+                writer.close()
+    if parquet is None:
+        from .errors import InternalError
+
+        raise InternalError("write_item_chunks was given no chunk (an empty table is one "
+                            "empty chunk)")
     return names
+
+
+def _conform(table, schema, *, cast: bool = False):
+    """``table`` with ``schema``'s metadata; its column types must be ``schema``'s already (a
+    chunk's dictionaries and types are fixed by :class:`ItemLayout`), or, with ``cast``, text
+    columns may differ only as plain text against text (the CSV's escaped cells)."""
+    if table.schema.equals(schema, check_metadata=False):
+        return table.replace_schema_metadata(schema.metadata)
+    if cast:
+        return table.cast(schema)
+    from .errors import InternalError
+
+    raise InternalError(f"a chunk of the item table has other column types than the first: "
+                        f"{table.schema} against {schema}")
