@@ -344,11 +344,13 @@ def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: st
     with limit(max_memory):
         if cluster:
             from .ingest.spark.cluster_audit import audit_cluster
+            from .ingest.spark.failures import spark_failures
 
-            results = audit_cluster(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
-                                    unit=unit, step=step, plan=plan_options,
-                                    advise=advise_options, max_cells=max_cells,
-                                    **rank_options)
+            with spark_failures(table.source):  # a failed job: one message, exit 2
+                results = audit_cluster(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                        unit=unit, step=step, plan=plan_options,
+                                        advise=advise_options, max_cells=max_cells,
+                                        **rank_options)
         else:
             results = audit_table(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
                                   unit=unit, step=step, **rank_options)
@@ -393,9 +395,14 @@ def _items_writer(table, frame, *, csv: bool) -> Callable:
     cluster in bounded chunks for a table kept there
     (:func:`audit.ingest.spark.units.write_items_from_cluster`)."""
     if _on_cluster(table):
+        from .ingest.spark.failures import spark_failures
         from .ingest.spark.units import write_items_from_cluster
 
-        return lambda folder: write_items_from_cluster(table, folder, csv=csv)
+        def from_cluster(folder):
+            with spark_failures(table.source):
+                return write_items_from_cluster(table, folder, csv=csv)
+
+        return from_cluster
     from .items import write_items
 
     return lambda folder: write_items(frame, folder, csv=csv)

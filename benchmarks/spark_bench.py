@@ -8,10 +8,19 @@ chunk's, so every chunk has its own items and model strengths).
 
 For each size and engine, in its own process (nothing else running on the machine):
 
-* ``validate``: loading and validation alone (read, map, schema checks, encoding) — the part
-  the engine changes;
-* ``run --no-report``: the whole audit (every analysis, 1,000 bootstrap resamples; the part
-  after loading is the same code for both engines).
+* ``run --no-report --profile``: the whole audit (every analysis, 1,000 bootstrap resamples).
+  With ``--engine spark`` a pairwise preference table is audited from the cluster's
+  aggregates (:mod:`audit.ingest.spark.cluster_audit`): the judgments stay in Spark and the
+  driver receives patterns and tables; the pandas engine runs only up to ``--pandas-up-to``
+  judgments (10M: at 50M it holds ~12 GiB, at 100M it would not fit this machine), and the
+  two engines' results are compared there (every value but ``meta``, to 1e-12);
+* ``validate`` (``--steps validate,run``): loading and validation alone.
+
+From the Spark runs' per-stage times (``meta.profile``) the report projects the audit of a
+1B-judgment lake on 64 executors: each stage's time is fitted as ``a + b N`` over the measured
+sizes (least squares), ``b N`` (the scans, group-bys and joins, which spread over executor
+cores) is divided by the ratio of cores, ``a`` (the driver's work on patterns, which does not
+grow with ``N``) is kept; the assumptions are written next to the figure.
 
 Each row reports wall time and peak memory, sampled every 0.2 s from ``/proc`` (Linux): the
 Python driver process's peak RSS, the peak of the sum over its process tree (with Spark in local
@@ -21,7 +30,7 @@ runs ``local[*]`` with ``spark.driver.memory`` set (``--driver-memory``). Result
 
 Usage::
 
-    python benchmarks/spark_bench.py                      # 10M and 50M judgments (~40 min)
+    python benchmarks/spark_bench.py                      # 10M, 50M and 100M judgments
     python benchmarks/spark_bench.py --sizes 1000000      # a quick look
 """
 
@@ -52,10 +61,15 @@ MIB = 2 ** 20
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", type=_ints, default=[10_000_000, 50_000_000], metavar="N,N",
-                   help="judgments (default: 10M, 50M)")
+    p.add_argument("--sizes", type=_ints, default=[10_000_000, 50_000_000, 100_000_000],
+                   metavar="N,N", help="judgments (default: 10M, 50M, 100M)")
     p.add_argument("--engines", default="pandas,spark", help="pandas,spark (default both)")
-    p.add_argument("--steps", default="validate,run", help="validate,run (default both)")
+    p.add_argument("--pandas-up-to", type=int, default=10_000_000, metavar="N",
+                   help="run the pandas engine only up to this many judgments (default 10M)")
+    p.add_argument("--steps", default="run", help="validate,run (default: run)")
+    p.add_argument("--executors", type=int, default=64, help="projection: executors")
+    p.add_argument("--executor-cores", type=int, default=4, help="projection: cores each")
+    p.add_argument("--project-to", type=int, default=1_000_000_000, help="projection: judgments")
     p.add_argument("--resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--driver-memory", default="12g", help="spark.driver.memory (default 12g)")
@@ -172,12 +186,49 @@ def command(step: str, engine: str, lake: Path, out: Path, args) -> list[str]:
         cmd = cli + ["validate", data, "--spec", spec]
     else:
         cmd = cli + ["run", data, "--spec", spec, "--no-report", "--quiet", "--out", str(out),
-                     "--bootstrap", str(args.resamples), "--seed", str(args.seed)]
+                     "--bootstrap", str(args.resamples), "--seed", str(args.seed), "--profile"]
     if engine == "spark":
         cmd += ["--engine", "spark", "--spark-master", args.master,
                 "--spark-conf", f"spark.driver.memory={args.driver_memory}",
                 "--spark-conf", "spark.driver.maxResultSize=0"]
     return cmd
+
+
+def stages(out: Path) -> dict[str, float]:
+    """Top-level stage -> wall seconds, from ``out/results.json``'s ``meta.profile``."""
+    try:
+        profile = json.loads((out / "results.json").read_text())["meta"]["profile"]
+    except (OSError, KeyError, ValueError):
+        return {}
+    return {st["stage"]: float(st["seconds"]) for st in profile["stages"] if st["depth"] == 0}
+
+
+def projection(rows: list[dict], args) -> dict | None:
+    """The Spark audit's time at ``args.project_to`` judgments on ``args.executors`` x
+    ``args.executor_cores`` cores, from the measured runs' per-stage times (module docstring):
+    per stage, ``seconds = a + b N`` by least squares over the sizes measured (``b`` clipped at
+    0), then ``a + b N' cores_here / cores_there``. None below two measured sizes."""
+    import numpy as np
+
+    runs = [r for r in rows if r["engine"] == "spark" and r["step"] == "run"
+            and "error" not in r["result"] and r.get("stages")]
+    if len({r["n"] for r in runs}) < 2:
+        return None
+    cores_here = os.cpu_count() or 1
+    cores_there = args.executors * args.executor_cores
+    n = np.array([r["n"] for r in runs], dtype=float)
+    out = {"cores_here": cores_here, "cores_there": cores_there, "stages": []}
+    names = [k for k in runs[0]["stages"] if all(k in r["stages"] for r in runs)]
+    for name in names:
+        t = np.array([r["stages"][name] for r in runs])
+        b, a = np.polyfit(n, t, 1)
+        b = max(b, 0.0)
+        a = float(t.mean() - b * n.mean()) if b == 0.0 else float(a)
+        out["stages"].append({"stage": name, "fixed_s": a, "per_million_s": b * 1e6,
+                              "projected_s": max(a, 0.0) + b * args.project_to
+                              * cores_here / cores_there})
+    out["total_s"] = sum(st["projected_s"] for st in out["stages"])
+    return out
 
 
 def compare(out_dirs: dict) -> str | None:
@@ -198,8 +249,8 @@ def render(rows: list[dict], meta: dict, args) -> str:
     lines = ["# Benchmarks: the pandas engine against the Spark engine", "",
              f"Written by `python benchmarks/spark_bench.py "
              f"--sizes {','.join(str(n) for n in args.sizes)}` in "
-             f"{meta['minutes']:.1f} min. Every measurement ran in its own process with nothing "
-             "else on the machine; times are wall-clock; memory is peak RSS sampled every 0.2 s "
+             f"{meta['minutes']:.1f} min. Every measurement ran in its own process (the load "
+             "average before and after it is in the last column); times are wall-clock; memory is peak RSS sampled every 0.2 s "
              "(driver: the Python process; JVM: Spark's local-mode JVM, a child of it; tree: "
              "the sum over the process tree at one instant).", "",
              "## Machine", ""]
@@ -219,7 +270,7 @@ def render(rows: list[dict], meta: dict, args) -> str:
         lines.append(f"| {_n(lake['n'])} | {lake['files']} | {_mib(lake['bytes'] / MIB)} |")
     lines += ["", "## Times and memory", "",
               "| judgments | step | engine | wall time | driver peak | JVM peak | tree peak | "
-              "results |", "|---|---|---|---|---|---|---|---|"]
+              "results | load average |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         res = r["result"]
         if "error" in res:
@@ -229,8 +280,46 @@ def render(rows: list[dict], meta: dict, args) -> str:
         lines.append(f"| {_n(r['n'])} | `{r['step']}` | {r['engine']} | {_s(res['seconds'])} "
                      f"| {_mib(res['driver_peak_mib'])} | "
                      f"{_mib(res['jvm_peak_mib']) if res['jvm_peak_mib'] else '—'} | "
-                     f"{_mib(res['tree_peak_mib'])} | {r.get('agreement') or ''} |")
+                     f"{_mib(res['tree_peak_mib'])} | {r.get('agreement') or ''} | "
+                     f"{res.get('load', '')} |")
+    peaks = [r["result"]["driver_peak_mib"] for r in rows if r["engine"] == "spark"
+             and r["step"] == "run" and "error" not in r["result"]]
+    if len(peaks) >= 2:
+        lines += ["", f"Spark driver (Python process) peak over the sizes: {_mib(min(peaks))} to "
+                  f"{_mib(max(peaks))}, a ratio of {max(peaks) / min(peaks):.2f}."]
+    lines += _stage_lines(rows)
+    proj = meta.get("projection")
+    if proj:
+        lines += ["", f"## Projection: {_n(args.project_to)} judgments on {args.executors} "
+                  f"executors x {args.executor_cores} cores", "",
+                  "| stage | fixed (s) | per million judgments (s, here) | projected (s) |",
+                  "|---|---:|---:|---:|"]
+        for st in proj["stages"]:
+            lines.append(f"| {st['stage']} | {st['fixed_s']:.1f} | {st['per_million_s']:.2f} "
+                         f"| {st['projected_s']:.0f} |")
+        lines += [f"| **total** | | | **{proj['total_s']:.0f}** |", "",
+                  f"Assumptions: each stage's time is `a + b N` (least squares over the sizes "
+                  f"above); `b N` is work on the executors and divides by the ratio of cores "
+                  f"({proj['cores_there']} there against {proj['cores_here']} here, linear "
+                  f"scaling: no network shuffle cost, no skew, the lake read at the same rate "
+                  f"per core); `a` is the driver's work on patterns and the jobs' fixed costs, "
+                  f"kept as measured. The driver's memory does not enter: it is bounded by "
+                  f"patterns, pools, labels, annotators and models (the peaks above)."]
     return "\n".join(lines) + "\n"
+
+
+def _stage_lines(rows: list[dict]) -> list[str]:
+    runs = [r for r in rows if r["step"] == "run" and r.get("stages")]
+    if not runs:
+        return []
+    names = list(dict.fromkeys(k for r in runs for k in r["stages"]))
+    lines = ["", "## Where the time goes (`meta.profile`, top-level stages, seconds)", "",
+             "| judgments | engine | " + " | ".join(names) + " |",
+             "|---|---|" + "---:|" * len(names)]
+    for r in runs:
+        cells = [f"{r['stages'][k]:.1f}" if k in r["stages"] else "" for k in names]
+        lines.append(f"| {_n(r['n'])} | {r['engine']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _java() -> str:
@@ -264,20 +353,25 @@ def main(argv=None) -> dict:
             outs = {}
             for step in steps:
                 for engine in engines:
+                    if engine == "pandas" and n > args.pandas_up_to:
+                        continue
                     out = Path(tmp) / f"{step}-{engine}"
                     log(f"{n:,} {step} {engine}")
+                    load = os.getloadavg()[0]
                     res = measure_tree(command(step, engine, lake, out, args), args.timeout)
+                    res["load"] = f"{load:.1f}-{os.getloadavg()[0]:.1f}"
                     log(f"  {res}")
                     row = {"n": n, "step": step, "engine": engine, "result": res}
                     rows.append(row)
                     if step == "run" and "error" not in res:
                         outs[engine] = out
+                        row["stages"] = stages(out)
             agreement = compare(outs) if "run" in steps else None
             for row in rows:
                 if row["n"] == n and row["step"] == "run" and "error" not in row["result"]:
                     row["agreement"] = agreement
     meta = {"machine": machine.describe(), "lakes": lakes, "java": _java(),
-            "pyspark": _pyspark(),
+            "pyspark": _pyspark(), "projection": projection(rows, args),
             "minutes": (time.perf_counter() - started) / 60}
     text = render(rows, meta, args)
     args.out.write_text(text)

@@ -522,3 +522,70 @@ def test_a_missing_text_or_category_stays_missing_on_both_engines(spark, tmp_pat
             _tables_agree(*tables)
             assert tables[0].first_texts([0, 1]) == tables[1].first_texts([0, 1])
     assert load(str(csv)).first_texts([0, 1, 2]) == [None, "nan", "hello"]
+
+
+# -- the audit kept on the cluster (pairwise preferences) ----------------------------------------
+def test_pairwise_preferences_stay_on_the_cluster_other_tables_are_collected(spark, tmp_path,
+                                                                           monkeypatch):
+    """``run(engine="spark")`` audits a pairwise preference table from the cluster's aggregates
+    (the judgments are never collected: the collect path is made to fail) and collects a
+    table of plain labels (HS-Brexit), each equal to the pandas engine's audit."""
+    from audit.ingest.spark import encode
+    from audit.ingest.spark.coded import ClusterTable
+
+    _, paths = _exported(tmp_path, PANDALM)
+    seen = []
+    real = ClusterTable.release
+
+    def release(self):
+        seen.append(self.source)
+        real(self)
+
+    def no_collect(*args, **kwargs):
+        raise AssertionError("the judgments were collected")
+
+    monkeypatch.setattr(ClusterTable, "release", release)
+    with monkeypatch.context() as m:
+        m.setattr(encode, "encode_table", no_collect)
+        got = _audit(str(paths["data"]), engine="spark", load_options={"spec": paths["spec"]})
+    assert seen == [str(paths["data"])]  # and its cached frames released after the audit
+    assert got["advise"]["items"], "the advice lists items from the cluster"
+    assert_same_results(_audit(str(paths["data"]), load_options={"spec": paths["spec"]}), got)
+    table, exported = _exported(tmp_path / "brexit", shared_data("lewidi2023/HS-Brexit"))
+    assert not table.is_pairwise
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept = load(str(exported["data"]), spec=exported["spec"], engine="spark",
+                    keep_on_cluster="auto")
+    assert not isinstance(kept, ClusterTable)  # collected: no aggregates path for it yet
+    with pytest.raises(InputError, match="needs --engine spark"):
+        load(str(PANDALM), keep_on_cluster=True)
+
+
+def test_a_failed_spark_job_during_the_audit_is_one_message(spark, monkeypatch, tmp_path):
+    """A Spark job failing after loading (in the cluster's aggregates) exits 2 with one
+    message, not a traceback (the loading's rule, :mod:`audit.ingest.spark.failures`)."""
+    from pyspark.errors import PySparkException
+
+    from audit.ingest.spark import aggregates
+
+    def lost(*args, **kwargs):
+        raise PySparkException("Job aborted due to stage failure: ExecutorLostFailure\nat ...")
+
+    _, paths = _exported(tmp_path, PANDALM)
+    monkeypatch.setattr(aggregates, "spark_dataset_counts", lost)
+    res = CliRunner().invoke(cli, ["run", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark", "--bootstrap", "20", "--quiet"])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert "Spark failed on" in res.output and "ExecutorLostFailure" in res.output
+
+
+def test_the_drivers_budget_is_checked_from_the_cluster_counts(spark, tmp_path):
+    """Over the memory budget, the cluster path refuses before any aggregate is collected,
+    naming the driver's share and its largest parts (exit 2)."""
+    _, paths = _exported(tmp_path, PANDALM)
+    res = CliRunner().invoke(cli, ["run", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark", "--bootstrap", "20", "--quiet",
+                                   "--max-memory", "200K"])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert "Spark driver's share" in res.output

@@ -25,9 +25,10 @@ def spark_failures(source: str):
             raise InputError(f"Spark cannot parse a record: {first[:300]}", path=source) from None
         hint = ""
         if "maxResultSize" in text or "OutOfMemory" in text or "Java heap space" in text:
-            hint = ("; the driver needs room for the collected codes (about 40 bytes per "
-                    "judgment): raise --spark-conf spark.driver.maxResultSize=4g and "
-                    "spark.driver.memory")
+            hint = ("; the driver needs room for what it collects (the codes, about 40 bytes "
+                    "per judgment, for a table that is collected; patterns and tables for one "
+                    "audited on the cluster): raise --spark-conf "
+                    "spark.driver.maxResultSize=4g and spark.driver.memory")
         raise EngineError(f"Spark failed on {source}: {first[:300]}{hint}") from None
 
 
