@@ -482,11 +482,12 @@ def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
       most ``C(m + 3 pools - 1, 3 pools - 1)`` for each size ``m``, and at most the items;
     * annotators: the annotator x pool counts, each pool's strata sums (annotator x item size
       x label) and, up to :data:`audit.measure.cmh.CMH_MAX_DIM`, the gCMH's dense covariance;
-    * Cohen's kappa: the kept annotator pairs' ``q x q`` tables (at most ``A (A - 1) / 2`` and
-      the within-item pairs over :data:`MIN_OVERLAP`) and their bootstrap, and the items'
-      distinct cell rows (at most one per item that two kept annotators share: the one part
-      that can grow with the items, in a sparse crowd design);
     * the leaderboards' resamples and stability simulation, as :func:`estimate` has them.
+
+    Cohen's kappa is not in it: its one bound from counts (the within-item pairs over
+    :data:`MIN_OVERLAP`) is loose by orders of magnitude in a crowd design, so its part is
+    checked once the cluster has counted the kept annotator pairs and the items' distinct
+    cell rows, before either is collected (:func:`check_cohen`).
     """
     from .measure.cmh import CMH_MAX_DIM
     from .measure.scope import BLOCK_CELLS
@@ -494,10 +495,8 @@ def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
 
     b, w, q, p = int(n_resamples), 8, int(n_values), max(int(n_pools), 1)
     sizes = {int(k): int(v) for k, v in counts.items_by_size.items()}
-    n_items = sum(sizes.values())
     a = int(counts.n_annotators)
     m = len(counts.models or ())
-    within = sum(v * k * (k - 1) // 2 for k, v in sizes.items())
 
     def bound(cells: int, per: int) -> int:  # distinct count rows of items, at most the items
         return sum(min(v, math.comb(k + cells - 1, cells - 1) * per) for k, v in sizes.items())
@@ -508,15 +507,11 @@ def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
     item_patterns = bound(p * q, 1)
     model_pairs = m * (m - 1) // 2
     unit_patterns = bound(3 * p, max(model_pairs, 1)) if m else 0
-    pairs = min(a * (a - 1) // 2, within // MIN_OVERLAP)
-    rows = min(n_items, within)
     measure = {"item patterns": item_patterns * (p * q + 2) * w,
                "item pattern resample blocks": block(item_patterns, BLOCK_CELLS),
                "annotator x pool counts": a * p * w,
                "within-pool strata sums": 3 * a * q * max(len(sizes), 1) * w
-               + (min(a * q, CMH_MAX_DIM) ** 2) * w,
-               "Cohen pair tables": pairs * q * q * w + 3 * b * pairs * w,
-               "Cohen cell rows": rows * 3 * w + block(rows, BLOCK_CELLS)}
+               + (min(a * q, CMH_MAX_DIM) ** 2) * w}
     ranks = {}
     if m:
         chunk = min(b, max(1, CHUNK_CELLS // max(2 * model_pairs, 1)))
@@ -527,8 +522,7 @@ def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
                  "leaderboard resamples": (p + 1) * 3 * b * m * w,
                  "stability simulation": 3 * n_sims * max_size * w}
     results = {"pool pairs": p * (p - 1) * (ENTRY_BYTES + 2 * q * q * CELL_BYTES),
-               "leaderboard rows": (p + 1) * m * ENTRY_BYTES,
-               "Cohen's kappa pairs": 2 * pairs * ENTRY_BYTES}
+               "leaderboard rows": (p + 1) * m * ENTRY_BYTES}
     return {"measurement (aggregates)": measure, "leaderboards (patterns)": ranks,
             "results": results}
 
@@ -548,6 +542,32 @@ def check_counts(counts, *, source: str, n_values: int, n_pools: int, n_resample
                        f"label values{models}, {n_resamples:,} resamples",
                  advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
                         "--max-memory, or give the driver more memory")
+    return need
+
+
+def check_cohen(n_pairs: int, n_rows: int, width: int, *, n_values: int, n_resamples: int,
+                scope: str, source: str, max_memory=None) -> float:
+    """Refuse collecting a reliability scope's Cohen aggregates from the cluster when the
+    driver's share is over the budget: ``n_pairs`` kept annotator pairs' ``q x q`` tables with
+    their ``B`` x pairs bootstrap and result entries, and ``n_rows`` distinct cell rows of
+    ``width`` cells with their resample blocks (the part that can grow with the items in a
+    sparse crowd design). Called with the counts the cluster has just made, before the tables
+    and rows are collected. Returns the estimate (bytes)."""
+    from .measure.scope import BLOCK_CELLS
+
+    q, b, w = int(n_values), int(n_resamples), 8
+    parts = {"Cohen's kappa (aggregates from the cluster)": {
+        "kept pair tables": n_pairs * q * q * w,
+        "pairwise kappa resamples": 3 * b * n_pairs * w,
+        "distinct cell rows": n_rows * max(width, 1) * w * 2,
+        "cell row resample blocks": BLOCK_TEMPORARIES * min(b * max(n_rows, 1), BLOCK_CELLS) * w},
+        "results": {"Cohen's kappa pairs": 2 * n_pairs * ENTRY_BYTES}}
+    need = total(parts)
+    _refuse_over(need, parts, max_memory,
+                 what=f"Cohen's kappa of {scope} (collected from the Spark cluster) of {source}",
+                 shape=f"{n_pairs:,} annotator pairs sharing enough items, {n_rows:,} distinct "
+                       f"rows of their cells, {b:,} resamples",
+                 advice="lower --bootstrap, raise --max-memory, or give the driver more memory")
     return need
 
 

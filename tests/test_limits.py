@@ -330,3 +330,32 @@ def test_sparse_design_is_counted_not_bounded(monkeypatch):
     bounded_parts = estimate(bounded, n_resamples=1000)[cohen]
     assert "pairwise kappa resamples" not in exact_parts
     assert bounded_parts["pairwise kappa resamples"] > 10 * sum(exact_parts.values())
+
+
+def test_the_cluster_drivers_estimate_does_not_grow_with_the_judgments():
+    """The driver's share of an audit kept on the cluster (:func:`audit.budget.cluster_estimate`)
+    is bounded by patterns, pools, labels, annotators and models: 100x the items of the same
+    sizes give the same estimate once the items outnumber the patterns, while more annotators
+    or models raise it; and a tiny budget refuses it with the driver's share named."""
+    from audit.contract.table import DatasetCounts
+
+    def counts(items, annotators=10_000, models=50):
+        return DatasetCounts({"crowd": (annotators // 2, 0, items), "expert": (annotators // 2, 0,
+                                                                               items)},
+                             5 * items, annotators, {3: items // 3, 5: items - items // 3},
+                             [f"m{i}" for i in range(models)])
+
+    def need(c, stage=None):
+        parts = budget.cluster_estimate(c, n_values=5, n_pools=2, n_resamples=1000)
+        return budget.total(parts) if stage is None else sum(parts[stage].values())
+
+    big = need(counts(2_500_000))
+    assert need(counts(250_000_000)) == big
+    assert need(counts(250)) < big  # few items: fewer patterns than the bound
+    measuring = "measurement (aggregates)"
+    assert need(counts(2_500_000, annotators=40_000), measuring) > \
+        need(counts(2_500_000), measuring)
+    assert need(counts(2_500_000, models=200)) > big
+    with pytest.raises(MemoryBudgetError, match="Spark driver's share"):
+        budget.check_counts(counts(2_500_000), source="lake", n_values=5, n_pools=2,
+                            n_resamples=1000, max_memory="1M")

@@ -384,3 +384,36 @@ def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name,
         _assert_same_measurement(name, agg, strata, want=_quiet(measure, table, bootstrap=BOOT))
     finally:
         release_strata(strata)
+
+
+@pytest.mark.spark
+def test_cohen_aggregates_are_counted_and_checked_before_they_are_collected(spark, monkeypatch):
+    """With ``n_resamples``, each scope's kept pairs and distinct cell rows are counted on the
+    cluster and passed to the budget check (equal to the pandas engine's aggregates' sizes);
+    over the budget, the scope is refused before anything is collected."""
+    from audit import budget
+    from audit.errors import InputError
+    from audit.ingest.spark import measure_aggregates as ma
+
+    table = _table("hs_brexit")
+    f = table.frame
+    options = dict(scale=table.scale, pool_names=[str(p) for p in f[C.POOL].cat.categories],
+                   annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories),
+                   judge_pools=table.judge_pools, min_overlap=10)
+    coded = _coded_by_spark(spark, table)
+    seen = []
+    real = budget.check_cohen
+    monkeypatch.setattr(budget, "check_cohen",
+                        lambda *a, **k: seen.append((a, k["scope"])) or real(*a, **k))
+    got = ma.cluster_aggregates(coded, n_resamples=1000, **options)
+    ref = _reference_aggregates(table)
+    assert len(seen) == len(ref.scopes)
+    for (n_pairs, n_rows, width), scope in seen:
+        key = None if scope == "every pool" else tuple(scope.removeprefix("pools ").split(", "))
+        pt = ref.scopes[key].pairs
+        assert n_pairs == len(pt.pairs) > 0
+        with_cells = (pt.cell_patterns >= 0).any(axis=1)
+        assert n_rows == int(with_cells.sum()) and width == pt.cell_patterns.shape[1]
+    _assert_same_aggregates(got, ref)
+    with budget.limit("1G"), pytest.raises(InputError, match="Cohen's kappa of every pool"):
+        ma.cluster_aggregates(coded, n_resamples=10_000_000, **options)

@@ -39,7 +39,8 @@ ITEM, ANNOTATOR, POOL, LABEL = "item", "annotator", "pool", "label"
 
 
 def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools=(),
-                       min_overlap: int = 10, cache: bool = True):
+                       min_overlap: int = 10, cache: bool = True,
+                       n_resamples: int | None = None, source: str = "the table"):
     """:class:`audit.measure.patterns.MeasureAggregates` of the judgments in ``coded``.
 
     Parameters
@@ -58,6 +59,10 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
         Shared items a pair of annotators needs for its Cohen table.
     cache
         Cache the four code columns while the aggregates are computed (every job reads them).
+    n_resamples, source
+        With ``n_resamples``, each scope's Cohen aggregates are checked against the memory
+        budget in force once the cluster has counted them, before they are collected
+        (:func:`audit.budget.check_cohen`; ``source`` names the table in its message).
     """
     from pyspark.sql import functions as F
 
@@ -84,8 +89,12 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
             # no pair, no crossed subset without an item judged twice (known from the counts)
             pairable = bool(len(counts.rows)) and int(counts.rows.sum(axis=1).max()) >= 2
             n_rated = int(counts.freq.sum())
+            budget = None if n_resamples is None else {
+                "n_resamples": n_resamples, "source": source,
+                "scope": "every pool" if key is None else f"pools {', '.join(key)}"}
             pt = (pair_tables(scoped, min_overlap=min_overlap, q=q, annotator_codes=codes,
-                              n_rated=n_rated) if pairable else no_pairs(q, n_rated))
+                              n_rated=n_rated, budget=budget)
+                  if pairable else no_pairs(q, n_rated))
             crossed = None
             if has_icc(scale):
                 crossed = (crossed_patterns(scoped, annotator_names=annotator_names)
@@ -127,11 +136,13 @@ def annotator_pool_counts(coded, *, n_pools: int, n_annotators: int) -> np.ndarr
 
 
 def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray,
-                n_rated: int):
+                n_rated: int, budget: dict | None = None):
     """:class:`audit.measure.counts.PairTables` of a scope's judgments (module docstring),
     annotators numbered by their position in ``annotator_codes`` (the scope's, ascending);
     ``n_rated`` items have a judgment in the scope (those sharing no kept pair are one
-    pattern of no cell)."""
+    pattern of no cell). ``budget`` (``n_resamples``, ``scope``, ``source``): the kept pairs
+    and the distinct cell rows are counted on the cluster first and checked against the
+    memory budget (:func:`audit.budget.check_cohen`) before either is collected."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -146,17 +157,30 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                 .where(F.col("n") >= int(min_overlap))
                 .withColumn("k", (F.row_number().over(Window.orderBy("a", "b")) - 1).cast("long"))
                 .cache())
+        rows_frame = None
         try:
-            pairs = kept.orderBy("k").select("a", "b").toPandas()
             cells = (joined.join(F.broadcast(kept.select("a", "b", "k")), on=["a", "b"])
                      .select(ITEM, (F.col("k") * (q * q) + F.col("la") * q + F.col("lb"))
                              .alias("cell")))
+            rows_frame = (cells.groupBy(ITEM).agg(F.sort_array(F.collect_list("cell"))
+                                                  .alias("cells"))
+                          .groupBy("cells").agg(F.count(F.lit(1)).alias("n")))
+            if budget is not None:
+                from ...budget import check_cohen
+
+                rows_frame = rows_frame.cache()
+                counted = rows_frame.agg(F.count(F.lit(1)).alias("r"),
+                                         F.max(F.size("cells")).alias("w")).collect()[0]
+                check_cohen(kept.count(), int(counted["r"]), int(counted["w"] or 0),
+                            n_values=q, n_resamples=budget["n_resamples"],
+                            scope=budget["scope"], source=budget["source"])
+            pairs = kept.orderBy("k").select("a", "b").toPandas()
             tables = cells.groupBy("cell").count().toPandas()
-            per_item = (cells.groupBy(ITEM).agg(F.sort_array(F.collect_list("cell"))
-                                                .alias("cells"))
-                        .groupBy("cells").agg(F.count(F.lit(1)).alias("n")).toPandas())
+            per_item = rows_frame.toPandas()
         finally:
             kept.unpersist()
+            if rows_frame is not None:
+                rows_frame.unpersist()
     finally:
         joined.unpersist()
     k = len(pairs)
