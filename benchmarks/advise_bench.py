@@ -168,7 +168,7 @@ def advised_units(table, *, target: str, budget: int, more: int, seed: int,
         found = board_model(units, table, results, more=more, budget=budget)
         if isinstance(found, str):
             return np.zeros(0, dtype=np.int64)
-        chosen = ranked(found["reduction"], budget)
+        chosen = ranked(found["reduction"][units.inverse], budget)  # per pattern -> unit
         items = units.frame[C.ITEM].to_numpy(dtype=object)[chosen]
     else:
         block = advise_block(table, {}, budget=budget, target=target, more=more, seed=seed)

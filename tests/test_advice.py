@@ -231,7 +231,10 @@ def test_opposed_pools_need_two_unanimous_judgments():
                         C.POOL: ["P", "P", "Q", "Q"] * 2 + ["P", "Q"],
                         C.LABEL: ["x", "x", "y", "y", "x", "x", "x", "y", "x", "z"]})
     units = read_units(nominal_table(raw))
-    assert opposed_pools(units).tolist() == [True, False, False]
+    assert units.opposed[units.inverse].tolist() == [True, False, False]
+    every = read_units(nominal_table(raw), distinct=False)
+    assert opposed_pools(every.counts, every.human_pools, preference=False,
+                         n=3).tolist() == [True, False, False]
 
 
 HOSTILE = ["=HYPERLINK(\"http://x\",\"y\")", "007", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)",

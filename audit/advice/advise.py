@@ -24,6 +24,8 @@ items' order in the source. Nothing here is random: ``seed`` is recorded for the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..contract import columns as C
@@ -31,7 +33,7 @@ from ..errors import InputError
 from .board import CLOSE, points, reductions, swap
 from .majority import majority_model
 from .reweight import reweighted_removed
-from .units import fit_population, label_populations, opposed_pools, read_units
+from .units import fit_population, label_populations, read_units
 
 TARGETS = ("leaderboard", "labels")
 ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
@@ -153,48 +155,95 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
            more: int = 3, seed: int = 0, frame=None, max_cells: int | None = None) -> dict:
     """The ``advise`` block (:func:`audit.advice.advise_block`); ``frame``: the item table,
     when the caller has it; ``max_cells``: skip the leaderboard target above this many units
-    times adjacent pairs (None: never)."""
+    times adjacent pairs (None: never).
+
+    The computation runs over the units' patterns (:func:`rank_patterns`); the units are then
+    picked from the ranked patterns in the item table's order (:func:`audit.advice.pick.pick`).
+    A cluster picks them with a query instead (:mod:`audit.ingest.spark.advice`)."""
+    from .pick import pick
+
     check_options(budget=budget, target=target, more=more)
+    units = read_units(table, frame)
+    ranking = rank_patterns(table, units, results, budget=budget, target=target, more=more,
+                            seed=seed, max_cells=max_cells)
+    if ranking.reduction is None:
+        return ranking.block
+    chosen = pick(ranking.reduction, units.inverse, budget)
+    items = units.frame[C.ITEM]
+    return finish(ranking, [(int(units.inverse[u]), str(items.iat[u]), int(u))
+                            for u in chosen])
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What :func:`rank_patterns` finds per pattern (row of :class:`audit.advice.units.Units`):
+    the block without its items, each pattern's expected reduction (None: nothing to rank,
+    ``block["skipped"]`` says why), the population it is sent to, its label error, its three
+    reasons, its close pair (a function of the pattern) and ``joint(rows, scale, weight)``,
+    the target's reduction by a set of units (:func:`audit.advice.board.board_model`)."""
+
+    block: dict
+    units: object
+    target: str
+    reduction: np.ndarray | None = None
+    pool: np.ndarray | None = None
+    label_error: np.ndarray | None = None
+    flags: tuple | None = None  # (opposed, close, uncertain), each (P,) bool
+    close_pair: object = None
+    joint: object = None
+
+
+def rank_patterns(table, units, results: dict, *, budget: int = 50, target: str | None = None,
+                  more: int = 3, seed: int = 0, max_cells: int | None = None) -> Ranking:
+    """The advice over the units' patterns: every number of the block but its items and their
+    totals, and each pattern's expected reduction, population, label error and reasons
+    (:class:`Ranking`). ``table`` is read for its kind (pairwise, rating) and scale only; the
+    options as :func:`advise` takes them (checked there)."""
     by_default = target is None
     if by_default:
         target = default_target(table, results)
-    units = read_units(table, frame)
     block = {"target": target, "budget": int(budget), "more": int(more), "seed": int(seed),
              "method": {"target": METHOD[target], "totals": METHOD["totals"],
                         "ties": METHOD["ties"]},
-             "reasons": REASONS, "n_units": units.n, "populations": [], "board": None,
+             "reasons": REASONS, "n_units": units.n_units, "populations": [], "board": None,
              "n_candidates": 0, "items": [],
              "totals": {"now": float("nan"), "top_n": 0.0, "random_n": 0.0, "n": 0},
              "n_opposed": 0, "skipped": None, "unit": None, "note": None}
     if by_default and target == "labels" and board_unit(results) == "judgment" and \
             (table.is_pairwise or table.is_rating):
         block.update(unit="judgment", note=LABELS_NOTE)
-    opposed = opposed_pools(units)
-    block["n_opposed"] = int(opposed.sum())
+    w = units.weight
+    opposed = units.opposed
+    block["n_opposed"] = int(w[opposed].sum())
     pops, why_labels = label_populations(units, more=more if target == "labels" else 0)
     block["populations"] = [_describe(p, units) for p in pops]
     label_error = _max_over(pops, "error_now", units.n)
     close = np.zeros(units.n, dtype=bool)
     close_pair = _no_pair
+    rows = np.arange(units.n)
     if target == "labels":
         if not pops:
-            return _skip(block, why_labels)
+            return Ranking(_skip(block, why_labels), units, target)
         red = np.stack([np.nan_to_num(p.reduction, nan=-np.inf) for p in pops], axis=1)
         best = red.argmax(axis=1)
-        reduction = red[np.arange(units.n), best]
+        reduction = red[rows, best]
         reduction[~np.isfinite(reduction)] = 0.0
         pool = np.asarray([pops[k].name for k in best], dtype=object)
-        chosen = np.stack([p.error_now for p in pops], axis=1)[np.arange(units.n), best]
+        chosen = np.stack([p.error_now for p in pops], axis=1)[rows, best]
         label_error = np.where(np.isfinite(chosen), chosen, label_error)
-        block["totals"]["now"] = float(sum(np.nansum(p.error_now) for p in pops))
+        block["totals"]["now"] = float(sum(w @ np.nan_to_num(p.error_now) for p in pops))
+
+        def joint(chosen, scale, weight=None):
+            part = reduction[chosen]
+            return scale * float(part.sum() if weight is None else weight @ part)
     else:
         if board_unit(results) == "judgment" and (table.is_pairwise or table.is_rating):
             block["unit"] = "judgment"
-            return _skip(block, JUDGMENT_SKIP)
+            return Ranking(_skip(block, JUDGMENT_SKIP), units, target)
         found = board_model(units, table, results, more=more, budget=budget,
                             max_cells=max_cells)
         if isinstance(found, str):
-            return _skip(block, found)
+            return Ranking(_skip(block, found), units, target)
         name, pop, pairs, unit = found["pool"], found["pop"], found["pairs"], found["unit"]
         reduction, per_pair, now = found["reduction"], found["per_pair"], found["swap"]
         block["unit"] = unit
@@ -207,31 +256,43 @@ def advise(table, results: dict, *, budget: int = 50, target: str | None = None,
         block["totals"]["now"] = found["now"]
         close, close_pair = _close(units, pairs, now, per_pair)
         block["note"] = MAJORITY_NOTE
+        joint = found["joint"]
     uncertain = np.nan_to_num(label_error, nan=0.0) >= UNCERTAIN
-    candidates = np.flatnonzero(reduction > FLOOR)
-    chosen = ranked(reduction, budget)
-    block["n_candidates"] = len(candidates)
-    block["items"] = [_entry(rank, u, units, pool, reduction, label_error,
-                             (opposed[u], close[u], uncertain[u]), close_pair(u))
-                      for rank, u in enumerate(chosen, start=1)]
-    n = len(chosen)
-    if target == "labels":
-        top, rand = reduction[chosen].sum(), n * np.clip(reduction, 0, None).mean()
+    block["n_candidates"] = int(w[reduction > FLOOR].sum())
+    return Ranking(block, units, target, reduction, pool, label_error,
+                   (opposed, close, uncertain), close_pair, joint)
+
+
+def finish(ranking: Ranking, picked) -> dict:
+    """The block of ``ranking`` with its items: ``picked``, the advised units in rank order as
+    ``(pattern, item id as text, item-table row)``, and their totals against as many random
+    units."""
+    block = ranking.block
+    if ranking.reduction is None:
+        return block
+    units, reduction = ranking.units, ranking.reduction
+    block["items"] = [_entry(rank, p, item, row, ranking)
+                      for rank, (p, item, row) in enumerate(picked, start=1)]
+    n = len(picked)
+    chosen = np.asarray([p for p, _, _ in picked], dtype=np.int64)
+    share = n / max(units.n_units, 1)
+    top = ranking.joint(chosen, 1.0)
+    if ranking.target == "labels":
+        rand = share * float(units.weight @ np.clip(reduction, 0, None))
     else:
-        top = found["joint"](chosen, 1.0)
-        rand = found["joint"](np.arange(units.n), n / max(units.n, 1))
+        rand = ranking.joint(np.arange(units.n), share, units.weight)
     block["totals"].update(top_n=float(top), random_n=float(rand), n=n)
-    if not candidates.size:
+    if not (reduction > FLOOR).any():
         block["skipped"] = ("no item's expected reduction is above zero: more judgments are "
                             "not expected to change any label or pair")
     return block
 
 
 def ranked(reduction: np.ndarray, budget: int) -> np.ndarray:
-    """The units of expected reduction above :data:`FLOOR`, largest first (ties in source
-    order), at most ``budget``."""
-    candidates = np.flatnonzero(reduction > FLOOR)
-    return candidates[np.lexsort((candidates, -reduction[candidates]))][:budget]
+    """:func:`audit.advice.pick.ranked` (kept here for the benchmark's import)."""
+    from .pick import ranked as by_unit
+
+    return by_unit(reduction, budget)
 
 
 def _no_pair(u) -> None:
@@ -244,9 +305,10 @@ def _skip(block: dict, why: str) -> dict:
 
 
 def _describe(pop, units) -> dict:
+    judged = np.isfinite(pop.error_now)
     return {"pool": pop.name, "precision": pop.precision, "rho": pop.rho,
-            "n_units": int(np.isfinite(pop.error_now).sum()),
-            "expected_errors": float(np.nansum(pop.error_now))}
+            "n_units": int(units.weight[judged].sum()),
+            "expected_errors": float(units.weight @ np.nan_to_num(pop.error_now))}
 
 
 def _max_over(pops, field: str, n: int) -> np.ndarray:
@@ -260,12 +322,13 @@ def _max_over(pops, field: str, n: int) -> np.ndarray:
 
 def board_model(units, table, results: dict, *, more: int, budget: int = 50,
                 max_cells: int | None = None, ranking: str = "error"):
-    """The reference board's fitted population and every unit's expected reductions under the
-    board's unit, or a sentence saying why there are none: a dict of ``pool``, ``pop``,
-    ``pairs``, ``unit``, ``reduction`` ``(U,)``, ``per_pair`` ``(U, J)``, ``swap`` (the pairs'
-    bootstrap swap probabilities), ``now`` (the target's quantity) and ``joint(chosen,
-    scale)`` (its reduction by ``chosen`` units, ``scale`` times as many: their reductions
-    added, first order).
+    """The reference board's fitted population and every pattern's (row of ``units``)
+    expected reductions under the board's unit, or a sentence saying why there are none: a
+    dict of ``pool``, ``pop``, ``pairs``, ``unit``, ``reduction`` ``(P,)``, ``per_pair``
+    ``(P, J)``, ``swap`` (the pairs' bootstrap swap probabilities), ``now`` (the target's
+    quantity) and ``joint(chosen, scale, weight=None)`` (its reduction by the units of the
+    rows ``chosen``, each ``weight`` times (None: once), ``scale`` times as many:
+    :func:`audit.advice.majority.majority_model`).
 
     Under ``unit="judgment"`` the re-weighted model (:mod:`audit.advice.reweight`) is computed
     here for the benchmark, which measures it; :func:`advise` lists nothing there
@@ -299,8 +362,8 @@ def board_model(units, table, results: dict, *, more: int, budget: int = 50,
              if p["pool"] == name]
     if not pairs:
         return "the leaderboard has fewer than two models: no pair can swap"
-    if max_cells is not None and units.n * len(pairs) > max_cells:
-        return (f"{units.n:,} units x {len(pairs)} adjacent pairs is above the "
+    if max_cells is not None and units.n_units * len(pairs) > max_cells:
+        return (f"{units.n_units:,} units x {len(pairs)} adjacent pairs is above the "
                 f"{max_cells:,} that run computes by default (memory and time grow with "
                 "both); run `annotation-audit advise` with the same data and options to "
                 "compute it")
@@ -309,18 +372,22 @@ def board_model(units, table, results: dict, *, more: int, budget: int = 50,
     out = {"pool": name, "pop": pop, "pairs": pairs, "unit": unit}
     if unit == "majority":
         model = majority_model(units, pop.counts, pop.alpha, values, pairs, n_judged,
-                               more=more, budget=budget, ranking=ranking)
+                               more=more, budget=budget, ranking=ranking,
+                               weight=units.weight)
         gap = np.array([p["gap"] for p in pairs], dtype=float)
         sd = np.array([p["closed_form_sd"] for p in pairs], dtype=float) * np.sqrt(2)
         return {**out, "reduction": model["reduction"], "per_pair": model["per_pair"],
                 "swap": swap(gap, sd), "now": float(np.nansum(model["now"])),
                 "joint": model["joint"]}
     removed = reweighted_removed(units, pop.counts, pop.alpha, points(units, values), pairs,
-                                 more=more)
+                                 more=more, weight=units.weight)
     reduction, per_pair, _, gap, sd = reductions(pairs, removed, pop.counts)
+
+    def joint(chosen, scale, weight=None):
+        part = reduction[chosen]
+        return scale * float(part.sum() if weight is None else weight @ part)
     return {**out, "reduction": reduction, "per_pair": per_pair, "swap": swap(gap, sd),
-            "now": float(np.nansum(swap(gap, sd))),
-            "joint": lambda chosen, scale: scale * float(reduction[chosen].sum())}
+            "now": float(np.nansum(swap(gap, sd))), "joint": joint}
 
 
 def _numbers(pair: dict) -> dict:
@@ -361,13 +428,15 @@ def _close(units, pairs, now, per_pair):
     return close, pair_of
 
 
-def _entry(rank, u, units, pool, reduction, label_error, flags, close_pair) -> dict:
-    reasons = [name for name, on in zip(REASONS, flags) if on]
-    return {"rank": rank, "item": str(units.frame[C.ITEM].iat[u]), "row": int(u),
-            "model_a": None if units.model_a is None else str(units.model_a[u]),
-            "model_b": None if units.model_b is None else str(units.model_b[u]),
-            "model": None if units.model is None else str(units.model[u]),
-            "pool": str(pool[u]), "reasons": reasons,
-            "expected_reduction": float(reduction[u]),
-            "label_error": float(label_error[u]) if np.isfinite(label_error[u]) else None,
-            "close_pair": close_pair}
+def _entry(rank, p, item, row, ranking: Ranking) -> dict:
+    units = ranking.units
+    reasons = [name for name, on in zip(REASONS, (f[p] for f in ranking.flags)) if on]
+    error = ranking.label_error[p]
+    return {"rank": rank, "item": item, "row": row,
+            "model_a": None if units.model_a is None else str(units.model_a[p]),
+            "model_b": None if units.model_b is None else str(units.model_b[p]),
+            "model": None if units.model is None else str(units.model[p]),
+            "pool": str(ranking.pool[p]), "reasons": reasons,
+            "expected_reduction": float(ranking.reduction[p]),
+            "label_error": float(error) if np.isfinite(error) else None,
+            "close_pair": ranking.close_pair(p)}

@@ -164,34 +164,37 @@ def _plurality(counts: np.ndarray) -> np.ndarray:
     return counts == counts.max(axis=1, keepdims=True)
 
 
-def fit_precision(counts: np.ndarray, prior_mean: np.ndarray) -> tuple[float, float] | None:
+def fit_precision(counts: np.ndarray, prior_mean: np.ndarray, *,
+                  weight: np.ndarray | None = None) -> tuple[float, float] | None:
     """The Dirichlet precision ``s`` and intra-item correlation ``rho = 1 / (s + 1)``, ``rho``
     the posterior mean of :func:`posterior_rho` (module docstring), from items' counts
-    ``(U, q)`` and each item's prior mean ``(U, q)``; None when no item has two judgments
-    (``rho`` is not identified)."""
+    ``(U, q)`` and each item's prior mean ``(U, q)``, each row standing for ``weight`` items
+    (None: one); None when no item has two judgments (``rho`` is not identified)."""
     counts = np.asarray(counts, dtype=float)
     prior_mean = np.asarray(prior_mean, dtype=float)
     if not (counts.sum(axis=1) >= 2).any():
         return None
-    rho = posterior_rho(counts, prior_mean)
+    rho = posterior_rho(counts, prior_mean, weight=weight)
     return 1 / rho - 1, rho
 
 
-def loglik_rho(counts: np.ndarray, prior_mean: np.ndarray, rho: np.ndarray) -> np.ndarray:
+def loglik_rho(counts: np.ndarray, prior_mean: np.ndarray, rho: np.ndarray, *,
+               weight: np.ndarray | None = None) -> np.ndarray:
     """``sum_u log DM(n_u | s pi_u)`` at each ``rho`` ``(G,)`` (``s = 1 / rho - 1``), up to a
     constant free of ``rho``; items with fewer than two judgments carry no information on
     ``s`` and are left out, and distinct (counts, mean) rows are evaluated once, weighted by
-    their number (Mosimann 1962; Minka 2000, "Estimating a Dirichlet distribution")."""
-    c, pi, weight = _distinct(counts, prior_mean)
+    their number (``weight``: items per row, None: one) (Mosimann 1962; Minka 2000,
+    "Estimating a Dirichlet distribution")."""
+    c, pi, weight = _distinct(counts, prior_mean, weight)
     return _loglik(c, pi, weight, np.asarray(rho, dtype=float))
 
 
-def _distinct(counts, prior_mean) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (counts, mean) rows of the items with two judgments or more and their
-    numbers: rows grouped by a 64-bit hash (:func:`pandas.util.hash_pandas_object`,
-    linear in ``U`` where a sort of ``U x 2q`` floats took a second at a million judgments),
-    the grouping checked row by row and redone by :func:`numpy.unique` if two rows ever
-    share a hash."""
+def _distinct(counts, prior_mean, weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (counts, mean) rows of the items with two judgments or more, in order of
+    first appearance, and their numbers (each row counting ``weight``, None: one): rows
+    grouped by a 64-bit hash (:func:`pandas.util.hash_pandas_object`, linear in ``U`` where a
+    sort of ``U x 2q`` floats took a second at a million judgments), the grouping checked row
+    by row and redone by :func:`numpy.unique` (sorted order) if two rows ever share a hash."""
     import pandas as pd
 
     counts = np.asarray(counts, dtype=float)
@@ -207,7 +210,8 @@ def _distinct(counts, prior_mean) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     np.minimum.at(first, codes, np.arange(len(codes)))
     if not np.array_equal(rows[first][codes], rows):
         _, first, codes = np.unique(key, return_index=True, return_inverse=True)
-    weight = np.bincount(codes.reshape(-1), minlength=len(first)).astype(float)
+    per_row = None if weight is None else np.asarray(weight, dtype=float)[keep]
+    weight = np.bincount(codes.reshape(-1), weights=per_row, minlength=len(first)).astype(float)
     rows = rows[first]
     return rows[:, :q], rows[:, q:], weight
 
@@ -224,7 +228,8 @@ def _loglik(c, pi, weight, rho) -> np.ndarray:
     return term + (gammaln(s[:, None]) - gammaln(s[:, None] + tot[None, :])) @ weight
 
 
-def posterior_rho(counts: np.ndarray, prior_mean: np.ndarray) -> float:
+def posterior_rho(counts: np.ndarray, prior_mean: np.ndarray, *,
+                  weight: np.ndarray | None = None) -> float:
     """The posterior mean of ``rho`` under a uniform prior on :data:`RHO_RANGE`, the
     Dirichlet-multinomial likelihood (:func:`loglik_rho`) integrated by the midpoint rule on
     :data:`RHO_GRID` cells, then again on as many cells over the cells that hold all but
@@ -235,8 +240,9 @@ def posterior_rho(counts: np.ndarray, prior_mean: np.ndarray) -> float:
     lower bound (``s`` near 1000: every item of a stratum at the stratum's mean, every
     population outcome certain), and the leaderboard target's population outcomes follow
     ``s`` closely; the moment estimate moved from 0.002 to 0.17 across seeds of one
-    generator. The mean keeps the heterogeneity the data cannot rule out."""
-    c, pi, weight = _distinct(counts, prior_mean)
+    generator. The mean keeps the heterogeneity the data cannot rule out. ``weight``: items
+    per row (None: one)."""
+    c, pi, weight = _distinct(counts, prior_mean, weight)
     lo, hi = RHO_RANGE
     for _ in range(2):
         edges = np.linspace(lo, hi, RHO_GRID + 1)

@@ -149,9 +149,9 @@ RANKINGS = ("error", "batch")
 
 
 def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: int,
-                   budget: int = BUDGET, single: bool = False, ranking: str = "error"
-                   ) -> dict:
-    """Every unit's expected reduction of the summed wrong-order probabilities of the
+                   budget: int = BUDGET, single: bool = False, ranking: str = "error",
+                   weight: np.ndarray | None = None) -> dict:
+    """Every unit's (row's) expected reduction of the summed wrong-order probabilities of the
     adjacent pairs on a majority-unit board (module docstring).
 
     ``ranking="error"`` (the default): each pair's wrong-order probability is taken as
@@ -176,6 +176,12 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
         best-ranked units; ``joint(chosen, scale)``: the expected reduction by the units
         ``chosen``, their effect taken ``scale`` times (``error``: their removals added
         inside the square root; ``batch``: their reductions added).
+
+        Rows may stand for several units (``weight`` ``(U,)``, units per row, None: one; the
+        adviser's :class:`audit.advice.units.Units` patterns): the board's sums count each
+        row ``weight`` times, the per-row numbers are each of its units', ``batch`` ranks
+        units (a row's units one by one), and ``joint(chosen, scale, weight=None)`` counts
+        row ``chosen[k]`` ``weight[k]`` times (None: once; rows may repeat in ``chosen``).
     """
     if ranking not in RANKINGS:
         raise ValueError(f"ranking must be one of {RANKINGS}, not {ranking!r}")
@@ -187,26 +193,28 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     c[:, ~usable] = 0.0
     per_pair = np.zeros((units.n, len(pairs)))
     now = np.full(len(pairs), np.nan)
+    w = np.ones(units.n) if weight is None else np.asarray(weight, dtype=float)
     if not (np.asarray(counts).sum(axis=1) > 0).any():
         return {"reduction": per_pair.sum(axis=1), "per_pair": per_pair, "now": now,
                 "single": per_pair.sum(axis=1), "single_per_pair": per_pair, "batch": 0.0,
-                "joint": lambda chosen, scale: 0.0}
+                "joint": lambda chosen, scale, weight=None: 0.0}
     rows, inverse, pmf, (x, mean, var), after = _patterns(
         counts, alpha, values, preference=units.model_a is not None, more=more)
-    cu = c[rows]
-    centre = np.where(usable, gap, 0.0) + (cu * (mean - x)[inverse][:, None]).sum(axis=0)
-    spread = (cu ** 2 * var[inverse][:, None]).sum(axis=0)
+    combos, back = distinct_rows(np.column_stack([inverse, c[rows]]))
+    pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
+    # units per (pattern, coefficients) combination: the board's sums run over these, in
+    # their sorted order, so any grouping of the same units gives the same numbers
+    size = np.bincount(back, weights=w[rows], minlength=len(combos))
+    centre = np.where(usable, gap, 0.0) + (size[:, None] * cc * (mean - x)[pat, None]).sum(axis=0)
+    spread = (size[:, None] * cc ** 2 * var[pat, None]).sum(axis=0)
     side = np.where(gap >= 0, 1.0, -1.0)
     now = np.where(usable, _wrong(side, centre, spread), np.nan)
-    combos, back = distinct_rows(np.column_stack([inverse, cu]))
-    pat, cc = combos[:, 0].astype(np.int64), combos[:, 1:]
     if ranking == "error":
-        return _error_ranking(units.n, rows, back, pat, cc, pmf, (x, mean, var), after, gap,
-                              centre, spread, now, usable, budget, single)
+        return _error_ranking(units.n, rows, back, pat, cc, size, w, pmf, (x, mean, var),
+                              after, gap, centre, spread, now, usable, budget, single)
     shift, var_x, cov_x = batch_moments(pmf, x, after[0], after[1])
     terms = (cc * shift[pat, None], cc ** 2 * var_x[pat, None], cc ** 2 * cov_x[pat, None])
-    weight = np.bincount(back, minlength=len(combos)).astype(float)
-    contribution, taken = select(terms, weight, np.where(usable, gap, 0.0), centre, spread,
+    contribution, taken = select(terms, size, np.where(usable, gap, 0.0), centre, spread,
                                  budget)
     m = np.where(usable, gap, 0.0) + taken @ terms[0]
     v, k = taken @ terms[1], taken @ terms[2]
@@ -221,10 +229,13 @@ def majority_model(units, counts, alpha, values, pairs, n_units: dict, *, more: 
     else:
         shared = np.zeros((units.n, len(pairs)))
         shared[rows] = np.where(usable[None, :], contribution, 0.0)[back]
+    def joint(chosen, scale, weight=None):
+        part = shared[chosen].sum(axis=1)
+        return scale * float(part.sum() if weight is None else weight @ part)
+
     return {"reduction": shared.sum(axis=1), "per_pair": shared, "now": now,
             "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
-            "batch": batch,
-            "joint": lambda chosen, scale: scale * float(shared[chosen].sum())}
+            "batch": batch, "joint": joint}
 
 
 def error_terms(pmf, x, mean, var, after) -> tuple[np.ndarray, np.ndarray]:
@@ -257,25 +268,28 @@ def wrong_by_error(density, v) -> np.ndarray:
     return density * np.sqrt(2 * np.maximum(v, 0.0) / np.pi)
 
 
-def _error_ranking(n_units, rows, back, pat, cc, pmf, now_moments, after, gap, centre, spread,
-                   now, usable, budget, single) -> dict:
-    """:func:`majority_model`'s ``error`` ranking (its docstring)."""
+def _error_ranking(n_units, rows, back, pat, cc, size, w, pmf, now_moments, after, gap, centre,
+                   spread, now, usable, budget, single) -> dict:
+    """:func:`majority_model`'s ``error`` ranking (its docstring); ``size``: units per
+    (pattern, coefficients) combination, ``w``: units per row."""
     x, mean, var = now_moments
     mse, delta = error_terms(pmf, x, mean, var, after)
-    v = np.where(usable, (cc ** 2 * mse[pat, None]).T @ np.bincount(back, minlength=len(pat)),
-                 0.0)
+    v = np.where(usable, (cc ** 2 * mse[pat, None]).T @ size, 0.0)
     density = np.where(usable, boundary_density(centre, spread), 0.0)
     removed = np.zeros((n_units, len(gap)))
     removed[rows] = (cc ** 2 * delta[pat, None])[back]
     per_pair = wrong_by_error(density, v)[None, :] - wrong_by_error(density, v - removed)
 
-    def joint(chosen, scale):
-        taken = scale * removed[chosen].sum(axis=0)
+    def joint(chosen, scale, weight=None):
+        part = removed[chosen]
+        taken = scale * (part.sum(axis=0) if weight is None else weight @ part)
         return float((wrong_by_error(density, v) - wrong_by_error(density, v - taken)).sum())
 
     reduction = per_pair.sum(axis=1)
     top = np.flatnonzero(reduction > 0)
-    top = top[np.lexsort((top, -reduction[top]))][:int(budget)]
+    top = top[np.lexsort((top, -reduction[top]))]
+    # the budget's best units: whole rows, the last one's units as far as the budget goes
+    taken = np.clip(int(budget) - (np.cumsum(w[top]) - w[top]), 0, w[top])
     alone = None
     if single:
         gain = _one_unit(pat, cc, pmf, x, mean, var, after, gap, centre, spread, now, usable)
@@ -283,7 +297,7 @@ def _error_ranking(n_units, rows, back, pat, cc, pmf, now_moments, after, gap, c
         alone[rows] = gain[back]
     return {"reduction": reduction, "per_pair": per_pair, "now": now,
             "single": None if alone is None else alone.sum(axis=1), "single_per_pair": alone,
-            "batch": joint(top, 1.0), "joint": joint}
+            "batch": joint(top, 1.0, taken), "joint": joint}
 
 
 def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,8 @@ import numpy as np
 
 
 def reweighted_removed(units, counts: np.ndarray, alpha: np.ndarray, x: np.ndarray,
-                       pairs: list[dict], *, more: int) -> np.ndarray:
+                       pairs: list[dict], *, more: int, weight: np.ndarray | None = None
+                       ) -> np.ndarray:
     """``(U, J)``: ``D^2 - E[D^2 after]`` of each adjacent pair when unit ``u`` gets ``more``
     judgments (module docstring; negative: its re-annotation widens the pair's spread).
 
@@ -48,6 +49,9 @@ def reweighted_removed(units, counts: np.ndarray, alpha: np.ndarray, x: np.ndarr
         Adjacent pairs ``{model_hi, model_lo}``.
     more
         Judgments added to a unit.
+    weight
+        Units per row ``(U,)`` (the adviser's patterns; None: one): the sums over units count
+        each row that many times; a row's value is each of its units'.
     """
     counts = np.asarray(counts, dtype=float)
     n = counts.sum(axis=1)
@@ -57,19 +61,20 @@ def reweighted_removed(units, counts: np.ndarray, alpha: np.ndarray, x: np.ndarr
         mu = np.where(a0 > 0, alpha @ x / np.where(a0 > 0, a0, 1), 0.0)
         var1 = np.where(a0 > 0, alpha @ x ** 2 / np.where(a0 > 0, a0, 1), 0.0) - mu ** 2
     var_z = more * np.maximum(var1, 0.0) * (a0 + more) / (a0 + 1)
+    w = np.ones(len(n)) if weight is None else np.asarray(weight, dtype=float)
     first = units.model_a if units.model_a is not None else units.model
     wanted = {m for pair in pairs for m in (pair["model_hi"], pair["model_lo"])}
     terms = {}
     for m, (idx, in_a) in members(first, units.model_b, wanted).items():
-        nn = n[idx]
+        nn, ww = n[idx], w[idx]
         pts = np.where(in_a, xbar[idx], 1 - xbar[idx])
-        total = nn.sum()
+        total = (ww * nn).sum()
         if total <= 0:
             continue
-        score = (nn * pts).sum() / total
+        score = (ww * nn * pts).sum() / total
         z_mean = np.where(in_a, more * mu[idx], more * (1 - mu[idx]))
         terms[m] = (idx, nn * (pts - score), nn * pts + z_mean - (nn + more) * score,
-                    np.where(in_a, 1.0, -1.0), total)
+                    np.where(in_a, 1.0, -1.0), total, ww)
     out = np.zeros((units.n, len(pairs)))
     for j, pair in enumerate(pairs):
         hi, lo = pair["model_hi"], pair["model_lo"]
@@ -104,16 +109,18 @@ def members(first, second, wanted) -> dict:
 
 def _pair_change(high, low, var_z, more) -> tuple[np.ndarray, np.ndarray]:
     """The units bearing on the pair and their ``D^2 - E[D'^2]`` (module docstring); only
-    those units, since ``T`` is zero for a unit that compares neither model."""
+    those units, since ``T`` is zero for a unit that compares neither model. The sums count
+    each row its units' number of times."""
     idx = np.union1d(high[0], low[0])
     local = []
+    ww = np.zeros(len(idx))
     for part in (high, low):
         at = np.searchsorted(idx, part[0])
         t, t_new, sign = (np.zeros(len(idx)) for _ in range(3))
-        t[at], t_new[at], sign[at] = part[1], part[2], part[3]
+        t[at], t_new[at], sign[at], ww[at] = part[1], part[2], part[3], part[5]
         local.append((t, t_new, sign, part[4]))
     (th, tnh, sh, nh), (tl, tnl, sl, nl) = local
-    s_hh, s_ll, s_hl = float(th @ th), float(tl @ tl), float(th @ tl)
+    s_hh, s_ll, s_hl = float(th @ (ww * th)), float(tl @ (ww * tl)), float(th @ (ww * tl))
     d_now = s_hh / nh ** 2 + s_ll / nl ** 2 - 2 * s_hl / (nh * nl)
     gh, gl = nh + more * (sh != 0), nl + more * (sl != 0)
     vz = var_z[idx]

@@ -13,10 +13,12 @@ stratum), the model (ratings), or the whole population (plain labels), with
 added. A model that wins most of its comparisons is expected to win an item with few
 judgments; shrinking every item to one distribution would say otherwise.
 
-Everything is computed once per distinct (stratum, counts) pattern and looked up per unit;
-beyond :data:`STRATA_MAX` strata (hundreds of model pairs), strata of similar mean label share
-one prior mean (:func:`binned_strata`), so the patterns stay a few hundred whatever the number
-of items or models.
+The units are read as *patterns* (:class:`Units`: one row per distinct (models, human pools'
+counts) with its number of units), all that a cluster returns
+(:mod:`audit.ingest.spark.advice`); the label model is computed once per distinct (stratum,
+counts) row of a population; beyond :data:`STRATA_MAX` strata (hundreds of model pairs),
+strata of similar mean label share one prior mean (:func:`binned_strata`), so the label
+model's patterns stay a few hundred whatever the number of items or models.
 """
 
 from __future__ import annotations
@@ -36,68 +38,140 @@ STRATA_MAX = 16
 
 @dataclass(frozen=True)
 class Units:
-    """The item table read for the adviser."""
+    """The adviser's units, grouped into *patterns*: one row per distinct (model pair as the
+    item table orients it, or model; each human pool's label counts) with its number of units.
 
-    frame: pd.DataFrame
+    Every number the adviser computes for a unit is a function of its pattern (module
+    docstring), so it is computed once per row here and the units are picked from the ranked
+    rows afterwards (:func:`audit.advice.advise.pick_units`, or a cluster query). The rows are
+    in the order of their first unit in the item table: first appearances (strata, distinct
+    count rows) then number as they do over the units, so the fitted numbers are the same
+    floating-point numbers as a fit over every unit.
+
+    Size: at most the number of units, and at most (ordered model pairs or models) x (distinct
+    count rows of the human pools), whatever the number of judgments.
+    """
+
     labels: list[str]
     pools: list[str]
     human_pools: list[str]
-    counts: dict[str, np.ndarray] | None  # pool -> (U, q) int, oriented as the item table
-    stratum: np.ndarray  # (U,) int
-    mirror: np.ndarray  # (U,) bool: the unit's orientation is the reverse of its stratum's
+    counts: dict[str, np.ndarray] | None  # human pool -> (P, q) int, oriented as the item table
+    stratum: np.ndarray  # (P,) int
+    mirror: np.ndarray  # (P,) bool: the row's orientation is the reverse of its stratum's
     preference: bool
-    model_a: np.ndarray | None
+    model_a: np.ndarray | None  # (P,) names
     model_b: np.ndarray | None
     model: np.ndarray | None
-    model_codes: np.ndarray | None = None  # (2, U) or (1, U): codes into model_names
-    model_names: np.ndarray | None = None  # the distinct model names, sorted
+    model_codes: np.ndarray | None  # (2, P) or (1, P): codes into model_names
+    model_names: np.ndarray | None  # the distinct model names, sorted
+    weight: np.ndarray  # (P,) int: units of the pattern
+    opposed: np.ndarray  # (P,) bool: :func:`opposed_pools`
+    frame: pd.DataFrame | None = None  # the item table, when read from one (pandas engine)
+    inverse: np.ndarray | None = None  # (U,) each item-table row's pattern, with ``frame``
 
     @property
     def n(self) -> int:
-        return len(self.frame)
+        """Rows (patterns)."""
+        return len(self.weight)
+
+    @property
+    def n_units(self) -> int:
+        """Units (item-table rows) over every pattern."""
+        return int(self.weight.sum())
 
     def pooled(self, pools) -> np.ndarray:
-        """The units' counts summed over ``pools``."""
+        """The rows' counts summed over ``pools``."""
         out = np.zeros((self.n, len(self.labels)), dtype=np.int64)
         for p in pools:
             out += self.counts[p]
         return out
 
 
-def read_units(table, frame: pd.DataFrame | None = None) -> Units:
-    """:class:`Units` from the canonical table (its item table built here unless given)."""
+def read_units(table, frame: pd.DataFrame | None = None, *, distinct: bool = True) -> Units:
+    """:class:`Units` from the canonical table (its item table built here unless given).
+
+    ``distinct=False`` keeps every unit its own row (weight 1): the per-unit computation the
+    pattern rows are tested against."""
     from ..items import item_table
 
     frame = item_table(table) if frame is None else frame
     meta = frame.attrs["annotation_audit"]
     labels = list(meta["labels"] or [])
+    humans = list(meta["human_pools"])
     by_key = {(m["pool"], m["label"]): name for name, m in meta["columns"].items()
               if m.get("field") == "count"}
     counts = None
     if labels and all((p, lab) in by_key for p in meta["pools"] for lab in labels):
         counts = {p: np.stack([frame[by_key[(p, lab)]].to_numpy(dtype=np.int64)
-                               for lab in labels], axis=1) for p in meta["pools"]}
+                               for lab in labels], axis=1).reshape(len(frame), len(labels))
+                  for p in humans}
     preference = table.scale.is_preference and table.is_pairwise
-    model_a = model_b = model = codes = names = None
-    mirror = np.zeros(len(frame), dtype=bool)
+    codes = names = None
     if table.is_pairwise:
-        model_a = frame[C.MODEL_A].astype(str).to_numpy(dtype=object)
-        model_b = frame[C.MODEL_B].astype(str).to_numpy(dtype=object)
-        codes, names = name_codes(np.concatenate([model_a, model_b]))
+        both = np.concatenate([frame[C.MODEL_A].astype(str).to_numpy(dtype=object),
+                               frame[C.MODEL_B].astype(str).to_numpy(dtype=object)])
+        codes, names = name_codes(both)
         codes = codes.reshape(2, -1)
-        stratum, above = pair_strata(codes[0], codes[1])
+    elif table.is_rating:
+        codes, names = name_codes(frame[C.MODEL].astype(str).to_numpy(dtype=object))
+        codes = codes.reshape(1, -1)
+    opposed = None if counts is not None else _opposed_from_frame(frame, humans, preference)
+    parts = [] if codes is None else [codes.T]
+    parts += [counts[p] for p in humans] if counts is not None else []
+    parts += [] if opposed is None else [opposed[:, None]]
+    n = len(frame)
+    if distinct:
+        first, inverse = first_patterns(np.concatenate(parts, axis=1) if parts
+                                        else np.zeros((n, 0), dtype=np.int64))
+    else:
+        first, inverse = np.arange(n), np.arange(n)
+    return units_from_patterns(
+        labels=labels, pools=list(meta["pools"]), human_pools=humans,
+        counts=None if counts is None else {p: c[first] for p, c in counts.items()},
+        model_codes=None if codes is None else codes[:, first], model_names=names,
+        weight=np.bincount(inverse, minlength=len(first)), preference=preference,
+        pairwise=table.is_pairwise, rating=table.is_rating,
+        opposed=None if opposed is None else opposed[first], frame=frame, inverse=inverse)
+
+
+def first_patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`patterns` numbered in order of first appearance: each distinct row's first row
+    ``(P,)``, ascending, and every row's pattern ``(U,)``."""
+    first, inverse = patterns(key)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[order] = np.arange(len(first))
+    return first[order], rank[inverse]
+
+
+def units_from_patterns(*, labels, pools, human_pools, counts, model_codes, model_names,
+                        weight, preference: bool, pairwise: bool, rating: bool, opposed=None,
+                        frame=None, inverse=None) -> Units:
+    """:class:`Units` from pattern rows in order of first appearance (the pandas engine's
+    :func:`read_units`, a cluster's group-by): ``counts`` per human pool ``(P, q)`` (None: the
+    scale has no label counts), ``model_codes`` ``(2, P)`` (pairwise, as the item table
+    orients the pair) or ``(1, P)`` (ratings) into the sorted ``model_names``, ``weight``
+    ``(P,)`` units per row; ``opposed`` computed from the counts unless given."""
+    weight = np.asarray(weight, dtype=np.int64)
+    model_a = model_b = model = None
+    mirror = np.zeros(len(weight), dtype=bool)
+    if pairwise:
+        model_a = np.asarray(model_names, dtype=object)[model_codes[0]]
+        model_b = np.asarray(model_names, dtype=object)[model_codes[1]]
+        stratum, above = pair_strata(model_codes[0], model_codes[1])
         if preference:
             mirror = above
-    elif table.is_rating:
-        model = frame[C.MODEL].astype(str).to_numpy(dtype=object)
-        codes, names = name_codes(model)
-        codes = codes.reshape(1, -1)
-        stratum = pd.factorize(codes[0])[0]
+    elif rating:
+        model = np.asarray(model_names, dtype=object)[model_codes[0]]
+        stratum = pd.factorize(model_codes[0])[0]
     else:
-        stratum = np.zeros(len(frame), dtype=np.int64)
-    return Units(frame, labels, list(meta["pools"]), list(meta["human_pools"]), counts,
+        stratum = np.zeros(len(weight), dtype=np.int64)
+    if opposed is None:
+        opposed = opposed_pools(counts, human_pools, preference=preference, n=len(weight))
+    return Units(list(labels), list(pools), list(human_pools), counts,
                  np.asarray(stratum, dtype=np.int64), mirror, preference, model_a, model_b,
-                 model, codes, names)
+                 model, model_codes, model_names, weight, np.asarray(opposed, dtype=bool),
+                 frame, inverse)
 
 
 def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,9 +238,11 @@ def canonical(counts: np.ndarray, mirror: np.ndarray) -> np.ndarray:
     return np.where(mirror[:, None], counts[:, ::-1], counts)
 
 
-def binned_strata(stratum: np.ndarray, canon: np.ndarray) -> np.ndarray:
+def binned_strata(stratum: np.ndarray, canon: np.ndarray, weight: np.ndarray | None = None
+                  ) -> np.ndarray:
     """The strata, merged into at most :data:`STRATA_MAX` bins of neighbouring mean label
-    (scale order; judgment-weighted bins of about equal size) when there are more.
+    (scale order; judgment-weighted bins of about equal size) when there are more; ``weight``
+    ``(P,)``: units per row (None: one each).
 
     Why: the label model runs once per (stratum, counts) pattern, and hundreds of model pairs
     times every count vector would take minutes on a five-point scale; a stratum's mean label
@@ -177,8 +253,9 @@ def binned_strata(stratum: np.ndarray, canon: np.ndarray) -> np.ndarray:
     if n_strata <= STRATA_MAX:
         return stratum
     q = canon.shape[1]
-    weight = np.bincount(stratum, weights=canon.sum(axis=1), minlength=n_strata)
-    level = np.bincount(stratum, weights=canon @ np.arange(q), minlength=n_strata)
+    w = np.ones(len(stratum), dtype=np.int64) if weight is None else weight
+    weight = np.bincount(stratum, weights=canon.sum(axis=1) * w, minlength=n_strata)
+    level = np.bincount(stratum, weights=(canon @ np.arange(q)) * w, minlength=n_strata)
     mean = np.where(weight > 0, level / np.where(weight > 0, weight, 1), 0.0)
     order = np.lexsort((np.arange(n_strata), mean))
     share = np.cumsum(weight[order]) / max(weight.sum(), 1)
@@ -215,22 +292,24 @@ def patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
                    ) -> Population | None:
-    """The Dirichlet label model of one population (module docstring) and every unit's label
-    error now and after ``more`` judgments; None when no unit has two of its judgments."""
+    """The Dirichlet label model of one population (module docstring) and every row's label
+    error now and after ``more`` judgments; None when no unit has two of its judgments. Each
+    row counts ``units.weight`` times (integer sums: the same numbers as over every unit)."""
     canon = canonical(counts, units.mirror)
+    w = units.weight
     n = canon.sum(axis=1)
     judged = n > 0
-    overall = canon.sum(axis=0).astype(float)
+    overall = (canon * w[:, None]).sum(axis=0).astype(float)
     if overall.sum() == 0:
         return None
     overall /= overall.sum()
-    stratum = binned_strata(units.stratum, canon)
+    stratum = binned_strata(units.stratum, canon, w)
     n_strata = int(stratum.max()) + 1 if units.n else 0
-    by_stratum = np.stack([np.bincount(stratum, weights=canon[:, k], minlength=n_strata)
+    by_stratum = np.stack([np.bincount(stratum, weights=canon[:, k] * w, minlength=n_strata)
                            for k in range(canon.shape[1])], axis=1).reshape(n_strata, -1)
     by_stratum += STRATUM_PSEUDO * overall
     by_stratum /= by_stratum.sum(axis=1, keepdims=True)
-    fitted = fit_precision(canon[judged], by_stratum[stratum[judged]])
+    fitted = fit_precision(canon[judged], by_stratum[stratum[judged]], weight=w[judged])
     if fitted is None:
         return None
     s, rho = fitted
@@ -264,29 +343,57 @@ def label_populations(units: Units, *, more: int) -> tuple[list[Population], str
     return [pooled], None
 
 
-def opposed_pools(units: Units) -> np.ndarray:
-    """Per unit: at least two human pools are each unanimous on it, with at least two judgments
-    each, and name different labels (preference scales: opposite winners, one pool A and
-    another B). One judgment is not a pool's consensus: a single-annotator pool is never
-    opposed (its disagreement with another shows as an uncertain label instead)."""
+def opposed_pools(counts: dict[str, np.ndarray] | None, human_pools, *, preference: bool,
+                  n: int) -> np.ndarray:
+    """Per row of label counts (``counts``: human pool -> ``(n, q)``, as the item table orients
+    them): at least two human pools are each unanimous on it, with at least two judgments each,
+    and name different labels (preference scales: opposite winners, one pool A and another B,
+    the labels below the middle one saying A as the item table's winner rule reads them). One
+    judgment is not a pool's consensus: a single-annotator pool is never opposed (its
+    disagreement with another shows as an uncertain label instead). None (no label counts):
+    none opposed."""
+    if counts is None or len(human_pools) < 2:
+        return np.zeros(n, dtype=bool)
+    said = []
+    for p in human_pools:
+        c = counts[p]
+        total = c.sum(axis=1)
+        unanimous = (total >= 2) & (c.max(axis=1) == total)
+        label = c.argmax(axis=1)
+        if preference:
+            mid = c.shape[1] // 2
+            label = np.where(label < mid, 0, np.where(label == mid, 1, 2))
+        said.append(np.where(unanimous, label, -1))
+    said = np.stack(said, axis=1)
+    if preference:
+        return (said == 0).any(axis=1) & (said == 2).any(axis=1)
+    out = np.zeros(n, dtype=bool)
+    for i in range(len(human_pools)):
+        for j in range(i + 1, len(human_pools)):
+            a, b = said[:, i], said[:, j]
+            out |= (a >= 0) & (b >= 0) & (a != b)
+    return out
+
+
+def _opposed_from_frame(frame: pd.DataFrame, humans, preference: bool) -> np.ndarray:
+    """:func:`opposed_pools` from the item table's majority and unanimity columns, for a scale
+    without count columns (a wide categorical scale); none on a continuous scale."""
     from ..items import column
 
-    f = units.frame
-    humans = units.human_pools
     if len(humans) < 2:
-        return np.zeros(units.n, dtype=bool)
+        return np.zeros(len(frame), dtype=bool)
     seen: list[np.ndarray] = []
     for p in humans:
-        field = "winner" if units.preference else "majority"
-        if column(p, field) not in f.columns or column(p, "unanimous") not in f.columns:
-            return np.zeros(units.n, dtype=bool)  # a continuous scale: no consensus label
-        unan = f[column(p, "unanimous")].fillna(False).to_numpy(dtype=bool) & \
-            (f[column(p, "n")].to_numpy() >= 2)
-        seen.append(np.where(unan, f[column(p, field)].astype(object).to_numpy(), None))
+        field = "winner" if preference else "majority"
+        if column(p, field) not in frame.columns or column(p, "unanimous") not in frame.columns:
+            return np.zeros(len(frame), dtype=bool)  # a continuous scale: no consensus label
+        unan = frame[column(p, "unanimous")].fillna(False).to_numpy(dtype=bool) & \
+            (frame[column(p, "n")].to_numpy() >= 2)
+        seen.append(np.where(unan, frame[column(p, field)].astype(object).to_numpy(), None))
     said = np.stack(seen, axis=1)
-    if units.preference:
+    if preference:
         return (said == "A").any(axis=1) & (said == "B").any(axis=1)
-    out = np.zeros(units.n, dtype=bool)
+    out = np.zeros(len(frame), dtype=bool)
     for i in range(len(humans)):
         for j in range(i + 1, len(humans)):
             a, b = said[:, i], said[:, j]
