@@ -1,30 +1,31 @@
-"""The Spark engine: the heavy passes of loading on a cluster, everything after it unchanged.
+"""The Spark engine: the judgments read, validated and audited on a cluster.
 
 ``annotation-audit run SOURCE --engine spark [--spark-master URL]`` reads SOURCE (a Parquet,
 CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark catalog) with
 Spark (:mod:`.read`), maps it onto the canonical columns (:mod:`.frame`: a long table, or any
-table mapped by a YAML spec), validates it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`),
-and dictionary-encodes it on the cluster (:mod:`.encode`). The driver receives the judgments as
-small integers (10 bytes per pairwise judgment, in Spark's order: no result depends on row order)
-plus each id column's dictionary, and builds an :class:`~audit.contract.table.AnnotationTable`
-holding the pandas engine's judgments with the same categories; measurement, leaderboards,
-suites, report and card then run the same code. The two engines give identical results (the
-test suite compares them to 1e-12).
+table mapped by a YAML spec), validates it with pandera's pyspark backend and Spark group-bys
+(:mod:`.validate`), and numbers every id column on the cluster. Then one of two paths:
 
-What can already run on the cluster, tested equal to the pandas engine but not yet wired in
-(the engine still collects the judgments): :mod:`.aggregates`, the leaderboards' bootstrap
-patterns; :mod:`.measure_aggregates`, every aggregate the categorical measurement reads
-(reliability, pool disagreement, within-pool rates and tests; what each statistic needs is
-tabled in :mod:`audit.measure.patterns`), of which the driver receives patterns, annotator x
-pool and annotator-pair tables, and the judgments only of pools small enough for the
-within-pool permutation test. :mod:`.aggregates` also holds cluster versions of the dataset
-counts, the pool comparisons' unit patterns and the flipped-item listing. Still reading the
-judgments on the driver: the ``rank`` blocks' other parts (stability, judge alignment),
-``plan`` and ``advise`` (per-item posteriors: a map over items), the item export (a capped,
-sorted query), wide and continuous scales (sparse patterns, per-item moments: the same
-group-bys), and the Cohen intervals of sparse crowd designs, whose cell-row patterns are
-item-sized (a Poisson bootstrap over items, :mod:`audit.measure.patterns`). Wiring in (no
-collect) waits for all of them.
+* **kept on the cluster** (pairwise preference tables, :func:`on_cluster`; the shape of LLM
+  A/B comparisons): :func:`.coded.encode_on_cluster` leaves the coded judgments, the item ids
+  and texts in Spark (:class:`.coded.ClusterTable`), and
+  :func:`.cluster_audit.audit_cluster` computes every block of ``results.json`` from what
+  group-bys return: counts, the items' label-count and vote-count patterns, annotator x pool
+  and annotator-pair tables, the within-pool strata sums (:mod:`.measure_aggregates`,
+  :mod:`.aggregates`), and the rows the outputs list (the flipped items, the advised items,
+  ``items.parquet`` streamed in bounded chunks: :mod:`.units`). The driver's share is bounded by
+  patterns, pools, labels, annotators and models, and checked against the memory budget from
+  the counts before anything larger is collected (:func:`audit.budget.check_counts`,
+  :func:`audit.budget.check_cohen`).
+* **collected** (every other table: ratings, plain labels, wide and continuous scales, whose
+  aggregates are not built on the cluster yet; and ``check``, ``export`` and ``validate``,
+  which need the table): :func:`.encode.encode_table` brings the judgments to the driver as
+  small integers (10 bytes per pairwise judgment, in Spark's order: no result depends on row
+  order) plus each id column's dictionary, and builds the
+  :class:`~audit.contract.table.AnnotationTable` the pandas engine builds.
+
+Either way the results are the pandas engine's: the test suite compares them to 1e-12
+(``tests/test_spark.py``, ``tests/test_spark_aggregates.py``).
 
 Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench) are converted once with
 ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec that

@@ -14,8 +14,9 @@ are sums of others, and the items each board judged) as a
 :func:`audit.rank.leaderboard.boards_from_patterns` computes the pandas engine's boards, bit
 for bit.
 
-Not yet wired into ``--engine spark``: the engine still collects the coded judgments, which the
-item table, the flipped listing and the advice need (:mod:`.encode`).
+``--engine spark`` reads the leaderboards this way for the tables it keeps on the cluster
+(:mod:`.cluster_audit`), with the dataset counts, the unit patterns and the flipped listing
+below.
 """
 
 from __future__ import annotations

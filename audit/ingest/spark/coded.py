@@ -10,8 +10,9 @@ cluster, looked up only for the items an output lists. Every aggregate of
 :mod:`audit.ingest.spark.aggregates` and :mod:`audit.ingest.spark.measure_aggregates` reads
 :attr:`ClusterTable.coded` or :meth:`ClusterTable.votes`.
 
-Not wired into ``--engine spark`` yet: the engine still collects (the item table and the advice
-have no path from aggregates).
+``--engine spark`` takes this path for pairwise preference tables
+(:func:`audit.ingest.spark.on_cluster`); :func:`audit.pipeline.run` releases the cached frames
+after the outputs are written.
 """
 
 from __future__ import annotations

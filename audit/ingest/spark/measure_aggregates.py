@@ -25,8 +25,9 @@ The computations are the pandas engine's (:mod:`audit.measure.counts`, :mod:`aud
 :mod:`audit.measure.within_item`); ``tests/test_spark_measure.py`` checks every aggregate and
 every statistic against it.
 
-Not yet wired into ``--engine spark``, which still collects the coded judgments
-(:mod:`.encode`): the other blocks of the audit read them too (:mod:`audit.ingest.spark`).
+``--engine spark`` computes the measurement this way for the tables it keeps on the cluster
+(:mod:`.cluster_audit`); with ``n_resamples`` the Cohen aggregates are checked against the
+memory budget once counted, before they are collected (:func:`audit.budget.check_cohen`).
 """
 
 from __future__ import annotations

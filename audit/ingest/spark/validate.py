@@ -10,11 +10,13 @@ The checks are the pandas engine's (:mod:`audit.contract.schema`), decided on th
   come from :func:`audit.ingest.spark.frame.count_judgments`;
 * ``model_a`` differing from ``model_b`` is a row filter (pandera's pyspark backend has no
   frame-level checks);
-* one judgment per (item, annotator) is decided on the driver from the integer codes the
-  engine collects anyway (:func:`has_repeats`: a sort of 8-byte keys, ~1 s per 10M judgments,
-  where a Spark ``groupBy(item, annotator)`` shuffles every judgment). When it fails, or when
-  another check failed first, a Spark group-by (:func:`repeated`) lists the repeated judgments
-  with their files.
+* one judgment per (item, annotator): for a collected table, decided on the driver from the
+  integer codes it collects anyway (:func:`has_repeats`: a sort of 8-byte keys, ~1 s per 10M
+  judgments, where a Spark ``groupBy(item, annotator)`` shuffles every judgment); for a table
+  kept on the cluster, by that group-by
+  (:func:`audit.ingest.spark.coded.has_repeats_on_cluster`). When it fails, or when another
+  check failed first, a Spark group-by (:func:`repeated`) lists the repeated judgments with
+  their files.
 
 pandera's pyspark backend reports *which* check failed, not the rows; for each failed check a
 bounded query fetches up to :data:`EXAMPLES` offending judgments with the file they came from,
