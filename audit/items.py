@@ -158,7 +158,8 @@ def item_table(table: AnnotationTable, *, tie_break: str = "median") -> pd.DataF
 
     The judgments are reduced to per-unit arrays here (:class:`_Units`, ``bincount``) and the
     columns computed from those by :func:`unit_columns`, which the Spark engine calls on the
-    same arrays streamed from the cluster (:func:`audit.ingest.spark.units.write_items_from_cluster`).
+    same arrays streamed from the cluster
+    (:func:`audit.ingest.spark.units.write_items_from_cluster`).
     """
     f = table.frame
     pool_names = [str(p) for p in f[C.POOL].cat.categories]

@@ -6,7 +6,7 @@ oriented to the way most of the unit's judgments show the pair
 (:func:`audit.rank.counts.orientation`). :func:`unit_counts` computes exactly those counts with
 one Spark group-by of :attr:`.coded.ClusterTable.coded`: nothing reaches the driver, the result
 is a Spark frame of one row per unit (for the usual layout, one per item) that a caller streams
-(the item export, :func:`audit.ingest.spark.items.write_items_from_cluster`) or aggregates
+(the item export, :func:`write_items_from_cluster`) or aggregates
 further on the cluster (the advice's per-unit patterns).
 
 How the orientation is found in the same pass: each judgment is counted in the cell (pool,
@@ -16,12 +16,28 @@ oriented count of label ``j`` is the count of ``j`` shown its way plus the count
 label ``q - 1 - j`` shown the other way (a preference scale is symmetric about its centre:
 ``-2`` read from the other side is ``+2``; a scale that is not a preference scale is counted as
 shown, as the pandas engine does).
+
+:func:`write_items_from_cluster` writes ``items.parquet`` (and ``items.csv``) from those counts
+without the driver ever holding every unit (:func:`stream_units`): on the cluster each unit is
+numbered by its position in the item table's row order (item code, then pair: the codes number
+names in the pandas engine's sorted order) and the units are cached range-partitioned and
+sorted by it; the driver fetches one range of ``chunk_rows`` positions at a time as Arrow
+(``toArrow``: no Python on the executors), builds the chunk's columns with
+:func:`audit.items.unit_columns` (the pandas engine's code) and appends them to the files
+(:func:`audit.items.write_item_chunks`). What the driver holds: one chunk's counts, names and
+finished columns, and the number of units in each block of ``chunk_rows`` item codes (``items /
+chunk_rows`` integers). What runs on the cluster: the group-by of :func:`unit_counts`, the join
+of the names, the per-block counts and ranks, one filtered read of the cache per chunk.
 """
 
 from __future__ import annotations
 
 from ...contract import columns as C
 from ...errors import InputError
+
+#: Units per chunk the driver builds and writes at a time (about 40 MB of columns with two
+#: pools and a five-point scale).
+CHUNK_ROWS = 50_000
 
 #: The key columns of :func:`unit_counts`, in the item table's row order.
 ITEM, LO, HI, FLIPPED, N = "item", "lo", "hi", "flipped", "n"
@@ -118,3 +134,138 @@ def unit_counts(ct):
                 value = F.col(raw(p, j, 0)) + F.col(raw(p, j, 1))
             out.append(value.alias(count_column(p, j)))
     return grouped.select(*out)
+
+
+def write_items_from_cluster(ct, folder, *, csv: bool = False, tie_break: str = "median",
+                             chunk_rows: int = CHUNK_ROWS) -> list[str]:
+    """Write ``folder/items.parquet`` (and with ``csv`` ``folder/items.csv``) for the pairwise
+    preference :class:`ClusterTable` ``ct``, equal to :func:`audit.items.write_items` of
+    :func:`audit.items.item_table` of the same judgments (the same rows in the same order, the
+    same columns, schema, Parquet key-value metadata and dictionaries), streamed from the
+    cluster in chunks of at most ``chunk_rows`` units (module docstring); return the names
+    written.
+
+    ``folder`` is where the files go as they are (:func:`audit.outputs.write_run`'s staging
+    folder: the run's set is swapped in whole when every file is written, so a reader never
+    sees half a file). Other tables than pairwise preferences are an
+    :class:`audit.errors.InputError`: they are collected and written by ``write_items``.
+    """
+    from ...items import ItemLayout, write_item_chunks
+
+    if not ct.is_pairwise or not ct.scale.is_preference:
+        raise InputError("items.parquet is streamed from the cluster for pairwise preference "
+                         "tables; write other tables' item table from the collected judgments",
+                         key="engine")
+    if int(chunk_rows) < 1:
+        raise InputError(f"chunk_rows must be at least 1, not {chunk_rows!r}", key="chunk_rows")
+    layout = ItemLayout(scale=ct.scale, pools=tuple(ct.pools), rows=tuple(ct.pools),
+                        judge_pools=tuple(ct.judge_pools), pairwise=True, tie_break=tie_break)
+    layout.check()
+    if layout.wide:
+        raise InputError("a preference scale this wide has no count columns; write its item "
+                         "table from the collected judgments", key="label")
+    return write_item_chunks(_item_chunks(ct, layout, int(chunk_rows)), folder, csv=csv)
+
+
+def _item_chunks(ct, layout, chunk_rows: int):
+    """The item table's rows as :func:`audit.items.unit_columns` frames of at most
+    ``chunk_rows`` rows each, in order (one empty frame for a table without units)."""
+    import numpy as np
+
+    from ...items import _names, unit_columns
+
+    models = list(ct.models)
+    q = len(ct.scale.values)
+    n_pools = len(ct.pools)
+    empty = True
+    for chunk in stream_units(ct, chunk_rows=chunk_rows):
+        empty = False
+        flipped = chunk.column(FLIPPED).to_numpy(zero_copy_only=False).astype(bool)
+        lo = chunk.column(LO).to_numpy().astype(np.int64)
+        hi = chunk.column(HI).to_numpy().astype(np.int64)
+        names = chunk.column("name")
+        names = (names.to_numpy(zero_copy_only=False).astype(object)
+                 if names.type in (_pa().string(), _pa().large_string())
+                 else np.asarray([str(x) for x in names.to_pylist()], dtype=object))
+        leading = {C.ITEM: names,
+                   C.MODEL_A: _names(np.where(flipped, hi, lo), models),
+                   C.MODEL_B: _names(np.where(flipped, lo, hi), models)}
+        n_cell = np.stack([chunk.column(n_column(p)).to_numpy().astype(np.int64)
+                           for p in range(n_pools)])
+        counts = np.stack([np.stack([chunk.column(count_column(p, j)).to_numpy()
+                                     .astype(np.int64) for j in range(q)])
+                           for p in range(n_pools)])
+        yield unit_columns(layout, leading, n_cell, unit="item, model pair", counts=counts)
+    if empty:
+        none = np.zeros(0, dtype=np.int64)
+        yield unit_columns(layout, {C.ITEM: np.zeros(0, dtype=object),
+                                    C.MODEL_A: _names(none, models),
+                                    C.MODEL_B: _names(none, models)},
+                           np.zeros((n_pools, 0), dtype=np.int64), unit="item, model pair",
+                           counts=np.zeros((n_pools, q, 0), dtype=np.int64))
+
+
+def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
+    """:func:`unit_counts` of ``ct`` with each item's ``name``, in the item table's row order
+    (``item``, ``lo``, ``hi``), as consecutive :class:`pyarrow.Table` chunks of at most
+    ``chunk_rows`` rows (the last may be shorter).
+
+    On the cluster: the counts with names (cached while the generator runs), how many units
+    each block of ``chunk_rows`` consecutive item codes has (one small collect: ``items /
+    chunk_rows`` rows), each unit's position in row order (the block's offset plus its rank in
+    the block: a window per block, no single-partition sort), the units range-partitioned and
+    sorted by position and cached, so that each chunk is a query for one range of positions
+    reading only the cached batches holding it. On the driver: one chunk at a time, fetched as
+    Arrow (``toArrow``: no Python on the executors, no Python object per unit).
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    chunk_rows = int(chunk_rows)
+    names = ct.items.select(F.col("code").cast("int").alias(ITEM), F.col("name"))
+    units = (unit_counts(ct).join(names, on=ITEM, how="inner")
+             .withColumn(_BLOCK, F.floor(F.col(ITEM) / chunk_rows).cast("long")).cache())
+    ranked = None
+    try:
+        sizes = sorted((int(r[_BLOCK]), int(r["_n"])) for r in
+                       units.groupBy(_BLOCK).agg(F.count(F.lit(1)).alias("_n")).collect())
+        n_units = sum(n for _, n in sizes)
+        if not n_units:
+            return
+        starts, offset = [], 0
+        for block, n in sizes:
+            starts.append((block, offset))
+            offset += n
+        spark = units.sparkSession
+        offsets = spark.createDataFrame(starts, f"{_BLOCK} long, _start long")
+        within = Window.partitionBy(_BLOCK).orderBy(ITEM, LO, HI)
+        parts = max(1, -(-n_units // chunk_rows))
+        ranked = (units.join(F.broadcast(offsets), on=_BLOCK)
+                  .withColumn(_AT, F.col("_start") + F.row_number().over(within) - 1)
+                  .drop(_BLOCK, "_start")
+                  .repartitionByRange(parts, _AT).sortWithinPartitions(_AT).cache())
+        ranked.count()
+        units.unpersist()
+        for start in range(0, n_units, chunk_rows):
+            chunk = (ranked.where((F.col(_AT) >= start) & (F.col(_AT) < start + chunk_rows))
+                     .toArrow().sort_by(_AT))
+            if chunk.num_rows != min(chunk_rows, n_units - start):
+                from ...errors import InternalError
+
+                raise InternalError(f"units {start}..{start + chunk_rows - 1} of {n_units} came "
+                                    f"back as {chunk.num_rows} rows")
+            yield chunk
+    finally:
+        units.unpersist()
+        if ranked is not None:
+            ranked.unpersist()
+
+
+#: Helper columns of :func:`stream_units`: a unit's block of item codes, its row position.
+_BLOCK, _AT = "_block", "_at"
+
+
+def _pa():
+    import pyarrow
+
+    return pyarrow
