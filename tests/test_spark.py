@@ -589,3 +589,17 @@ def test_the_drivers_budget_is_checked_from_the_cluster_counts(spark, tmp_path):
                                    "--max-memory", "200K"])
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output
     assert "Spark driver's share" in res.output
+
+
+def test_a_quote_inside_a_csv_field_reads_as_the_pandas_engine_reads_it(spark, tmp_path):
+    """RFC 4180: a quote inside a quoted field is written doubled (pandas writes it so); the
+    Spark reader gives the text back with one quote, as pandas does, and a backslash as it
+    is (Spark's default escape, a backslash, kept both quotes: PandaLM's texts differed)."""
+    from audit.ingest.spark.read import read_source
+
+    texts = ['Use "|" to separate', 'a \\ backslash, and "quoted \\" text"', "plain"]
+    path = tmp_path / "quotes.csv"
+    pd.DataFrame({"item": ["1", "2", "3"], C.TEXT: texts}).to_csv(path, index=False)
+    got = read_source(spark, str(path)).select("item", C.TEXT).toPandas()
+    assert got.sort_values("item")[C.TEXT].tolist() == pd.read_csv(path)[C.TEXT].tolist()
+    assert got.sort_values("item")[C.TEXT].tolist() == texts

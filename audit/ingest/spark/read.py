@@ -104,8 +104,11 @@ def read_source(spark, source, *, read: dict | None = None):
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
             return with_file(spark.read.json(path, multiLine=multiline))
         sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
+        # escape '"': a quote inside a quoted field is written doubled (RFC 4180, as pandas
+        # and pyarrow read and write it); Spark's default escape is a backslash, which kept
+        # both quotes of '""' in the text
         options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
-                   "encoding": "UTF-8", "mode": "FAILFAST"}
+                   "encoding": "UTF-8", "mode": "FAILFAST", "escape": '"'}
         if read.get("comment"):
             options["comment"] = read["comment"]
         return with_file(spark.read.options(**options).csv(path))
