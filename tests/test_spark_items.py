@@ -8,8 +8,9 @@ engine's ``write_items(item_table(...))`` of the same source: the frame read bac
 ``attrs``, the Parquet key-value metadata, and ``items.csv`` byte for byte, on the PandaLM CSV
 and on a three-pool Parquet table with hostile ids (leading zeros, Unicode, a newline,
 formula-looking text), items judged on two pairs and units whose judgments split evenly
-between the two orientations, with chunks of a few units. A spy on ``toArrow`` and ``collect``
-checks that no fetch brings more than one chunk's units to the driver.
+between the two orientations, with chunks of a few units. A spy on ``toArrow``, ``collect`` and
+``toPandas`` checks that no fetch brings more than one chunk's units (or names) to the driver,
+and the other fetches at most one count per block of ``chunk // 8`` items.
 """
 
 from __future__ import annotations
@@ -190,9 +191,10 @@ def test_items_streamed_from_the_cluster_equal_the_pandas_engines(spark, which, 
     groups = [meta_b.row_group(i).num_rows for i in range(meta_b.num_row_groups)]
     assert len(groups) == -(-len(a) // chunk) >= 4 and max(groups) == chunk
     assert (want / "items.csv").read_bytes() == (got / "items.csv").read_bytes()
-    arrow = [n for name, n in fetched if name == "toArrow"]
-    assert sum(arrow) == len(a) and max(arrow) <= chunk
-    assert all(n <= -(-n_items // chunk) for name, n in fetched if name != "toArrow")
+    arrow = [n for name, n in fetched if name == "toArrow"]  # counts and names per chunk
+    assert max(arrow) <= chunk and sum(arrow) == len(a) + a[C.ITEM].nunique()
+    blocks = -(-n_items // max(1, chunk // 8))  # the units per block of chunk // 8 items
+    assert all(n <= blocks for name, n in fetched if name != "toArrow")
     if which == "hostile":
         assert a[C.ITEM].iloc[:3].tolist() == ["'quoted", "+cmd", "-1"]  # code-point order
         assert set(IDS) <= set(a[C.ITEM])
@@ -212,3 +214,23 @@ def test_other_tables_are_refused_before_spark_runs(tmp_path):
     with pytest.raises(InputError, match="chunk_rows"):
         write_items_from_cluster(pairwise, tmp_path, chunk_rows=0)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 16, 40])
+def test_item_ranges_hold_at_most_a_chunk_of_units(spark, chunk):
+    """The ranges of item codes the driver fetches: consecutive, covering every code once,
+    each with at most ``chunk`` units unless one item alone has more (item 3: 30 pairs),
+    against the units counted per item here."""
+    from audit.ingest.spark.units import _item_ranges
+
+    per_item = [1, 2, 1, 30, 1, 1, 4, 1, 1, 1, 9, 1, 1, 2, 1, 1, 1, 1, 3, 1]
+    rows = [(item, j, j + 1) for item, k in enumerate(per_item) for j in range(k)]
+    units = spark.createDataFrame(rows, "item int, lo int, hi int")
+    ranges = list(_item_ranges(units, chunk, n_items=len(per_item)))
+    assert [first for first, _ in ranges] == [0] + [last + 1 for _, last in ranges[:-1]]
+    assert ranges[-1][1] == len(per_item) - 1
+    for first, last in ranges:
+        held = sum(per_item[first:last + 1])
+        assert held <= chunk or first == last, (first, last, held)
+    if chunk >= 5:  # ranges are merged up to the bound, not one per block
+        assert len(ranges) < len(per_item)

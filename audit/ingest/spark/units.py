@@ -18,16 +18,16 @@ label ``q - 1 - j`` shown the other way (a preference scale is symmetric about i
 shown, as the pandas engine does).
 
 :func:`write_items_from_cluster` writes ``items.parquet`` (and ``items.csv``) from those counts
-without the driver ever holding every unit (:func:`stream_units`): on the cluster each unit is
-numbered by its position in the item table's row order (item code, then pair: the codes number
-names in the pandas engine's sorted order) and the units are cached range-partitioned and
-sorted by it; the driver fetches one range of ``chunk_rows`` positions at a time as Arrow
-(``toArrow``: no Python on the executors), builds the chunk's columns with
+without the driver ever holding every unit (:func:`stream_units`): on the cluster the units are
+cached sorted by (item code, pair), the item table's row order (the codes number names in the
+pandas engine's sorted order), in partitions of consecutive item codes; the driver fetches them
+one range of item codes holding at most ``chunk_rows`` units at a time as Arrow (``toArrow``:
+no Python on the executors), with those items' names, builds the chunk's columns with
 :func:`audit.items.unit_columns` (the pandas engine's code) and appends them to the files
 (:func:`audit.items.write_item_chunks`). What the driver holds: one chunk's counts, names and
-finished columns, and the number of units in each block of ``chunk_rows`` item codes (``items /
-chunk_rows`` integers). What runs on the cluster: the group-by of :func:`unit_counts`, the join
-of the names, the per-block counts and ranks, one filtered read of the cache per chunk.
+finished columns, and the number of units in each block of ``chunk_rows // 8`` item codes. What
+runs on the cluster: the group-by of :func:`unit_counts`, its sort and cache, the per-block
+counts, two filtered reads of cached frames per chunk.
 """
 
 from __future__ import annotations
@@ -210,59 +210,88 @@ def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
     (``item``, ``lo``, ``hi``), as consecutive :class:`pyarrow.Table` chunks of at most
     ``chunk_rows`` rows (the last may be shorter).
 
-    On the cluster: the counts with names (cached while the generator runs), how many units
-    each block of ``chunk_rows`` consecutive item codes has (one small collect: ``items /
-    chunk_rows`` rows), each unit's position in row order (the block's offset plus its rank in
-    the block: a window per block, no single-partition sort), the units range-partitioned and
-    sorted by position and cached, so that each chunk is a query for one range of positions
-    reading only the cached batches holding it. On the driver: one chunk at a time, fetched as
-    Arrow (``toArrow``: no Python on the executors, no Python object per unit).
+    On the cluster: the counts, partitioned by blocks of item codes, sorted by (item, pair)
+    within partitions and cached while the generator runs; how many units each block of
+    ``chunk_rows // 8`` item codes has (:func:`_item_ranges`); then per chunk, a query for its
+    range of item codes, which reads only the cached batches holding those codes, and one for
+    the names of those codes (``ct.items`` is cached in code order). On the driver: one chunk
+    at a time, fetched as Arrow (``toArrow``: no Python on the executors, no Python object per
+    unit), and the per-block counts.
+
+    The bound: a range holds at most ``chunk_rows`` units unless one item alone has more (more
+    model pairs than ``chunk_rows``), when that item's units are fetched together and cut.
     """
-    from pyspark.sql import Window
+    import pyarrow.compute as pc
     from pyspark.sql import functions as F
 
+    pa = _pa()
     chunk_rows = int(chunk_rows)
+    n_items = ct.items.count()
+    parts = max(1, -(-n_items // chunk_rows))
+    units = (unit_counts(ct).repartition(parts, F.floor(F.col(ITEM) / chunk_rows))
+             .sortWithinPartitions(ITEM, LO, HI).cache())
     names = ct.items.select(F.col("code").cast("int").alias(ITEM), F.col("name"))
-    units = (unit_counts(ct).join(names, on=ITEM, how="inner")
-             .withColumn(_BLOCK, F.floor(F.col(ITEM) / chunk_rows).cast("long")).cache())
-    ranked = None
     try:
-        sizes = sorted((int(r[_BLOCK]), int(r["_n"])) for r in
-                       units.groupBy(_BLOCK).agg(F.count(F.lit(1)).alias("_n")).collect())
-        n_units = sum(n for _, n in sizes)
-        if not n_units:
-            return
-        starts, offset = [], 0
-        for block, n in sizes:
-            starts.append((block, offset))
-            offset += n
-        spark = units.sparkSession
-        offsets = spark.createDataFrame(starts, f"{_BLOCK} long, _start long")
-        within = Window.partitionBy(_BLOCK).orderBy(ITEM, LO, HI)
-        parts = max(1, -(-n_units // chunk_rows))
-        ranked = (units.join(F.broadcast(offsets), on=_BLOCK)
-                  .withColumn(_AT, F.col("_start") + F.row_number().over(within) - 1)
-                  .drop(_BLOCK, "_start")
-                  .repartitionByRange(parts, _AT).sortWithinPartitions(_AT).cache())
-        ranked.count()
-        units.unpersist()
-        for start in range(0, n_units, chunk_rows):
-            chunk = (ranked.where((F.col(_AT) >= start) & (F.col(_AT) < start + chunk_rows))
-                     .toArrow().sort_by(_AT))
-            if chunk.num_rows != min(chunk_rows, n_units - start):
+        pending, held = [], 0
+        for first, last in _item_ranges(units, chunk_rows, n_items=n_items):
+            inside = F.col(ITEM).between(first, last)
+            counts = units.where(inside).toArrow().sort_by([(ITEM, "ascending"),
+                                                             (LO, "ascending"),
+                                                             (HI, "ascending")])
+            found = names.where(inside).toArrow().sort_by(ITEM)
+            codes = found.column(ITEM).to_numpy()
+            if len(codes) != last - first + 1 or (len(codes) and codes[0] != first):
                 from ...errors import InternalError
 
-                raise InternalError(f"units {start}..{start + chunk_rows - 1} of {n_units} came "
-                                    f"back as {chunk.num_rows} rows")
-            yield chunk
+                raise InternalError(f"item codes {first}..{last} have {len(codes)} names on "
+                                    "the cluster")
+            at = pc.subtract(counts.column(ITEM), pa.scalar(first, pa.int32()))
+            pending.append(counts.append_column("name", found.column("name").take(at)))
+            held += counts.num_rows
+            while held >= chunk_rows:
+                table = pa.concat_tables(pending)
+                yield table.slice(0, chunk_rows)
+                rest = table.slice(chunk_rows)
+                pending, held = ([rest] if rest.num_rows else []), rest.num_rows
+        if held:
+            yield pa.concat_tables(pending)
     finally:
         units.unpersist()
-        if ranked is not None:
-            ranked.unpersist()
 
 
-#: Helper columns of :func:`stream_units`: a unit's block of item codes, its row position.
-_BLOCK, _AT = "_block", "_at"
+def _item_ranges(units, chunk_rows: int, *, n_items: int):
+    """Consecutive ranges ``(first, last)`` of item codes holding at most ``chunk_rows`` units
+    each (one item with more is a range alone), from the units in each block of
+    ``chunk_rows // 8`` codes (``8 items / chunk_rows`` rows collected) and, for a block with
+    more than ``chunk_rows`` units, the units of each of its items."""
+    from pyspark.sql import functions as F
+
+    width = max(1, chunk_rows // 8)
+
+    def sizes(frame, key):
+        return sorted((int(r["_k"]), int(r["_n"])) for r in
+                      frame.groupBy(key.alias("_k")).agg(F.count(F.lit(1)).alias("_n"))
+                      .collect())
+
+    pieces = []  # (first code, last code, units), in code order
+    for block, n in sizes(units, F.floor(F.col(ITEM) / width)):
+        first, last = block * width, min((block + 1) * width, n_items) - 1
+        if n <= chunk_rows:
+            pieces.append((first, last, n))
+        else:
+            inside = units.where(F.col(ITEM).between(first, last))
+            pieces += [(item, item, k) for item, k in sizes(inside, F.col(ITEM))]
+    start = end = None
+    held = 0
+    for first, last, n in pieces:
+        if start is not None and held + n > chunk_rows:
+            yield start, end
+            start = None
+        if start is None:
+            start, held = first, 0
+        end, held = last, held + n
+    if start is not None:
+        yield start, end
 
 
 def _pa():
