@@ -28,7 +28,7 @@ from audit.contract import columns as C
 from audit.cli import cli
 from audit.escape.spreadsheet import (TRIGGERS, escape_cell, escape_column, needs_prefix,
                                       unescape_cell)
-from audit.items import CLASSES, item_table, write_items
+from audit.items import CLASSES, N_JUDGMENTS, item_table, write_items
 from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from audit.ingest import load
 from audit.rank import flipped_items
@@ -484,3 +484,36 @@ def test_classes_are_exhaustive_and_documented():
     items = item_table(table)
     for a, b in combinations(table.pools, 2):
         assert set(items[f"{a} vs {b}:class"]) <= set(CLASSES)
+
+
+@pytest.mark.parametrize("source", ["pandalm", "likert"])
+def test_items_written_in_chunks_are_the_file_written_whole(source, tmp_path):
+    """:func:`write_item_chunks` (the Spark engine's streamed writer) of the table cut into
+    chunks of 97 rows: one row group per chunk, and the same frame, attrs, key-value metadata
+    and CSV bytes as :func:`write_items` of the whole; a chunk whose column types differ from
+    the first's is an internal error, not a cast."""
+    import pyarrow.parquet as pq
+
+    from audit.errors import InternalError
+    from audit.items import write_item_chunks
+
+    table = quiet_load(PANDALM) if source == "pandalm" else likert_table()
+    items = item_table(table)
+    whole, chunked = tmp_path / "whole", tmp_path / "chunked"
+    whole.mkdir(), chunked.mkdir()
+    write_items(items, whole, csv=True)
+    chunks = [items.iloc[i:i + 97] for i in range(0, len(items), 97)]
+    assert write_item_chunks(chunks, chunked, csv=True) == ["items.parquet", "items.csv"]
+    a, b = pd.read_parquet(whole / "items.parquet"), pd.read_parquet(chunked / "items.parquet")
+    pd.testing.assert_frame_equal(a, b)
+    assert a.attrs == b.attrs
+    meta = pq.read_metadata(chunked / "items.parquet")
+    assert meta.num_row_groups == len(chunks) > 1
+    assert meta.metadata == pq.read_metadata(whole / "items.parquet").metadata
+    assert (whole / "items.csv").read_bytes() == (chunked / "items.csv").read_bytes()
+    other = chunks[1].copy()
+    other[N_JUDGMENTS] = other[N_JUDGMENTS].astype(float)
+    with pytest.raises(InternalError, match="other column types"):
+        write_item_chunks([chunks[0], other], tmp_path)
+    with pytest.raises(InternalError, match="no chunk"):
+        write_item_chunks([], tmp_path)
