@@ -29,18 +29,37 @@ def advice_frame(table, block: dict, *, frame: pd.DataFrame | None = None) -> pd
     :data:`audit.advice.advise.REASONS`), ``expected_reduction``, ``label_error``, ``text``
     (the excerpt the table holds, when it has one), then each pool's current label counts,
     ``"<pool>:count:<label>"`` as in ``items.parquet`` (the columns of its ``frame``, built
-    here unless given)."""
+    here unless given). :func:`frame_of` of the items' texts and counts."""
     from ..items import item_table
 
     entries = block.get("items") or []
-    cols = [c for c in FRAME_COLUMNS if _has(table, c)]
     if frame is None and entries:
         frame = item_table(table)
     rows = np.asarray([e["row"] for e in entries], dtype=np.int64)
+    texts = (_texts(table, [e["item"] for e in entries]) if C.TEXT in table.frame.columns
+             else None)
+    counts = None
+    if frame is not None:
+        meta = frame.attrs.get("annotation_audit", {}).get("columns", {})
+        counts = {name: frame[name].to_numpy()[rows] for name, m in meta.items()
+                  if m.get("field") == "count"}
+    return frame_of(block, pairwise=table.is_pairwise, rating=table.is_rating, texts=texts,
+                    counts=counts)
+
+
+def frame_of(block: dict, *, pairwise: bool, rating: bool, texts: list | None,
+             counts: dict[str, np.ndarray] | None) -> pd.DataFrame:
+    """:func:`advice_frame` from the block and, per listed item in rank order, its text
+    (``texts``; None: the table has no text column) and its label counts (``counts``: column
+    name -> values, in ``items.parquet``'s column order; None: no count columns); the pandas
+    engine reads them from its item table, a cluster from a query of the listed items
+    (:func:`audit.ingest.spark.advice.advise_frame_from_cluster`)."""
+    entries = block.get("items") or []
+    has = {C.MODEL_A: pairwise, C.MODEL_B: pairwise, C.MODEL: rating, C.TEXT: texts is not None}
     data: dict[str, object] = {}
-    for name in cols:
+    for name in (c for c in FRAME_COLUMNS if has.get(c, True)):
         if name == C.TEXT:
-            data[name] = pd.array(_texts(table, [e["item"] for e in entries]), dtype="string")
+            data[name] = pd.array(texts, dtype="string")
         elif name == "reasons":
             data[name] = pd.array([", ".join(e["reasons"]) for e in entries], dtype="string")
         elif name in ("expected_reduction", "label_error"):
@@ -50,22 +69,8 @@ def advice_frame(table, block: dict, *, frame: pd.DataFrame | None = None) -> pd
             data[name] = np.asarray([e["rank"] for e in entries], dtype=np.int64)
         else:
             data[name] = pd.array([e[name] for e in entries], dtype="string")
-    if frame is not None:
-        meta = frame.attrs.get("annotation_audit", {}).get("columns", {})
-        for name, m in meta.items():
-            if m.get("field") == "count":
-                data[name] = frame[name].to_numpy()[rows]
+    data.update(counts or {})
     return pd.DataFrame(data)
-
-
-def _has(table, name: str) -> bool:
-    if name in (C.MODEL_A, C.MODEL_B):
-        return table.is_pairwise
-    if name == C.MODEL:
-        return table.is_rating
-    if name == C.TEXT:
-        return C.TEXT in table.frame.columns
-    return True
 
 
 def _texts(table, items: list[str]) -> list:

@@ -48,6 +48,8 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
     from ...profile import section
     from ...rank import board_keys, rank_from_patterns
     from ...results import plain
+    from ...advice import ADVISE_DEFAULTS
+    from .advice import advise_from_cluster
     from .aggregates import (spark_board_patterns, spark_dataset_counts, spark_flipped_listing,
                              spark_unit_patterns)
     from .measure_aggregates import cluster_aggregates, cluster_strata, release_strata
@@ -116,5 +118,7 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
         results["plan"] = plan_from_patterns(
             ct, results, up, (agg.item_pool_label, agg.weights, agg.pool_names),
             n_models=n_models, **{**PLAN_DEFAULTS, **(plan or {})}, seed=bootstrap.seed)
-        results["advise"] = {"skipped": ADVISE_SKIPPED}
+        results["advise"] = advise_from_cluster(  # options as next_steps passes them
+            ct, results, **{"budget": ADVISE_DEFAULTS["budget"], "more": ADVISE_DEFAULTS["more"],
+                            **(advise or {})}, seed=bootstrap.seed, max_cells=max_cells)
     return results
