@@ -20,10 +20,16 @@ patterns afterwards (:mod:`audit.advice.pick`). Here:
    texts) by :meth:`.coded.ClusterTable.item_texts`, their rows in the item table by one
    aggregation (units before each listed item, and the listed items' own units).
 
-What the driver holds: the patterns (at most the units, and at most (ordered model pairs) x
-(distinct human count rows); a few hundred to a few thousand on usual data) and ``budget``
-units; never every unit. The unit counts are cached on the cluster while the advice runs (three
-queries read them) and freed after.
+What the driver holds: the patterns and ``budget`` units, never a row per unit. The patterns
+are at most the units, and at most (ordered model pairs) x (distinct rows of the human pools'
+counts): few where models are few (PandaLM: 109 patterns for 999 units), but nearly one per
+unit with many models and a fine scale (50 models, -2..2, two pools, five judgments per item:
+33,598 patterns for 40,000 units), so the driver's share then grows with the units until the
+pairs x count rows bound is reached. Why the pair is in the key: the leaderboard target's
+coefficients (how a unit moves each adjacent pair's gap) depend on the ordered pair; the labels
+target needs only each population's (binned stratum, counts), which a two-phase group-by
+(strata sums, then bins) could key on instead (not done). The unit counts are cached on the
+cluster while the advice runs (three queries read them) and freed after.
 
 ``tests/test_spark_advice.py`` checks the block and the advice frame against the pandas
 engine's on the same file.
