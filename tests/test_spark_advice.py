@@ -20,11 +20,13 @@ from test_spark_aggregates import _differences
 from audit.contract import columns as C
 
 IDS = ["007", "7", "0", "Ж-1", "é", "=1+1", "a b", "ß", "😀", "-3"]
-MODELS = ["Model-α", "model-b", "Ж", "=cmd", "m 5"]
+#: eight models: 28 pairs, more strata than the label model keeps apart (STRATA_MAX), so the
+#: cluster keys the labels target's patterns by the strata's bins (binned_patterns)
+MODELS = ["Model-α", "model-b", "Ж", "=cmd", "m 5", "07", "7", "z\u00e9"]
 
 
 def hostile_frame(seed: int = 0) -> pd.DataFrame:
-    """Three human pools and a judge pool on five models; 260 items, 40 of them judged again
+    """Three human pools and a judge pool on eight models; 260 items, 38 of them judged again
     on a second pair; labels -1 / 0 / 1 drawn from a Bradley-Terry model with an item effect."""
     rng = np.random.default_rng(seed)
     strength = np.linspace(1.0, -1.0, len(MODELS))
@@ -89,7 +91,7 @@ CASES = [("majority", "leaderboard", 7), ("majority", None, 100_000), ("majority
 
 def test_the_clusters_advice_equals_the_pandas_engines(both_engines):
     from audit.advice import advise_block, advise_frame
-    from audit.advice.units import read_units
+    from audit.advice.units import STRATA_MAX, read_units
     from audit.ingest.spark.advice import advise_frame_from_cluster, advise_from_cluster
     from audit.items import item_table
 
@@ -121,6 +123,7 @@ def test_the_clusters_advice_equals_the_pandas_engines(both_engines):
         assert units.frame[C.ITEM].duplicated().sum() >= 30
         assert ids == sorted(ids) and ids.index("007") < ids.index("7") and "😀" in ids
         assert "gpt" in units.pools and "gpt" not in units.counts
+        assert int(units.stratum.max()) + 1 > STRATA_MAX  # the binned labels patterns
 
 
 def test_the_cluster_never_collects_a_units_frame(both_engines, monkeypatch):

@@ -263,16 +263,19 @@ def rank_patterns(table, units, results: dict, *, budget: int = 50, target: str 
                    (opposed, close, uncertain), close_pair, joint)
 
 
-def finish(ranking: Ranking, picked) -> dict:
+def finish(ranking: Ranking, picked, *, models=None) -> dict:
     """The block of ``ranking`` with its items: ``picked``, the advised units in rank order as
     ``(pattern, item id as text, item-table row)``, and their totals against as many random
-    units."""
+    units. ``models``: each picked unit's ``(model_a, model_b)`` names, for patterns keyed
+    without the pair (None: the pattern's)."""
     block = ranking.block
     if ranking.reduction is None:
         return block
     units, reduction = ranking.units, ranking.reduction
     block["items"] = [_entry(rank, p, item, row, ranking)
                       for rank, (p, item, row) in enumerate(picked, start=1)]
+    for entry, pair in zip(block["items"], models or []):
+        entry[C.MODEL_A], entry[C.MODEL_B] = str(pair[0]), str(pair[1])
     n = len(picked)
     chosen = np.asarray([p for p, _, _ in picked], dtype=np.int64)
     share = n / max(units.n_units, 1)

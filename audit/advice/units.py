@@ -68,6 +68,10 @@ class Units:
     opposed: np.ndarray  # (P,) bool: :func:`opposed_pools`
     frame: pd.DataFrame | None = None  # the item table, when read from one (pandas engine)
     inverse: np.ndarray | None = None  # (U,) each item-table row's pattern, with ``frame``
+    #: population -> (P,) its binned stratum, when the rows are keyed by the populations'
+    #: bins rather than the pair (``stratum`` and ``mirror`` are then unused, ``counts`` are in
+    #: the strata's orientation, models are None: a cluster's labels-target patterns)
+    binned: dict[str, np.ndarray] | None = None
 
     @property
     def n(self) -> int:
@@ -146,16 +150,20 @@ def first_patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def units_from_patterns(*, labels, pools, human_pools, counts, model_codes, model_names,
                         weight, preference: bool, pairwise: bool, rating: bool, opposed=None,
-                        frame=None, inverse=None) -> Units:
+                        frame=None, inverse=None, binned=None) -> Units:
     """:class:`Units` from pattern rows in order of first appearance (the pandas engine's
     :func:`read_units`, a cluster's group-by): ``counts`` per human pool ``(P, q)`` (None: the
     scale has no label counts), ``model_codes`` ``(2, P)`` (pairwise, as the item table
     orients the pair) or ``(1, P)`` (ratings) into the sorted ``model_names``, ``weight``
-    ``(P,)`` units per row; ``opposed`` computed from the counts unless given."""
+    ``(P,)`` units per row; ``opposed`` computed from the counts unless given. ``binned``:
+    population -> each row's binned stratum, for rows keyed by the bins instead of the pair
+    (``model_codes`` None, ``counts`` in the strata's orientation; :class:`Units`)."""
     weight = np.asarray(weight, dtype=np.int64)
     model_a = model_b = model = None
     mirror = np.zeros(len(weight), dtype=bool)
-    if pairwise:
+    if binned is not None:
+        stratum = np.zeros(len(weight), dtype=np.int64)
+    elif pairwise:
         model_a = np.asarray(model_names, dtype=object)[model_codes[0]]
         model_b = np.asarray(model_names, dtype=object)[model_codes[1]]
         stratum, above = pair_strata(model_codes[0], model_codes[1])
@@ -171,7 +179,7 @@ def units_from_patterns(*, labels, pools, human_pools, counts, model_codes, mode
     return Units(list(labels), list(pools), list(human_pools), counts,
                  np.asarray(stratum, dtype=np.int64), mirror, preference, model_a, model_b,
                  model, model_codes, model_names, weight, np.asarray(opposed, dtype=bool),
-                 frame, inverse)
+                 frame, inverse, binned)
 
 
 def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -303,7 +311,8 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
     if overall.sum() == 0:
         return None
     overall /= overall.sum()
-    stratum = binned_strata(units.stratum, canon, w)
+    stratum = (binned_strata(units.stratum, canon, w) if units.binned is None
+               else units.binned[name])
     n_strata = int(stratum.max()) + 1 if units.n else 0
     by_stratum = np.stack([np.bincount(stratum, weights=canon[:, k] * w, minlength=n_strata)
                            for k in range(canon.shape[1])], axis=1).reshape(n_strata, -1)

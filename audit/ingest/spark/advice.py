@@ -52,25 +52,116 @@ def advise_from_cluster(ct, results: dict, *, budget: int = 50, target: str | No
     equal to :func:`audit.advice.advise_block` of the same judgments with ``results`` (the
     audit's result dict, as there) and the same options (module docstring for what runs
     where)."""
-    from ...advice.advise import check_options, finish, rank_patterns
+    from ...advice.advise import check_options, default_target, finish, rank_patterns
     from ...advice.pick import levels
+    from ...advice.units import STRATA_MAX
 
     check_options(budget=budget, target=target, more=more)
     uc = unit_counts(ct).cache()
     try:
-        units, keys = cluster_patterns(ct, uc)
+        strata = None
+        if (target or default_target(ct, results)) == "labels" and counted(ct):
+            strata = cluster_strata(ct, uc)
+        if strata is not None and len(strata) > STRATA_MAX:
+            units, keys, keyed = binned_patterns(ct, uc, strata)
+        else:
+            (units, keys), keyed = cluster_patterns(ct, uc), uc
         ranking = rank_patterns(ct, units, results, budget=budget, target=target, more=more,
                                 seed=seed, max_cells=max_cells)
         if ranking.reduction is None:
             return ranking.block
         patterns, level = levels(ranking.reduction, units.weight, budget)
-        listed = _listed(ct, uc, keys, patterns, level, budget)
+        listed = _listed(ct, keyed, keys, patterns, level, budget)
         names = [name for name, _ in ct.item_texts(listed[ITEM].to_numpy())]
         rows = _rows(uc, listed)
+        models = [(ct.models[hi], ct.models[lo]) if shown else (ct.models[lo], ct.models[hi])
+                  for lo, hi, shown in zip(listed[LO], listed[HI], listed[FLIPPED])]
         return finish(ranking, [(int(p), str(name), int(row)) for p, name, row
-                                in zip(listed[PATTERN], names, rows)])
+                                in zip(listed[PATTERN], names, rows)], models=models)
     finally:
         uc.unpersist()
+
+
+def counted(ct) -> bool:
+    """Whether the scale has label count columns (not wider than
+    :data:`audit.contract.labels.CATEGORY_LIMIT`)."""
+    from ...contract.labels import CATEGORY_LIMIT
+
+    return len(ct.scale.values) <= CATEGORY_LIMIT
+
+
+def _canonical(ct, pool: int, label: int):
+    """Unit counts' column of ``(pool, label)`` turned to the stratum's orientation (the pair
+    as (lo, hi)): a unit shown as (hi, lo) reads its labels mirrored."""
+    from pyspark.sql import functions as F
+
+    q = len(ct.scale.values)
+    return F.when(F.col(FLIPPED), F.col(count_column(pool, q - 1 - label))).otherwise(
+        F.col(count_column(pool, label)))
+
+
+def cluster_strata(ct, uc):
+    """Per model pair (stratum): its first item (the strata are numbered in order of first
+    appearance, as the pandas engine numbers them) and each human pool's summed counts in the
+    pair's orientation, by one group-by; a pandas frame in stratum order."""
+    from pyspark.sql import functions as F
+
+    q = len(ct.scale.values)
+    sums = [F.sum(_canonical(ct, ct.pools.index(p), j)).cast("long").alias(f"_s{k}_{j}")
+            for k, p in enumerate(ct.human_pools) for j in range(q)]
+    found = uc.groupBy(LO, HI).agg(F.min(ITEM).alias("_first"), *sums).toPandas()
+    return found.sort_values(["_first", LO, HI], kind="stable").reset_index(drop=True)
+
+
+def binned_patterns(ct, uc, strata):
+    """The labels target's patterns when the model pairs are more than
+    :data:`audit.advice.units.STRATA_MAX`: each population's strata binned on the driver from
+    the strata's sums (:func:`audit.advice.units.binned_strata`, the pandas engine's bins),
+    then the units grouped by (every population's bin, every human pool's counts in the
+    stratum's orientation): the pair leaves the key, so the patterns are bounded by the bins
+    and count rows, not by the pairs. Returns the :class:`audit.advice.units.Units`, the
+    patterns' keys and the unit counts with the key columns (for the listing query)."""
+    from pyspark.sql import functions as F
+
+    from ...advice.units import binned_strata, units_from_patterns
+    from ...contract import columns as CC
+    from ...items import _label_names
+
+    q = len(ct.scale.values)
+    humans = list(ct.human_pools)
+    n = len(strata)
+    sums = {p: strata[[f"_s{k}_{j}" for j in range(q)]].to_numpy(dtype=np.int64)
+            .reshape(n, q) for k, p in enumerate(humans)}
+    sums[CC.EVERY_HUMAN_POOL] = sum(sums.values(), np.zeros((n, q), dtype=np.int64))
+    names = list(sums)
+    bins = {f"_b{k}": binned_strata(np.arange(n), sums[p]) for k, p in enumerate(names)}
+    table = strata[[LO, HI]].copy()
+    for col, b in bins.items():
+        table[col] = b.astype(np.int64)
+    rows = [tuple(int(v) for v in r) for r in table.itertuples(index=False)]
+    schema = ", ".join(f"`{c}` {'int' if c in (LO, HI) else 'long'}" for c in table.columns)
+    mapped = ct.coded.sparkSession.createDataFrame(rows, schema=schema)
+    canon = [_canonical(ct, ct.pools.index(p), j).alias(f"_k{k}_{j}")
+             for k, p in enumerate(humans) for j in range(q)]
+    keyed = uc.join(F.broadcast(mapped), on=[LO, HI], how="inner").select(
+        ITEM, LO, HI, FLIPPED, *bins, *canon)
+    key = list(bins) + [f"_k{k}_{j}" for k in range(len(humans)) for j in range(q)]
+    found = (keyed.groupBy(*key).agg(F.count(F.lit(1)).alias(N),
+                                     F.min(F.struct(ITEM, LO, HI)).alias("_first"))
+             .select(*key, N, *[F.col(f"_first.{c}").alias(f"_first_{c}")
+                                for c in (ITEM, LO, HI)])
+             .toPandas())
+    found = (found.sort_values([f"_first_{c}" for c in (ITEM, LO, HI)], kind="stable")
+             .reset_index(drop=True))
+    counts = {p: found[[f"_k{k}_{j}" for j in range(q)]].to_numpy(dtype=np.int64)
+              .reshape(len(found), q) for k, p in enumerate(humans)}
+    units = units_from_patterns(
+        labels=_label_names(ct.scale), pools=list(ct.pools), human_pools=humans,
+        counts=counts, model_codes=None, model_names=np.asarray(ct.models, dtype=object),
+        weight=found[N].to_numpy(dtype=np.int64), preference=True, pairwise=False,
+        rating=False, binned={p: found[f"_b{k}"].to_numpy(dtype=np.int64)
+                              for k, p in enumerate(names)})
+    return units, found[key], keyed
 
 
 def key_columns(ct) -> list[str]:
@@ -125,7 +216,8 @@ def _listed(ct, uc, keys, patterns, level, budget: int):
     from pyspark.sql import functions as F
 
     if not len(patterns):
-        return pd.DataFrame({ITEM: [], LO: [], HI: [], PATTERN: []}, dtype=np.int64)
+        return pd.DataFrame({ITEM: [], LO: [], HI: [], FLIPPED: [], PATTERN: []},
+                            dtype=np.int64)
     chosen = keys.iloc[patterns].reset_index(drop=True)
     chosen[LEVEL] = level.astype(np.int64)
     chosen[PATTERN] = patterns.astype(np.int64)
@@ -133,7 +225,7 @@ def _listed(ct, uc, keys, patterns, level, budget: int):
     rows = [tuple(_plain(v) for v in r) for r in chosen.itertuples(index=False)]
     frame = ct.coded.sparkSession.createDataFrame(rows, schema=schema)
     return (uc.join(F.broadcast(frame), on=list(keys.columns), how="inner")
-            .select(ITEM, LO, HI, LEVEL, PATTERN)
+            .select(ITEM, LO, HI, FLIPPED, LEVEL, PATTERN)
             .orderBy(LEVEL, ITEM, LO, HI).limit(int(budget)).toPandas())
 
 
