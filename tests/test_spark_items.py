@@ -234,3 +234,46 @@ def test_item_ranges_hold_at_most_a_chunk_of_units(spark, chunk):
         assert held <= chunk or first == last, (first, last, held)
     if chunk >= 5:  # ranges are merged up to the bound, not one per block
         assert len(ranges) < len(per_item)
+
+
+def test_run_with_the_spark_engine_writes_the_pandas_engines_item_files(spark, tmp_path,
+                                                                        monkeypatch):
+    """``audit.run(..., engine="spark", out=...)`` keeps the hostile table on the cluster and
+    streams its ``items.parquet`` and ``items.csv`` into the run's set (once, through
+    :func:`write_items_from_cluster`): the pandas engine's files (frame, attrs, key-value
+    metadata, CSV bytes), listed in the manifest."""
+    import json
+
+    import audit
+    from audit.ingest.spark import units
+
+    streamed = []
+    real = units.write_items_from_cluster
+
+    def spy(ct, folder, **options):
+        streamed.append(type(ct).__name__)
+        return real(ct, folder, **options)
+
+    monkeypatch.setattr(units, "write_items_from_cluster", spy)
+
+    src, spec = _write_source(tmp_path, "hostile")
+    outs = {}
+    for engine in ("pandas", "spark"):
+        outs[engine] = tmp_path / engine
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = audit.run(src, engine=engine, out=outs[engine], n_bootstrap=20,
+                                report=False, items=True, items_csv=True, advice_files=False,
+                                load_options={"spec": spec})
+        assert results["dataset"]["n_annotations"] == len(hostile_frame())
+    a = pd.read_parquet(outs["pandas"] / "items.parquet")
+    b = pd.read_parquet(outs["spark"] / "items.parquet")
+    pd.testing.assert_frame_equal(a, b)
+    assert a.attrs == b.attrs
+    assert (pq.read_metadata(outs["pandas"] / "items.parquet").metadata
+            == pq.read_metadata(outs["spark"] / "items.parquet").metadata)
+    assert streamed == ["ClusterTable"]
+    csv_files = [(outs[e] / "items.csv").read_bytes() for e in ("pandas", "spark")]
+    assert csv_files[0] == csv_files[1]
+    manifest = json.loads((outs["spark"] / "manifest.json").read_text())
+    assert {"items.parquet", "items.csv"} <= set(manifest["files"])
