@@ -8,8 +8,10 @@ patterns afterwards (:mod:`audit.advice.pick`). Here:
 
 1. **Patterns, on the cluster**: the per-unit oriented counts (:func:`.units.unit_counts`, one
    group-by of the judgments) grouped by (``lo``, ``hi``, ``flipped``, every human pool's
-   counts): each pattern's units and its first unit in the item table's order (item code, then
-   pair). The driver receives the patterns only.
+   counts; for the labels target beyond :data:`audit.advice.units.STRATA_MAX` pairs, by the
+   strata's bins instead of the pair, :func:`binned_patterns`): each pattern's units and its
+   first unit in the item table's order (item code, then pair). The driver receives the
+   patterns only.
 2. **Ranking, on the driver**: :func:`audit.advice.advise.rank_patterns`, the pandas engine's
    code, over the patterns in order of their first unit (the order the pandas engine numbers
    them in, so the fitted numbers are the same floating-point numbers), then
@@ -20,16 +22,17 @@ patterns afterwards (:mod:`audit.advice.pick`). Here:
    texts) by :meth:`.coded.ClusterTable.item_texts`, their rows in the item table by one
    aggregation (units before each listed item, and the listed items' own units).
 
-What the driver holds: the patterns and ``budget`` units, never a row per unit. The patterns
-are at most the units, and at most (ordered model pairs) x (distinct rows of the human pools'
-counts): few where models are few (PandaLM: 109 patterns for 999 units), but nearly one per
-unit with many models and a fine scale (50 models, -2..2, two pools, five judgments per item:
-33,598 patterns for 40,000 units), so the driver's share then grows with the units until the
-pairs x count rows bound is reached. Why the pair is in the key: the leaderboard target's
-coefficients (how a unit moves each adjacent pair's gap) depend on the ordered pair; the labels
-target needs only each population's (binned stratum, counts), which a two-phase group-by
-(strata sums, then bins) could key on instead (not done). The unit counts are cached on the
-cluster while the advice runs (three queries read them) and freed after.
+What the driver holds: the patterns and ``budget`` units (no unit's id, name or text beyond
+the listed ones). How many patterns: the leaderboard target's patterns keep the ordered pair (its coefficients, how a unit moves each
+adjacent pair's gap, depend on it): at most the units and at most (ordered pairs) x (distinct
+rows of the human pools' counts), few where models are few (PandaLM: 109 for 999 units) but
+most of the units with many models on a fine scale (50 models, -2..2, two pools, five judgments
+per item: 33,598 for 40,000 units at 200,000 judgments, 133,388 for 200,000 at a million). The
+labels target needs only each population's binned stratum and counts: beyond
+:data:`audit.advice.units.STRATA_MAX` pairs its patterns are keyed by the bins
+(:func:`binned_patterns`), at most 16 per population times the count rows, whatever the pairs
+(the same tables: 13,976 and 23,054 patterns). The unit counts are cached on the cluster while
+the advice runs (three or four queries read them) and freed after.
 
 ``tests/test_spark_advice.py`` checks the block and the advice frame against the pandas
 engine's on the same file.
