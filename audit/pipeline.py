@@ -323,7 +323,9 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
 def _on_cluster(table) -> bool:
     """Whether ``table`` is a :class:`audit.ingest.spark.coded.ClusterTable` (its judgments kept
     on the cluster), without importing the Spark engine when it is not."""
-    return type(table).__name__ == "ClusterTable" and hasattr(table, "coded")
+    from .advice import on_cluster
+
+    return on_cluster(table)
 
 
 def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: str, step: Step,

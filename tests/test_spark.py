@@ -335,6 +335,18 @@ def test_cli_run_engine_spark_writes_results_and_report(spark, tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert results["meta"]["engine"] == "spark"
     assert (out / "report.html").exists() and (out / "dataset_card.md").exists()
+    # the per-item files come from the cluster (streamed, listed): the pandas engine's files
+    mine = tmp_path / "pandas"
+    res = CliRunner().invoke(cli, ["run", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--bootstrap", "50", "--out", str(mine), "--quiet",
+                                   "--items-csv"])
+    assert res.exit_code == 0, res.output
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "items.parquet"),
+                                  pd.read_parquet(mine / "items.parquet"))
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "advice.parquet"),
+                                  pd.read_parquet(mine / "advice.parquet"))
+    assert (out / "advice.csv").read_bytes() == (mine / "advice.csv").read_bytes()
+    assert len(pd.read_parquet(out / "advice.parquet")) == len(results["advise"]["items"]) > 0
 
 
 def test_check_suite_with_engine_spark(spark, tmp_path):

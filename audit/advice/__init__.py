@@ -57,9 +57,23 @@ def advise_block(table, results: dict, *, budget: int = 50, target: str | None =
                   frame=frame, max_cells=max_cells)
 
 
+def on_cluster(table) -> bool:
+    """Whether ``table`` is a :class:`audit.ingest.spark.coded.ClusterTable` (judgments kept on
+    a Spark cluster), without importing the Spark engine when it is not."""
+    return type(table).__name__ == "ClusterTable" and hasattr(table, "coded")
+
+
 def advise_frame(table, block: dict, *, frame=None):
     """The advised items as a pandas DataFrame ready for an annotation tool
-    (:func:`audit.advice.output.advice_frame`)."""
+    (:func:`audit.advice.output.advice_frame`); for a table kept on a Spark cluster
+    (:class:`audit.ingest.spark.coded.ClusterTable`), by a query of the listed items only
+    (:func:`audit.ingest.spark.advice.advise_frame_from_cluster`)."""
+    if on_cluster(table):
+        from ..ingest.spark.advice import advise_frame_from_cluster
+        from ..ingest.spark.failures import spark_failures
+
+        with spark_failures(table.source):
+            return advise_frame_from_cluster(table, block)
     from .output import advice_frame
 
     return advice_frame(table, block, frame=frame)

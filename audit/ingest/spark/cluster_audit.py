@@ -7,21 +7,16 @@ of the judgments: the ``dataset`` block from :class:`~audit.contract.table.Datas
 :class:`~audit.measure.patterns.MeasureAggregates` and the pools' strata
 (:mod:`.measure_aggregates`), the rank block from ``BoardPatterns``, ``UnitPatterns`` and the
 flipped listing (:mod:`.aggregates`, :func:`audit.rank.rank_from_patterns`), the plan from the
-same patterns (:func:`audit.planning.plan_from_patterns`). Each is the pandas engine's code
-after its aggregates; ``tests/test_spark_aggregates.py`` checks the whole result against the
-pandas engine's.
+same patterns (:func:`audit.planning.plan_from_patterns`), the advice from the units'
+patterns and one limited query for the listed units (:func:`.advice.advise_from_cluster`).
+Each is the pandas engine's code after its aggregates; ``tests/test_spark_aggregates.py``
+checks the whole result against the pandas engine's.
 
-What it does not give yet, and says so in the result: the ``advise`` block (its listing reads
-per-item label counts) and ``items.parquet``. So ``--engine spark`` still collects the
-judgments; this is the path that will replace the collect.
+``--engine spark`` (:func:`audit.pipeline.run`) takes this path for pairwise preference
+tables; ``items.parquet`` is streamed from the cluster by :mod:`.units`.
 """
 
 from __future__ import annotations
-
-#: The ``advise`` block's ``skipped`` reason on this path.
-ADVISE_SKIPPED = ("not computed from the cluster's aggregates yet: the advice lists items by "
-                  "their per-item label counts (run without keeping the judgments on the cluster)")
-
 
 def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment",
                   min_overlap: int = 10, min_annotator_judgments: int = 10,
