@@ -24,8 +24,8 @@ patterns afterwards (:mod:`audit.advice.pick`). Here:
 
 What the driver holds: the patterns and ``budget`` units (no unit's id, name or text beyond
 the listed ones). How many patterns: the leaderboard target's keep the ordered pair (its
-coefficients, how a unit moves each adjacent pair's gap, depend on it): at most the units and at most (ordered pairs) x (distinct
-rows of the human pools' counts), few where models are few (PandaLM: 109 for 999 units) but
+coefficients, how a unit moves each adjacent pair's gap, depend on it): at most the units
+and at most (ordered pairs) x (distinct rows of the human pools' counts), few where models are few (PandaLM: 109 for 999 units) but
 most of the units with many models on a fine scale (50 models, -2..2, two pools, five judgments
 per item: 33,598 for 40,000 units at 200,000 judgments, 133,388 for 200,000 at a million). The
 labels target needs only each population's binned stratum and counts: beyond
