@@ -22,17 +22,17 @@ patterns afterwards (:mod:`audit.advice.pick`). Here:
    texts) by :meth:`.coded.ClusterTable.item_texts`, their rows in the item table by one
    aggregation (units before each listed item, and the listed items' own units).
 
-What the driver holds: the patterns and ``budget`` units (no unit's id, name or text beyond
-the listed ones). How many patterns: the leaderboard target's keep the ordered pair (its
-coefficients, how a unit moves each adjacent pair's gap, depend on it): at most the units
-and at most (ordered pairs) x (distinct rows of the human pools' counts), few where models are few (PandaLM: 109 for 999 units) but
-most of the units with many models on a fine scale (50 models, -2..2, two pools, five judgments
-per item: 33,598 for 40,000 units at 200,000 judgments, 133,388 for 200,000 at a million). The
-labels target needs only each population's binned stratum and counts: beyond
-:data:`audit.advice.units.STRATA_MAX` pairs its patterns are keyed by the bins
-(:func:`binned_patterns`), at most 16 per population times the count rows, whatever the pairs
-(the same tables: 13,976 and 23,054 patterns). The unit counts are cached on the cluster while
-the advice runs (three or four queries read them) and freed after.
+What the driver holds: the patterns and ``budget`` units (no unit's id, name or text beyond the
+listed ones). How many patterns: the leaderboard target's keep the ordered pair (its
+coefficients, how a unit moves each adjacent pair's gap, depend on it): at most the units and
+at most (ordered pairs) x (distinct rows of the human pools' counts), few where models are few
+(PandaLM: 109 for 999 units) but most of the units with many models on a fine scale (50 models,
+-2..2, two pools, five judgments per item: 33,598 for 40,000 units at 200,000 judgments,
+133,388 for 200,000 at a million). The labels target needs only each population's binned
+stratum and counts: beyond :data:`audit.advice.units.STRATA_MAX` pairs its patterns are keyed
+by the bins (:func:`binned_patterns`), at most 16 per population times the count rows, whatever
+the pairs (the same tables: 13,976 and 23,054 patterns). The unit counts are cached on the
+cluster while the advice runs (three or four queries read them) and freed after.
 
 ``tests/test_spark_advice.py`` checks the block and the advice frame against the pandas
 engine's on the same file.
