@@ -370,6 +370,14 @@ def main(argv=None) -> dict:
             for row in rows:
                 if row["n"] == n and row["step"] == "run" and "error" not in row["result"]:
                     row["agreement"] = agreement
+        # written after every size, so a long run stopped part way keeps what it measured
+        partial = {"machine": machine.describe(), "lakes": lakes, "java": _java(),
+                   "pyspark": _pyspark(), "projection": projection(rows, args),
+                   "minutes": (time.perf_counter() - started) / 60}
+        args.out.write_text(render(rows, partial, args))
+        if args.json:
+            args.json.write_text(json.dumps({"rows": rows, "meta": partial}, indent=1,
+                                            default=str))
     meta = {"machine": machine.describe(), "lakes": lakes, "java": _java(),
             "pyspark": _pyspark(), "projection": projection(rows, args),
             "minutes": (time.perf_counter() - started) / 60}
