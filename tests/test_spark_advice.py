@@ -86,7 +86,7 @@ def both_engines(request, spark, tmp_path_factory):
 
 
 CASES = [("majority", "leaderboard", 7), ("majority", None, 100_000), ("majority", "labels", 9),
-         ("judgment", None, 7), ("judgment", "leaderboard", 7)]
+         ("judgment", None, 7), ("judgment", "leaderboard", 7), ("judgment", "labels", 0)]
 
 
 def test_the_clusters_advice_equals_the_pandas_engines(both_engines):
