@@ -8,9 +8,9 @@ engine's ``write_items(item_table(...))`` of the same source: the frame read bac
 ``attrs``, the Parquet key-value metadata, and ``items.csv`` byte for byte, on the PandaLM CSV
 and on a three-pool Parquet table with hostile ids (leading zeros, Unicode, a newline,
 formula-looking text), items judged on two pairs and units whose judgments split evenly
-between the two orientations, with chunks of a few units. A spy on ``toArrow``, ``collect`` and
-``toPandas`` checks that no fetch brings more than one chunk's units (or names) to the driver,
-and the other fetches at most one count per block of ``chunk // 8`` items.
+between the two orientations, with chunks of a few units. A spy on ``toLocalIterator`` checks
+that the units come to the driver one piece of at most a chunk at a time, and one on
+``toArrow``, ``collect`` and ``toPandas`` that nothing else is collected.
 """
 
 from __future__ import annotations
@@ -149,7 +149,8 @@ def _pandas_files(src, spec, folder):
 def test_items_streamed_from_the_cluster_equal_the_pandas_engines(spark, which, tmp_path,
                                                                   monkeypatch):
     """The same frame, attrs, key-value metadata and CSV bytes, written in chunks of 7 (hostile)
-    or 250 (PandaLM) units; no fetch brings more than one chunk to the driver."""
+    or 250 (PandaLM) units; the units reach the driver one piece of at most a chunk at a time,
+    and nothing else is collected."""
     from audit.ingest.spark import load_spark
     from audit.ingest.spark.units import write_items_from_cluster
 
@@ -161,7 +162,7 @@ def test_items_streamed_from_the_cluster_equal_the_pandas_engines(spark, which, 
         ct = load_spark(src, spark=spark, spec=spec, keep_on_cluster=True)
     n_items = ct.items.count()
     DataFrame = type(spark.range(1))
-    fetched = []
+    fetched, pieces = [], []
     for name in ("toArrow", "collect", "toPandas"):
         real = getattr(DataFrame, name)
 
@@ -171,6 +172,14 @@ def test_items_streamed_from_the_cluster_equal_the_pandas_engines(spark, which, 
             return out
 
         monkeypatch.setattr(DataFrame, name, spy)
+    real_iterator = DataFrame.toLocalIterator
+
+    def rows(self, *args, **kwargs):
+        for row in real_iterator(self, *args, **kwargs):
+            pieces.append(len(row[C.ITEM]))
+            yield row
+
+    monkeypatch.setattr(DataFrame, "toLocalIterator", rows)
     got = tmp_path / "cluster"
     got.mkdir()
     try:
@@ -191,10 +200,10 @@ def test_items_streamed_from_the_cluster_equal_the_pandas_engines(spark, which, 
     groups = [meta_b.row_group(i).num_rows for i in range(meta_b.num_row_groups)]
     assert len(groups) == -(-len(a) // chunk) >= 4 and max(groups) == chunk
     assert (want / "items.csv").read_bytes() == (got / "items.csv").read_bytes()
-    arrow = [n for name, n in fetched if name == "toArrow"]  # counts and names per chunk
-    assert max(arrow) <= chunk and sum(arrow) == len(a) + a[C.ITEM].nunique()
-    blocks = -(-n_items // max(1, chunk // 8))  # the units per block of chunk // 8 items
-    assert all(n <= blocks for name, n in fetched if name != "toArrow")
+    assert max(pieces) <= chunk and sum(pieces) == len(a)  # one piece of units at a time
+    assert not fetched  # nothing else is collected
+    if which == "hostile":  # a block of `chunk` items on more pairs is cut into pieces
+        assert len(pieces) > -(-n_items // chunk)
     if which == "hostile":
         assert a[C.ITEM].iloc[:3].tolist() == ["'quoted", "+cmd", "-1"]  # code-point order
         assert set(IDS) <= set(a[C.ITEM])
@@ -214,26 +223,6 @@ def test_other_tables_are_refused_before_spark_runs(tmp_path):
     with pytest.raises(InputError, match="chunk_rows"):
         write_items_from_cluster(pairwise, tmp_path, chunk_rows=0)
     assert not list(tmp_path.iterdir())
-
-
-@pytest.mark.parametrize("chunk", [1, 5, 16, 40])
-def test_item_ranges_hold_at_most_a_chunk_of_units(spark, chunk):
-    """The ranges of item codes the driver fetches: consecutive, covering every code once,
-    each with at most ``chunk`` units unless one item alone has more (item 3: 30 pairs),
-    against the units counted per item here."""
-    from audit.ingest.spark.units import _item_ranges
-
-    per_item = [1, 2, 1, 30, 1, 1, 4, 1, 1, 1, 9, 1, 1, 2, 1, 1, 1, 1, 3, 1]
-    rows = [(item, j, j + 1) for item, k in enumerate(per_item) for j in range(k)]
-    units = spark.createDataFrame(rows, "item int, lo int, hi int")
-    ranges = list(_item_ranges(units, chunk, n_items=len(per_item)))
-    assert [first for first, _ in ranges] == [0] + [last + 1 for _, last in ranges[:-1]]
-    assert ranges[-1][1] == len(per_item) - 1
-    for first, last in ranges:
-        held = sum(per_item[first:last + 1])
-        assert held <= chunk or first == last, (first, last, held)
-    if chunk >= 5:  # ranges are merged up to the bound, not one per block
-        assert len(ranges) < len(per_item)
 
 
 def test_run_with_the_spark_engine_writes_the_pandas_engines_item_files(spark, tmp_path,

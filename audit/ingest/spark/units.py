@@ -19,15 +19,15 @@ shown, as the pandas engine does).
 
 :func:`write_items_from_cluster` writes ``items.parquet`` (and ``items.csv``) from those counts
 without the driver ever holding every unit (:func:`stream_units`): on the cluster the units are
-cached sorted by (item code, pair), the item table's row order (the codes number names in the
-pandas engine's sorted order), in partitions of consecutive item codes; the driver fetches them
-one range of item codes holding at most ``chunk_rows`` units at a time as Arrow (``toArrow``:
-no Python on the executors), with those items' names, builds the chunk's columns with
-:func:`audit.items.unit_columns` (the pandas engine's code) and appends them to the files
-(:func:`audit.items.write_item_chunks`). What the driver holds: one chunk's counts, names and
-finished columns, and the number of units in each block of ``chunk_rows // 8`` item codes. What
-runs on the cluster: the group-by of :func:`unit_counts`, its sort and cache, the per-block
-counts, two filtered reads of cached frames per chunk.
+gathered into pieces of at most ``chunk_rows`` units in the item table's row order (item code,
+then pair: the codes number names in the pandas engine's sorted order), one row of sorted
+arrays per piece, and the pieces are sorted; the driver fetches them one at a time
+(``toLocalIterator``, one Spark job per partition of about one piece; no Python on the
+executors), builds each chunk's columns with :func:`audit.items.unit_columns` (the pandas
+engine's code) and appends them to the files (:func:`audit.items.write_item_chunks`). What
+the driver holds: one piece and one chunk (counts, names, finished columns). What runs on the
+cluster: the group-by of :func:`unit_counts`, the join of the names, the rank of each unit in
+its block of item codes (a window per block), the pieces' arrays and their sort.
 """
 
 from __future__ import annotations
@@ -207,91 +207,53 @@ def _item_chunks(ct, layout, chunk_rows: int):
 
 def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
     """:func:`unit_counts` of ``ct`` with each item's ``name``, in the item table's row order
-    (``item``, ``lo``, ``hi``), as consecutive :class:`pyarrow.Table` chunks of at most
-    ``chunk_rows`` rows (the last may be shorter).
+    (``item``, ``lo``, ``hi``), as consecutive :class:`pyarrow.Table` chunks of ``chunk_rows``
+    rows (the last may be shorter).
 
-    On the cluster: the counts, partitioned by blocks of item codes, sorted by (item, pair)
-    within partitions and cached while the generator runs; how many units each block of
-    ``chunk_rows // 8`` item codes has (:func:`_item_ranges`); then per chunk, a query for its
-    range of item codes, which reads only the cached batches holding those codes, and one for
-    the names of those codes (``ct.items`` is cached in code order). On the driver: one chunk
-    at a time, fetched as Arrow (``toArrow``: no Python on the executors, no Python object per
-    unit), and the per-block counts.
-
-    The bound: a range holds at most ``chunk_rows`` units unless one item alone has more (more
-    model pairs than ``chunk_rows``), when that item's units are fetched together and cut.
+    On the cluster: the counts joined to the names; each unit's *piece*: its block of
+    ``chunk_rows`` consecutive item codes and its rank in the block (a window per block) over
+    ``chunk_rows``, so that a piece holds at most ``chunk_rows`` units; one row per piece
+    holding its units as sorted arrays (``collect_list`` of structs, ``sort_array``); the pieces
+    range-partitioned in order, about one per partition. On the driver: one piece at a time
+    (``toLocalIterator``: one Spark job per partition, no Python on the executors), turned into
+    Arrow and cut into chunks; at most one piece and one chunk are held. Every partition's job
+    is one task, so the number of tasks grows with the units, not with their square.
     """
-    import pyarrow.compute as pc
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     pa = _pa()
     chunk_rows = int(chunk_rows)
-    n_items = ct.items.count()
-    parts = max(1, -(-n_items // chunk_rows))
-    units = (unit_counts(ct).repartition(parts, F.floor(F.col(ITEM) / chunk_rows))
-             .sortWithinPartitions(ITEM, LO, HI).cache())
+    units = unit_counts(ct)
+    fields = [*units.columns, "name"]
     names = ct.items.select(F.col("code").cast("int").alias(ITEM), F.col("name"))
-    try:
-        pending, held = [], 0
-        for first, last in _item_ranges(units, chunk_rows, n_items=n_items):
-            inside = F.col(ITEM).between(first, last)
-            counts = units.where(inside).toArrow().sort_by([(ITEM, "ascending"),
-                                                             (LO, "ascending"),
-                                                             (HI, "ascending")])
-            found = names.where(inside).toArrow().sort_by(ITEM)
-            codes = found.column(ITEM).to_numpy()
-            if len(codes) != last - first + 1 or (len(codes) and codes[0] != first):
-                from ...errors import InternalError
-
-                raise InternalError(f"item codes {first}..{last} have {len(codes)} names on "
-                                    "the cluster")
-            at = pc.subtract(counts.column(ITEM), pa.scalar(first, pa.int32()))
-            pending.append(counts.append_column("name", found.column("name").take(at)))
-            held += counts.num_rows
-            while held >= chunk_rows:
-                table = pa.concat_tables(pending)
-                yield table.slice(0, chunk_rows)
-                rest = table.slice(chunk_rows)
-                pending, held = ([rest] if rest.num_rows else []), rest.num_rows
-        if held:
-            yield pa.concat_tables(pending)
-    finally:
-        units.unpersist()
+    within = Window.partitionBy(_BLOCK).orderBy(ITEM, LO, HI)
+    ranked = (units.join(names, on=ITEM, how="inner")
+              .withColumn(_BLOCK, F.floor(F.col(ITEM) / chunk_rows).cast("long"))
+              .withColumn(_PIECE, F.floor((F.row_number().over(within) - 1) / chunk_rows)
+                          .cast("long")))
+    pieces = (ranked.groupBy(_BLOCK, _PIECE)
+              .agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("_units"))
+              .select(_BLOCK, _PIECE, *[F.col(f"_units.{f}").alias(f) for f in fields]))
+    parts = max(1, -(-ct.items.count() // chunk_rows))
+    ordered = pieces.repartitionByRange(parts, _BLOCK, _PIECE).sortWithinPartitions(_BLOCK, _PIECE)
+    pending, held = [], 0
+    for row in ordered.toLocalIterator(prefetchPartitions=False):
+        piece = pa.table({f: pa.array(row[f]) for f in fields})
+        del row
+        pending.append(piece)
+        held += piece.num_rows
+        while held >= chunk_rows:
+            table = pa.concat_tables(pending)
+            yield table.slice(0, chunk_rows)
+            rest = table.slice(chunk_rows)
+            pending, held = ([rest] if rest.num_rows else []), rest.num_rows
+    if held:
+        yield pa.concat_tables(pending)
 
 
-def _item_ranges(units, chunk_rows: int, *, n_items: int):
-    """Consecutive ranges ``(first, last)`` of item codes holding at most ``chunk_rows`` units
-    each (one item with more is a range alone), from the units in each block of
-    ``chunk_rows // 8`` codes (``8 items / chunk_rows`` rows collected) and, for a block with
-    more than ``chunk_rows`` units, the units of each of its items."""
-    from pyspark.sql import functions as F
-
-    width = max(1, chunk_rows // 8)
-
-    def sizes(frame, key):
-        return sorted((int(r["_k"]), int(r["_n"])) for r in
-                      frame.groupBy(key.alias("_k")).agg(F.count(F.lit(1)).alias("_n"))
-                      .collect())
-
-    pieces = []  # (first code, last code, units), in code order
-    for block, n in sizes(units, F.floor(F.col(ITEM) / width)):
-        first, last = block * width, min((block + 1) * width, n_items) - 1
-        if n <= chunk_rows:
-            pieces.append((first, last, n))
-        else:
-            inside = units.where(F.col(ITEM).between(first, last))
-            pieces += [(item, item, k) for item, k in sizes(inside, F.col(ITEM))]
-    start = end = None
-    held = 0
-    for first, last, n in pieces:
-        if start is not None and held + n > chunk_rows:
-            yield start, end
-            start = None
-        if start is None:
-            start, held = first, 0
-        end, held = last, held + n
-    if start is not None:
-        yield start, end
+#: Helper columns of :func:`stream_units`: a unit's block of item codes, its piece in the block.
+_BLOCK, _PIECE = "_block", "_piece"
 
 
 def _pa():
