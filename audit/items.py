@@ -95,6 +95,11 @@ row numbered in output order from the start; the majority, unanimity and winner 
 per distinct label-count vector of a pool (a few hundred at most in usual data) and are looked up
 per row. A million pairwise judgments (250,000 rows) take about 0.3 s, and 0.5 s to write
 (``benchmarks/items_bench.py``, two busy cores; 0.9 s and 0.5 s before).
+
+Every column is a function of the units' per-pool count arrays (:func:`unit_columns`, given an
+:class:`ItemLayout`), so the rows can be built and written a chunk at a time
+(:func:`write_item_chunks`): the Spark engine streams a table kept on the cluster that way
+(:func:`audit.ingest.spark.units.write_items_from_cluster`), into the same file.
 """
 
 from __future__ import annotations
