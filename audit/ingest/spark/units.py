@@ -90,7 +90,7 @@ def unit_counts(ct):
             preference scale), so ``c<p>_0`` counts "model_a is clearly better" for the
             ``model_a`` of the item table's row; :func:`count_column`.
 
-    Size: one row per unit and ``2 + P (q + 1)`` numbers per row (``P`` pools, ``q`` labels).
+    Size: one row per unit and ``5 + P (q + 1)`` numbers per row (``P`` pools, ``q`` labels).
     The group-by shuffles one partial count row per (partition, unit).
     """
     from pyspark.sql import functions as F
