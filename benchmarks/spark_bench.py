@@ -174,8 +174,9 @@ def measure_tree(cmd: list[str], timeout: float, env: dict | None = None) -> dic
         seconds = time.perf_counter() - t
         if proc.returncode != 0:
             err.seek(0)
-            tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
-            return {"error": f"exit {proc.returncode}: " + " | ".join(tail)}
+            lines = err.read().decode(errors="replace").strip().splitlines()
+            said = [line for line in lines if line.startswith("error:")]  # the CLI's message
+            return {"error": f"exit {proc.returncode}: " + " | ".join(said[-1:] or lines[-3:])}
     return {"seconds": seconds, **{f"{k}_peak_mib": v / MIB for k, v in peak.items()}}
 
 
@@ -274,8 +275,8 @@ def render(rows: list[dict], meta: dict, args) -> str:
     for r in rows:
         res = r["result"]
         if "error" in res:
-            lines.append(f"| {_n(r['n'])} | {r['step']} | {r['engine']} | failed: "
-                         f"{res['error'][:160]} | | | | |")
+            lines.append(f"| {_n(r['n'])} | `{r['step']}` | {r['engine']} | failed: "
+                         f"{_said(res['error'])[:700]} | | | | | {res.get('load', '')} |")
             continue
         lines.append(f"| {_n(r['n'])} | `{r['step']}` | {r['engine']} | {_s(res['seconds'])} "
                      f"| {_mib(res['driver_peak_mib'])} | "
@@ -303,9 +304,15 @@ def render(rows: list[dict], meta: dict, args) -> str:
                   f"({proj['cores_there']} there against {proj['cores_here']} here, linear "
                   f"scaling: no network shuffle cost, no skew, the lake read at the same rate "
                   f"per core); `a` is the driver's work on patterns and the jobs' fixed costs, "
-                  f"kept as measured. The driver's memory does not enter: it is bounded by "
-                  f"patterns, pools, labels, annotators and models (the peaks above)."]
+                  f"kept as measured. Neither the driver's memory nor driver-side work that "
+                  f"grows with the data is modelled (see the peaks above)."]
     return "\n".join(lines) + "\n"
+
+
+def _said(error: str) -> str:
+    """The CLI's one-line message out of a failed run's stderr tail (Spark logs around it)."""
+    at = error.find("error:")
+    return (error[:error.find(":") + 1] + " " + error[at:]) if at >= 0 else error
 
 
 def _stage_lines(rows: list[dict]) -> list[str]:
