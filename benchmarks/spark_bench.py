@@ -195,13 +195,16 @@ def command(step: str, engine: str, lake: Path, out: Path, args) -> list[str]:
     return cmd
 
 
-def stages(out: Path) -> dict[str, float]:
-    """Top-level stage -> wall seconds, from ``out/results.json``'s ``meta.profile``."""
+def stages(out: Path, field: str = "seconds") -> dict[str, float]:
+    """Top-level stage -> wall seconds (or, with ``field="peak_rss_bytes"``, the driver's peak
+    resident MiB during it), from ``out/results.json``'s ``meta.profile``."""
     try:
         profile = json.loads((out / "results.json").read_text())["meta"]["profile"]
     except (OSError, KeyError, ValueError):
         return {}
-    return {st["stage"]: float(st["seconds"]) for st in profile["stages"] if st["depth"] == 0}
+    scale = MIB if field == "peak_rss_bytes" else 1
+    return {st["stage"]: float(st[field]) / scale for st in profile["stages"]
+            if st["depth"] == 0}
 
 
 def projection(rows: list[dict], args) -> dict | None:
@@ -326,6 +329,15 @@ def _stage_lines(rows: list[dict]) -> list[str]:
     for r in runs:
         cells = [f"{r['stages'][k]:.1f}" if k in r["stages"] else "" for k in names]
         lines.append(f"| {_n(r['n'])} | {r['engine']} | " + " | ".join(cells) + " |")
+    peaks = [r for r in runs if r.get("stage_peaks_mib")]
+    if peaks:
+        lines += ["", "The Python driver's peak during each stage (MiB):", "",
+                  "| judgments | engine | " + " | ".join(names) + " |",
+                  "|---|---|" + "---:|" * len(names)]
+        for r in peaks:
+            cells = [f"{r['stage_peaks_mib'][k]:,.0f}" if k in r["stage_peaks_mib"] else ""
+                     for k in names]
+            lines.append(f"| {_n(r['n'])} | {r['engine']} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -373,6 +385,7 @@ def main(argv=None) -> dict:
                     if step == "run" and "error" not in res:
                         outs[engine] = out
                         row["stages"] = stages(out)
+                        row["stage_peaks_mib"] = stages(out, field="peak_rss_bytes")
             agreement = compare(outs) if "run" in steps else None
             for row in rows:
                 if row["n"] == n and row["step"] == "run" and "error" not in row["result"]:
