@@ -189,7 +189,11 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         :class:`audit.ingest.spec.DatasetSpec`. ``aspect=None`` is MultiPref's default aspect.
     engine, spark_master, spark_conf
         ``engine="spark"`` runs the loading passes (read, map, validate, encode) on Spark
-        (:mod:`audit.ingest.spark`); everything after them is the same code.
+        (:mod:`audit.ingest.spark`). A pairwise preference table then stays on the cluster
+        and is audited from what Spark group-bys return
+        (:func:`audit.ingest.spark.cluster_audit.audit_cluster`; ``items.parquet`` and the
+        advice files are streamed or queried from it); any other table is collected and
+        audited by the same code as the pandas engine. The results are the pandas engine's.
     out
         Output folder, written as one set (:func:`audit.outputs.write_run`): the files and a
         ``manifest.json`` are staged beside it and swapped in together, so a reader never sees
