@@ -615,3 +615,23 @@ def test_a_quote_inside_a_csv_field_reads_as_the_pandas_engine_reads_it(spark, t
     got = read_source(spark, str(path)).select("item", C.TEXT).toPandas()
     assert got.sort_values("item")[C.TEXT].tolist() == pd.read_csv(path)[C.TEXT].tolist()
     assert got.sort_values("item")[C.TEXT].tolist() == texts
+
+
+def test_advise_csv_and_plan_on_the_cluster_print_the_pandas_engines_answer(spark, tmp_path):
+    """``advise --csv`` (the advised rows queried from the cluster) and ``plan`` print, with
+    ``--engine spark``, exactly what the pandas engine prints for the same data: the answer
+    and its notes (PandaLM's single-annotator pools: one ``info:`` line, no warning), all but
+    the timed progress lines."""
+    import re
+
+    def shown(res):
+        assert res.exit_code == 0, res.output
+        return [line for line in res.output.splitlines()
+                if not re.match(r"\[\s*[\d.]+s\] .* done$", line)]
+
+    _, paths = _exported(tmp_path, PANDALM)
+    common = [str(paths["data"]), "--spec", str(paths["spec"]), "--bootstrap", "50"]
+    for command in (["advise", "--csv", "--budget", "7"], ["plan", "--models", "8"]):
+        got = shown(CliRunner().invoke(cli, [*command, *common, "--engine", "spark"]))
+        want = shown(CliRunner().invoke(cli, [*command, *common]))
+        assert got == want and len(got) > 3

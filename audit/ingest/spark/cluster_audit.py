@@ -34,7 +34,6 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
     (:mod:`audit.progress`) around each stage, else the active profile's sections."""
     from ...contract.table import dataset_block
     from ...errors import InputError
-    from ...measure import _ScopedWarnings
     from ...measure.effect_aggregates import within_pool_from
     from ...measure.patterns import pool_disagreement_from, reliability_from
     from ...budget import check_counts
@@ -73,13 +72,12 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
         strata = cluster_strata(ct.coded, agg, min_annotator_judgments=min_annotator_judgments,
                                 n_permutations=bootstrap.n_resamples)
         try:
+            # each scopes its own warnings, knowing the single-annotator pools (a second
+            # scope around them re-worded the by-design NaNs as a data warning)
             rel = reliability_from(agg, bootstrap=bootstrap, min_overlap=min_overlap)
-            with _ScopedWarnings("pool disagreement"):
-                pools = pool_disagreement_from(agg, bootstrap=bootstrap,
-                                               min_per_pool=min_per_pool)
-            with _ScopedWarnings("within-pool variability"):
-                within = within_pool_from(agg, strata, bootstrap=bootstrap,
-                                          min_annotator_judgments=min_annotator_judgments)
+            pools = pool_disagreement_from(agg, bootstrap=bootstrap, min_per_pool=min_per_pool)
+            within = within_pool_from(agg, strata, bootstrap=bootstrap,
+                                      min_annotator_judgments=min_annotator_judgments)
         finally:
             release_strata(strata)
         results.update(plain({"reliability": rel, "pool_disagreement": pools,
