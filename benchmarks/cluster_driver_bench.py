@@ -106,8 +106,13 @@ def main(argv=None) -> None:
 
             path = str(spark_bench.make_lake(args.data_dir / f"lake-{n}-s0-v{synth.VERSION}",
                                              n, 0) / "judgments")
-        else:
-            path = data(n, args.per_item, args.data_dir)
+        else:  # built in a child: ru_maxrss survives fork and exec, so a parent that built
+            # the frame would lend its peak to the measured child
+            path = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                                   "from benchmarks.cluster_driver_bench import data; "
+                                   f"print(data({n}, {args.per_item}, Path(sys.argv[1])))",
+                                   str(args.data_dir)], cwd=ROOT, check=True,
+                                  capture_output=True, text=True).stdout.strip().splitlines()[-1]
         for mode in args.modes.split(","):
             out = subprocess.run([sys.executable, "-m", "benchmarks.cluster_driver_bench",
                                   "--one", path, mode, "--resamples", str(args.resamples)],
