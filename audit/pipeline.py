@@ -156,7 +156,7 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         min_pool_annotators: int | None = None, aspect: str | None = None,
         split: str | None = None, name: str | None = None, engine: str = "pandas",
         spark_master: str | None = None, spark_conf: dict | None = None,
-        out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
+        keep_on_cluster: bool | str | None = None, out: str | Path | None = None, seed: int = 0, n_bootstrap: int = 1000,
         min_per_pool: int = 2, unit: str = "judgment", report: bool = True,
         sizes: Sequence[int] | None = None, gap_model: str | None = None,
         perturbation: str | None = None, n_sims: int | None = None,
@@ -194,6 +194,11 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         (:func:`audit.ingest.spark.cluster_audit.audit_cluster`; ``items.parquet`` and the
         advice files are streamed or queried from it); any other table is collected and
         audited by the same code as the pandas engine. The results are the pandas engine's.
+    keep_on_cluster
+        ``--engine spark`` only: None (default) is ``"auto"`` (the above); ``False`` collects
+        every table (the engine before the cluster path, e.g. to compare the two);
+        ``True`` keeps the table on the cluster or, for a table the aggregates path does not
+        cover, refuses it (:func:`audit.ingest.load`).
     out
         Output folder, written as one set (:func:`audit.outputs.write_run`): the files and a
         ``manifest.json`` are staged beside it and swapped in together, so a reader never sees
@@ -288,7 +293,8 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
                    "min_pool_annotators": min_pool_annotators,
                    "aspect": DEFAULT_ASPECT if aspect is None else aspect, "split": split,
                    "name": name, "engine": engine, "spark_master": spark_master,
-                   "spark_conf": spark_conf, "allow_outside": allow_outside}
+                   "spark_conf": spark_conf, "allow_outside": allow_outside,
+                   "keep_on_cluster": keep_on_cluster}
         unknown = sorted(set(load_options or {}) - set(options))
         if unknown:
             raise TypeError(f"run() got unknown load option(s) "
@@ -305,8 +311,10 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
         card_meta = from_spec(options["spec"], card, allow_outside=options["allow_outside"])
         verify_inputs(inputs)
         spark = options["engine"] == "spark"
+        if options["keep_on_cluster"] is None:
+            options["keep_on_cluster"] = "auto" if spark else False
         with step("loading and validating" + (" on Spark" if spark else "")):
-            table = load(source, **options, **({"keep_on_cluster": "auto"} if spark else {}))
+            table = load(source, **options)
         try:
             return _audit_and_write(
                 table, bootstrap=Bootstrap(n_bootstrap, seed), min_per_pool=min_per_pool,

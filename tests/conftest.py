@@ -11,6 +11,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from audit.contract import columns as C
+
+# Every Spark session a test process starts (the fixture's, or one load_spark starts inside a
+# test) gets a 2 GiB driver: with the default 1 GiB, the one local session an xdist worker
+# shares across ~150 Spark tests ran out of execution memory for a small aggregation
+# ("AGGREGATE_OUT_OF_MEMORY", a CI run of 2026-12-04) even with its cache cleared after each.
+os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-memory 2g pyspark-shell")
 from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from audit.contract.table import build_table
 

@@ -562,7 +562,13 @@ def test_pairwise_preferences_stay_on_the_cluster_other_tables_are_collected(spa
         got = _audit(str(paths["data"]), engine="spark", load_options={"spec": paths["spec"]})
     assert seen == [str(paths["data"])]  # and its cached frames released after the audit
     assert got["advise"]["items"], "the advice lists items from the cluster"
-    assert_same_results(_audit(str(paths["data"]), load_options={"spec": paths["spec"]}), got)
+    expected = _audit(str(paths["data"]), load_options={"spec": paths["spec"]})
+    assert_same_results(expected, got)
+    # keep_on_cluster=False: the collecting engine, the same results
+    assert_same_results(expected, _audit(str(paths["data"]), engine="spark",
+                                         keep_on_cluster=False,
+                                         load_options={"spec": paths["spec"]}))
+    assert seen == [str(paths["data"])]
     table, exported = _exported(tmp_path / "brexit", shared_data("lewidi2023/HS-Brexit"))
     assert not table.is_pairwise
     with warnings.catch_warnings():
@@ -572,6 +578,9 @@ def test_pairwise_preferences_stay_on_the_cluster_other_tables_are_collected(spa
     assert not isinstance(kept, ClusterTable)  # collected: no aggregates path for it yet
     with pytest.raises(InputError, match="needs --engine spark"):
         load(str(PANDALM), keep_on_cluster=True)
+    with pytest.raises(InputError, match="covers pairwise preference tables"):
+        _audit(str(exported["data"]), engine="spark", keep_on_cluster=True,
+               load_options={"spec": exported["spec"]})
 
 
 def test_a_failed_spark_job_during_the_audit_is_one_message(spark, monkeypatch, tmp_path):

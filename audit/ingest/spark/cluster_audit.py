@@ -50,7 +50,8 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
 
     if not ct.is_pairwise or not ct.scale.is_preference:
         raise InputError("the cluster's aggregates path covers pairwise preference tables; "
-                         "audit other tables with the collect path", key="engine")
+                         "audit other tables with the collect path (keep_on_cluster=False or "
+                         "'auto')", key="keep_on_cluster")
     step = step or section  # run's hook times each stage itself (audit.profile.profiled_step)
     model_columns = ("model_a", "model_b")
     with step("counting on the cluster"):
