@@ -487,7 +487,7 @@ def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
     Cohen's kappa is not in it: its one bound from counts (the within-item pairs over
     :data:`MIN_OVERLAP`) is loose by orders of magnitude in a crowd design, so its part is
     checked once the cluster has counted the kept annotator pairs and the items' distinct
-    cell rows, before either is collected (:func:`check_cohen`).
+    cell rows, and collected only within :data:`COHEN_DRIVER_BYTES` (:func:`cohen_collects`).
     """
     from .measure.cmh import CMH_MAX_DIM
     from .measure.scope import BLOCK_CELLS
@@ -545,30 +545,42 @@ def check_counts(counts, *, source: str, n_values: int, n_pools: int, n_resample
     return need
 
 
-def check_cohen(n_pairs: int, n_rows: int, width: int, *, n_values: int, n_resamples: int,
-                scope: str, source: str, max_memory=None) -> float:
-    """Refuse collecting a reliability scope's Cohen aggregates from the cluster when the
-    driver's share is over the budget: ``n_pairs`` kept annotator pairs' ``q x q`` tables with
-    their ``B`` x pairs bootstrap and result entries, and ``n_rows`` distinct cell rows of
-    ``width`` cells with their resample blocks (the part that can grow with the items in a
-    sparse crowd design). Called with the counts the cluster has just made, before the tables
-    and rows are collected. Returns the estimate (bytes)."""
+#: The driver's share for Cohen's kappa collected from a Spark cluster (bytes): above it (or
+#: above the memory budget, if lower) the pairs' tables and resamples stay on the cluster and
+#: the mean's interval is linearised (:func:`cohen_collects`).
+COHEN_DRIVER_BYTES = 64 * 2 ** 20
+
+
+def cohen_estimate(n_pairs: int, n_rows: int, width: int, *, n_values: int,
+                   n_resamples: int) -> dict[str, dict[str, float]]:
+    """The driver's parts (bytes) for a reliability scope's Cohen aggregates collected from the
+    cluster: ``n_pairs`` kept annotator pairs' ``q x q`` tables with their ``B`` x pairs
+    bootstrap and result entries, and ``n_rows`` distinct cell rows of ``width`` cells with
+    their resample blocks (the part that can grow with the items in a sparse crowd design)."""
     from .measure.scope import BLOCK_CELLS
 
     q, b, w = int(n_values), int(n_resamples), 8
-    parts = {"Cohen's kappa (aggregates from the cluster)": {
+    return {"Cohen's kappa (aggregates from the cluster)": {
         "kept pair tables": n_pairs * q * q * w,
         "pairwise kappa resamples": 3 * b * n_pairs * w,
         "distinct cell rows": n_rows * max(width, 1) * w * 2,
         "cell row resample blocks": BLOCK_TEMPORARIES * min(b * max(n_rows, 1), BLOCK_CELLS) * w},
         "results": {"Cohen's kappa pairs": 2 * n_pairs * ENTRY_BYTES}}
-    need = total(parts)
-    _refuse_over(need, parts, max_memory,
-                 what=f"Cohen's kappa of {scope} (collected from the Spark cluster) of {source}",
-                 shape=f"{n_pairs:,} annotator pairs sharing enough items, {n_rows:,} distinct "
-                       f"rows of their cells, {b:,} resamples",
-                 advice="lower --bootstrap, raise --max-memory, or give the driver more memory")
-    return need
+
+
+def cohen_collects(n_pairs: int, n_rows: int = 0, width: int = 0, *, n_values: int,
+                   n_resamples: int, share: float = None, max_memory=None) -> bool:
+    """Whether a scope's Cohen aggregates are collected to the driver (the pandas engine's item
+    bootstrap, the same numbers) rather than summarised on the cluster: their estimate
+    (:func:`cohen_estimate`; called first with the pairs alone, the rows not yet counted) is
+    within ``share`` (default :data:`COHEN_DRIVER_BYTES`) and within the memory budget. So the
+    driver's memory for Cohen's kappa is bounded by that share, whatever the pairs."""
+    need = total(cohen_estimate(n_pairs, n_rows, width, n_values=n_values,
+                                n_resamples=n_resamples))
+    budget, _ = (parse_max_memory(max_memory) if max_memory is not None
+                 else current_limit()).resolve()
+    cap = COHEN_DRIVER_BYTES if share is None else share
+    return need <= cap and (budget is None or need <= budget)
 
 
 def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
@@ -599,5 +611,5 @@ def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None
 
 __all__ = ["DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED", "MAX_SIMS",
            "MemoryBudgetError", "MemoryLimit", "Shape", "available_memory",
-           "check_simulation", "check_table", "estimate", "limit", "parse_max_memory",
+           "check_simulation", "check_table", "cohen_collects", "cohen_estimate", "estimate", "limit", "parse_max_memory",
            "set_limit", "total"]

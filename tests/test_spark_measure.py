@@ -386,34 +386,113 @@ def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name,
         release_strata(strata)
 
 
+def _options(table):
+    f = table.frame
+    return dict(scale=table.scale, pool_names=[str(p) for p in f[C.POOL].cat.categories],
+                annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories),
+                judge_pools=table.judge_pools, min_overlap=10)
+
+
 @pytest.mark.spark
-def test_cohen_aggregates_are_counted_and_checked_before_they_are_collected(spark, monkeypatch):
-    """With ``n_resamples``, each scope's kept pairs and distinct cell rows are counted on the
-    cluster and passed to the budget check (equal to the pandas engine's aggregates' sizes);
-    over the budget, the scope is refused before anything is collected."""
+def test_cohen_aggregates_are_counted_before_they_are_collected(spark, monkeypatch):
+    """With ``n_resamples``, each scope's kept pairs, then its distinct cell rows, are counted
+    on the cluster and passed to the driver's share check (equal to the pandas engine's
+    aggregates' sizes); within it the aggregates are collected, the pandas engine's."""
     from audit import budget
-    from audit.errors import InputError
     from audit.ingest.spark import measure_aggregates as ma
 
     table = _table("hs_brexit")
-    f = table.frame
-    options = dict(scale=table.scale, pool_names=[str(p) for p in f[C.POOL].cat.categories],
-                   annotator_names=tuple(str(a) for a in f[C.ANNOTATOR].cat.categories),
-                   judge_pools=table.judge_pools, min_overlap=10)
     coded = _coded_by_spark(spark, table)
     seen = []
-    real = budget.check_cohen
-    monkeypatch.setattr(budget, "check_cohen",
-                        lambda *a, **k: seen.append((a, k["scope"])) or real(*a, **k))
-    got = ma.cluster_aggregates(coded, n_resamples=1000, **options)
+    real = budget.cohen_collects
+    monkeypatch.setattr(budget, "cohen_collects",
+                        lambda *a, **k: seen.append(a) or real(*a, **k))
+    got = ma.cluster_aggregates(coded, n_resamples=1000, **_options(table))
     ref = _reference_aggregates(table)
-    assert len(seen) == len(ref.scopes)
-    for (n_pairs, n_rows, width), scope in seen:
-        key = None if scope == "every pool" else tuple(scope.removeprefix("pools ").split(", "))
+    assert len(seen) == 2 * len(ref.scopes)
+    for key, (first, second) in zip(ref.scopes, zip(seen[::2], seen[1::2])):
         pt = ref.scopes[key].pairs
-        assert n_pairs == len(pt.pairs) > 0
         with_cells = (pt.cell_patterns >= 0).any(axis=1)
-        assert n_rows == int(with_cells.sum()) and width == pt.cell_patterns.shape[1]
+        assert first == (len(pt.pairs),)
+        assert second == (len(pt.pairs), int(with_cells.sum()), pt.cell_patterns.shape[1])
     _assert_same_aggregates(got, ref)
-    with budget.limit("1G"), pytest.raises(InputError, match="Cohen's kappa of every pool"):
-        ma.cluster_aggregates(coded, n_resamples=10_000_000, **options)
+
+
+def _reference_linearised(table):
+    """Every scope's :func:`linearised_cohen` from the pandas engine's pair tables."""
+    from audit.measure.kappa import cohen_weights, linearised_cohen
+
+    scale = table.scale
+    w = cohen_weights(len(scale.values), level=scale.level, values=scale.numeric_values)
+    return {key: linearised_cohen(sp.pairs.tables, w, sp.pairs.cell_patterns,
+                                  sp.pairs.pattern_freq)
+            for key, sp in _reference_aggregates(table).scopes.items()}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_cohen_beyond_the_drivers_share_is_linearised_on_the_cluster(spark, name):
+    """Over the driver's share for Cohen's kappa (forced: a share of 0 bytes) nothing of the
+    pairs is collected: every scope's number of pairs, mean, median and linearised standard
+    error come from the cluster and equal :func:`linearised_cohen` on the pandas engine's
+    tables to 1e-12; the reliability block's Cohen entries then carry the mean and median of
+    the pandas engine exactly, the normal interval and why no pair is listed, every other
+    coefficient unchanged."""
+    from audit.ingest.spark.measure_aggregates import cluster_aggregates
+    from audit.measure.kappa import LinearisedCohen
+    from audit.measure.scope import LINEARISED_INTERVAL
+
+    table = _table(name)
+    got = cluster_aggregates(_coded_by_spark(spark, table), n_resamples=1000, cohen_share=0,
+                             **_options(table))
+    want = _reference_linearised(table)
+    assert set(got.scopes) == set(want)
+    for key, sp in got.scopes.items():
+        lc, ref = sp.pairs, want[key]
+        if not isinstance(lc, LinearisedCohen):  # nothing pairable: no pair to count
+            assert ref.n_pairs_with_overlap == 0 and len(lc.pairs) == 0
+            continue
+        assert (lc.n_pairs, lc.n_pairs_with_overlap, lc.n_items) == \
+            (ref.n_pairs, ref.n_pairs_with_overlap, ref.n_items)
+        for field in ("mean", "median", "se"):
+            a, b = getattr(lc, field), getattr(ref, field)
+            assert (np.isnan(a) and np.isnan(b)) or abs(a - b) <= TOL * max(1.0, abs(b)), \
+                (key, field, a, b)
+    rel = plain(_quiet(reliability_from, got, bootstrap=BOOT))
+    expected = _expected(name)["reliability"]
+    for scope, cohen in [("overall", rel["cohen_pairs"]["overall"]),
+                         *[(p, c) for p, c in rel["cohen_pairs"]["by_pool"].items()]]:
+        ref = (expected["cohen_pairs"]["overall"] if scope == "overall"
+               else expected["cohen_pairs"]["by_pool"][scope])
+        for field in ("n_pairs", "n_pairs_with_overlap", "mean", "median"):
+            a, b = cohen[field], ref[field]
+            assert (np.isnan(a) and np.isnan(b)) or abs(a - b) <= TOL, (scope, field, a, b)
+        if cohen.get("interval"):
+            assert cohen["interval"] == LINEARISED_INTERVAL and cohen["pairs"] == []
+            assert np.isnan(cohen["ci95"]["median"]).all()
+            if not np.isnan(cohen["mean"]):
+                lo, hi = cohen["ci95"]["mean"]
+                assert lo < cohen["mean"] < hi and cohen["pairs_not_listed"]
+    # every other coefficient is the pandas engine's
+    for scope in ("overall", *rel["by_pool"]):
+        block = rel["overall"] if scope == "overall" else rel["by_pool"][scope]
+        ref = expected["overall"] if scope == "overall" else expected["by_pool"][scope]
+        others = {k: v for k, v in block.items() if k != "cohen_kappa"}
+        found = result_differences({k: v for k, v in ref.items() if k != "cohen_kappa"},
+                                   others, tol=TOL)
+        assert not found, found[:3]
+
+
+@pytest.mark.spark
+def test_cohen_over_the_memory_budget_is_linearised_not_refused(spark):
+    """A budget the pairs' resamples would pass is not a refusal any more: the scope is
+    summarised on the cluster (the driver's share is min(share, budget))."""
+    from audit import budget
+    from audit.ingest.spark import measure_aggregates as ma
+    from audit.measure.kappa import LinearisedCohen
+
+    table = _table("hs_brexit")
+    coded = _coded_by_spark(spark, table)
+    with budget.limit("1G"):
+        got = ma.cluster_aggregates(coded, n_resamples=10_000_000, **_options(table))
+    assert all(isinstance(sp.pairs, LinearisedCohen) for sp in got.scopes.values())

@@ -85,6 +85,7 @@ import numpy as np
 from ..resample import patterns
 from .counts import ItemPatterns, PairTables
 from .icc import CrossedPatterns
+from .kappa import LinearisedCohen
 
 
 def scope_keys(pools, judge_pools) -> list:
@@ -128,7 +129,7 @@ class ScopePatterns:
     """
 
     counts: ItemPatterns
-    pairs: PairTables
+    pairs: PairTables | LinearisedCohen
     min_overlap: int
     crossed_patterns: CrossedPatterns | None
     annotator_names: tuple
@@ -138,9 +139,10 @@ class ScopePatterns:
         return self.counts
 
     def pair_tables(self, *, min_overlap: int, none_reach: bool = False, among=None
-                    ) -> PairTables:
+                    ) -> PairTables | LinearisedCohen:
         """The pair tables (``none_reach`` and ``among`` only spare the codes-based path work;
-        the tables are the same)."""
+        the tables are the same), or, where the cluster kept only the mean's linearised
+        summary (:mod:`audit.ingest.spark.measure_aggregates`), that."""
         if int(min_overlap) != self.min_overlap:
             raise ValueError(f"the aggregates hold Cohen tables at min_overlap="
                              f"{self.min_overlap}, not {min_overlap}")

@@ -27,7 +27,7 @@ from .. import metrics
 from ..resample import Bootstrap, ci_dict, percentile_ci, weight_blocks
 from .counts import ItemPatterns, n_overlapping_pairs, warn_degenerate
 from .icc import SUBSET_RULE
-from .kappa import cohen_kappa_tables, cohen_weights, summarise_pairs
+from .kappa import LinearisedCohen, cohen_kappa_tables, cohen_weights, summarise_pairs
 from .wide import COHEN_CELLS, is_wide
 
 NAN = float("nan")
@@ -127,6 +127,8 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
     for m in family(metrics.COHEN, level):
         found[m.key] = {"value": cohen["mean"], "ci95": cohen["ci95"]["mean"],
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
+        if "interval" in cohen:
+            found[m.key]["interval"] = cohen["interval"]
     if family(metrics.ICC, level):
         found.update(_icc(view, values, level=level, bootstrap=bootstrap, scope=scope))
     return {k: found[k] for k in metrics.keys(level=level)}, cohen
@@ -215,6 +217,8 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
         mask = np.fromiter((name in among for name in annotator_names), dtype=bool,
                            count=len(annotator_names))
     pt = view.pair_tables(min_overlap=min_overlap, none_reach=none_reach, among=mask)
+    if isinstance(pt, LinearisedCohen):
+        return _linearised(pt, scale, bootstrap=bootstrap, min_overlap=min_overlap)
     k = len(pt.pairs)
     if is_wide(scale):  # margins and agreement sums, never q x q weights or (B, k, q, q) tables
         from .wide import CohenStatistics
@@ -255,6 +259,29 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
             "ci95": {"mean": ci_dict(bmean, bootstrap.level),
                      "median": ci_dict(bmedian, bootstrap.level)},
             "pairs": pairs}
+
+
+#: ``cohen_pairs.interval`` of a mean whose interval is linearised (:class:`LinearisedCohen`).
+LINEARISED_INTERVAL = ("normal, mean -/+ z se, se the item bootstrap's linearised "
+                       "(infinitesimal jackknife), computed on the Spark cluster")
+
+
+def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap: int) -> dict:
+    """The ``cohen`` entry of a scope whose pairs stayed on the cluster (:class:`LinearisedCohen`):
+    the mean, its linearised interval and the median; no per-pair entry."""
+    if lc.n_pairs == 0:
+        warn_degenerate(_cohen_text(),
+                        f"no annotator pair shares {min_overlap} or more items with a defined "
+                        "kappa", stacklevel=5)
+    return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
+            "n_pairs": int(lc.n_pairs), "n_pairs_with_overlap": int(lc.n_pairs_with_overlap),
+            "mean": float(lc.mean), "median": float(lc.median),
+            "ci95": {"mean": lc.interval(bootstrap.level), "median": [NAN, NAN]},
+            "pairs": [], "interval": LINEARISED_INTERVAL, "se": float(lc.se),
+            "pairs_not_listed": (f"{lc.n_pairs_with_overlap:,} annotator pairs share "
+                                 f"{min_overlap} or more items: their tables and resamples "
+                                 "stayed on the Spark cluster (over the driver's share for "
+                                 "Cohen's kappa)")}
 
 
 def _cohen_text() -> str:

@@ -26,6 +26,9 @@ class Estimate(Block):
     """Cohen's kappa: annotator pairs with a defined kappa (``value`` is their mean)."""
     median: Num = None
     """Cohen's kappa: the median over annotator pairs."""
+    interval: str = None
+    """Cohen's kappa: how ``ci95`` was computed where it is not the item bootstrap's
+    percentiles (the Spark engine's linearised interval, ``cohen_pairs`` ``interval``)."""
     form: str = None
     """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
     annotators: list[str] = None
@@ -79,9 +82,19 @@ class CohenPairs(Block):
     ci95: CohenIntervals
     """Intervals of the mean and the median."""
     pairs: list[CohenPair]
-    """Every pair sharing ``min_overlap`` items."""
+    """Every pair sharing ``min_overlap`` items (empty where ``pairs_not_listed`` says why)."""
     not_defined: str = None
     """Why no pair was computed."""
+    interval: str = None
+    """Set where the intervals are not the item bootstrap's percentiles: the Spark engine,
+    when the pairs' tables and resamples would not fit its driver, computes the mean and the
+    median on the cluster and the mean's interval as ``mean -/+ z se`` with the item bootstrap's
+    standard error linearised (:func:`audit.measure.kappa.linearised_cohen`); the median's
+    interval is then null."""
+    se: Num = None
+    """With ``interval``: the mean's standard error over items."""
+    pairs_not_listed: str = None
+    """Why ``pairs`` is empty although pairs share ``min_overlap`` items."""
 
 
 class CohenPairsByScope(Block):

@@ -16,7 +16,9 @@ table mapped by a YAML spec), validates it with pandera's pyspark backend and Sp
   ``items.parquet`` streamed in bounded chunks: :mod:`.units`). The driver's share is bounded by
   patterns, pools, labels, annotators and models, and checked against the memory budget from
   the counts before anything larger is collected (:func:`audit.budget.check_counts`,
-  :func:`audit.budget.check_cohen`).
+  :func:`audit.budget.cohen_collects`: a scope's Cohen tables are collected only within the
+  driver's share for them, else its mean kappa and the mean's linearised interval are computed
+  on the cluster).
 * **collected** (every other table: ratings, plain labels, wide and continuous scales, whose
   aggregates are not built on the cluster yet; and ``check``, ``export`` and ``validate``,
   which need the table): :func:`.encode.encode_table` brings the judgments to the driver as

@@ -26,8 +26,13 @@ The computations are the pandas engine's (:mod:`audit.measure.counts`, :mod:`aud
 every statistic against it.
 
 ``--engine spark`` computes the measurement this way for the tables it keeps on the cluster
-(:mod:`.cluster_audit`); with ``n_resamples`` the Cohen aggregates are checked against the
-memory budget once counted, before they are collected (:func:`audit.budget.check_cohen`).
+(:mod:`.cluster_audit`). With ``n_resamples``, a scope's Cohen tables and cell rows are collected
+only when they and their resamples fit the driver's share for them
+(:func:`audit.budget.cohen_collects`, counted on the cluster first): then Cohen's kappa is the
+pandas engine's, item bootstrap and every pair. Beyond it -- the pairs grow with the annotators
+squared in a sparse crowd design -- the mean, the median and the mean's linearised standard
+error are computed on the cluster (:func:`linearised_on_cluster`,
+:func:`audit.measure.kappa.linearised_cohen`) and the driver receives five numbers.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ ITEM, ANNOTATOR, POOL, LABEL = "item", "annotator", "pool", "label"
 
 def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools=(),
                        min_overlap: int = 10, cache: bool = True,
-                       n_resamples: int | None = None, source: str = "the table"):
+                       n_resamples: int | None = None, source: str = "the table",
+                       cohen_share: float | None = None):
     """:class:`audit.measure.patterns.MeasureAggregates` of the judgments in ``coded``.
 
     Parameters
@@ -60,13 +66,17 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
         Shared items a pair of annotators needs for its Cohen table.
     cache
         Cache the four code columns while the aggregates are computed (every job reads them).
-    n_resamples, source
-        With ``n_resamples``, each scope's Cohen aggregates are checked against the memory
-        budget in force once the cluster has counted them, before they are collected
-        (:func:`audit.budget.check_cohen`; ``source`` names the table in its message).
+    n_resamples, source, cohen_share
+        With ``n_resamples``, each scope's Cohen aggregates are collected only if their
+        tables and resamples fit the driver's share for them (``cohen_share`` bytes, None:
+        :data:`audit.budget.COHEN_DRIVER_BYTES`) and the memory budget in force, once the
+        cluster has counted them (:func:`audit.budget.cohen_collects`); otherwise the scope's
+        mean kappa, median and linearised standard error are computed on the cluster
+        (:func:`linearised_on_cluster`). ``source`` is kept for messages.
     """
     from pyspark.sql import functions as F
 
+    from ...measure.kappa import cohen_weights
     from ...measure.patterns import MeasureAggregates, ScopePatterns, has_icc, scope_keys
 
     coded = coded.select(*[F.col(c).cast("int").alias(c) for c in (ITEM, ANNOTATOR, POOL, LABEL)])
@@ -74,6 +84,7 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
         coded = coded.cache()
     try:
         n_pools, q = len(pool_names), len(scale.values)
+        agreement = cohen_weights(q, level=scale.level, values=scale.numeric_values)
         rows, freq = item_pool_label_patterns(coded, n_pools=n_pools, q=q)
         agg = MeasureAggregates(
             scale=scale, pool_names=list(pool_names), annotator_names=tuple(annotator_names),
@@ -91,10 +102,9 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
             pairable = bool(len(counts.rows)) and int(counts.rows.sum(axis=1).max()) >= 2
             n_rated = int(counts.freq.sum())
             budget = None if n_resamples is None else {
-                "n_resamples": n_resamples, "source": source,
-                "scope": "every pool" if key is None else f"pools {', '.join(key)}"}
+                "n_resamples": n_resamples, "share": cohen_share}
             pt = (pair_tables(scoped, min_overlap=min_overlap, q=q, annotator_codes=codes,
-                              n_rated=n_rated, budget=budget)
+                              n_rated=n_rated, budget=budget, agreement=agreement)
                   if pairable else no_pairs(q, n_rated))
             crossed = None
             if has_icc(scale):
@@ -137,13 +147,18 @@ def annotator_pool_counts(coded, *, n_pools: int, n_annotators: int) -> np.ndarr
 
 
 def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray,
-                n_rated: int, budget: dict | None = None):
+                n_rated: int, budget: dict | None = None, agreement: np.ndarray | None = None):
     """:class:`audit.measure.counts.PairTables` of a scope's judgments (module docstring),
     annotators numbered by their position in ``annotator_codes`` (the scope's, ascending);
     ``n_rated`` items have a judgment in the scope (those sharing no kept pair are one
-    pattern of no cell). ``budget`` (``n_resamples``, ``scope``, ``source``): the kept pairs
-    and the distinct cell rows are counted on the cluster first and checked against the
-    memory budget (:func:`audit.budget.check_cohen`) before either is collected."""
+    pattern of no cell).
+
+    ``budget`` (``n_resamples``, and ``share``, the driver's share for Cohen's kappa, None for
+    :data:`audit.budget.COHEN_DRIVER_BYTES`): the kept pairs, then the distinct cell rows, are
+    counted on the cluster first; when their tables and resamples would not fit that share
+    (:func:`audit.budget.cohen_collects`) nothing of them is collected and the scope's
+    :class:`audit.measure.kappa.LinearisedCohen` is computed on the cluster instead
+    (:func:`linearised_on_cluster`, with the ``agreement`` weights)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -160,6 +175,15 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                 .cache())
         rows_frame = None
         try:
+            if budget is not None:
+                from ...budget import cohen_collects
+
+                fits = dict(n_values=q, n_resamples=budget["n_resamples"],
+                            share=budget.get("share"))
+                n_kept = kept.count()
+                if not cohen_collects(n_kept, **fits):
+                    return linearised_on_cluster(joined, kept, q=q, agreement=agreement,
+                                                 n_pairs=n_kept, n_rated=n_rated)
             cells = (joined.join(F.broadcast(kept.select("a", "b", "k")), on=["a", "b"])
                      .select(ITEM, (F.col("k") * (q * q) + F.col("la") * q + F.col("lb"))
                              .alias("cell")))
@@ -167,14 +191,13 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                                                   .alias("cells"))
                           .groupBy("cells").agg(F.count(F.lit(1)).alias("n")))
             if budget is not None:
-                from ...budget import check_cohen
-
                 rows_frame = rows_frame.cache()
                 counted = rows_frame.agg(F.count(F.lit(1)).alias("r"),
                                          F.max(F.size("cells")).alias("w")).collect()[0]
-                check_cohen(kept.count(), int(counted["r"]), int(counted["w"] or 0),
-                            n_values=q, n_resamples=budget["n_resamples"],
-                            scope=budget["scope"], source=budget["source"])
+                if not cohen_collects(n_kept, int(counted["r"]), int(counted["w"] or 0),
+                                      **fits):
+                    return linearised_on_cluster(joined, kept, q=q, agreement=agreement,
+                                                 n_pairs=n_kept, n_rated=n_rated)
             pairs = kept.orderBy("k").select("a", "b").toPandas()
             tables = cells.groupBy("cell").count().toPandas()
             per_item = rows_frame.toPandas()
@@ -202,6 +225,78 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                             pairs[["a", "b"]].to_numpy(np.int64).reshape(-1, 2))
     return PairTables(pairs=dense.astype(np.int64), tables=flat.reshape(k, q, q),
                       cell_patterns=uniq, pattern_freq=freq)
+
+
+def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pairs: int,
+                          n_rated: int):
+    """:class:`audit.measure.kappa.LinearisedCohen` of a scope computed on the cluster: the
+    driver receives five numbers, whatever the pairs.
+
+    ``joined``: the scope's within-item judgment pairs (``item, a, la, b, lb``, ``a < b``);
+    ``kept``: the pairs sharing ``min_overlap`` items (``a, b, n, k``). The computation is
+    :func:`audit.measure.kappa.linearised_cohen`'s, by group-bys:
+
+    1. every kept pair's counts -- ``n``, the agreement-weighted sum, the row and column
+       counts -- by ``groupBy(k)`` of its cells (a shuffle join: the kept pairs can be too many
+       to broadcast through the driver);
+    2. its kappa and the two weighted margins its gradient reads; the defined pairs' count,
+       mean and exact median (Spark's ``median``, interpolating as numpy's) by one aggregate;
+    3. every cell's gradient over the defined pairs' count, summed per item by
+       ``groupBy(item)`` -- the items' influences -- and their sum and sum of squares.
+    """
+    from pyspark.sql import functions as F
+
+    from ...measure.kappa import LinearisedCohen
+
+    w = np.asarray(agreement, dtype=np.float64)
+
+    def pick(values, index):
+        return F.element_at(F.array(*values), (index + 1).cast("int"))
+
+    cells = (joined.join(kept.select("a", "b", "k"), on=["a", "b"])
+             .select(ITEM, "k", "la", "lb").cache())
+    stats = None
+    try:
+        la, lb = F.col("la"), F.col("lb")
+        counts = cells.groupBy("k").agg(
+            F.count(F.lit(1)).cast("double").alias("n"),
+            F.sum(pick([F.lit(float(x)) for x in w.ravel()], la * q + lb)).alias("so"),
+            *[F.sum((la == j).cast("double")).alias(f"r{j}") for j in range(q)],
+            *[F.sum((lb == j).cast("double")).alias(f"c{j}") for j in range(q)])
+        n = F.col("n")
+        # sum_b w[j, b] C[b] (by j) and sum_a w[a, k] R[a] (by k), as numpy's einsums
+        wc = [sum(F.lit(float(w[j, b])) * F.col(f"c{b}") for b in range(q)) for j in range(q)]
+        wr = [sum(F.lit(float(w[a, j])) * F.col(f"r{a}") for a in range(q)) for j in range(q)]
+        stats = (counts.select(
+            "k", "n", (F.col("so") / n).alias("po"),
+            (sum(F.col(f"r{j}") * wc[j] for j in range(q)) / (n * n)).alias("pe"),
+            F.array(*wc).alias("wc"), F.array(*wr).alias("wr"))
+            .where(F.col("pe") < 1.0 - 1e-12)
+            .withColumn("kappa", (F.col("po") - F.col("pe")) / (1.0 - F.col("pe")))
+            .cache())
+        got = stats.agg(F.count(F.lit(1)).alias("d"), F.avg("kappa").alias("mean"),
+                        F.median("kappa").alias("median")).collect()[0]
+        n_def = int(got["d"])
+        if n_def == 0:
+            return LinearisedCohen(0, int(n_pairs), float("nan"), float("nan"), float("nan"),
+                                   int(n_rated))
+        po, pe = F.col("po"), F.col("pe")
+        d_po = (pick([F.lit(float(x)) for x in w.ravel()], la * q + lb) - po) / n
+        d_pe = ((F.element_at("wc", (la + 1).cast("int")) + F.element_at("wr", (lb + 1).cast("int")))
+                / (n * n) - 2.0 * pe / n)
+        grad = (d_po * (1.0 - pe) - d_pe * (1.0 - po)) / ((1.0 - pe) * (1.0 - pe))
+        sums = (cells.join(stats, on="k").groupBy(ITEM)
+                .agg((F.sum(grad) / float(n_def)).alias("u"))
+                .agg(F.sum(F.col("u") * F.col("u")).alias("uu"), F.sum("u").alias("u"))
+                .collect()[0])
+        uu, u = float(sums["uu"] or 0.0), float(sums["u"] or 0.0)
+        se = float(np.sqrt(max(uu - u * u / int(n_rated), 0.0)))
+        return LinearisedCohen(n_def, int(n_pairs), float(got["mean"]), float(got["median"]),
+                               se, int(n_rated))
+    finally:
+        cells.unpersist()
+        if stats is not None:
+            stats.unpersist()
 
 
 def no_pairs(q: int, n_rated: int):
