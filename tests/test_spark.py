@@ -349,6 +349,57 @@ def test_cli_run_engine_spark_writes_results_and_report(spark, tmp_path):
     assert len(pd.read_parquet(out / "advice.parquet")) == len(results["advise"]["items"]) > 0
 
 
+def test_cohen_beyond_the_drivers_share_runs_end_to_end(spark, tmp_path, monkeypatch):
+    """With the driver's share for Cohen's kappa at 0 bytes (as 2.3 million annotator pairs
+    make it in a 100M-judgment crowd lake), ``run --engine spark --out`` computes Cohen's kappa
+    on the cluster: results.json holds the published schema, its Cohen entries say how the
+    interval was computed (the pandas engine's mean and median, a normal interval around the
+    mean, no pair listed, the median's interval null), every other number is the pandas
+    engine's, and the report and card are written."""
+    import jsonschema
+
+    from audit import budget
+    from audit.measure.scope import LINEARISED_INTERVAL
+
+    monkeypatch.setattr(budget, "COHEN_DRIVER_BYTES", 0)
+    _, paths = _exported(tmp_path, PANDALM)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(paths["data"]), "--spec", str(paths["spec"]),
+                                   "--engine", "spark", "--bootstrap", str(RESAMPLES),
+                                   "--seed", "7", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    got = json.loads((out / "results.json").read_text())
+    schema = json.loads((REPO / "docs" / "results.schema.json").read_text())
+    jsonschema.validate(got, schema)
+    assert (out / "report.html").exists() and (out / "dataset_card.md").exists()
+    from audit.results import dumps
+
+    want = json.loads(dumps(_audit(str(paths["data"]), load_options={"spec": paths["spec"]})))
+    cohen, ref = got["reliability"]["cohen_pairs"]["overall"], \
+        want["reliability"]["cohen_pairs"]["overall"]
+    assert cohen["interval"] == LINEARISED_INTERVAL and cohen["pairs"] == [] and ref["pairs"]
+    assert cohen["n_pairs"] == ref["n_pairs"] > 0
+    assert abs(cohen["mean"] - ref["mean"]) <= TOL and abs(cohen["median"] - ref["median"]) <= TOL
+    assert cohen["ci95"]["median"] == [None, None]
+    lo, hi = cohen["ci95"]["mean"]
+    blo, bhi = ref["ci95"]["mean"]
+    assert lo < cohen["mean"] < hi and abs((hi - lo) / (bhi - blo) - 1) < 0.25
+    entry = got["reliability"]["overall"]["cohen_kappa"]
+    assert entry["interval"] == LINEARISED_INTERVAL and entry["ci95"] == [lo, hi]
+
+    def without_cohen(results):
+        r = {k: v for k, v in results.items() if k != "meta"}
+        rel = dict(r["reliability"])
+        rel.pop("cohen_pairs")
+        rel["overall"] = {k: v for k, v in rel["overall"].items() if k != "cohen_kappa"}
+        rel["by_pool"] = {p: {k: v for k, v in m.items() if k != "cohen_kappa"}
+                          for p, m in rel["by_pool"].items()}
+        return {**r, "reliability": rel}
+
+    found = result_differences(without_cohen(want), without_cohen(got))
+    assert not found, found[:5]
+
+
 def test_check_suite_with_engine_spark(spark, tmp_path):
     _, paths = _exported(tmp_path, PANDALM)
     res = CliRunner().invoke(cli, ["check", str(paths["data"]), "--spec", str(paths["spec"]),
