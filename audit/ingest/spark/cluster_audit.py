@@ -68,8 +68,7 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
     with step("reliability and pool disagreement"):
         agg = cluster_aggregates(ct.coded, scale=ct.scale, pool_names=list(ct.pools),
                                  annotator_names=ct.annotators, judge_pools=ct.judge_pools,
-                                 min_overlap=min_overlap, n_resamples=bootstrap.n_resamples,
-                                 source=ct.source)
+                                 min_overlap=min_overlap, n_resamples=bootstrap.n_resamples)
         strata = cluster_strata(ct.coded, agg, min_annotator_judgments=min_annotator_judgments,
                                 n_permutations=bootstrap.n_resamples)
         try:

@@ -46,8 +46,7 @@ ITEM, ANNOTATOR, POOL, LABEL = "item", "annotator", "pool", "label"
 
 def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools=(),
                        min_overlap: int = 10, cache: bool = True,
-                       n_resamples: int | None = None, source: str = "the table",
-                       cohen_share: float | None = None):
+                       n_resamples: int | None = None, cohen_share: float | None = None):
     """:class:`audit.measure.patterns.MeasureAggregates` of the judgments in ``coded``.
 
     Parameters
@@ -66,13 +65,13 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
         Shared items a pair of annotators needs for its Cohen table.
     cache
         Cache the four code columns while the aggregates are computed (every job reads them).
-    n_resamples, source, cohen_share
+    n_resamples, cohen_share
         With ``n_resamples``, each scope's Cohen aggregates are collected only if their
         tables and resamples fit the driver's share for them (``cohen_share`` bytes, None:
         :data:`audit.budget.COHEN_DRIVER_BYTES`) and the memory budget in force, once the
         cluster has counted them (:func:`audit.budget.cohen_collects`); otherwise the scope's
         mean kappa, median and linearised standard error are computed on the cluster
-        (:func:`linearised_on_cluster`). ``source`` is kept for messages.
+        (:func:`linearised_on_cluster`).
     """
     from pyspark.sql import functions as F
 
