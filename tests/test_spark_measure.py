@@ -484,6 +484,28 @@ def test_cohen_beyond_the_drivers_share_is_linearised_on_the_cluster(spark, name
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("name", ["convabuse", "synthetic"])
+def test_the_linearised_cohen_is_the_same_bytes_however_the_data_is_partitioned(spark, name):
+    """Same data, same bytes: the judgments in another order and over 1 or 7 partitions give
+    bit-identical means, medians and standard errors (the cluster sums decimals, exactly)."""
+    from audit.ingest.spark.measure_aggregates import cluster_aggregates
+
+    table = _table(name)
+    runs = []
+    for seed, parts in ((5, 1), (11, 7), (23, 3)):
+        coded = _coded_by_spark(spark, table, seed=seed).repartition(parts)
+        got = cluster_aggregates(coded, n_resamples=1000, cohen_share=0, **_options(table))
+        runs.append({key: sp.pairs for key, sp in got.scopes.items()})
+    first = runs[0]
+    assert any(hasattr(lc, "se") and lc.n_pairs for lc in first.values())
+    for other in runs[1:]:
+        assert other.keys() == first.keys()
+        for key in first:
+            if hasattr(first[key], "se"):
+                assert repr(other[key]) == repr(first[key]), key
+
+
+@pytest.mark.spark
 def test_cohen_over_the_memory_budget_is_linearised_not_refused(spark):
     """A budget the pairs' resamples would pass is not a refusal any more: the scope is
     summarised on the cluster (the driver's share is min(share, budget))."""

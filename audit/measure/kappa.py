@@ -205,12 +205,13 @@ def linearised_cohen(tables: np.ndarray, agreement: np.ndarray, cell_patterns: n
 
         se^2 = sum_i (U_i - mean U)^2        (mean U = 0: kappa is scale-free)
 
-    the infinitesimal jackknife (Jaeckel 1972; Efron 1981, "Nonparametric estimates of standard
-    error: the jackknife, the bootstrap and other methods", *Biometrika* 68(3), §5; Efron &
-    Tibshirani 1993, *An Introduction to the Bootstrap*, §21.3), which is the variance of the
+    the infinitesimal jackknife (Jaeckel 1972, "The infinitesimal jackknife", Bell Laboratories
+    memorandum; Efron 1981, "Nonparametric estimates of standard error: the jackknife, the
+    bootstrap and other methods", *Biometrika* 68(3); Efron & Tibshirani 1993, *An Introduction
+    to the Bootstrap*, ch. 21, the nonparametric delta method), which is the variance of the
     item bootstrap's distribution as ``B`` grows, up to terms of order ``1 / n``. Each item's
     influence is a sum over its own cells, so the Spark engine computes it with one join and one
-    group-by and keeps only three sums. The pairs kept are fixed, as in the bootstrap (a pair
+    group-by and keeps a few exact sums. The pairs kept are fixed, as in the bootstrap (a pair
     is kept on the full data's overlap).
 
     No library computes this (the references compute one pair's variance, Fleiss, Cohen &

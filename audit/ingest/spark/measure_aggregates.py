@@ -226,6 +226,12 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                       cell_patterns=uniq, pattern_freq=freq)
 
 
+#: Exact sums on the cluster: every floating-point term is rounded once to this decimal type
+#: (18 digits after the point, 20 before) and the decimals are summed exactly, so the result does
+#: not depend on the order Spark's partitions and shuffles deliver the terms in.
+EXACT = "decimal(38,18)"
+
+
 def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pairs: int,
                           n_rated: int):
     """:class:`audit.measure.kappa.LinearisedCohen` of a scope computed on the cluster: the
@@ -235,63 +241,73 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pair
     ``kept``: the pairs sharing ``min_overlap`` items (``a, b, n, k``). The computation is
     :func:`audit.measure.kappa.linearised_cohen`'s, by group-bys:
 
-    1. every kept pair's counts -- ``n``, the agreement-weighted sum, the row and column
-       counts -- by ``groupBy(k)`` of its cells (a shuffle join: the kept pairs can be too many
-       to broadcast through the driver);
-    2. its kappa and the two weighted margins its gradient reads; the defined pairs' count,
-       mean and exact median (Spark's ``median``, interpolating as numpy's) by one aggregate;
-    3. every cell's gradient over the defined pairs' count, summed per item by
-       ``groupBy(item)`` -- the items' influences -- and their sum and sum of squares.
+    1. every kept pair's ``q x q`` table, as integer counts, by ``groupBy(k)`` of its cells (a
+       shuffle join: the kept pairs can be too many to broadcast through the driver);
+    2. from the counts, in one fixed order of operations, its kappa and the two weighted
+       margins its gradient reads; the defined pairs' count, the sum of their kappas and their
+       exact median (Spark's ``median``, interpolating as numpy's) by one aggregate;
+    3. every cell's gradient, summed per item by ``groupBy(item)`` -- the items' influences
+       times the defined pairs' count -- and their sum and sum of squares.
+
+    The same data gives the same bytes however it is partitioned: the counts are integers, the
+    per-row arithmetic is fixed, and every sum of floating-point terms is taken over decimals
+    (:data:`EXACT`), which add exactly; the median sorts.
     """
     from pyspark.sql import functions as F
 
     from ...measure.kappa import LinearisedCohen
 
     w = np.asarray(agreement, dtype=np.float64)
+    cell = [(a, b) for a in range(q) for b in range(q)]
 
-    def pick(values, index):
-        return F.element_at(F.array(*values), (index + 1).cast("int"))
+    def t(a, b):
+        return F.col(f"t{a}_{b}")
+
+    def exact_sum(column):
+        return F.sum(column.cast(EXACT))
 
     cells = (joined.join(kept.select("a", "b", "k"), on=["a", "b"])
              .select(ITEM, "k", "la", "lb").cache())
     stats = None
     try:
         la, lb = F.col("la"), F.col("lb")
-        counts = cells.groupBy("k").agg(
-            F.count(F.lit(1)).cast("double").alias("n"),
-            F.sum(pick([F.lit(float(x)) for x in w.ravel()], la * q + lb)).alias("so"),
-            *[F.sum((la == j).cast("double")).alias(f"r{j}") for j in range(q)],
-            *[F.sum((lb == j).cast("double")).alias(f"c{j}") for j in range(q)])
-        n = F.col("n")
+        counts = cells.groupBy("k").agg(*[
+            F.sum(((la == a) & (lb == b)).cast("long")).alias(f"t{a}_{b}") for a, b in cell])
+        n = sum(t(a, b) for a, b in cell).cast("double")
+        rows = [sum(t(a, b) for b in range(q)).cast("double") for a in range(q)]
+        cols = [sum(t(a, b) for a in range(q)).cast("double") for b in range(q)]
         # sum_b w[j, b] C[b] (by j) and sum_a w[a, k] R[a] (by k), as numpy's einsums
-        wc = [sum(F.lit(float(w[j, b])) * F.col(f"c{b}") for b in range(q)) for j in range(q)]
-        wr = [sum(F.lit(float(w[a, j])) * F.col(f"r{a}") for a in range(q)) for j in range(q)]
+        wc = [sum(F.lit(float(w[j, b])) * cols[b] for b in range(q)) for j in range(q)]
+        wr = [sum(F.lit(float(w[a, j])) * rows[a] for a in range(q)) for j in range(q)]
+        agree = sum(F.lit(float(w[a, b])) * t(a, b).cast("double") for a, b in cell)
         stats = (counts.select(
-            "k", "n", (F.col("so") / n).alias("po"),
-            (sum(F.col(f"r{j}") * wc[j] for j in range(q)) / (n * n)).alias("pe"),
+            "k", n.alias("n"), (agree / n).alias("po"),
+            (sum(rows[j] * wc[j] for j in range(q)) / (n * n)).alias("pe"),
             F.array(*wc).alias("wc"), F.array(*wr).alias("wr"))
             .where(F.col("pe") < 1.0 - 1e-12)
             .withColumn("kappa", (F.col("po") - F.col("pe")) / (1.0 - F.col("pe")))
             .cache())
-        got = stats.agg(F.count(F.lit(1)).alias("d"), F.avg("kappa").alias("mean"),
+        got = stats.agg(F.count(F.lit(1)).alias("d"), exact_sum(F.col("kappa")).alias("sum"),
                         F.median("kappa").alias("median")).collect()[0]
         n_def = int(got["d"])
         if n_def == 0:
             return LinearisedCohen(0, int(n_pairs), float("nan"), float("nan"), float("nan"),
                                    int(n_rated))
-        po, pe = F.col("po"), F.col("pe")
-        d_po = (pick([F.lit(float(x)) for x in w.ravel()], la * q + lb) - po) / n
+        po, pe, n = F.col("po"), F.col("pe"), F.col("n")
+        weight = F.element_at(F.array(*[F.lit(float(x)) for x in w.ravel()]),
+                              (la * q + lb + 1).cast("int"))
+        d_po = (weight - po) / n
         d_pe = ((F.element_at("wc", (la + 1).cast("int")) + F.element_at("wr", (lb + 1).cast("int")))
                 / (n * n) - 2.0 * pe / n)
         grad = (d_po * (1.0 - pe) - d_pe * (1.0 - po)) / ((1.0 - pe) * (1.0 - pe))
-        sums = (cells.join(stats, on="k").groupBy(ITEM)
-                .agg((F.sum(grad) / float(n_def)).alias("u"))
-                .agg(F.sum(F.col("u") * F.col("u")).alias("uu"), F.sum("u").alias("u"))
-                .collect()[0])
-        uu, u = float(sums["uu"] or 0.0), float(sums["u"] or 0.0)
-        se = float(np.sqrt(max(uu - u * u / int(n_rated), 0.0)))
-        return LinearisedCohen(n_def, int(n_pairs), float(got["mean"]), float(got["median"]),
-                               se, int(n_rated))
+        v = F.col("v").cast("double")
+        sums = (cells.join(stats, on="k").groupBy(ITEM).agg(exact_sum(grad).alias("v"))
+                .agg(exact_sum(v * v).alias("vv"), F.sum("v").alias("v")).collect()[0])
+        # v = D x the item's influence: se^2 = (sum v^2 - (sum v)^2 / N) / D^2
+        vv, vs = float(sums["vv"] or 0), float(sums["v"] or 0)
+        se = float(np.sqrt(max(vv - vs * vs / int(n_rated), 0.0))) / n_def
+        return LinearisedCohen(n_def, int(n_pairs), float(got["sum"]) / n_def,
+                               float(got["median"]), se, int(n_rated))
     finally:
         cells.unpersist()
         if stats is not None:
