@@ -37,7 +37,7 @@ test: $(SPARK)  ## the whole test suite on every core (what CI runs; Spark tests
 bench: $(STAMP)  ## speed, side by side with the tools people use today
 	$(BIN)/python benchmarks/run.py
 
-bench-spark: $(SPARK)  ## pandas vs Spark engine on 10M and 50M synthetic judgments (slow)
+bench-spark: $(SPARK)  ## pandas vs Spark engine on 10M, 50M and 100M synthetic judgments (slow: ~50 min)
 	$(BIN)/python benchmarks/spark_bench.py
 
 clean:

@@ -569,7 +569,7 @@ def cohen_estimate(n_pairs: int, n_rows: int, width: int, *, n_values: int,
 
 
 def cohen_collects(n_pairs: int, n_rows: int = 0, width: int = 0, *, n_values: int,
-                   n_resamples: int, share: float = None, max_memory=None) -> bool:
+                   n_resamples: int, share: float | None = None, max_memory=None) -> bool:
     """Whether a scope's Cohen aggregates are collected to the driver (the pandas engine's item
     bootstrap, the same numbers) rather than summarised on the cluster: their estimate
     (:func:`cohen_estimate`; called first with the pairs alone, the rows not yet counted) is
@@ -609,7 +609,8 @@ def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None
         f"{advice}", key="max_memory")
 
 
-__all__ = ["DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED", "MAX_SIMS",
+__all__ = ["COHEN_DRIVER_BYTES", "DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED",
+           "MAX_SIMS",
            "MemoryBudgetError", "MemoryLimit", "Shape", "available_memory",
-           "check_simulation", "check_table", "cohen_collects", "cohen_estimate", "estimate", "limit", "parse_max_memory",
-           "set_limit", "total"]
+           "check_simulation", "check_table", "cohen_collects", "cohen_estimate", "estimate",
+           "limit", "parse_max_memory", "set_limit", "total"]

@@ -111,7 +111,8 @@ def _shipped_scopes():
 @pytest.mark.parametrize("name, pt, w", [pytest.param(*s, id=s[0]) for s in _shipped_scopes()])
 def test_the_standard_error_is_the_item_bootstraps(name, pt, w):
     lc = linearised_cohen(pt.tables, w, pt.cell_patterns, pt.pattern_freq)
-    mean, median, n_def = (x[0] for x in summarise_pairs(cohen_kappa_tables(pt.tables, w)[None]))
+    kappas = cohen_kappa_tables(pt.tables, w)
+    mean, median, n_def = (x[0] for x in summarise_pairs(kappas[None]))
     assert (lc.mean, lc.median, lc.n_pairs) == (mean, median, n_def)
     sd, _ = _bootstrap_sd(pt, w)
     assert 0.94 <= lc.se / sd <= 1.06, (name, lc.se, sd)
@@ -176,8 +177,8 @@ def test_the_normal_interval_covers_at_its_level():
 
 def test_with_few_shared_items_it_is_no_worse_than_the_bootstrap():
     """Pairs sharing ~20 items: each pair's kappa is biased low at that size, so both intervals
-    under-cover the population kappa (measured with this seed: linearised 0.917, bootstrap percentile 0.887);
-    the linearised one is not the worse of the two."""
+    under-cover the population kappa (measured with this seed: linearised 0.917, bootstrap
+    percentile 0.887); the linearised one is not the worse of the two."""
     linearised, bootstrap = _coverage(300, n_sims=300, seed=7)
     assert linearised >= bootstrap - 0.02, (linearised, bootstrap)
     assert linearised >= 0.85

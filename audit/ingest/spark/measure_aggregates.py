@@ -297,8 +297,9 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pair
         weight = F.element_at(F.array(*[F.lit(float(x)) for x in w.ravel()]),
                               (la * q + lb + 1).cast("int"))
         d_po = (weight - po) / n
-        d_pe = ((F.element_at("wc", (la + 1).cast("int")) + F.element_at("wr", (lb + 1).cast("int")))
-                / (n * n) - 2.0 * pe / n)
+        wc_j = F.element_at("wc", (la + 1).cast("int"))
+        wr_k = F.element_at("wr", (lb + 1).cast("int"))
+        d_pe = (wc_j + wr_k) / (n * n) - 2.0 * pe / n
         grad = (d_po * (1.0 - pe) - d_pe * (1.0 - po)) / ((1.0 - pe) * (1.0 - pe))
         v = F.col("v").cast("double")
         sums = (cells.join(stats, on="k").groupBy(ITEM).agg(exact_sum(grad).alias("v"))
