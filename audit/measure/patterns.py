@@ -70,10 +70,14 @@ but it can be large next to the items when pools x labels is large (19 patterns 
 distinct patterns (at most ``q^k`` for ``k`` chosen annotators) and the distinct cell rows of
 the Cohen bootstrap. Those last are the one aggregate that does not shrink in a sparse crowd
 design: an item's row names its annotator pairs, so nearly every item is its own pattern (at
-most one per item, a few int64 each). At that scale the Cohen intervals would take a Poisson
-bootstrap on the cluster instead (Chamandy et al. 2012: each item's cells added to B tables
-with Poisson(1) weights drawn from a hash of the item and the resample, ``B x K x q^2`` sums
-returned; not the pandas engine's random stream, so equal in distribution, not in value).
+most one per item, a few int64 each), and the kept pairs ``K`` grow with the annotators squared.
+So the Spark engine collects them only within a fixed share of the driver
+(:func:`audit.budget.cohen_collects`); beyond it the scope holds a
+:class:`~.kappa.LinearisedCohen` instead of the tables: the mean, the median and the mean's
+standard error computed on the cluster (:func:`audit.measure.kappa.linearised_cohen`, the item
+bootstrap's variance linearised). A Poisson bootstrap on the cluster (Chamandy et al. 2012) was
+the other candidate; it returns ``B x K x q^2`` sums, which grows with ``K`` as the tables do,
+and draws from another random stream than the pandas engine, so it was not taken.
 """
 
 from __future__ import annotations
