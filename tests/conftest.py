@@ -16,7 +16,7 @@ from audit.contract import columns as C
 # test) gets a 2 GiB driver: with the default 1 GiB, the one local session an xdist worker
 # shares across ~150 Spark tests ran out of execution memory for a small aggregation
 # ("AGGREGATE_OUT_OF_MEMORY", a CI run of 2026-12-04) even with its cache cleared after each.
-os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-memory 2g pyspark-shell")
+os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-memory 3g pyspark-shell")
 from audit.contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from audit.contract.table import build_table
 
@@ -164,7 +164,7 @@ def spark():
 @pytest.fixture(autouse=True)
 def _release_cached_frames(request):
     """After every test that used the Spark session, its cached frames are freed: the Spark
-    tests share one local session per worker, whose 1 GiB driver otherwise runs out of room
+    tests share one local session per worker, whose 3 GiB driver otherwise runs out of room
     to broadcast (a test leaving dictionaries or coded judgments cached starves the next)."""
     yield
     if "spark" not in request.fixturenames:
