@@ -1004,6 +1004,9 @@ def schema():
 
 def main(argv=None):
     """Console-script entry point."""
+    from .allocator import tune
+
+    tune()
     return cli.main(args=argv, prog_name="annotation-audit")
 
 

@@ -133,8 +133,17 @@ class Profile:
         return {"stages": [s.to_dict() for s in self.stages],
                 "total_seconds": round(time.perf_counter() - self._started, 4),
                 "peak_rss_bytes": max_rss_bytes(), "method": self.method(),
+                "allocator": allocator_settings(),
                 "excluded": "writing the outputs (this file among them): shown on standard "
                             "error by the command"}
+
+
+def allocator_settings() -> dict:
+    """What :func:`audit.allocator.tune` set in this process (the command does; the library
+    never does): ``{}`` when nothing was set."""
+    from . import allocator
+
+    return dict(allocator.SETTINGS)
 
 
 @contextlib.contextmanager

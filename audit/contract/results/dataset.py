@@ -47,6 +47,19 @@ class ProfileStage(Block):
     """Resident memory of this process when the stage ended."""
 
 
+class AllocatorSettings(Block):
+    """What the command set of its process's memory allocator (:mod:`audit.allocator`); a key
+    is absent when it was left as it was (the user had set it, or the library ran without the
+    command)."""
+
+    numpy_madvise_hugepage: StrictInt | None = None
+    """``NUMPY_MADVISE_HUGEPAGE``: 0, numpy asks for no transparent huge pages."""
+    malloc_mmap_threshold: StrictInt | None = None
+    """glibc's ``M_MMAP_THRESHOLD`` in bytes: larger allocations are mapped and unmapped."""
+    malloc_trim_threshold: StrictInt | None = None
+    """glibc's ``M_TRIM_THRESHOLD`` in bytes: free heap above it is returned to the kernel."""
+
+
 class RunProfile(Block):
     """Where the time and memory went (``--profile`` only: timings differ between runs)."""
 
@@ -58,6 +71,8 @@ class RunProfile(Block):
     """Peak resident memory of this process so far (exact, from the kernel)."""
     method: str
     """How the figures were measured, in words."""
+    allocator: AllocatorSettings
+    """What the command set of the memory allocator before the run."""
     excluded: str
     """What the stages leave out."""
 
