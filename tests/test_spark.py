@@ -372,6 +372,7 @@ def test_cohen_beyond_the_drivers_share_runs_end_to_end(spark, tmp_path, monkeyp
     schema = json.loads((REPO / "docs" / "results.schema.json").read_text())
     jsonschema.validate(got, schema)
     assert (out / "report.html").exists() and (out / "dataset_card.md").exists()
+    assert "Intervals that are not the item bootstrap" in (out / "report.html").read_text()
     from audit.results import dumps
 
     want = json.loads(dumps(_audit(str(paths["data"]), load_options={"spec": paths["spec"]})))

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
                       with_interval)
 from ..metrics import display_name, keys
-from .prose import ALPHA
+from .prose import ALPHA, interval_note
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
                    judge_rows, simulation_row, swap, swap_key, within_test)
 
@@ -218,6 +218,7 @@ def _reliability(rel, chart, ch) -> dict:
              "cells": [with_interval((s.get(m) or {}).get("value"), (s.get(m) or {}).get("ci95"))
                        for _, s in columns]} for m in present]
     return {"columns": [c for c, _ in columns], "rows": rows,
+            "interval_note": interval_note(columns, present),
             "chart": chart(ch.reliability_chart, rel, metrics=present)}
 
 

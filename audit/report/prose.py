@@ -478,3 +478,21 @@ def nan_note(columns: list, metrics: list, pools: dict, esc=str) -> str:
         notes.append(f"{join_and([esc(c) for c in unjudged])} "
                      f"{'has' if len(unjudged) == 1 else 'have'} no item judged twice")
     return ("NaN marks a coefficient not defined here: " + "; ".join(notes) + ".") if notes else ""
+
+
+def interval_note(columns: list, metrics: list, esc=str) -> str:
+    """Which of the reliability table's intervals are not the item bootstrap's percentiles,
+    and how they were computed (an entry's ``interval``: Cohen's kappa linearised on a Spark
+    cluster when its annotator pairs are too many for the driver), by metric and columns;
+    ``""`` when every interval is the bootstrap's. ``columns``: (name, block) pairs."""
+    notes = []
+    for m in metrics:
+        by_method: dict[str, list[str]] = {}
+        for c, s in columns:
+            method = ((s or {}).get(m) or {}).get("interval")
+            if method:
+                by_method.setdefault(method, []).append(esc(c))
+        notes += [f"{display_name(m)} in {join_and(cols)}: {esc(method)}"
+                  for method, cols in by_method.items()]
+    return ("Intervals that are not the item bootstrap's percentiles: " + "; ".join(notes)
+            + ".") if notes else ""
