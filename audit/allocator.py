@@ -18,10 +18,11 @@ defaults make the kernel pay for every one of them again:
   to ``madvise``, Debian's default), each first touch of 2 MiB costs a compaction and a 2 MiB
   zeroing. :func:`tune` sets ``NUMPY_MADVISE_HUGEPAGE=0``, numpy's documented switch.
 
-Measured on the 1M-judgment benchmark (``benchmarks/RESULTS.md``, the whole audit): 131k page
-faults and 1.8-2.3 s of system time with the defaults, 73k faults and 0.3 s with both set; the
-wall time from 6.6-6.9 s to 5.0-5.2 s; the results are the same bytes (nothing numerical
-changes). Peak memory at 10M judgments is measured in the same file.
+Measured on the 1M-judgment benchmark (``run --no-report``, back to back; ``benchmarks/RESULTS.md``):
+131k page faults and 1.5-2.3 s of system time with the defaults, 73k faults and 0.3-0.7 s with
+both set; the wall time from 6.1-6.9 s to 4.7-5.2 s, and at 10M judgments from 37 s to 29 s at
+the same 2.7 GiB peak. The outputs are the same bytes: nothing numerical changes
+(``tests/test_allocator.py``).
 
 A variable the user set (``NUMPY_MADVISE_HUGEPAGE``, or any of glibc's ``MALLOC_*`` settings
 and ``GLIBC_TUNABLES``) is left as it is: :func:`tune` only fills in what nobody chose. On a

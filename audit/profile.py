@@ -34,6 +34,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from . import allocator
+
 #: Seconds between two samples of the resident set size.
 INTERVAL = 0.01
 
@@ -133,17 +135,9 @@ class Profile:
         return {"stages": [s.to_dict() for s in self.stages],
                 "total_seconds": round(time.perf_counter() - self._started, 4),
                 "peak_rss_bytes": max_rss_bytes(), "method": self.method(),
-                "allocator": allocator_settings(),
+                "allocator": dict(allocator.SETTINGS),
                 "excluded": "writing the outputs (this file among them): shown on standard "
                             "error by the command"}
-
-
-def allocator_settings() -> dict:
-    """What :func:`audit.allocator.tune` set in this process (the command does; the library
-    never does): ``{}`` when nothing was set."""
-    from . import allocator
-
-    return dict(allocator.SETTINGS)
 
 
 @contextlib.contextmanager
