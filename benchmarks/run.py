@@ -648,8 +648,13 @@ def main(argv=None) -> dict:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     text = render(results, args)
     kept = _kept_sections(args.out)
-    args.out.write_text(text + ("\n" + kept + "\n" if kept else ""))
+    new = text + ("\n" + kept + "\n" if kept else "")
+    dropped = _dropped_headings(args.out, new)
+    args.out.write_text(new)
     log(f"wrote {args.out}")
+    if dropped:
+        log("  sections of the previous file not written again (not this script's and not "
+            "between <!-- NAME: begin/end --> markers): " + "; ".join(dropped))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
     return results
@@ -666,6 +671,16 @@ def _kept_sections(path: Path) -> str:
     text = path.read_text()
     return "\n\n".join(re.search(rf"<!-- {name}: begin -->.*?<!-- {name}: end -->", text,
                                    re.S).group(0) for name in dict.fromkeys(found))
+
+
+def _dropped_headings(path: Path, new: str) -> list[str]:
+    """The ``## `` headings of the file at ``path`` that ``new`` no longer has: a section another
+    script wrote without its markers (or whose begin marker was lost) would vanish silently."""
+    if not path.exists():
+        return []
+    heads = lambda text: [ln for ln in text.splitlines() if ln.startswith("## ")]  # noqa: E731
+    now = set(heads(new))
+    return [h[3:] for h in heads(path.read_text()) if h not in now]
 
 
 if __name__ == "__main__":

@@ -92,3 +92,16 @@ def test_a_profiled_audit_shows_the_stages_and_the_hottest_functions(tmp_path):
     assert "rank (leaderboards, stability)" in profile and "the whole command" in profile
     assert "-- toolkit functions by cumulative time" in profile
     assert "hottest functions by own time" in profile
+
+
+def test_a_rewrite_keeps_marked_sections_and_names_the_ones_it_drops(tmp_path):
+    """RESULTS.md holds sections other scripts wrote: those between their markers survive a
+    rewrite; one whose begin marker was lost does not, and the rewrite names it (a full run
+    once dropped three such sections without a word)."""
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# Benchmarks\n\n## Machine\nold\n\n<!-- a_bench: begin -->\n## Kept\nk\n"
+                    "<!-- a_bench: end -->\n\n## Orphan\no\n<!-- b_bench: end -->\n")
+    new = "# Benchmarks\n\n## Machine\nnew\n\n" + run._kept_sections(path) + "\n"
+    assert "## Kept\nk\n" in new and "## Orphan" not in new
+    assert run._dropped_headings(path, new) == ["Orphan"]
+    assert run._dropped_headings(tmp_path / "absent.md", new) == []
