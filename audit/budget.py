@@ -39,6 +39,12 @@ What is estimated (bytes, from :class:`Shape`; ``B`` resamples)
 
 Stages run one after the other, so the estimate is the largest stage plus the results kept. It
 is an upper bound in intent, not an exact count: a refusal says "about".
+
+An audit over the budget only because of Cohen's kappa's ``B`` x pairs bootstrap (the pairs grow
+with the annotators squared in a crowd design) is estimated again with the mean's interval
+linearised (the pairs' tables and their kappas' gradients, no resamples, no pair listed): within
+the budget, it runs that way (:func:`check_table`), as the Spark engine does beyond the driver's
+share (:data:`COHEN_DRIVER_BYTES`).
 """
 
 from __future__ import annotations
@@ -349,19 +355,24 @@ class Shape:
 
 # -- the estimate -------------------------------------------------------------------------------
 def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
-             max_size: int = 100) -> dict[str, dict[str, float]]:
+             max_size: int = 100, cohen: str = "bootstrap") -> dict[str, dict[str, float]]:
     """Bytes each stage of an audit of ``shape`` will hold at its peak, by part.
 
     Returns ``{stage: {part: bytes}}``; the stages run one after another, and ``results`` is
     what the result object keeps (the module docstring lists the parts). ``n_sims`` and
     ``max_size`` are the leaderboard stability simulation's (:func:`audit.rank.rank`'s
-    defaults).
+    defaults). ``cohen``: ``"bootstrap"``, every annotator pair's tables resampled and listed;
+    ``"linearised"``, the pairs' tables and their kappas' gradients only
+    (:class:`audit.measure.sufficient.Sufficient` ``cohen``).
     """
     from .measure.scope import BLOCK_CELLS
     from .measure.wide import COHEN_CELLS, TABLE_CELLS
     from .rank.leaderboard import CHUNK_CELLS
     from .resample import ITEM_BLOCK_CELLS
 
+    if cohen not in ("bootstrap", "linearised"):
+        raise ValueError(f"cohen must be 'bootstrap' or 'linearised', got {cohen!r}")
+    cohen_mode = cohen
     s, b, w = shape, int(n_resamples), 8
     n, i, a, p, q, m = (s.n_judgments, s.n_items, s.n_annotators, max(s.n_pools, 1),
                         s.n_values, s.n_models)
@@ -399,10 +410,14 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
             width = min(s.max_per_item * (s.max_per_item - 1) / 2, pairs)
             cohen["annotator-pair tables"] = pairs * q * q * w + 2 * i * width * w \
                 + 12 * s.within_pairs
-            rows = min(i, s.kept_pairs + 1)  # distinct per-item rows of kept-pair cells
-            cohen["pair table resample blocks"] = block(max(rows, pairs * q * q), BLOCK_CELLS)
-            cohen["pairwise kappa resamples"] = 3 * b * pairs * w
-            results["Cohen's kappa pairs"] = 2 * pairs * ENTRY_BYTES
+            if cohen_mode == "linearised":  # kappas, gradients, per-item influences
+                cohen["kappa gradients"] = 4 * pairs * q * q * w + 2 * i * width * w
+            else:
+                rows = min(i, s.kept_pairs + 1)  # distinct per-item rows of kept-pair cells
+                cohen["pair table resample blocks"] = block(max(rows, pairs * q * q),
+                                                            BLOCK_CELLS)
+                cohen["pairwise kappa resamples"] = 3 * b * pairs * w
+                results["Cohen's kappa pairs"] = 2 * pairs * ENTRY_BYTES
         if s.ordered and not wide:
             counts["ICC rating rows"] = 4 * n * w
         cells = a * min(q, n)
@@ -443,28 +458,51 @@ def total(parts: dict[str, dict[str, float]]) -> float:
     return max(stages, default=0.0) + sum(parts.get("results", {}).values())
 
 
+@dataclass(frozen=True)
+class TableCheck:
+    """What :func:`check_table` found: the estimate in bytes and how Cohen's kappa fits in it
+    (``"bootstrap"``, or ``"linearised"`` when only that brought the audit within the budget;
+    :class:`audit.measure.sufficient.Sufficient` ``cohen``)."""
+
+    need: float
+    cohen: str = "bootstrap"
+
+
 def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the audit",
-                **options) -> float:
+                **options) -> TableCheck:
     """Refuse an audit of ``table`` whose estimated memory exceeds the budget.
 
     ``max_memory`` as :func:`parse_max_memory` reads it; None uses the budget in force
     (:func:`limit`, ``--max-memory``, else the default share). ``options`` go to
-    :func:`estimate` (``n_sims``, ``max_size``). Returns the estimate (bytes).
+    :func:`estimate` (``n_sims``, ``max_size``).
+
+    An audit over the budget only because of Cohen's kappa, the bootstrap of every annotator
+    pair's table (its pairs grow with the annotators squared in a crowd design), is not refused
+    when the estimate with the mean's interval linearised instead (the Spark engine's fallback,
+    :func:`audit.measure.kappa.linearised_cohen`) is within it: the check says
+    ``cohen="linearised"`` and the audit computes Cohen's kappa that way, saying so in its
+    results. An audit the budget holds is never changed.
 
     Raises
     ------
     MemoryBudgetError
-        The estimate exceeds the budget: the message gives both, the table's shape and the
-        largest parts of the estimate.
+        The estimate exceeds the budget either way: the message gives both, the table's shape
+        and the largest parts of the estimate.
     """
     shape = Shape.of(table)
     parts = estimate(shape, n_resamples=n_resamples, **options)
-    need = total(parts)
+    need, cohen = total(parts), "bootstrap"
+    budget, _ = (parse_max_memory(max_memory) if max_memory is not None
+                 else current_limit()).resolve()
+    if budget is not None and need > budget and shape.annotator_pairs:
+        lin = estimate(shape, n_resamples=n_resamples, cohen="linearised", **options)
+        if total(lin) <= budget:
+            parts, need, cohen = lin, total(lin), "linearised"
     _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",
                  shape=f"{shape.describe()}, {n_resamples:,} resamples",
                  advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
                         "--max-memory, or audit on a machine with more memory")
-    return need
+    return TableCheck(need, cohen)
 
 
 def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,
@@ -612,5 +650,6 @@ def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None
 __all__ = ["COHEN_DRIVER_BYTES", "DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPLES", "MAX_SEED",
            "MAX_SIMS",
            "MemoryBudgetError", "MemoryLimit", "Shape", "available_memory",
-           "check_simulation", "check_table", "cohen_collects", "cohen_estimate", "estimate",
+           "TableCheck", "check_simulation", "check_table", "cohen_collects", "cohen_estimate",
+           "estimate",
            "limit", "parse_max_memory", "set_limit", "total"]

@@ -38,7 +38,7 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
                 unit: str = "judgment", step: Step = no_step, **rank_options) -> dict:
     """Every analysis on an already loaded table, after its memory estimate is checked against
     the budget in force (:func:`audit.budget.check_table`; exit 2 before anything is
-    allocated when it is over).
+    allocated when it is over, Cohen's kappa linearised when only its pairs' bootstrap was).
 
     Returns the result dict as the library gives it: plain Python types, NaN where a number is
     undefined. Renderers take :func:`audit.results.json_form` of it (NaN as None).
@@ -48,12 +48,13 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
     from .rank import rank
 
     sizes = rank_options.get("sizes")
-    check_table(table, n_resamples=bootstrap.n_resamples,
-                n_sims=int(rank_options.get("n_sims") or 20_000),
-                max_size=max((int(x) for x in sizes), default=0) if sizes else 100)
+    checked = check_table(table, n_resamples=bootstrap.n_resamples,
+                          n_sims=int(rank_options.get("n_sims") or 20_000),
+                          max_size=max((int(x) for x in sizes), default=0) if sizes else 100)
     results = {"meta": meta(table, bootstrap), "dataset": table.summary()}
     with step("reliability and pool disagreement"):
-        results.update(measure(table, bootstrap=bootstrap, min_per_pool=min_per_pool))
+        results.update(measure(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                               cohen=checked.cohen))
     with step("leaderboards and stability"):
         results.update(rank(table, bootstrap=bootstrap, unit=unit, **rank_options))
     return results

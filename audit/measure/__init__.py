@@ -188,7 +188,8 @@ def scopes_reliability(suff, scale, *, pools, judge_pools, bootstrap: Bootstrap,
 
 @_knowing_single_pools
 def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: str = "median",
-            min_overlap: int = 10, min_annotator_judgments: int = 10) -> dict:
+            min_overlap: int = 10, min_annotator_judgments: int = 10,
+            cohen: str = "bootstrap") -> dict:
     """Reliability, pool disagreement and within-pool variability of ``table``.
 
     Parameters
@@ -209,6 +210,10 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
         Shared items a pair of annotators needs for a pairwise Cohen's kappa.
     min_annotator_judgments
         Judgments an annotator needs to enter the within-pool annotator-effect test.
+    cohen
+        How Cohen's kappa's interval is computed on a categorical scale: ``"bootstrap"``, or
+        ``"linearised"`` (:class:`audit.measure.sufficient.Sufficient`), which
+        :func:`audit.budget.check_table` chooses when only that fits the memory budget.
 
     Returns
     -------
@@ -243,7 +248,7 @@ def measure(table, *, bootstrap: Bootstrap, min_per_pool: int = 2, tie_break: st
     from .sufficient import Sufficient
 
     with section("sufficient statistics"):
-        suff = Sufficient(table)
+        suff = Sufficient(table, cohen=cohen)
     with section("reliability"):
         rel = reliability(table, bootstrap=bootstrap, min_overlap=min_overlap, sufficient=suff)
     with _ScopedWarnings("pool disagreement"), section("pool disagreement"):

@@ -178,6 +178,10 @@ class LinearisedCohen:
     """Standard error of ``mean`` over items (NaN where no pair is defined)."""
     n_items: int
     """Items the bootstrap would resample (every item of the scope with a judgment)."""
+    why: str = "cluster"
+    """Why the interval is linearised: ``"cluster"``, the pairs stayed on a Spark cluster (over
+    the driver's share); ``"budget"``, the pandas engine's bootstrap of the pairs would exceed
+    the memory budget (:func:`audit.budget.check_table`)."""
 
     def interval(self, level: float) -> list[float]:
         """The normal interval ``mean -/+ z se`` at ``level``, its upper end at most 1 (the
@@ -191,7 +195,7 @@ class LinearisedCohen:
 
 
 def linearised_cohen(tables: np.ndarray, agreement: np.ndarray, cell_patterns: np.ndarray,
-                     pattern_freq: np.ndarray) -> LinearisedCohen:
+                     pattern_freq: np.ndarray, *, why: str = "cluster") -> LinearisedCohen:
     """Mean and median of the pairwise kappas, and the standard error of the mean over items
     by the nonparametric delta method.
 
@@ -220,7 +224,8 @@ def linearised_cohen(tables: np.ndarray, agreement: np.ndarray, cell_patterns: n
     the normal interval's coverage by seeded simulation.
 
     ``cell_patterns`` / ``pattern_freq``: the items' rows of flat cell indices (``k q q + a q +
-    b``, -1 padding) and how many items have each (:class:`~.counts.PairTables`).
+    b``, -1 padding) and how many items have each (:class:`~.counts.PairTables`). ``why``:
+    :attr:`LinearisedCohen.why`.
     """
     tables = np.asarray(tables)
     k = len(tables)
@@ -231,10 +236,10 @@ def linearised_cohen(tables: np.ndarray, agreement: np.ndarray, cell_patterns: n
     mean, median, n_def = (float(x[0]) for x in summarise_pairs(kappas[None, :]))
     n_def = int(n_def)
     if n_def == 0:
-        return LinearisedCohen(0, k, NAN, NAN, NAN, n_items)
+        return LinearisedCohen(0, k, NAN, NAN, NAN, n_items, why)
     flat = np.append(grad.reshape(-1), 0.0) / n_def          # index -1: padding, no influence
     cells = np.asarray(cell_patterns, dtype=np.int64)
     influence = flat[np.where(cells >= 0, cells, len(flat) - 1)].sum(axis=1)
     centre = float((freq * influence).sum()) / n_items
     se = float(np.sqrt((freq * (influence - centre) ** 2).sum()))
-    return LinearisedCohen(n_def, k, mean, median, se, n_items)
+    return LinearisedCohen(n_def, k, mean, median, se, n_items, why)

@@ -261,14 +261,21 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
             "pairs": pairs}
 
 
-#: ``cohen_pairs.interval`` of a mean whose interval is linearised (:class:`LinearisedCohen`).
+#: ``cohen_pairs.interval`` of a mean whose interval is linearised (:class:`LinearisedCohen`)
+#: on a Spark cluster.
 LINEARISED_INTERVAL = ("normal, mean -/+ z se, se the item bootstrap's linearised "
                        "(infinitesimal jackknife), computed on the Spark cluster")
+#: The same, by the pandas engine when the pairs' bootstrap would exceed the memory budget.
+LINEARISED_BUDGET_INTERVAL = ("normal, mean -/+ z se, se the item bootstrap's linearised "
+                              "(infinitesimal jackknife): the bootstrap of every pair would "
+                              "exceed the memory budget")
 
 
 def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap: int) -> dict:
-    """The ``cohen`` entry of a scope whose pairs stayed on the cluster (:class:`LinearisedCohen`):
-    the mean, its linearised interval and the median; no per-pair entry."""
+    """The ``cohen`` entry of a scope whose pairs stayed on the cluster, or whose pairs'
+    bootstrap was over the memory budget (:class:`LinearisedCohen` ``why``): the mean, its
+    linearised interval and the median; no per-pair entry."""
+    cluster = lc.why == "cluster"
     if lc.n_pairs == 0:
         warn_degenerate(_cohen_text(),
                         f"no annotator pair shares {min_overlap} or more items with a defined "
@@ -277,11 +284,16 @@ def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap
             "n_pairs": int(lc.n_pairs), "n_pairs_with_overlap": int(lc.n_pairs_with_overlap),
             "mean": float(lc.mean), "median": float(lc.median),
             "ci95": {"mean": lc.interval(bootstrap.level), "median": [NAN, NAN]},
-            "pairs": [], "interval": LINEARISED_INTERVAL, "se": float(lc.se),
+            "pairs": [],
+            "interval": LINEARISED_INTERVAL if cluster else LINEARISED_BUDGET_INTERVAL,
+            "se": float(lc.se),
             "pairs_not_listed": (f"{lc.n_pairs_with_overlap:,} annotator pairs share "
-                                 f"{min_overlap} or more items: their tables and resamples "
-                                 "stayed on the Spark cluster (over the driver's share for "
-                                 "Cohen's kappa)")}
+                                 f"{min_overlap} or more items: " + (
+                                     "their tables and resamples stayed on the Spark cluster "
+                                     "(over the driver's share for Cohen's kappa)"
+                                     if cluster else
+                                     "their bootstrap, and listing them, would exceed the "
+                                     "memory budget (--max-memory)"))}
 
 
 def _cohen_text() -> str:

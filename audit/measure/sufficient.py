@@ -71,6 +71,9 @@ class ScopeView:
     codes: Codes
     counts: np.ndarray | None
     pool_of_annotator: dict
+    cohen_agreement: np.ndarray | None = None
+    """Cohen's agreement weights when the scope's Cohen interval is linearised
+    (:class:`Sufficient` ``cohen="linearised"``); None: the item bootstrap's."""
 
     # What :func:`audit.measure.scope.view_reliability` reads, as
     # :class:`audit.measure.patterns.ScopePatterns` gives it from aggregates.
@@ -85,11 +88,19 @@ class ScopeView:
         return ItemPatterns.of(self.counts)
 
     def pair_tables(self, *, min_overlap: int, none_reach: bool = False, among=None):
-        """:func:`audit.measure.counts.pair_tables` of the scope's codes."""
+        """:func:`audit.measure.counts.pair_tables` of the scope's codes; with
+        ``cohen_agreement``, their :func:`audit.measure.kappa.linearised_cohen` instead (as a
+        Spark view returns it when the pairs stay on the cluster)."""
         from .counts import pair_tables
 
-        return pair_tables(self.codes, min_overlap=min_overlap, none_reach=none_reach,
-                           among=among)
+        pt = pair_tables(self.codes, min_overlap=min_overlap, none_reach=none_reach,
+                         among=among)
+        if self.cohen_agreement is None:
+            return pt
+        from .kappa import linearised_cohen
+
+        return linearised_cohen(pt.tables, self.cohen_agreement, pt.cell_patterns,
+                                pt.pattern_freq, why="budget")
 
     def crossed(self):
         """:class:`audit.measure.icc.CrossedPatterns` of the scope's codes."""
@@ -114,14 +125,23 @@ class Sufficient:
     ----------
     table
         A canonical :class:`audit.contract.table.AnnotationTable` (categorical label scale).
+    cohen
+        ``"bootstrap"`` (default): Cohen's kappa with the item bootstrap of every pair;
+        ``"linearised"``: the mean's interval linearised, no pair listed
+        (:func:`audit.measure.kappa.linearised_cohen`), what :func:`audit.budget.check_table`
+        chooses when the pairs' bootstrap alone would take the audit over the memory budget.
+        Not on a wide scale, which bounds its Cohen tables by cells instead.
     """
 
-    def __init__(self, table):
+    def __init__(self, table, *, cohen: str = "bootstrap"):
         from .wide import is_wide
 
+        if cohen not in ("bootstrap", "linearised"):
+            raise ValueError(f"cohen must be 'bootstrap' or 'linearised', got {cohen!r}")
         f = table.frame
         self.scale = table.scale
         self.wide = is_wide(table.scale)
+        self.cohen = cohen
         self.item, self.n_items = item_codes(f, C.ITEM)
         self.annotator, self.n_annotators = item_codes(f, C.ANNOTATOR)
         self.pool, self.n_pools = item_codes(f, C.POOL)
@@ -146,6 +166,17 @@ class Sufficient:
         sign = np.sign(np.asarray(self.scale.values, dtype=int))
         t = self.item_pool_label
         return np.stack([t[..., sign == s].sum(axis=-1) for s in (-1, 0, 1)], axis=-1)
+
+    @cached_property
+    def _cohen_agreement(self) -> np.ndarray | None:
+        """The views' ``cohen_agreement``: None unless ``cohen="linearised"`` (never on a wide
+        scale)."""
+        if self.cohen != "linearised" or self.wide:
+            return None
+        from .kappa import cohen_weights
+
+        return cohen_weights(self.n_categories, level=self.scale.level,
+                             values=self.scale.numeric_values)
 
     @cached_property
     def annotators_per_pool(self) -> np.ndarray:
@@ -184,7 +215,8 @@ class Sufficient:
             pool_of = dict.fromkeys(names, pools[0])
         else:
             pool_of = self._first_pools(ann, pool, names)
-        return ScopeView(codes=codes, counts=counts, pool_of_annotator=pool_of)
+        return ScopeView(codes=codes, counts=counts, pool_of_annotator=pool_of,
+                         cohen_agreement=self._cohen_agreement)
 
     def _first_pools(self, ann: np.ndarray, pool: np.ndarray, names: tuple) -> dict:
         """Each annotator's pool; one with judgments in several gets the first of them in pool
