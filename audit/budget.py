@@ -497,6 +497,15 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     if budget is not None and need > budget and shape.annotator_pairs:
         lin = estimate(shape, n_resamples=n_resamples, cohen="linearised", **options)
         if total(lin) <= budget:
+            import warnings
+
+            from .errors import BudgetFallbackWarning
+
+            warnings.warn(BudgetFallbackWarning(
+                f"Cohen's kappa: the bootstrap of every annotator pair's table would take the "
+                f"audit to about {fmt_bytes(need)}, over the budget of {fmt_bytes(budget)}; the "
+                "mean's interval is linearised instead (results.json cohen_pairs.interval) and "
+                f"the pairs are not listed (about {fmt_bytes(total(lin))} in all)"), stacklevel=3)
             parts, need, cohen = lin, total(lin), "linearised"
     _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",
                  shape=f"{shape.describe()}, {n_resamples:,} resamples",

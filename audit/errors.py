@@ -101,6 +101,12 @@ class AuditWarning(UserWarning):
     """Base class for the toolkit's warnings."""
 
 
+class BudgetFallbackWarning(AuditWarning):
+    """A statistic computed another way because its usual way would take the audit over the
+    memory budget (Cohen's kappa's interval linearised, :func:`audit.budget.check_table`); the
+    results say how it was computed."""
+
+
 class DegenerateDataWarning(AuditWarning):
     """Data that is legal but makes a statistic undefined; the statistic is NaN."""
 

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import audit
 from audit.budget import MemoryBudgetError, Shape, check_table, estimate, limit, total
+from audit.errors import BudgetFallbackWarning
 from audit.measure.kappa import cohen_weights, linearised_cohen
 from audit.measure.scope import LINEARISED_BUDGET_INTERVAL
 from audit.measure.sufficient import Sufficient
@@ -68,7 +69,8 @@ def test_the_check_linearises_only_what_the_budget_would_refuse(frame, needs):
     table = audit.load(frame, spec=SPEC)
     lin, boot = needs
     assert check_table(table, n_resamples=B, max_memory=int(boot) + 1).cohen == "bootstrap"
-    check = check_table(table, n_resamples=B, max_memory=int((lin + boot) / 2))
+    with pytest.warns(BudgetFallbackWarning, match="linearised"):
+        check = check_table(table, n_resamples=B, max_memory=int((lin + boot) / 2))
     assert (check.cohen, check.need) == ("linearised", lin)
     with pytest.raises(MemoryBudgetError):
         check_table(table, n_resamples=B, max_memory=int(lin) - 1)
@@ -123,6 +125,8 @@ def test_the_command_runs_and_its_report_says_so(frame, needs, tmp_path):
                                    "--max-memory", str(int((lin + boot) / 2)), "--out",
                                    str(out), "--quiet"])
     assert res.exit_code == 0, res.output
+    assert "warning: Cohen's kappa: the bootstrap of every annotator pair" in res.stderr
+    assert "linearised" in res.stderr
     assert "Intervals that are not the item bootstrap" in (out / "report.html").read_text()
     below = CliRunner().invoke(cli, ["run", str(path), "--spec", str(spec), "--bootstrap",
                                      str(B), "--max-memory", str(int(lin) - 1)])
@@ -131,7 +135,10 @@ def test_the_command_runs_and_its_report_says_so(frame, needs, tmp_path):
 
 def test_within_the_budget_nothing_changes(frame, needs):
     lin, boot = needs
-    with limit(int(boot) + 1):
+    import warnings
+
+    with limit(int(boot) + 1), warnings.catch_warnings():
+        warnings.simplefilter("error", BudgetFallbackWarning)
         got = audit.run(frame, spec=SPEC, n_bootstrap=B, seed=3)
     assert "interval" not in got["reliability"]["cohen_pairs"]["overall"]
     assert got["reliability"]["cohen_pairs"]["overall"]["pairs"]
