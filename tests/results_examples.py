@@ -216,3 +216,16 @@ def section_text(html: str, section_id: str) -> str:
     """The visible text of one section, entities decoded, whitespace collapsed."""
     _, texts = parse_html(section_html(html, section_id))
     return " ".join(" ".join(texts).split())
+
+
+def without_cohen(results: dict) -> dict:
+    """``results`` (JSON form) without ``meta`` and every Cohen's kappa entry: what must be
+    equal between an audit whose Cohen interval was linearised (on a Spark cluster, or over the
+    memory budget) and the item bootstrap's."""
+    r = {k: v for k, v in results.items() if k != "meta"}
+    rel = dict(r["reliability"])
+    rel.pop("cohen_pairs")
+    rel["overall"] = {k: v for k, v in rel["overall"].items() if k != "cohen_kappa"}
+    rel["by_pool"] = {p: {k: v for k, v in m.items() if k != "cohen_kappa"}
+                      for p, m in rel["by_pool"].items()}
+    return {**r, "reliability": rel}

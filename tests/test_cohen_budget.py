@@ -22,6 +22,7 @@ from audit.measure.scope import LINEARISED_BUDGET_INTERVAL
 from audit.measure.sufficient import Sufficient
 from benchmarks.compare import result_differences
 from conftest import REPO
+from results_examples import without_cohen
 
 SPEC = {"label": {"kind": "ordinal", "order": [1, 2, 3]}}
 B = 400
@@ -53,16 +54,6 @@ def needs(frame):
     lin = total(estimate(shape, n_resamples=B, cohen="linearised"))
     assert shape.annotator_pairs > 100 and lin < boot
     return lin, boot
-
-
-def _without_cohen(results: dict) -> dict:
-    r = {k: v for k, v in results.items() if k != "meta"}
-    rel = dict(r["reliability"])
-    rel.pop("cohen_pairs")
-    rel["overall"] = {k: v for k, v in rel["overall"].items() if k != "cohen_kappa"}
-    rel["by_pool"] = {p: {k: v for k, v in m.items() if k != "cohen_kappa"}
-                      for p, m in rel["by_pool"].items()}
-    return {**r, "reliability": rel}
 
 
 def test_the_check_linearises_only_what_the_budget_would_refuse(frame, needs):
@@ -109,7 +100,7 @@ def test_over_the_budget_only_by_cohen_the_audit_linearises_it(frame, needs):
         assert cohen["ci95"]["median"] == [None, None]
     entry = got["reliability"]["overall"]["cohen_kappa"]
     assert entry["interval"] == LINEARISED_BUDGET_INTERVAL
-    assert not result_differences(_without_cohen(ref), _without_cohen(got), tol=0.0)
+    assert not result_differences(without_cohen(ref), without_cohen(got), tol=0.0)
 
 
 def test_the_command_runs_and_its_report_says_so(frame, needs, tmp_path):

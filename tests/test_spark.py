@@ -388,14 +388,7 @@ def test_cohen_beyond_the_drivers_share_runs_end_to_end(spark, tmp_path, monkeyp
     entry = got["reliability"]["overall"]["cohen_kappa"]
     assert entry["interval"] == LINEARISED_INTERVAL and entry["ci95"] == [lo, hi]
 
-    def without_cohen(results):
-        r = {k: v for k, v in results.items() if k != "meta"}
-        rel = dict(r["reliability"])
-        rel.pop("cohen_pairs")
-        rel["overall"] = {k: v for k, v in rel["overall"].items() if k != "cohen_kappa"}
-        rel["by_pool"] = {p: {k: v for k, v in m.items() if k != "cohen_kappa"}
-                          for p, m in rel["by_pool"].items()}
-        return {**r, "reliability": rel}
+    from results_examples import without_cohen
 
     found = result_differences(without_cohen(want), without_cohen(got))
     assert not found, found[:5]
