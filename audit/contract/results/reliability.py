@@ -28,7 +28,8 @@ class Estimate(Block):
     """Cohen's kappa: the median over annotator pairs."""
     interval: str = None
     """Cohen's kappa: how ``ci95`` was computed where it is not the item bootstrap's
-    percentiles (the Spark engine's linearised interval, ``cohen_pairs`` ``interval``)."""
+    percentiles (the linearised interval of a Spark cluster or of the memory budget,
+    ``cohen_pairs`` ``interval``)."""
     form: str = None
     """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
     annotators: list[str] = None
@@ -89,8 +90,9 @@ class CohenPairs(Block):
     """Set where the intervals are not the item bootstrap's percentiles: the Spark engine,
     when the pairs' tables and resamples would not fit its driver, computes the mean and the
     median on the cluster and the mean's interval as ``mean -/+ z se`` with the item bootstrap's
-    standard error linearised (:func:`audit.measure.kappa.linearised_cohen`); the median's
-    interval is then null."""
+    standard error linearised (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine
+    does the same when the pairs' bootstrap alone would take the audit over the memory budget
+    (:func:`audit.budget.check_table`). The median's interval is then null."""
     se: Num = None
     """With ``interval``: the mean's standard error over items."""
     pairs_not_listed: str = None
