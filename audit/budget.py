@@ -410,7 +410,7 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
             width = min(s.max_per_item * (s.max_per_item - 1) / 2, pairs)
             cohen["annotator-pair tables"] = pairs * q * q * w + 2 * i * width * w \
                 + 12 * s.within_pairs
-            if cohen_mode == "linearised":  # kappas, gradients, per-item influences
+            if cohen_mode == "linearised" and not wide:  # kappas, gradients, influences
                 cohen["kappa gradients"] = 4 * pairs * q * q * w + 2 * i * width * w
             else:
                 rows = min(i, s.kept_pairs + 1)  # distinct per-item rows of kept-pair cells
@@ -494,7 +494,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     need, cohen = total(parts), "bootstrap"
     budget, _ = (parse_max_memory(max_memory) if max_memory is not None
                  else current_limit()).resolve()
-    if budget is not None and need > budget and shape.annotator_pairs:
+    # a wide scale's Cohen tables are bounded by cells instead, and never linearised
+    if budget is not None and need > budget and shape.annotator_pairs and shape.scale != "wide":
         lin = estimate(shape, n_resamples=n_resamples, cohen="linearised", **options)
         if total(lin) <= budget:
             import warnings

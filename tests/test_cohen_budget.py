@@ -133,3 +133,21 @@ def test_within_the_budget_nothing_changes(frame, needs):
         got = audit.run(frame, spec=SPEC, n_bootstrap=B, seed=3)
     assert "interval" not in got["reliability"]["cohen_pairs"]["overall"]
     assert got["reliability"]["cohen_pairs"]["overall"]["pairs"]
+
+
+def test_a_wide_scale_is_never_linearised():
+    """A wide scale bounds its Cohen tables by cells (:mod:`audit.measure.wide`) and has no
+    linearised path: over the budget it is refused, whatever the Cohen part."""
+    from audit.measure.moments import CATEGORY_LIMIT
+
+    n = 2 * (CATEGORY_LIMIT + 1)
+    frame = pd.DataFrame({"item": np.repeat(np.arange(n), 2).astype(str),
+                          "annotator": np.tile(["a", "b"], n),
+                          "label": [f"L{k}" for k in range(2 * n)]})
+    table = audit.load(frame)
+    shape = Shape.of(table)
+    assert shape.scale == "wide" and shape.annotator_pairs == 1
+    need = total(estimate(shape, n_resamples=B))
+    assert total(estimate(shape, n_resamples=B, cohen="linearised")) == need
+    with pytest.raises(MemoryBudgetError):
+        check_table(table, n_resamples=B, max_memory=int(need) - 1)
