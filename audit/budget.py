@@ -492,8 +492,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     shape = Shape.of(table)
     parts = estimate(shape, n_resamples=n_resamples, **options)
     need, cohen = total(parts), "bootstrap"
-    budget, _ = (parse_max_memory(max_memory) if max_memory is not None
-                 else current_limit()).resolve()
+    resolved = _resolve(max_memory)  # once: the available memory moves between two reads
+    budget = resolved[0]
     # a wide scale's Cohen tables are bounded by cells instead, and never linearised
     if budget is not None and need > budget and shape.annotator_pairs and shape.scale != "wide":
         lin = estimate(shape, n_resamples=n_resamples, cohen="linearised", **options)
@@ -511,7 +511,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
     _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",
                  shape=f"{shape.describe()}, {n_resamples:,} resamples",
                  advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
-                        "--max-memory, or audit on a machine with more memory")
+                        "--max-memory, or audit on a machine with more memory",
+                 resolved=resolved)
     return TableCheck(need, cohen)
 
 
@@ -625,8 +626,7 @@ def cohen_collects(n_pairs: int, n_rows: int = 0, width: int = 0, *, n_values: i
     driver's memory for Cohen's kappa is bounded by that share, whatever the pairs."""
     need = total(cohen_estimate(n_pairs, n_rows, width, n_values=n_values,
                                 n_resamples=n_resamples))
-    budget, _ = (parse_max_memory(max_memory) if max_memory is not None
-                 else current_limit()).resolve()
+    budget, _ = _resolve(max_memory)
     cap = COHEN_DRIVER_BYTES if share is None else share
     return need <= cap and (budget is None or need <= budget)
 
@@ -642,10 +642,15 @@ def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
     return need
 
 
+def _resolve(max_memory) -> tuple[int | None, str]:
+    """The budget in bytes (None: none) and how it was set, read once."""
+    return (parse_max_memory(max_memory) if max_memory is not None
+            else current_limit()).resolve()
+
+
 def _refuse_over(need: float, parts, max_memory, *, what: str, shape: str | None,
-                 advice: str) -> None:
-    budget, how = (parse_max_memory(max_memory) if max_memory is not None
-                   else current_limit()).resolve()
+                 advice: str, resolved: tuple[int | None, str] | None = None) -> None:
+    budget, how = resolved if resolved is not None else _resolve(max_memory)
     if budget is None or need <= budget:
         return
     flat = sorted(((v, k) for stage in parts.values() for k, v in stage.items()), reverse=True)
