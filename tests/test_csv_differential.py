@@ -12,7 +12,6 @@ characters; and enough rows that pyarrow reads them in several blocks.
 
 from __future__ import annotations
 
-import csv
 import io
 
 import pandas as pd
@@ -31,13 +30,21 @@ cell = st.one_of(st.sampled_from(MESSY),
                                        blacklist_characters="\x00"), max_size=6))
 
 
+def _field(value: str, sep: str) -> str:
+    """One field as RFC 4180 writes it: quoted (quotes doubled) when it holds the separator, a
+    quote, a line feed or a carriage return. Python's ``csv`` writer quotes a carriage return
+    only when its line terminator holds one, so with ``\n`` line ends it leaves a bare ``\r``
+    in an unquoted field, which every reader takes for a line break (pandas' C reader then
+    shifts the fields of the row): an ambiguous file, not the one the rows describe."""
+    if any(ch in value for ch in (sep, '"', "\n", "\r")):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
 def _write(rows: list[list[str]], header: list[str], *, crlf: bool, bom: bool, sep: str) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, delimiter=sep, lineterminator="\r\n" if crlf else "\n",
-                   quoting=csv.QUOTE_MINIMAL)
-    w.writerow(header)
-    w.writerows(rows)
-    data = buf.getvalue().encode("utf-8")
+    end = "\r\n" if crlf else "\n"
+    text = "".join(sep.join(_field(v, sep) for v in row) + end for row in [header, *rows])
+    data = text.encode("utf-8")
     return (b"\xef\xbb\xbf" + data) if bom else data
 
 
