@@ -389,6 +389,47 @@ def test_p_value_is_invariant_to_row_order_and_annotator_names(seed, n_annotator
     assert other["reference_tests"] == base["reference_tests"]
 
 
+def reference_strata_arrays(item, annotator, label, min_annotator_judgments):
+    """:func:`W.strata`'s (item, annotator, label) arrays built the direct way: signatures by
+    ``np.add.reduceat`` over a stable sort by annotator, the rows by a stable ``argsort``."""
+    item, annotator, label = (np.asarray(x, dtype=np.int64) for x in (item, annotator, label))
+    per_ann = np.bincount(annotator) if len(annotator) else np.zeros(0, dtype=np.int64)
+    keep = per_ann[annotator] >= min_annotator_judgments
+    item, annotator, label = item[keep], annotator[keep], label[keep]
+    multi = (np.bincount(item)[item] >= 2) if len(item) else keep[:0]
+    item, annotator, label = item[multi], annotator[multi], label[multi]
+    if not len(item):
+        return item, annotator, label
+    item, annotator, label = (np.unique(x, return_inverse=True)[1] for x in (item, annotator,
+                                                                            label))
+    n_a, k = annotator.max() + 1, label.max() + 1
+    pair = item.astype(np.uint64) * np.uint64(k) + label.astype(np.uint64)
+    by_ann = np.argsort(annotator, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(annotator[by_ann]) != 0])
+    sig = [np.add.reduceat(h[by_ann], starts)
+           for h in (W._hash64(pair), W._hash64(pair ^ np.uint64(0xD6E8FEB86659FD93)))]
+    rank = np.empty(n_a, dtype=np.int64)
+    rank[np.lexsort((sig[1], sig[0], np.bincount(annotator)))] = np.arange(n_a)
+    annotator = rank[annotator]
+    order = np.argsort((item * k + label) * n_a + annotator, kind="stable")
+    return item[order], annotator[order], label[order]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(rows=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.integers(0, 4)),
+                     max_size=70),
+       min_judgments=st.integers(1, 4))
+def test_strata_equal_the_stable_sort_and_reduceat_construction(rows, min_judgments):
+    # repeated (item, annotator, label) rows, sparse codes, excluded annotators, lone items
+    item, ann, lab = (np.array(x, dtype=np.int64) for x in zip(*rows)) if rows else \
+        (np.zeros(0, dtype=np.int64),) * 3
+    s = W.strata(item, ann, lab, min_annotator_judgments=min_judgments)
+    ref = reference_strata_arrays(item, ann, lab, min_judgments)
+    for got, want in zip((s.item, s.annotator, s.label), ref):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+
+
 def test_continuous_large_pools_use_the_mean_score_gcmh(monkeypatch):
     """Beyond the permutation budget a continuous pool gets the CMH mean-score statistic,
     which on mid-ranks of a crossed pool is Friedman's statistic."""

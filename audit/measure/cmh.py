@@ -200,17 +200,22 @@ def cmh_operator(s: Strata, scores: np.ndarray | None = None) -> CMHOperator:
     r_item, r_label, r_p = r_item[r_keep], r_label[r_keep], r_p[r_keep]
     j_keep = np.flatnonzero(varies[item])
     j_item, j_ann = item[j_keep], ann[j_keep]
-    # per (item, label) pair: its item's first pair and first judgment, and the values its
+    # per (item, label) pair: its item's first pair and first judgment (counts of the kept
+    # pairs and judgments of earlier items: both arrays are item-sorted), and the values its
     # entries carry in each block of columns
-    r_first = np.searchsorted(r_item, r_item)
-    r_first_j = np.searchsorted(j_item, r_item)
+    pairs_of = np.where(varies, n_present, 0)
+    pairs_before = np.cumsum(pairs_of) - pairs_of
+    judgments_of = np.where(varies, m, 0).astype(np.int64)
+    judgments_before = np.cumsum(judgments_of) - judgments_of
+    r_first = pairs_before[r_item]
+    r_first_j = judgments_before[r_item]
     r_m, r_w = m[r_item], w[r_item]
     # entries (judgment, label present on its item), judgment-major; items are contiguous
     rep = n_present[j_item]
     n_e = int(rep.sum())
     e_start = np.cumsum(rep) - rep
     judgment = np.repeat(np.arange(len(j_keep)), rep)
-    pair = np.repeat(np.searchsorted(r_item, j_item) - e_start, rep) + np.arange(n_e)
+    pair = np.repeat(pairs_before[j_item] - e_start, rep) + np.arange(n_e)
     row = np.repeat(j_ann * k, rep) + r_label[pair]
     # the same entries label-major within each item, for the per-(item, label) columns
     label_major = (e_start[r_first_j] + (np.arange(len(r_item)) - r_first) * r_m.astype(np.int64)

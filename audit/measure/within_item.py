@@ -132,6 +132,21 @@ def _dense(codes: np.ndarray) -> np.ndarray:
     return (np.cumsum(present) - 1)[codes]
 
 
+def _sorted(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, n_items: int,
+            n_annotators: int, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments in (item, label, annotator) order. Judgments with the same three codes
+    are the same row, so sorting the packed key (not arg-sorting it stably) gives the same
+    arrays; ``np.sort`` of int64 is several times faster than a stable ``np.argsort``."""
+    a_n, k = max(n_annotators, 1), max(n_labels, 1)
+    if float(max(n_items, 1)) * k * a_n >= 2.0 ** 62:
+        order = np.lexsort((annotator, label, item))
+        return item[order], annotator[order], label[order]
+    key = np.sort((item * k + label) * a_n + annotator)
+    rest, annotator = np.divmod(key, a_n)
+    item, label = np.divmod(rest, k)
+    return item, annotator, label
+
+
 def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
            min_annotator_judgments: int) -> Strata:
     """The strata of the within-item test (module docstring: what enters)."""
@@ -144,10 +159,12 @@ def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
     keep = kept_ann[annotator]
     excluded = int((~keep).sum())
     n_ann_excluded = int(((per_ann > 0) & ~kept_ann).sum())
-    item, annotator, label = item[keep], annotator[keep], label[keep]
+    if excluded:
+        item, annotator, label = item[keep], annotator[keep], label[keep]
     m = np.bincount(item) if len(item) else np.zeros(0, dtype=np.int64)
     multi = m[item] >= 2
-    item, annotator, label = item[multi], annotator[multi], label[multi]
+    if not multi.all():
+        item, annotator, label = item[multi], annotator[multi], label[multi]
     item, annotator = _dense(item), _dense(annotator)
     used = np.flatnonzero(np.bincount(label)) if len(label) else np.zeros(0, dtype=np.int64)
     label = _dense(label)
@@ -156,19 +173,15 @@ def strata(item: np.ndarray, annotator: np.ndarray, label: np.ndarray, *,
     n_labels = int(label.max()) + 1 if len(label) else 0
     # annotator signature: sums (mod 2^64) of two hashes of its (item, label) pairs
     pair = item.astype(np.uint64) * np.uint64(max(n_labels, 1)) + label.astype(np.uint64)
-    by_ann = np.argsort(annotator, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(annotator[by_ann]) != 0]) if len(item) else \
-        np.zeros(0, dtype=np.int64)
-    sig = [np.add.reduceat(h[by_ann], starts) if len(item) else h[:0]
-           for h in (_hash64(pair), _hash64(pair ^ np.uint64(0xD6E8FEB86659FD93)))]
+    sig = [np.zeros(n_annotators, dtype=np.uint64) for _ in range(2)]
+    for total, h in zip(sig, (_hash64(pair), _hash64(pair ^ np.uint64(0xD6E8FEB86659FD93)))):
+        np.add.at(total, annotator, h)  # uint64 wraps: the sum mod 2^64
     rank = np.empty(n_annotators, dtype=np.int64)
     rank[np.lexsort((sig[1], sig[0], np.bincount(annotator, minlength=n_annotators)))] = \
         np.arange(n_annotators)
     annotator = rank[annotator]
-    span = float(max(n_items, 1)) * max(n_labels, 1) * max(n_annotators, 1)
-    order = (np.argsort((item * n_labels + label) * n_annotators + annotator, kind="stable")
-             if span < 2.0 ** 62 else np.lexsort((annotator, label, item)))
-    return Strata(item=item[order], annotator=annotator[order], label=label[order],
+    item, annotator, label = _sorted(item, annotator, label, n_items, n_annotators, n_labels)
+    return Strata(item=item, annotator=annotator, label=label,
                   n_items=n_items, n_annotators=n_annotators, n_labels=n_labels, codes=used,
                   n_judgments_excluded=excluded + int((~multi).sum()),
                   n_annotators_excluded=n_ann_excluded)
