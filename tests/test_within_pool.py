@@ -430,6 +430,40 @@ def test_strata_equal_the_stable_sort_and_reduceat_construction(rows, min_judgme
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_permutation_counts_read_in_grouped_layout_equal_position_order(seed):
+    # permutation_p reads the draws item group by item group; the same draws put back in
+    # position order (W.permutations) must give the same statistics, hence the same counts
+    rng = np.random.default_rng(seed)
+    n = 400
+    item = np.repeat(np.arange(n), rng.integers(1, 9, size=n))  # sizes beyond SMALL_ITEM too
+    ann = rng.integers(0, 15, size=len(item))
+    lab = rng.integers(0, 3, size=len(item))
+    s = W.strata(item, ann, lab, min_annotator_judgments=1)
+    stat, greater, ties = W.permutation_p(s, n_permutations=301,
+                                          rng=np.random.default_rng(seed + 10))
+    vary = W.varying(s)
+    e = W.expected_counts(s)
+    cells = (s.n_annotators, s.n_labels)
+    full = np.zeros(cells)
+    np.add.at(full, (s.annotator, s.label), 1)
+    fixed = full.copy()
+    np.add.at(fixed, (s.annotator[vary], s.label[vary]), -1)
+    stats_ = []
+    for perm in W.permutations(s.item[vary], 301, np.random.default_rng(seed + 10),
+                               width=s.n_annotators * s.n_labels):
+        for row in perm:
+            t = fixed.copy()
+            np.add.at(t, (s.annotator[vary], s.label[vary][row]), 1)
+            stats_.append(((t - e) ** 2 / np.where(e > 0, e, 1) * (e > 0)).sum())
+    stats_ = np.array(stats_)
+    tol = 1e-9 * max(abs(stat), 1.0)
+    assert len(stats_) == 301
+    assert greater == int((stats_ > stat + tol).sum())
+    assert ties == int((np.abs(stats_ - stat) <= tol).sum())
+    assert 0 < greater < 301
+
+
 def test_continuous_large_pools_use_the_mean_score_gcmh(monkeypatch):
     """Beyond the permutation budget a continuous pool gets the CMH mean-score statistic,
     which on mid-ranks of a crossed pool is Friedman's statistic."""

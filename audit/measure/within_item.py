@@ -254,6 +254,20 @@ def permutations(item: np.ndarray, n: int, rng: np.random.Generator, *, width: i
     Items are grouped by size ``m``: up to :data:`SMALL_ITEM` one of the ``m!`` orders is drawn
     per item (one integer), beyond it random keys are sorted within the item.
     """
+    layout, blocks = _permuted_sources(item, n, rng, width=width)
+    for sources in blocks:
+        perm = np.empty(sources.shape, dtype=np.int64)
+        perm[:, layout] = sources
+        yield perm
+
+
+def _permuted_sources(item: np.ndarray, n: int, rng: np.random.Generator, *, width: int = 0):
+    """:func:`permutations` before its columns are put back in position order: ``layout`` (the
+    positions, item by item, items grouped by size) and a generator of (b, N) blocks whose
+    column ``t`` is the position that moves to ``layout[t]``. The same draws as
+    :func:`permutations`, each group's columns written as one contiguous slice; a statistic
+    that sums over positions (the permutation test's counts) reads them in this order, without
+    the scatter back."""
     from itertools import permutations as orders
 
     size = len(item)
@@ -263,20 +277,30 @@ def permutations(item: np.ndarray, n: int, rng: np.random.Generator, *, width: i
     for k in np.unique(m):
         first = start[m == k]
         table = np.array(list(orders(range(k))), dtype=np.int64) if k <= SMALL_ITEM else None
-        groups.append((int(k), first, (first[:, None] + np.arange(k)).ravel(), table))
+        groups.append((int(k), first, table))
+    layout = (np.concatenate([(first[:, None] + np.arange(k)).ravel()
+                              for k, first, _ in groups]) if groups
+              else np.zeros(0, dtype=np.int64))
     block = max(1, min(n, BLOCK_CELLS // max(size, width, 1)))
-    done = 0
-    while done < n:
-        b = min(block, n - done)
-        perm = np.empty((b, size), dtype=np.int64)
-        for k, first, pos, table in groups:
-            if table is not None:
-                offset = table[rng.integers(0, len(table), size=(b, len(first)))]
-            else:
-                offset = np.argsort(rng.random((b, len(first), k)), axis=2)
-            perm[:, pos] = (first[None, :, None] + offset).reshape(b, -1)
-        yield perm
-        done += b
+
+    def blocks():
+        done = 0
+        while done < n:
+            b = min(block, n - done)
+            sources = np.empty((b, size), dtype=np.int64)
+            col = 0
+            for k, first, table in groups:
+                if table is not None:
+                    offset = table[rng.integers(0, len(table), size=(b, len(first)))]
+                else:
+                    offset = np.argsort(rng.random((b, len(first), k)), axis=2)
+                sources[:, col:col + len(first) * k] = (first[None, :, None]
+                                                        + offset).reshape(b, -1)
+                col += len(first) * k
+            yield sources
+            done += b
+
+    return layout, blocks()
 
 
 def permutation_p(s: Strata, *, n_permutations: int, rng: np.random.Generator,
@@ -304,12 +328,21 @@ def permutation_p(s: Strata, *, n_permutations: int, rng: np.random.Generator,
     tol = 1e-9 * max(abs(observed), 1.0)
     greater = ties = 0
     width = s.n_annotators * s.n_labels if scores is None else s.n_annotators
-    for perm in permutations(item, n_permutations, rng, width=width):
+    if scores is None:
+        # counts are sums over positions: read the draws in their grouped layout
+        layout, blocks = _permuted_sources(item, n_permutations, rng, width=width)
+        base = base[layout]
+        cell_of = None
+    blocks = (blocks if scores is None
+              else permutations(item, n_permutations, rng, width=width))
+    for perm in blocks:
         b = len(perm)
         if scores is None:
-            idx = (np.arange(b)[:, None] * cells + base[None, :] + lab[perm]).ravel()
-            tables = np.bincount(idx, minlength=b * cells).reshape(b, s.n_annotators,
-                                                                   s.n_labels)
+            if cell_of is None or len(cell_of) < b:
+                cell_of = np.arange(b)[:, None] * cells + base[None, :]
+            idx = cell_of[:b] + lab[perm]
+            tables = np.bincount(idx.ravel(), minlength=b * cells).reshape(b, s.n_annotators,
+                                                                           s.n_labels)
             stat = _pearson_s(tables + fixed, e)
         else:
             idx = (np.arange(b)[:, None] * s.n_annotators + ann[None, :]).ravel()
