@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from audit.advice.dirichlet import (
+    argmax_blocks,
     argmax_probability,
     compositions,
     dirichlet_multinomial_pmf,
@@ -130,3 +133,85 @@ def test_precision_is_recovered():
 def test_precision_needs_two_judgments():
     counts = np.array([[1, 0], [0, 1], [1, 0]])
     assert fit_precision(counts, np.full((3, 2), 0.5)) is None
+
+
+def _argmax_every_row(alpha, wanted=None):
+    """The quadrature as computed before rows were shared (a label's wanted rows each built
+    their own integrand): the reference :func:`argmax_probability` must equal to the bit."""
+    from scipy.special import gammainc, gammaincinv
+
+    from audit.advice.dirichlet import _legendre
+
+    p, q = alpha.shape
+    u, w = _legendre()
+    out = np.zeros((p, q))
+    live = alpha > 0
+    safe = np.where(live, alpha, 1.0)
+    need = live if wanted is None else live & wanted
+    values, code = np.unique(safe, return_inverse=True)
+    code = code.reshape(p, q)
+    quantile = gammaincinv(values[:, None], u[None, :])
+    for k in range(q):
+        rows = np.flatnonzero(need[:, k])
+        if not rows.size:
+            continue
+        prod = np.ones((len(rows), len(u)))
+        for j in range(q):
+            if j != k:
+                cdf = gammainc(values[code[rows, j], None], quantile[code[rows, k]])
+                prod *= np.where(live[rows, j, None], cdf, 1.0)
+        out[rows, k] = prod @ w
+    if wanted is not None:
+        return out
+    total = out.sum(axis=1, keepdims=True)
+    return out / np.where(total > 0, total, 1.0)
+
+
+@st.composite
+def shared_rows(draw):
+    """Rows that share parameter values as the adviser's do (a few prior means plus small
+    counts, the grown rows of the preposterior), some zeros, some entries unwanted."""
+    q = draw(st.integers(3, 6))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(0, 300))
+    base = rng.uniform(0.05, 6.0, (draw(st.integers(1, 4)), q))
+    alpha = base[rng.integers(0, len(base), n)] + rng.integers(0, 4, (n, q))
+    alpha[rng.random(alpha.shape) < draw(st.sampled_from([0.0, 0.1, 0.5]))] = 0.0
+    wanted = rng.random(alpha.shape) < draw(st.sampled_from([0.2, 0.6, 1.0]))
+    cut = sorted(rng.integers(0, n + 1, draw(st.integers(0, 2))))
+    return alpha, wanted, cut
+
+
+@settings(max_examples=150, deadline=None)
+@given(shared_rows())
+def test_shared_integrands_give_the_every_row_numbers_to_the_bit(case):
+    """Each distinct row's integrand built once and copied, and blocks computed together (the
+    preposterior's grown rows with the rows they grew from), give exactly the numbers of the
+    computation row by row within one call per block."""
+    alpha, wanted, cut = case
+    for mask in (None, wanted):
+        assert np.array_equal(argmax_probability(alpha, mask), _argmax_every_row(alpha, mask))
+    parts = np.split(np.arange(len(alpha)), cut)
+    got = argmax_blocks([(alpha[i], wanted[i]) for i in parts])
+    for i, block in zip(parts, got):
+        assert np.array_equal(block, _argmax_every_row(alpha[i], wanted[i]))
+
+
+@pytest.mark.parametrize("more", [0, 1, 3])
+def test_label_errors_are_the_two_quadratures_numbers(more):
+    """One quadrature for the current and the grown rows gives the numbers of one each."""
+    rng = np.random.default_rng(8)
+    counts = rng.integers(0, 4, (120, 5))
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    alpha = 2.5 * rng.dirichlet(np.ones(5), 6)[rng.integers(0, 6, 120)] + counts
+    now, after = label_errors(alpha, counts, more)
+    top = counts == counts.max(axis=1, keepdims=True)
+    assert np.array_equal(now, plurality_error(counts, _argmax_every_row(alpha, top)))
+    if more:
+        ys = compositions(more, 5)
+        grown = (counts[:, None, :] + ys[None]).reshape(-1, 5)
+        post = (alpha[:, None, :] + ys[None]).reshape(-1, 5)
+        each = plurality_error(grown, _argmax_every_row(
+            post, grown == grown.max(axis=1, keepdims=True))).reshape(len(alpha), -1)
+        assert np.array_equal(after, (dirichlet_multinomial_pmf(alpha, ys) * each).sum(axis=1))

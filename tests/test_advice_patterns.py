@@ -170,3 +170,30 @@ def test_opposed_from_counts_equals_the_item_tables_columns(name):
     frame_says = _opposed_from_frame(units.frame, units.human_pools, units.preference)
     assert np.array_equal(units.opposed[units.inverse], frame_says)
     assert frame_says.any() or name == "ties"  # one judgment per pool: never opposed
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_the_precision_fit_over_patterns_is_the_fit_over_every_unit(name):
+    """A population's Dirichlet precision fitted from its (stratum, counts) patterns, each
+    standing for its units, is to the bit the fit over every unit of the item table."""
+    from audit.advice.dirichlet import fit_precision
+    from audit.advice.units import canonical, fit_population
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = TABLES[name]()
+    fitted = 0
+    for distinct in (True, False):
+        units = read_units(table, distinct=distinct)
+        for pool in units.human_pools if units.counts is not None else []:
+            pop = fit_population(units, pool, units.counts[pool], more=0)
+            if pop is None:
+                continue
+            every = read_units(table, distinct=False)
+            canon = canonical(every.counts[pool], every.mirror)
+            judged = canon.sum(axis=1) > 0
+            stratum = pop.stratum if not distinct else pop.stratum[units.inverse]
+            want = fit_precision(canon[judged], pop.stratum_mean[stratum[judged]])
+            assert (pop.precision, pop.rho) == want
+            fitted += 1
+    assert fitted > 0 or name == "ties"

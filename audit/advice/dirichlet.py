@@ -101,7 +101,7 @@ def argmax_probability(alpha: np.ndarray, wanted: np.ndarray | None = None) -> n
     (module docstring); a zero ``alpha_k`` gives 0 for ``k``. ``wanted`` ``(P, q)`` bool: only
     those entries are computed (the rest are 0, and rows are then not renormalised): the
     plurality error needs only the plurality's labels, often one of ``q``."""
-    from scipy.special import betainc, gammainc, gammaincinv
+    from scipy.special import betainc
 
     alpha = np.asarray(alpha, dtype=float)
     p, q = alpha.shape
@@ -112,35 +112,81 @@ def argmax_probability(alpha: np.ndarray, wanted: np.ndarray | None = None) -> n
         first = np.where(a <= 0, 0.0, np.where(b <= 0, 1.0,
                          betainc(np.where(b > 0, b, 1.0), np.where(a > 0, a, 1.0), 0.5)))
         return np.stack([first, 1 - first], axis=1)
-    u, w = _legendre()
-    out = np.zeros((p, q))
-    live = alpha > 0
-    safe = np.where(live, alpha, 1.0)
-    need = live if wanted is None else live & wanted
-    # The integrand's pieces depend on one or two of a row's parameters only, and rows share
-    # them (a stratum's s pi plus small counts): each quantile is computed once per distinct
-    # value and each CDF once per distinct (value, quantile's value) pair, then looked up.
-    # Elementwise, so the result is the same number as row by row.
-    values, code = np.unique(safe, return_inverse=True)
-    code = code.reshape(p, q)
-    quantile = gammaincinv(values[:, None], u[None, :])
-    for k in range(q):
-        rows = np.flatnonzero(need[:, k])
-        if not rows.size:
-            continue
-        prod = np.ones((len(rows), len(u)))
-        for j in range(q):
-            if j != k:
-                pair, back = np.unique(code[rows, j] * len(values) + code[rows, k],
-                                       return_inverse=True)
-                cdf = gammainc(values[pair // len(values), None],
-                               quantile[pair % len(values)])
-                prod *= np.where(live[rows, j, None], cdf[back.reshape(-1)], 1.0)
-        out[rows, k] = prod @ w
+    out = argmax_blocks([(alpha, wanted)])[0]
     if wanted is not None:
         return out
     total = out.sum(axis=1, keepdims=True)
     return out / np.where(total > 0, total, 1.0)
+
+
+def argmax_blocks(blocks) -> list[np.ndarray]:
+    """The unnormalised quadrature of :func:`argmax_probability` (``q >= 3``) for several
+    ``(alpha, wanted)`` blocks of one ``q`` at once (``wanted`` None: every live entry): each
+    block's ``(P_b, q)`` array, the same numbers as a call per block.
+
+    Why blocks: the integrand's pieces depend on one or two of a row's parameters only, and
+    rows share them (a stratum's ``s pi`` plus small counts; the preposterior's grown rows
+    repeat each other and the rows they grew from): each distinct row's integrand is built
+    once, from each quantile computed once per distinct value and each CDF once per distinct
+    (value, quantile's value) pair, and copied to the rows that share it. Elementwise, so each
+    row's integrand is the same numbers as alone. The weighted sum over the nodes is one matrix
+    product per block and label over that block's wanted rows, every row in place, as a call
+    per block takes it (a BLAS product can round a row differently by where it sits in the
+    matrix)."""
+    from scipy.special import gammainc, gammaincinv
+
+    alphas = [np.asarray(a, dtype=float) for a, _ in blocks]
+    q = alphas[0].shape[1]
+    sizes = [len(a) for a in alphas]
+    alpha = np.concatenate(alphas).reshape(sum(sizes), q)
+    live = alpha > 0
+    wanted = np.concatenate([np.ones(a.shape, dtype=bool) if w is None
+                             else np.asarray(w, dtype=bool).reshape(a.shape)
+                             for a, (_, w) in zip(alphas, blocks)]).reshape(alpha.shape)
+    outs = [np.zeros((n, q)) for n in sizes]
+    u, w = _legendre()
+    safe = np.where(live, alpha, 1.0)
+    need = live & wanted
+    values, code = np.unique(safe, return_inverse=True)
+    code = code.reshape(alpha.shape)
+    nv = len(values)
+    one, inverse = _distinct_rows(np.concatenate([code, live, need], axis=1))
+    d_code, d_live, d_need = code[one], live[one], need[one]
+    at = [np.flatnonzero(d_need[:, k]) for k in range(q)]
+    pair_of = {(k, j): d_code[at[k], j] * nv + d_code[at[k], k]
+               for k in range(q) for j in range(q) if j != k and at[k].size}
+    if not pair_of:
+        return outs
+    pairs = np.unique(np.concatenate(list(pair_of.values())))
+    quantiles, slot = np.unique(pairs % nv, return_inverse=True)
+    quantile = gammaincinv(values[quantiles, None], u[None, :])
+    cdf = gammainc(values[pairs // nv, None], quantile[slot.reshape(-1)])
+    starts = np.cumsum([0, *sizes])
+    for k in range(q):
+        if not at[k].size:
+            continue
+        prod = np.ones((len(at[k]), len(u)))
+        for j in range(q):
+            if j != k:
+                back = np.searchsorted(pairs, pair_of[k, j])
+                prod *= np.where(d_live[at[k], j, None], cdf[back], 1.0)
+        place = np.empty(len(one), dtype=np.int64)
+        place[at[k]] = np.arange(len(at[k]))
+        for out, lo, hi in zip(outs, starts[:-1], starts[1:]):
+            rows = np.flatnonzero(need[lo:hi, k])
+            out[rows, k] = prod[place[inverse[lo + rows]]] @ w
+    return outs
+
+
+def _distinct_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One row of each distinct row (any: they are equal) and every row's distinct row, of a
+    non-negative integer (or bool) ``(P, k)`` array (:func:`audit.resample.patterns`)."""
+    from ..resample import patterns
+
+    _, _, inverse = patterns(key.astype(np.int64))
+    one = np.empty(int(inverse.max(initial=-1)) + 1, dtype=np.int64)
+    one[inverse] = np.arange(len(inverse))
+    return one, inverse
 
 
 @lru_cache(maxsize=1)
@@ -287,13 +333,20 @@ def label_errors(alpha: np.ndarray, counts: np.ndarray, more: int
     """
     alpha = np.asarray(alpha, dtype=float)
     counts = np.asarray(counts, dtype=np.int64)
-    now = plurality_error(counts, argmax_probability(alpha, _plurality(counts)))
     if more <= 0 or len(alpha) == 0:
+        now = plurality_error(counts, argmax_probability(alpha, _plurality(counts)))
         return now, now.copy()
     ys = _compositions(int(more), alpha.shape[1])
     pmf = dirichlet_multinomial_pmf(alpha, ys)
     p, k = pmf.shape
     grown = (counts[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
     post = (alpha[:, None, :] + ys[None, :, :]).reshape(p * k, -1)
-    after = plurality_error(grown, argmax_probability(post, _plurality(grown))).reshape(p, k)
+    if alpha.shape[1] >= 3:  # one quadrature: the grown rows share the current rows' pieces
+        probs, grown_probs = argmax_blocks([(alpha, _plurality(counts)),
+                                            (post, _plurality(grown))])
+    else:
+        probs = argmax_probability(alpha, _plurality(counts))
+        grown_probs = argmax_probability(post, _plurality(grown))
+    now = plurality_error(counts, probs)
+    after = plurality_error(grown, grown_probs).reshape(p, k)
     return now, (pmf * after).sum(axis=1)

@@ -318,15 +318,20 @@ def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
                            for k in range(canon.shape[1])], axis=1).reshape(n_strata, -1)
     by_stratum += STRATUM_PSEUDO * overall
     by_stratum /= by_stratum.sum(axis=1, keepdims=True)
-    fitted = fit_precision(canon[judged], by_stratum[stratum[judged]], weight=w[judged])
+    rows = np.flatnonzero(judged)
+    first, inverse = patterns(np.column_stack([stratum[rows], canon[rows]]))
+    pick = rows[first]
+    # The fit reads the (stratum, counts) patterns in order of first appearance, each standing
+    # for its units: the rows, order and integer weights it would group the units into itself.
+    seen = np.argsort(first, kind="stable")
+    fitted = fit_precision(canon[pick[seen]], by_stratum[stratum[pick[seen]]],
+                           weight=np.bincount(inverse, weights=w[rows],
+                                              minlength=len(first))[seen])
     if fitted is None:
         return None
     s, rho = fitted
     now = np.full(units.n, np.nan)
     after = np.full(units.n, np.nan)
-    rows = np.flatnonzero(judged)
-    first, inverse = patterns(np.column_stack([stratum[rows], canon[rows]]))
-    pick = rows[first]
     e_now, e_after = label_errors(s * by_stratum[stratum[pick]] + canon[pick], canon[pick], more)
     now[rows] = e_now[inverse]
     after[rows] = e_after[inverse]
