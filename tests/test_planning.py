@@ -423,6 +423,39 @@ def test_degenerate_tables_get_a_defined_plan():
     assert block["labels"]["pools"][0]["not_defined"].startswith("one judgment per item")
 
 
+@st.composite
+def label_distributions(draw):
+    """Rows of label distributions as the planner shrinks them: a few distinct rows, repeated,
+    some with exact ties and zero shares, on 2 to 6 labels."""
+    q = draw(st.integers(2, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    n = draw(st.integers(0, 40))
+    base = rng.dirichlet(np.full(q, draw(st.sampled_from([0.3, 1.0, 4.0]))),
+                         draw(st.integers(1, 6)))
+    if draw(st.booleans()):  # quarters: tied plurality labels, zero shares
+        base = np.round(base * 4) / 4
+        base[base.sum(axis=1) == 0, 0] = 1.0
+        base /= base.sum(axis=1, keepdims=True)
+    return base[rng.integers(0, len(base), n)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(label_distributions(), st.integers(1, 8), st.booleans(),
+       st.sampled_from(sorted(__import__("audit.measure.disagreement",
+                                         fromlist=["TIE_BREAKS"]).TIE_BREAKS)))
+def test_agreement_over_its_hits_is_the_sum_over_every_outcome_to_the_bit(dists, m, ordered,
+                                                                         tie):
+    """Summing each row's probability over the outcomes with its own consensus only gives
+    exactly the sum over every outcome with the misses as zeros (the reference)."""
+    from audit.measure.disagreement import consensus_labels
+    from audit.planning.labels import _agreement_every_outcome, _draws
+
+    target = consensus_labels(dists, ordered=ordered, tie_break=tie)
+    want = _agreement_every_outcome(dists, target, *_draws(m, dists.shape[1], ordered, tie))
+    assert np.array_equal(agreement(dists, m, ordered=ordered, tie_break=tie), want,
+                          equal_nan=True)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3), min_size=1, max_size=6),
        st.permutations([0, 1, 2]), st.integers(1, 5))
