@@ -466,6 +466,12 @@ class TableCheck:
 
     need: float
     cohen: str = "bootstrap"
+    budget: float | None = None  # the budget checked against, in bytes (None: none)
+
+    @property
+    def room(self) -> float | None:
+        """Bytes the budget leaves beside the estimate (None: no budget)."""
+        return None if self.budget is None else max(self.budget - self.need, 0.0)
 
 
 def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the audit",
@@ -513,7 +519,7 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
                  advice="lower --bootstrap, fold small pools with --min-pool-annotators, raise "
                         "--max-memory, or audit on a machine with more memory",
                  resolved=resolved)
-    return TableCheck(need, cohen)
+    return TableCheck(need, cohen, budget)
 
 
 def cluster_estimate(counts, *, n_values: int, n_pools: int, n_resamples: int,

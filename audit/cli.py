@@ -492,8 +492,10 @@ def _print_profile(profile) -> None:
         return
     from .profile import table_lines
 
+    shown = profile.to_dict()
     click.echo("\n".join(["", "profile (also in results.json meta.profile, without the "
-                                "writing stage):", *table_lines(profile.to_dict()["stages"])]),
+                                "writing stage):", *table_lines(shown["stages"],
+                                                                 shown["beside"])]),
                err=True)
 
 

@@ -42,21 +42,34 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
 
     Returns the result dict as the library gives it: plain Python types, NaN where a number is
     undefined. Renderers take :func:`audit.results.json_form` of it (NaN as None).
+
+    A pairwise table's leaderboard resamples are drawn on a worker thread while reliability and
+    pool disagreement are measured, when they fit the memory budget beside the audit
+    (:mod:`audit.rank.ahead`); the results are the same bits either way.
     """
     from .budget import check_table
     from .measure import measure
+    from .profile import record_beside
     from .rank import rank
+    from .rank.ahead import STAGE, draw_ahead
 
     sizes = rank_options.get("sizes")
     checked = check_table(table, n_resamples=bootstrap.n_resamples,
                           n_sims=int(rank_options.get("n_sims") or 20_000),
                           max_size=max((int(x) for x in sizes), default=0) if sizes else 100)
     results = {"meta": meta(table, bootstrap), "dataset": table.summary()}
-    with step("reliability and pool disagreement"):
-        results.update(measure(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
-                               cohen=checked.cohen))
-    with step("leaderboards and stability"):
-        results.update(rank(table, bootstrap=bootstrap, unit=unit, **rank_options))
+    ahead = draw_ahead(table, bootstrap=bootstrap, unit=unit, room=checked.room)
+    try:
+        with step("reliability and pool disagreement"):
+            results.update(measure(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                   cohen=checked.cohen))
+        with step("leaderboards and stability"):
+            results.update(rank(table, bootstrap=bootstrap, unit=unit, ahead=ahead,
+                                **rank_options))
+    finally:
+        if ahead is not None:
+            ahead.close()
+            record_beside(STAGE, ahead.seconds)
     return results
 
 
@@ -350,14 +363,23 @@ def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: st
     """:func:`run` after loading: the audit of ``table`` (a driver-side
     :class:`AnnotationTable`, or a :class:`audit.ingest.spark.coded.ClusterTable`, audited from
     the cluster's aggregates by :func:`audit.ingest.spark.cluster_audit.audit_cluster`), then,
-    with ``out``, the output set written atomically (:func:`audit.outputs.write_run`)."""
+    with ``out``, the output set written atomically (:func:`audit.outputs.write_run`).
+
+    The analyses run with BLAS (numpy's matrix products) on one thread
+    (:func:`audit.resample.one_blas_thread`): a product's last digits then do not depend on the
+    machine's core count (the same seed gives the same bytes on a laptop and a 64-core
+    server), and BLAS's idle threads do not spin on the cores that the resampling's own worker
+    threads and the concurrent steps use. Products inside one audit are small or already
+    resampled one row block at a time: a second BLAS thread bought no time, and its spinning
+    cost system time."""
     from .budget import limit
+    from .resample import one_blas_thread
     from .results import json_form
 
     check_pool(table, plan_options.get("pool"))
     cluster = _on_cluster(table)
     frame = None
-    with limit(max_memory):
+    with limit(max_memory), one_blas_thread():
         if cluster:
             from .ingest.spark.cluster_audit import audit_cluster
             from .ingest.spark.failures import spark_failures

@@ -88,6 +88,7 @@ class Profile:
     _sampled: bool = field(default_factory=lambda: rss_bytes() is not None)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _started: float = field(default_factory=time.perf_counter)
+    beside: list[dict] = field(default_factory=list)
 
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -137,7 +138,8 @@ class Profile:
                 "peak_rss_bytes": max_rss_bytes(), "method": self.method(),
                 "allocator": dict(allocator.SETTINGS),
                 "excluded": "writing the outputs (this file among them): shown on standard "
-                            "error by the command"}
+                            "error by the command",
+                "beside": list(self.beside)}
 
 
 @contextlib.contextmanager
@@ -177,6 +179,18 @@ def section(name: str) -> Iterator[None]:
         yield
 
 
+def record_beside(name: str, seconds: float) -> None:
+    """Record a stage that ran on a worker thread, ``seconds`` of wall time beside the stages
+    of the active profile (``meta.profile.beside``); nothing when no profile is active. Its CPU
+    time is in the stages it ran beside (a process's CPU clock counts every thread), and its
+    memory in their peaks."""
+    profile = _CURRENT.get()
+    if profile is None:
+        return
+    with profile._lock:
+        profile.beside.append({"stage": name, "seconds": round(float(seconds), 4)})
+
+
 def profiled_step(step, profile: Profile | None):
     """The progress hook ``step`` (:data:`audit.progress.Step`) that also times each step as a
     stage of ``profile``; ``step`` itself when ``profile`` is None."""
@@ -191,8 +205,9 @@ def profiled_step(step, profile: Profile | None):
     return both
 
 
-def table_lines(stages: list[dict]) -> list[str]:
-    """The profile as text lines for standard error: one line per stage, indented by depth."""
+def table_lines(stages: list[dict], beside: list[dict] = ()) -> list[str]:
+    """The profile as text lines for standard error: one line per stage, indented by depth,
+    then each stage that ran on a worker thread beside them (wall seconds only)."""
     from .budget import fmt_bytes as bytes_size
 
     width = max((2 * s["depth"] + len(s["stage"]) for s in stages), default=10)
@@ -203,6 +218,9 @@ def table_lines(stages: list[dict]) -> list[str]:
         lines.append(f"{name:<{width}}  {s['seconds']:8.2f}  {s['cpu_seconds']:8.2f}  "
                      f"{bytes_size(s['peak_rss_bytes']):>9}  "
                      f"{bytes_size(s['end_rss_bytes']):>10}")
+    for s in beside:
+        lines.append(f"beside the above, on a worker thread: {s['stage']}: "
+                     f"{s['seconds']:.2f} s wall")
     return lines
 
 

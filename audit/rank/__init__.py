@@ -55,7 +55,8 @@ PERTURBATIONS = ("pool_switch", "bootstrap")
 
 def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment",
          sizes: Sequence[int] = DEFAULT_SIZES, gap_model: str = "resample",
-         perturbation: str = "pool_switch", n_sims: int = 20_000, max_flipped: int = 50) -> dict:
+         perturbation: str = "pool_switch", n_sims: int = 20_000, max_flipped: int = 50,
+         ahead=None) -> dict:
     """Leaderboards per pool, their stability, exposed items and judge alignment.
 
     Parameters
@@ -79,6 +80,10 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
         two human pools) or ``"bootstrap"`` (pooled bootstrap SD of the ``"all"`` scores).
     max_flipped
         How many flipped items to list.
+    ahead
+        The leaderboards' resamples drawn ahead on a worker thread
+        (:func:`audit.rank.ahead.draw_ahead` of this table), or None. The results are the
+        same either way, to the bit.
 
     Returns
     -------
@@ -94,13 +99,21 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     if reason is not None:
         return plain(_skipped(reason, unit, bootstrap))
     pairwise = table.is_pairwise
+    if ahead is not None and not (pairwise and ahead.fits(unit, bootstrap)):
+        ahead = None
     with section("votes per model pair" if pairwise else "scores per model"):
-        data = pairwise_votes(table) if pairwise else rating_scores(table)
+        data = (ahead.votes if ahead is not None else
+                pairwise_votes(table) if pairwise else rating_scores(table))
     make = pairwise_boards if pairwise else rating_boards
     groups = _board_pools(table)
     first = board_keys(table)  # one human pool: "all" is that pool's board, drawn once
     with section("leaderboards and their resamples"):
-        if _continuous_rating(table):  # every board from one pass of item resamples
+        if ahead is not None:  # the patterns built, the totals drawn beside the measures
+            from .leaderboard import boards_from_patterns
+
+            drawn = boards_from_patterns(ahead.patterns, data.models, bootstrap=bootstrap,
+                                         stream=shared_stream(unit), totals=ahead.totals())
+        elif _continuous_rating(table):  # every board from one pass of item resamples
             from ..measure.continuous import item_index
 
             drawn = rating_boards_over_items(

@@ -149,9 +149,10 @@ def pairwise_boards(votes: Votes, masks: dict[str, np.ndarray], *, unit: str,
 
 
 def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
-                         stream: str) -> dict[str, Board]:
+                         stream: str, totals: np.ndarray | None = None) -> dict[str, Board]:
     """The boards (in ``bp.judged``'s order) of :class:`BoardPatterns`, ``models`` naming the
-    model codes of the pair codes."""
+    model codes of the pair codes. ``totals``: the resamples' joint totals when they were drawn
+    ahead (:mod:`audit.rank.ahead`; :func:`audit.rank.shared.shared_resamples`)."""
     m = len(models)
     cp, codes, sums = bp.cp, bp.codes, bp.sums
     column = {key: 2 * k for k, key in enumerate(bp.base)}
@@ -183,7 +184,7 @@ def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
             out += [rate, bt]
         return tuple(out)
 
-    drawn = shared_resamples(cp, stats, bootstrap, stream)
+    drawn = shared_resamples(cp, stats, bootstrap, stream, totals=totals)
     return {key: replace(b, samples=drawn[2 * k], bt_samples=drawn[2 * k + 1],
                          draw=shared_draw(cp))
             for k, (key, b) in enumerate(boards.items())}

@@ -92,8 +92,24 @@ def shared_draw(cp: ClusterPatterns) -> str:
     return "items" if cp.n_items <= ITEMS_PER_PATTERN * len(cp.counts) else "multinomial"
 
 
-def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str
-                     ) -> tuple[np.ndarray, ...]:
+def fit_step(cp: ClusterPatterns, n_resamples: int) -> int:
+    """Resamples per call of ``stats`` in :func:`shared_resamples` (the last call takes the
+    rest): whole blocks of weights are re-weighed until :data:`FIT_CELLS` totals are held. The
+    chunks depend on the patterns alone, so totals computed elsewhere (drawn ahead,
+    :mod:`audit.rank.ahead`) are fitted in the same chunks, to the same bits."""
+    rows = _weight_rows(cp)
+    chunk = max(rows, FIT_CELLS // max(cp.n_groups * cp.values.shape[1], 1))
+    return max(1, min(-(-chunk // rows) * rows, max(n_resamples, 1)))
+
+
+def _weight_rows(cp: ClusterPatterns) -> int:
+    """Resamples per block of weights (at most :data:`WEIGHT_CELLS` weights, whole streams)."""
+    rows = max(1, WEIGHT_CELLS // max(len(cp.counts), 1))
+    return rows - rows % STREAM_ROWS if rows >= STREAM_ROWS else rows
+
+
+def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: str, *,
+                     totals: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """``stats`` of ``bootstrap.n_resamples`` item resamples of the patterns ``cp``.
 
     ``stats`` maps (b, groups, v) totals to a tuple of (b, ...) arrays. Weights are drawn by
@@ -107,16 +123,22 @@ def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: s
     (a matrix product's summation order), so the sizes are constants, and the products run on
     one BLAS thread (:func:`audit.resample.one_blas_thread`): the same seed gives the same bytes
     on any number of cores.
+
+    ``totals``: the (``bootstrap.n_resamples``, groups, values) totals of these resamples,
+    computed already (:mod:`audit.rank.ahead`); ``stats`` then runs on them in the chunks of
+    :func:`fit_step`, which are the chunks it runs on when the totals are drawn here.
     """
     with one_blas_thread():
+        if totals is not None:
+            step = fit_step(cp, bootstrap.n_resamples)
+            parts = [stats(totals[a:a + step]) for a in range(0, len(totals), step)]
+            return tuple(np.concatenate(p, axis=0) for p in zip(*parts))
         return _shared_resamples(cp, stats, bootstrap, stream)
 
 
 def _shared_resamples(cp, stats, bootstrap, stream):
     n_cells = cp.n_groups * cp.values.shape[1]
-    rows = max(1, WEIGHT_CELLS // max(len(cp.counts), 1))
-    if rows >= STREAM_ROWS:
-        rows -= rows % STREAM_ROWS
+    rows = _weight_rows(cp)
     product = max(1, PRODUCT_CELLS // max(len(cp.counts), 1))
     chunk = max(rows, FIT_CELLS // max(n_cells, 1))
     parts, held, size = [], [], 0

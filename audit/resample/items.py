@@ -91,8 +91,9 @@ def one_blas_thread():
     The item resamples' products are sums over every item: a multi-threaded BLAS splits them
     by thread, so their last digits depended on the machine's core count, and its idle threads
     spin (in system calls) for the cores the draws run on. One thread gives the same sums on
-    any number of cores and leaves the others to the draws. Without ``threadpoolctl`` (which
-    scikit-learn, and so pingouin, installs) BLAS is left as it is.
+    any number of cores and leaves the others to the draws. Both BLAS libraries a run loads are
+    limited: numpy's and the one scipy bundles. Without ``threadpoolctl`` (a dependency; also
+    installed by scikit-learn) BLAS is left as it is.
     """
     try:
         from threadpoolctl import threadpool_limits
@@ -100,4 +101,8 @@ def one_blas_thread():
         from contextlib import nullcontext
 
         return nullcontext()
+    # scipy's wheels bundle an OpenBLAS of their own, loaded with scipy.sparse or scipy.linalg,
+    # and threadpoolctl limits only the libraries loaded when it is called
+    import scipy.sparse  # noqa: F401
+
     return threadpool_limits(limits=1, user_api="blas")

@@ -47,6 +47,16 @@ class ProfileStage(Block):
     """Resident memory of this process when the stage ended."""
 
 
+class BesideStage(Block):
+    """A stage that ran on a worker thread beside the others (:mod:`audit.rank.ahead`)."""
+
+    stage: str
+    """What ran."""
+    seconds: float
+    """Wall-clock seconds from its start to its end; its CPU time and memory are counted in
+    the stages it ran beside."""
+
+
 class AllocatorSettings(Block):
     """What the command set of its process's memory allocator (:mod:`audit.allocator`); a key
     is absent when it was left as it was (the user had set it, or the library ran without the
@@ -75,6 +85,8 @@ class RunProfile(Block):
     """What the command set of the memory allocator before the run."""
     excluded: str
     """What the stages leave out."""
+    beside: list[BesideStage] = []
+    """Stages that ran on worker threads beside those in ``stages``."""
 
 
 class Meta(Block):
