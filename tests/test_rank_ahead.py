@@ -91,8 +91,8 @@ def test_fit_step_is_where_the_streaming_path_flushes(monkeypatch):
     monkeypatch.setattr(shared, "WEIGHT_CELLS", 3_000)
     monkeypatch.setattr(shared, "FIT_CELLS", 2_500)
     ahead = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None)
+    cp = ahead.patterns().cp
     ahead.close()
-    cp = ahead.patterns.cp
     seen = []
     shared.shared_resamples(cp, lambda t: (seen.append(len(t)) or np.zeros((len(t), 1)),),
                             BOOT, "rank/judgment")
@@ -101,7 +101,7 @@ def test_fit_step_is_where_the_streaming_path_flushes(monkeypatch):
     assert len(seen) > 1  # the constants above force several chunks
 
 
-def test_a_failed_worker_falls_back_to_drawing_in_rank(monkeypatch):
+def test_a_failed_draw_falls_back_to_drawing_in_rank(monkeypatch):
     table = table_of(_raw(4))
     alone = rank(table, bootstrap=BOOT)
 
@@ -112,6 +112,22 @@ def test_a_failed_worker_falls_back_to_drawing_in_rank(monkeypatch):
     monkeypatch.setattr(ahead_mod, "weight_blocks", broken)
     ahead = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None)
     assert ahead.totals() is None and isinstance(ahead._failed, MemoryError)
+    assert ahead.patterns() is not None  # built before the draws failed, and used
+    assert _bytes(rank(table, bootstrap=BOOT, ahead=ahead)) == _bytes(alone)
+
+
+def test_failed_votes_fall_back_to_building_everything_in_rank(monkeypatch):
+    import audit.rank.counts as counts
+
+    table = table_of(_raw(4))
+    alone = rank(table, bootstrap=BOOT)
+
+    def broken(table):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(counts, "pairwise_votes", broken)  # the worker's, not rank()'s
+    ahead = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None)
+    assert ahead.votes() is None and ahead.patterns() is None and ahead.totals() is None
     assert _bytes(rank(table, bootstrap=BOOT, ahead=ahead)) == _bytes(alone)
 
 
@@ -129,6 +145,11 @@ def test_close_stops_the_worker_at_its_next_block(monkeypatch):
     monkeypatch.setattr(ahead_mod, "AHEAD_ROWS", 10)
     monkeypatch.setattr(ahead_mod, "weight_blocks", slow)
     ahead = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None)
+    for _ in range(500):  # the worker is drawing (its first block is out)
+        if blocks:
+            break
+        threading.Event().wait(0.01)
+    assert blocks
     ahead._cancel.set()
     release.set()
     ahead.close()
@@ -152,17 +173,22 @@ def test_another_unit_or_bootstrap_is_not_used():
 def test_not_drawn_ahead_beyond_its_memory_or_the_budget(monkeypatch):
     table = table_of(_raw(7))
     ahead = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None)
-    ahead.close()
-    cp = ahead.patterns.cp
-    need = ahead_bytes(len(cp.counts), cp.n_groups * cp.values.shape[1], BOOT.n_resamples)
-    assert need == 8 * (BOOT.n_resamples * cp.n_groups * cp.values.shape[1]
-                        + 2 * min(ahead_mod.AHEAD_ROWS, BOOT.n_resamples) * len(cp.counts))
-    assert ahead._out.nbytes <= need <= AHEAD_BYTES
-    assert draw_ahead(table, bootstrap=BOOT, unit="judgment", room=need - 1) is None
-    for_room = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=need)
-    assert for_room is not None
-    for_room.close()
-    monkeypatch.setattr(ahead_mod, "AHEAD_BYTES", need - 1)
+    assert ahead.totals() is not None
+    cp = ahead.patterns().cp
+    votes = ahead_mod.VOTE_BYTES * len(table.frame)
+    totals = ahead_bytes(len(cp.counts), cp.n_groups * cp.values.shape[1], BOOT.n_resamples)
+    assert totals == 8 * (BOOT.n_resamples * cp.n_groups * cp.values.shape[1]
+                          + 2 * min(ahead_mod.AHEAD_ROWS, BOOT.n_resamples) * len(cp.counts))
+    assert ahead._out.nbytes <= totals and votes + totals <= AHEAD_BYTES
+    # room for the votes but not the totals: the patterns are built, the totals drawn in rank()
+    short = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=votes + totals - 1)
+    assert short.patterns() is not None and short.totals() is None
+    assert _bytes(rank(table, bootstrap=BOOT, ahead=short)) == _bytes(rank(table, bootstrap=BOOT))
+    enough = draw_ahead(table, bootstrap=BOOT, unit="judgment", room=votes + totals)
+    assert enough.totals() is not None
+    # no room for the votes: nothing is started
+    assert draw_ahead(table, bootstrap=BOOT, unit="judgment", room=votes - 1) is None
+    monkeypatch.setattr(ahead_mod, "AHEAD_BYTES", votes - 1)
     assert draw_ahead(table, bootstrap=BOOT, unit="judgment", room=None) is None
 
 

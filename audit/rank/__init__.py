@@ -102,16 +102,18 @@ def rank(table: AnnotationTable, *, bootstrap: Bootstrap, unit: str = "judgment"
     if ahead is not None and not (pairwise and ahead.fits(unit, bootstrap)):
         ahead = None
     with section("votes per model pair" if pairwise else "scores per model"):
-        data = (ahead.votes if ahead is not None else
-                pairwise_votes(table) if pairwise else rating_scores(table))
+        data = ahead.votes() if ahead is not None else None
+        if data is None:
+            data = pairwise_votes(table) if pairwise else rating_scores(table)
+        bp = ahead.patterns() if ahead is not None else None
     make = pairwise_boards if pairwise else rating_boards
     groups = _board_pools(table)
     first = board_keys(table)  # one human pool: "all" is that pool's board, drawn once
     with section("leaderboards and their resamples"):
-        if ahead is not None:  # the patterns built, the totals drawn beside the measures
+        if bp is not None:  # the patterns built, the totals drawn beside the measures
             from .leaderboard import boards_from_patterns
 
-            drawn = boards_from_patterns(ahead.patterns, data.models, bootstrap=bootstrap,
+            drawn = boards_from_patterns(bp, data.models, bootstrap=bootstrap,
                                          stream=shared_stream(unit), totals=ahead.totals())
         elif _continuous_rating(table):  # every board from one pass of item resamples
             from ..measure.continuous import item_index
