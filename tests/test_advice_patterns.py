@@ -197,3 +197,77 @@ def test_the_precision_fit_over_patterns_is_the_fit_over_every_unit(name):
             assert (pop.precision, pop.rho) == want
             fitted += 1
     assert fitted > 0 or name == "ties"
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.integers(0, 5), st.integers(1, 4),
+       st.booleans())
+def test_hashed_patterns_are_numpys_unique_rows(seed, n, k, high, wide):
+    """:func:`patterns` (lexicographic) and :func:`first_patterns` (first appearance) number
+    the rows as ``np.unique(axis=0)`` does, also for keys too wide for one int64 code."""
+    from audit.advice.units import first_patterns, patterns
+
+    rng = np.random.default_rng(seed)
+    key = rng.integers(0, high, (n, k))
+    if wide and key.size:
+        key[:, 0] = rng.integers(0, 2 ** 40, 3)[rng.integers(0, 3, n)]
+        key[:, -1] += rng.integers(0, 2 ** 40, 2)[rng.integers(0, 2, n)]
+    first, inverse = patterns(key)
+    if key.size:
+        _, want_first, want_inverse = np.unique(key, axis=0, return_index=True,
+                                                return_inverse=True)
+    else:
+        want_first, want_inverse = np.arange(min(n, 1)), np.zeros(n, dtype=np.int64)
+    assert np.array_equal(first, want_first)
+    assert np.array_equal(inverse, want_inverse.reshape(-1))
+    seen_first, seen = first_patterns(key)
+    order = np.argsort(want_first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    assert np.array_equal(seen_first, want_first[order])
+    assert np.array_equal(seen, rank[want_inverse.reshape(-1)])
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 40), st.integers(1, 6), st.integers(2, 3),
+       st.booleans())
+def test_opposed_pools_against_each_pools_unanimous_label(seed, n, q, n_pools, preference):
+    """Opposed rows against a direct reading: a pool's label is its argmax where its maximum
+    holds all of its two or more judgments."""
+    from audit.advice.units import opposed_pools
+
+    rng = np.random.default_rng(seed)
+    pools = [f"p{i}" for i in range(n_pools)]
+    counts = {p: rng.integers(0, 4, (n, q)) * (rng.random((n, q)) < 0.4) for p in pools}
+    said = []
+    for p in pools:
+        c = counts[p]
+        label = c.argmax(axis=1)
+        if preference:
+            label = np.sign(label - q // 2) + 1
+        said.append(np.where((c.sum(axis=1) >= 2) & (c.max(axis=1) == c.sum(axis=1)), label,
+                             -1))
+    said = np.stack(said, axis=1).reshape(n, n_pools)
+    if preference:
+        want = (said == 0).any(axis=1) & (said == 2).any(axis=1)
+    else:
+        want = np.array([len({s for s in row if s >= 0}) > 1 for row in said], dtype=bool)
+    assert np.array_equal(opposed_pools(counts, pools, preference=preference, n=n), want)
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 30),
+       st.sampled_from([["m1", "m2", "b", "a", "Z", "é", "10", "9"], [1, 2, 10, 3],
+                        ["x", 1, "1", 2.5]]))
+def test_categorical_model_codes_are_the_text_codes(seed, n, names):
+    """Model columns read by their categories give :func:`name_codes` of their text, also with
+    unused categories, categories in another order in each column and non-text categories."""
+    from audit.advice.units import column_codes, name_codes
+
+    rng = np.random.default_rng(seed)
+    names = np.asarray(names, dtype=object)
+    a = names[rng.integers(0, len(names), n)]
+    b = names[rng.integers(0, len(names), n)]
+    frame = pd.DataFrame({"a": pd.Categorical(a, categories=names[rng.permutation(len(names))]),
+                          "b": pd.Categorical(b)})
+    want = name_codes(np.concatenate([frame[c].astype(str).to_numpy(dtype=object)
+                                      for c in "ab"]))
+    got = column_codes(frame, ["a", "b"])
+    assert np.array_equal(got[0], want[0]) and list(got[1]) == list(want[1])

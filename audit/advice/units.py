@@ -112,12 +112,10 @@ def read_units(table, frame: pd.DataFrame | None = None, *, distinct: bool = Tru
     preference = table.scale.is_preference and table.is_pairwise
     codes = names = None
     if table.is_pairwise:
-        both = np.concatenate([frame[C.MODEL_A].astype(str).to_numpy(dtype=object),
-                               frame[C.MODEL_B].astype(str).to_numpy(dtype=object)])
-        codes, names = name_codes(both)
+        codes, names = column_codes(frame, [C.MODEL_A, C.MODEL_B])
         codes = codes.reshape(2, -1)
     elif table.is_rating:
-        codes, names = name_codes(frame[C.MODEL].astype(str).to_numpy(dtype=object))
+        codes, names = column_codes(frame, [C.MODEL])
         codes = codes.reshape(1, -1)
     opposed = None if counts is not None else _opposed_from_frame(frame, humans, preference)
     parts = [] if codes is None else [codes.T]
@@ -140,12 +138,18 @@ def read_units(table, frame: pd.DataFrame | None = None, *, distinct: bool = Tru
 
 def first_patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`patterns` numbered in order of first appearance: each distinct row's first row
-    ``(P,)``, ascending, and every row's pattern ``(U,)``."""
-    first, inverse = patterns(key)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[order] = np.arange(len(first))
-    return first[order], rank[inverse]
+    ``(P,)``, ascending, and every row's pattern ``(U,)``. The rows' mixed-radix codes are
+    numbered by a hash table (:func:`pandas.factorize`, first appearance by construction): no
+    sort of the rows."""
+    code = _row_codes(key)
+    if code is None:
+        first, inverse = patterns(key)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[order] = np.arange(len(first))
+        return first[order], rank[inverse]
+    seen, _ = pd.factorize(code)
+    return _first_rows(seen), seen.astype(np.int64, copy=False)
 
 
 def units_from_patterns(*, labels, pools, human_pools, counts, model_codes, model_names,
@@ -197,6 +201,31 @@ def name_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     return rank[codes], names[order]
+
+
+def column_codes(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`name_codes` of the columns' values as text (``astype(str)``), one column after
+    the other. Categorical columns (the item table's model columns) are read by their codes:
+    each category is turned to text once and only the categories in use are named, instead of
+    a million strings hashed; other columns as text."""
+    series = [frame[c] for c in columns]
+    if not all(isinstance(x.dtype, pd.CategoricalDtype) and (x.cat.codes.to_numpy() >= 0).all()
+               for x in series):
+        return name_codes(np.concatenate([x.astype(str).to_numpy(dtype=object)
+                                          for x in series]))
+    cats = [x.cat.codes.to_numpy() for x in series]
+    texts = [pd.Series(pd.Categorical.from_codes(np.arange(len(x.cat.categories)),
+                                                 dtype=x.dtype)).astype(str)
+             .to_numpy(dtype=object) for x in series]
+    used = [np.flatnonzero(np.bincount(c, minlength=len(t))) for c, t in zip(cats, texts)]
+    codes, names = name_codes(np.concatenate([t[u] for t, u in zip(texts, used)]))
+    out, start = [], 0
+    for c, t, u in zip(cats, texts, used):
+        lookup = np.zeros(len(t), dtype=np.int64)
+        lookup[u] = codes[start:start + len(u)]
+        start += len(u)
+        out.append(lookup[c])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64), names
 
 
 def pair_strata(code_a: np.ndarray, code_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,22 +309,48 @@ def patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Why not that call: it sorts the rows as structured records, about a second per million
     rows; the rows are read here as the digits of one mixed-radix ``int64`` (which orders them
-    as the rows do) and sorted as numbers. A key too wide for ``int64`` falls back to it.
+    as the rows do), numbered by a hash table and only the distinct codes sorted. A key too
+    wide for ``int64`` falls back to it.
     """
     key = np.asarray(key, dtype=np.int64)
-    if not key.size:
-        n = len(key)
-        return np.arange(min(n, 1), dtype=np.int64), np.zeros(n, dtype=np.int64)
-    radix = [int(v) + 1 for v in key.max(axis=0)]
-    if key.min() < 0 or math.prod(radix) >= 2 ** 62:
+    code = _row_codes(key)
+    if code is None:
         _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         return first, inverse.reshape(-1)
+    seen, distinct = pd.factorize(code)
+    order = np.argsort(distinct, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return _first_rows(seen)[order], rank[seen]
+
+
+def _row_codes(key: np.ndarray) -> np.ndarray | None:
+    """Each row of a non-negative integer ``(U, k)`` array as one mixed-radix ``int64``,
+    ordered as the rows are (every row one code when ``k`` is 0); None when the key has a
+    negative entry or does not fit."""
+    key = np.asarray(key, dtype=np.int64)
+    if not key.size:
+        return np.zeros(len(key), dtype=np.int64)
+    radix = [int(v) + 1 for v in key.max(axis=0)]
+    if key.min() < 0 or math.prod(radix) >= 2 ** 62:
+        return None
     code = np.zeros(len(key), dtype=np.int64)
     for j, r in enumerate(radix):
         code *= r
         code += key[:, j]
-    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    return code
+
+
+def _first_rows(seen: np.ndarray) -> np.ndarray:
+    """Each code's first row, ascending, for codes numbered in order of first appearance (a
+    row starts a code when its code exceeds every code before it)."""
+    seen = np.asarray(seen)
+    if not len(seen):
+        return np.zeros(0, dtype=np.int64)
+    new = np.empty(len(seen), dtype=bool)
+    new[0] = True
+    np.greater(seen[1:], np.maximum.accumulate(seen)[:-1], out=new[1:])
+    return np.flatnonzero(new)
 
 
 def fit_population(units: Units, name: str, counts: np.ndarray, *, more: int
@@ -371,9 +426,15 @@ def opposed_pools(counts: dict[str, np.ndarray] | None, human_pools, *, preferen
     said = []
     for p in human_pools:
         c = counts[p]
-        total = c.sum(axis=1)
-        unanimous = (total >= 2) & (c.max(axis=1) == total)
-        label = c.argmax(axis=1)
+        # column by column (a short scale): a row is unanimous when one column holds all of its
+        # two or more judgments, and that column is then its label
+        total = np.zeros(len(c), dtype=np.result_type(c.dtype, np.int64))
+        for k in range(c.shape[1]):
+            total += c[:, k]
+        label = np.full(len(c), -1, dtype=np.int64)
+        for k in range(c.shape[1]):
+            label[c[:, k] == total] = k
+        unanimous = (total >= 2) & (label >= 0)
         if preference:
             mid = c.shape[1] // 2
             label = np.where(label < mid, 0, np.where(label == mid, 1, 2))
