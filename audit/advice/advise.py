@@ -228,7 +228,7 @@ def rank_patterns(table, units, results: dict, *, budget: int = 50, target: str 
         best = red.argmax(axis=1)
         reduction = red[rows, best]
         reduction[~np.isfinite(reduction)] = 0.0
-        pool = np.asarray([pops[k].name for k in best], dtype=object)
+        pool = np.asarray([p.name for p in pops], dtype=object)[best]
         chosen = np.stack([p.error_now for p in pops], axis=1)[rows, best]
         label_error = np.where(np.isfinite(chosen), chosen, label_error)
         block["totals"]["now"] = float(sum(w @ np.nan_to_num(p.error_now) for p in pops))
