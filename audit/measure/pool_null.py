@@ -61,6 +61,7 @@ from math import comb
 import numpy as np
 
 from ..intervals import mc_se
+from ..resample.patterns import patterns
 
 NAN = float("nan")
 
@@ -169,9 +170,8 @@ def item_splits(n_a, n_b, entry_item, entry_label, entry_count, *, need_a: int, 
     hi = np.maximum(n_a[two], n_b[two])
     # the group key is symmetric in the two pools, so swapping them draws the same numbers
     keys = np.column_stack([lo, hi, n_match, rev.astype(np.int64)])
-    if len(keys):
-        groups, inverse = np.unique(keys, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+    if len(keys):  # np.unique(keys, axis=0)'s rows and inverse, without its row sort
+        groups, _, inverse = patterns(keys)
     else:
         groups, inverse = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
     n_groups = len(groups)
