@@ -60,8 +60,44 @@ def _without_unused_extras():
                 del sys.modules[name]
 
 
+#: The thread :func:`prefetch` started, until :func:`_pandera` has waited for it.
+_PREFETCH: list = []
+
+
+def prefetch() -> None:
+    """Start loading pandera (:func:`_pandera`) in a background thread, for a caller that has
+    other work to do before it validates: the CSV reader, whose pyarrow threads leave the
+    interpreter free (at 1M judgments the file's read and pandera's import, about 0.1 s each,
+    then overlap). Nothing is validated early: :func:`_pandera` waits for the thread, and
+    loads pandera itself should the thread have failed, raising what the import raises.
+
+    The caller should have imported what it needs before (the reader's pyarrow modules), so
+    that the two threads never import one module at once. In a process that has pandera
+    already, or that is already fetching it, this does nothing.
+    """
+    import threading
+
+    if "pandera.pandas" in sys.modules or _PREFETCH:
+        return
+    thread = threading.Thread(target=_quiet_pandera, name="audit-pandera-import", daemon=True)
+    _PREFETCH.append(thread)
+    thread.start()
+
+
+def _quiet_pandera() -> None:
+    try:
+        _pandera()
+    except Exception:  # noqa: BLE001 - the validating thread imports again and reports it
+        pass
+
+
 def _pandera():
-    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`."""
+    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`
+    (after the thread :func:`prefetch` started, if any, is done)."""
+    import threading
+
+    if _PREFETCH and _PREFETCH[0] is not threading.current_thread():
+        _PREFETCH.pop().join()
     with _without_unused_extras():
         import pandera.backends.pandas.builtin_checks  # noqa: F401 - loaded without hypothesis
         import pandera.pandas as pa
@@ -131,8 +167,8 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
     """
     if isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
             values.cat.categories, skipna=False) == "string":
-        return _sorted_categories(np.asarray(values.cat.codes),
-                                  values.cat.categories.to_numpy(dtype=object))
+        return _sorted_categories(np.asarray(values.cat.codes), values.cat.categories,
+                                  given=values.array)
     if _equal_values_may_print_differently(values):
         missing = values.isna().to_numpy()
         values = values.astype(str).mask(missing)
@@ -143,16 +179,24 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
 
 
-def _sorted_categories(codes: np.ndarray, categories: np.ndarray) -> pd.Categorical:
+def _sorted_categories(codes: np.ndarray, categories: pd.Index, *,
+                       given: pd.Categorical | None = None) -> pd.Categorical:
     """``categories[codes]`` (distinct strings; code -1 missing) as a categorical of the used
-    categories, sorted."""
+    categories, sorted. ``given``, the unordered categorical those are the codes and
+    categories of, is returned as it is when it is that already (every category used, in
+    order: the CSV reader's columns), so its categories are neither copied nor compared
+    again."""
     used = np.zeros(len(categories) + 1, dtype=bool)
     used[codes] = True  # code -1 (missing) marks the last entry, which is dropped
     used = used[:-1]
-    names = categories if used.all() else categories[used]
-    index = pd.Index(names, dtype=object)
+    index = categories if used.all() else categories[used]
+    if not isinstance(index, pd.Index) or index.dtype != object:
+        index = pd.Index(index, dtype=object)
+    names = index.to_numpy(dtype=object)
     if index.is_monotonic_increasing and index.is_unique:  # sorted by the reader: one pass
         if used.all():
+            if given is not None and not given.ordered and given.categories is index:
+                return given
             return pd.Categorical.from_codes(codes, categories=index)
         order = np.arange(len(names))
     else:
@@ -239,7 +283,7 @@ def _label_check(scale: LabelScale, distinct: list):
     its text, and the scale code of each distinct raw value."""
     reason, name, ok, codes = label_rule(scale, distinct)
     ok = np.append(ok, True)  # code -1 (missing) is the not-null check's business
-    return (lambda s: _rows_ok(ok[_codes(s)], s.index)), reason, name, codes
+    return (lambda s: _rows_ok(ok[_own_codes(s)], s.index)), reason, name, codes
 
 
 def canonical_schema(label_check, columns, models_differ=None, *, reason=Reason.LABEL_IN_SET):
@@ -263,6 +307,12 @@ def _codes(s: pd.Series) -> np.ndarray:
     return np.asarray(s.cat.codes, dtype=np.int64)
 
 
+def _own_codes(s: pd.Series) -> np.ndarray:
+    """The codes of a coded (categorical) column in their own width (-1 where missing), to
+    index a lookup table whose last entry is that of -1, without an int64 copy."""
+    return np.asarray(s.array.codes)
+
+
 def _rows_ok(ok: np.ndarray, index: pd.Index):
     """A check's outcome: ``True`` when every row passed, else the per-row booleans."""
     return True if ok.all() else pd.Series(ok, index=index)
@@ -284,7 +334,8 @@ def _models_differ(cat_a: pd.Categorical, cat_b: pd.Categorical):
     to_b = np.append(union.get_indexer(cat_b.categories), -1)
 
     def check(df: pd.DataFrame):
-        return _rows_ok(to_a[_codes(df[C.MODEL_A])] != to_b[_codes(df[C.MODEL_B])], df.index)
+        return _rows_ok(to_a[_own_codes(df[C.MODEL_A])] != to_b[_own_codes(df[C.MODEL_B])],
+                        df.index)
     return check
 
 

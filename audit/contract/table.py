@@ -326,15 +326,13 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
     check_conservation(info, n_rows=len(raw), n_coded=int((coded.label.codes >= 0).sum()),
                        source=source)
 
-    out = pd.DataFrame(index=raw.index)
-    for col in C.ID_COLUMNS:
-        if col in coded.ids:
-            out[col] = coded.ids[col]
-    out[C.LABEL] = coded.label
+    columns = {col: coded.ids[col] for col in C.ID_COLUMNS if col in coded.ids}
+    columns[C.LABEL] = coded.label
     for col in C.EXTRAS:
         if col in raw.columns:
-            out[col] = extra_categorical(raw[col],
-                                         chars=C.EXCERPT_CHARS if col == C.TEXT else None)
+            columns[col] = extra_categorical(raw[col],
+                                             chars=C.EXCERPT_CHARS if col == C.TEXT else None)
+    out = pd.DataFrame(columns, index=raw.index, copy=False)  # the coded columns, not copies
     table = AnnotationTable(out, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
     warn_degenerate(table)
@@ -414,10 +412,17 @@ def warn_degenerate(table: AnnotationTable) -> None:
     the reader meets the NaN. Both engines call it on the table they build.
     """
     f = table.frame
-    n_ann = f[C.ANNOTATOR].nunique()
-    if n_ann < 2:
+    if _distinct(f[C.ANNOTATOR]) < 2:
         warnings.warn(f"{table.source}: only one annotator ({f[C.ANNOTATOR].iloc[0]!s}); "
                       "agreement statistics will be NaN", DegenerateDataWarning, stacklevel=3)
-    if f[C.LABEL].nunique() < 2:
+    if _distinct(f[C.LABEL]) < 2:
         warnings.warn(f"{table.source}: every judgment has the same label; chance-corrected "
                       "agreement statistics will be NaN", DegenerateDataWarning, stacklevel=3)
+
+
+def _distinct(col: pd.Series) -> int:
+    """``col.nunique()``: for a categorical (distinct categories), the categories its codes use,
+    counted by one scatter (:func:`_used_codes`) instead of a hash of every row."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return int(_used_codes(np.asarray(col.array.codes), len(col.cat.categories)).sum())
+    return int(col.nunique())

@@ -88,7 +88,15 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
     dictionary of its distinct texts, unified across the reader's blocks, which becomes a
     pandas categorical). An empty file, repeated column names or bytes that are not UTF-8 are
     an InputError; any other pyarrow failure propagates, for :func:`read_csv` to re-read the
-    file with pandas."""
+    file with pandas.
+
+    pyarrow cuts the file into blocks that its threads parse at once, following the quotes to
+    find where a block may end (``newlines_in_values``): a quoted value may hold a line break.
+    Ending blocks at any line break instead reads about a third faster, but a block cut
+    inside a quoted value is then not always reported: pyarrow 25 can drop or split such a
+    value without an error (``tests/test_csv_blocks.py`` keeps an example), and telling
+    beforehand whether a file has one costs a pass over its bytes as long as the saving.
+    """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -109,7 +117,8 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
     convert = pcsv.ConvertOptions(column_types={n: text for n in names}, null_values=nulls,
                                   strings_can_be_null=True, quoted_strings_can_be_null=True)
     try:
-        table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
+        table = pcsv.read_csv(path, parse_options=parse, convert_options=convert,
+                              read_options=pcsv.ReadOptions(block_size=_BLOCK_BYTES))
     except pa.ArrowInvalid as err:
         if "UTF8" in str(err):
             raise utf8_error(path) from None
@@ -117,32 +126,56 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
     return _categorical_frame(table) if categorical else table.to_pandas()
 
 
+#: The size of the blocks pyarrow parses at once (its default).
+_BLOCK_BYTES = 1 << 20
+
+
 def _categorical_frame(table) -> pd.DataFrame:
     """A table of dictionary-encoded text as a frame of categoricals with sorted categories.
 
     The blocks' dictionaries are unified into one and sorted by pyarrow (UTF-8 byte order,
     which is code-point order, as Python sorts ``str``); the sorted strings become the
-    categories and the remapped indices the codes (null: -1). Sorted categories are known to
-    be distinct from one pass of comparisons, so pandas need not hash them again.
+    categories and each block's indices, remapped through their rank, are written straight
+    into the codes (null: -1), in the integer width pandas gives a categorical of that many
+    categories (:func:`_code_dtype`), so pandas neither hashes the categories again (sorted
+    categories are known to be distinct from one pass of comparisons) nor copies the codes.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     table = table.unify_dictionaries()
+    n = table.num_rows
     columns = {}
     for name, column in zip(table.column_names, table.columns):
         chunks = column.chunks
         words = chunks[0].dictionary if chunks else pa.array([], type=pa.string())
         order = pc.array_sort_indices(words).to_numpy()
-        rank = np.full(len(order) + 1, -1, dtype=np.int32)  # the last entry: null's -1
-        rank[order] = np.arange(len(order))
-        indices = pa.chunked_array([c.indices for c in chunks], type=pa.int32())
-        indices = pc.fill_null(indices, -1) if indices.null_count else indices
+        dtype = _code_dtype(len(order))
+        rank = np.empty(len(order) + 1, dtype=dtype)
+        rank[order] = np.arange(len(order), dtype=dtype)
+        rank[-1] = -1  # a null's index, filled in as -1, reads the last entry
+        codes = np.empty(n, dtype=dtype)
+        start = 0
+        for chunk in chunks:
+            indices = chunk.indices
+            if indices.null_count:
+                indices = pc.fill_null(indices, -1)
+            stop = start + len(indices)
+            np.take(rank, indices.to_numpy(), out=codes[start:stop], mode="wrap")
+            start = stop
         categories = pd.Index(words.take(order).to_numpy(zero_copy_only=False), dtype=object)
         categories.is_monotonic_increasing  # noqa: B018 - caches strict order, hence uniqueness
-        columns[name] = pd.Categorical.from_codes(rank[indices.to_numpy()],
-                                                  categories=categories)
-    return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
+        columns[name] = pd.Categorical.from_codes(codes, categories=categories)
+    return pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)
+
+
+def _code_dtype(n_categories: int) -> type:
+    """The integer type pandas keeps the codes of ``n_categories`` categories in (the
+    smallest whose maximum exceeds it, as ``pandas.core.dtypes.cast.coerce_indexer_dtype``)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_categories < np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def read_parquet(path: Path) -> pd.DataFrame:
