@@ -26,6 +26,15 @@ import numpy as np
 
 
 def _convert(obj, finite):
+    kind = type(obj)  # the exact plain types first: most of a result is these
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is float:
+        return finite(obj)
+    if kind is dict:
+        return {k if type(k) is str else str(k): _convert(v, finite) for k, v in obj.items()}
+    if kind is list:
+        return [_convert(v, finite) for v in obj]
     if isinstance(obj, dict):
         return {str(k): _convert(v, finite) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

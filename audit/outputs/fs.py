@@ -78,6 +78,29 @@ def sha256_file(path) -> str:
     return h.hexdigest()
 
 
+class Digests:
+    """SHA-256 digests of files, computed ahead in ``pool`` (a
+    :class:`concurrent.futures.Executor`): :meth:`start` submits a file, calling the object
+    returns its digest (waiting for it; a file never started is hashed there and then), as
+    :func:`sha256_file` would. hashlib leaves the interpreter's lock while it hashes, so a
+    large source file is hashed beside the work that needs its digest later."""
+
+    def __init__(self, pool):
+        self._pool = pool
+        self._pending = {}
+
+    def start(self, paths) -> Digests:
+        for path in paths:
+            key = os.fspath(path)
+            if key not in self._pending:
+                self._pending[key] = self._pool.submit(sha256_file, path)
+        return self
+
+    def __call__(self, path) -> str:
+        pending = self._pending.get(os.fspath(path))
+        return pending.result() if pending is not None else sha256_file(path)
+
+
 def fsync_dir(folder) -> None:
     """Flush a folder's entries (a rename in it) to disk, where the file system can."""
     try:

@@ -80,6 +80,33 @@ def run_id(results: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_DIGITS]
 
 
+def stamped(results: dict) -> tuple[str, str]:
+    """The run id of ``results`` (:func:`run_id`) and the text of ``results.json`` with it as
+    ``meta.run_id``, from one serialisation (one contract check, one encoding).
+
+    The id is a digest of the text without it; a key appended to a JSON object written with
+    ``indent=2`` is that text with ``,\n    "run_id": "..."`` before the line that closes
+    ``meta`` (at the top level, a line that is exactly two spaces and ``}``: a line break
+    inside a value is written ``\n``, so none can look like one). A ``meta`` already holding
+    ``run_id`` anywhere but last, or holding nothing else, is written by :func:`run_id` and a
+    second serialisation instead, as before.
+    """
+    from ..results import dumps
+
+    meta = results.get("meta")
+    keys = list(meta) if isinstance(meta, dict) else []
+    body = {k: v for k, v in meta.items() if k != "run_id"} if keys else {}
+    if not body or ("run_id" in keys and keys[-1] != "run_id"):
+        ident = run_id(results)
+        return ident, dumps({**results, "meta": {**(meta or {}), "run_id": ident}})
+    text = dumps({**results, "meta": body})
+    ident = hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_DIGITS]
+    opening = text.index('\n  "meta": {') if not text.startswith('{\n  "meta": {') else 0
+    closing = text.index("\n  }", opening)
+    entry = ",\n    " + json.dumps("run_id") + ": " + json.dumps(ident, ensure_ascii=False)
+    return ident, text[:closing] + entry + text[closing:]
+
+
 def files_run_id(files: dict) -> str:
     """The run id of a set of files without a result dict (``export``): a digest of their
     names and SHA-256s."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import InputError
 from . import fs
 from .guard import Inputs, guard_folder
-from .layout import CARD_FILE, MANIFEST, RESULTS, run_id, write_manifest
+from .layout import CARD_FILE, MANIFEST, RESULTS, run_id, stamped, write_manifest
 
 
 @dataclass
@@ -100,23 +100,36 @@ def write_run(results: dict, out, *, inputs: Inputs | None = None, report: bool 
     ``results["meta"]["run_id"]`` is set in place. ``out`` is guarded (:func:`guard_folder`)
     against ``inputs`` before anything is written and again under the swap's lock.
     """
-    from ..results import dumps
+    from concurrent.futures import ThreadPoolExecutor
 
     inputs = inputs if inputs is not None else Inputs()
     shown = Path(out)
     target = guard_folder(shown, inputs)
-    results.setdefault("meta", {})["run_id"] = run_id(results)
+    ident, text = stamped(results)
+    results.setdefault("meta", {})["run_id"] = ident
     with staged(target, command=command,
                 recheck=lambda: guard_folder(shown, inputs)) as stage:
-        stage.run_id = results["meta"]["run_id"]
-        fs.write_text(stage.path / RESULTS, dumps(results))
-        if extra is not None:  # before the reports: croissant.json hashes items.parquet
-            extra(stage.path)
-        if report:
-            from ..report import write_reports
+        stage.run_id = ident
+        # extra's files (items.parquet: pyarrow, out of the interpreter's lock) are written in
+        # a thread while results.json and the card are; the reports that read them
+        # (croissant.json hashes items.parquet) wait for them, and so does the manifest. On an
+        # error the block still waits for the thread before the staging folder goes.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-outputs") as pool:
+            pending = pool.submit(extra, stage.path) if extra is not None else None
+            ready = pending.result if pending is not None else None
+            if report:  # croissant.json's digests of the source files, next in the thread
+                from ..report.croissant import hashed_sources
 
-            write_reports(results, stage.path, card_from=target / CARD_FILE,
-                          card_shown=shown / CARD_FILE, inputs=inputs, **card_options)
+                digests = fs.Digests(pool).start(hashed_sources(inputs))
+            fs.write_text(stage.path / RESULTS, text)
+            if report:
+                from ..report import write_reports
+
+                write_reports(results, stage.path, card_from=target / CARD_FILE,
+                              card_shown=shown / CARD_FILE, inputs=inputs, ready=ready,
+                              sha256=digests, **card_options)
+            if ready is not None:
+                ready()  # its error, if any, is raised here
     return shown
 
 

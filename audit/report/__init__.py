@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 
 def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, inputs=None,
+                  ready: Callable[[], object] | None = None,
+                  sha256: Callable[[Path], str] | None = None,
                   **card_options) -> dict[str, Path]:
     """Write every file renderer's output into ``out_dir``; return ``{name: path}``.
 
@@ -30,24 +33,35 @@ def write_reports(results: dict, out_dir, *, card_from=None, card_shown=None, in
         The run's :class:`audit.outputs.Inputs`: ``croissant`` is ``croissant.json``
         (:mod:`audit.report.croissant`), listing the source files and the ``items.parquet``
         already in ``out_dir``, with their SHA-256.
+    ready
+        Called before anything reads the other files of ``out_dir`` (whether ``advice.csv`` is
+        there, the files ``croissant.json`` hashes): :func:`audit.outputs.write_run` writes
+        them meanwhile in another thread and passes the wait for it. The card,
+        ``croissant_rai.json`` and the report's view and template
+        (:func:`audit.report.html.html_renderer`) need nothing there and are done first.
+    sha256
+        How ``croissant.json`` hashes a file (:func:`audit.report.croissant.croissant`).
     card_options
         Go to :func:`audit.report.card.render_card` (``creators``, ``default_creator``).
     """
     from ..outputs import write_text
     from ..results import dumps
     from .croissant import croissant_rai, write_croissant
-    from .html import render_html
+    from .html import html_renderer
 
     out = Path(out_dir)
     from .advice_table import ADVICE_CSV
 
-    html = render_html(results, advice_csv=(out / ADVICE_CSV).is_file())
-    return {"report": write_text(out / "report.html", html),
-            "card": write_card_file(results, out / "dataset_card.md", card_from=card_from,
-                                    card_shown=card_shown, **card_options),
-            "croissant_rai": write_text(out / "croissant_rai.json",
-                                        dumps(croissant_rai(results))),
-            "croissant": write_croissant(results, out, inputs=inputs)}
+    card = write_card_file(results, out / "dataset_card.md", card_from=card_from,
+                           card_shown=card_shown, **card_options)
+    rai = write_text(out / "croissant_rai.json", dumps(croissant_rai(results)))
+    render = html_renderer(results)  # all but whether advice.csv is there to link
+    if ready is not None:
+        ready()
+    html = render((out / ADVICE_CSV).is_file())
+    return {"report": write_text(out / "report.html", html), "card": card,
+            "croissant_rai": rai,
+            "croissant": write_croissant(results, out, inputs=inputs, sha256=sha256)}
 
 
 def write_card_file(results: dict, path, *, card_from=None, card_shown=None,

@@ -36,6 +36,7 @@ runs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 #: The Croissant JSON-LD context as the reference implementation writes it (``mlcroissant``'s
@@ -141,7 +142,7 @@ def croissant_rai(results: dict) -> dict:
 
 
 def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (),
-              spec=None) -> dict:
+              spec=None, sha256: Callable[[Path], str] | None = None) -> dict:
     """The Croissant document of a run whose files are in ``folder``.
 
     Parameters
@@ -157,8 +158,14 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
     spec
         The run's :class:`audit.ingest.spec.DatasetSpec`, if any: its ``columns`` say which
         source column holds each canonical column (record set ``judgments``).
+    sha256
+        The SHA-256 (hex) of a file; default :func:`audit.outputs.fs.sha256_file`.
+        :func:`audit.outputs.write_run` passes digests it has been computing meanwhile
+        (:class:`audit.outputs.fs.Digests`).
     """
     from ..outputs.fs import sha256_file
+
+    sha256 = sha256_file if sha256 is None else sha256
 
     ds = results.get("dataset") or {}
     meta = ds.get("card") or {}
@@ -174,7 +181,7 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
         node["inLanguage"] = meta["language"]
     if meta.get("tags"):
         node["keywords"] = meta["tags"]
-    distribution = [_file_object(f"source/{i}", rel, path, sha256_file(path))
+    distribution = [_file_object(f"source/{i}", rel, path, sha256(path))
                     for i, (rel, path) in enumerate(list(source_files)[:MAX_FILES])]
     record_sets = []
     judgments = _judgments_record_set(results, list(source_files), spec)
@@ -182,7 +189,7 @@ def croissant(results: dict, folder, *, source_files: list[tuple[str, Path]] = (
         record_sets.append(judgments)
     items = Path(folder) / ITEMS
     if items.is_file():
-        distribution.append(_file_object("items.parquet", ITEMS, items, sha256_file(items)))
+        distribution.append(_file_object("items.parquet", ITEMS, items, sha256(items)))
         record_sets.append(_items_record_set(items))
     if record_sets:
         node["recordSet"] = record_sets
@@ -322,15 +329,24 @@ def source_files(inputs) -> list[tuple[str, Path]]:
     return out
 
 
-def write_croissant(results: dict, folder, *, inputs=None) -> Path:
-    """Write ``folder/croissant.json`` atomically (after ``items.parquet``); return its path."""
+def write_croissant(results: dict, folder, *, inputs=None,
+                    sha256: Callable[[Path], str] | None = None) -> Path:
+    """Write ``folder/croissant.json`` atomically (after ``items.parquet``); return its path.
+    ``sha256``: as :func:`croissant` takes it."""
     from ..outputs import write_text
     from ..results import dumps
 
     files = source_files(inputs) if inputs is not None else []
     spec = _spec(inputs)
     return write_text(Path(folder) / FILE,
-                      dumps(croissant(results, folder, source_files=files, spec=spec)))
+                      dumps(croissant(results, folder, source_files=files, spec=spec,
+                                      sha256=sha256)))
+
+
+def hashed_sources(inputs) -> list[Path]:
+    """The source files :func:`croissant` hashes for ``inputs`` (the first
+    :data:`MAX_FILES`), for :func:`audit.outputs.write_run` to hash ahead."""
+    return [path for _, path in source_files(inputs)[:MAX_FILES]]
 
 
 def _spec(inputs):

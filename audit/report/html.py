@@ -13,6 +13,7 @@ items, never on the number of judgments.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
@@ -554,8 +555,25 @@ def render_html(results: dict, *, max_items: int = MAX_ITEMS, advice_csv: bool =
     advice_csv
         ``advice.csv`` sits beside the report (``advise --out``): the advised items link to it.
     """
-    view = build_view(results, max_items=max_items, advice_csv=advice_csv)
-    return environment().get_template("report.html.j2").render(**view)
+    return html_renderer(results, max_items=max_items)(advice_csv)
+
+
+def html_renderer(results: dict, *, max_items: int = MAX_ITEMS) -> Callable[[bool], str]:
+    """:func:`render_html` in two steps: the view built and the template compiled now (the
+    work), the page rendered by the function returned, given ``advice_csv`` (whether
+    ``advice.csv`` sits beside the report, known only once the files written beside the
+    reports are: :func:`audit.report.write_reports`). ``advice_csv`` only decides whether the
+    "What to do next" section links the file."""
+    view = build_view(results, max_items=max_items, advice_csv=True)
+    template = environment().get_template("report.html.j2")
+    section = view["next"]  # with the link wherever there are advised items to link to
+
+    def render(advice_csv: bool) -> str:
+        if "csv" in section:
+            view["next"] = {**section, "csv": bool(advice_csv and section["csv"])}
+        return template.render(**view)
+
+    return render
 
 
 def write_html(results: dict, path: str | Path, *, max_items: int = MAX_ITEMS) -> Path:
