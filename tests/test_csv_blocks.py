@@ -1,6 +1,8 @@
 """Reading a CSV in blocks: the table is the one a single block gives, whatever line breaks
 quoted values hold and wherever blocks end; and the categorical frame is the one pandas makes of
-the text.
+the text. A value holding a carriage return may have been cut by pyarrow at a block end
+(:func:`test_a_carriage_return_cut_at_a_block_end_is_read_again`): such a file is read again
+as one block.
 
 pyarrow finds block ends following the quotes (``newlines_in_values``); ending them at any line
 break would be faster, but pyarrow then drops or splits a quoted value cut by a block end
@@ -81,6 +83,28 @@ def test_small_blocks_read_what_one_block_reads(tmp_path, monkeypatch, rows, blo
     plain = read_csv(path, categorical=False)
     assert _cells(coded) == _cells(plain) == expected
     _check_categorical(coded)
+
+
+def test_a_carriage_return_cut_at_a_block_end_is_read_again(tmp_path, monkeypatch):
+    """pyarrow 25 reads a quoted ``\r\n`` whose ``\r`` ends a block as ``\r`` alone,
+    without an error; a file with a carriage return in a value is read again as one block,
+    or by pandas when it is too large for one."""
+    path = tmp_path / "cr.csv"
+    head = b"a,b\n" + b"x,y\n" * 12
+    path.write_bytes(head + b'p,"cr\r\nlf"\n' + b"x,y\n" * 3)
+    block = len(head) + len(b'p,"cr\r')
+    cut = pcsv.read_csv(path, parse_options=pcsv.ParseOptions(newlines_in_values=True),
+                        read_options=pcsv.ReadOptions(block_size=block))
+    assert "cr\rlf" in cut.column("b").to_pylist()  # the reason for the check
+    monkeypatch.setattr(tables, "_BLOCK_BYTES", block)
+    for categorical in (True, False):
+        frame = read_csv(path, categorical=categorical)
+        assert frame["b"].tolist()[12] == "cr\r\nlf"
+        assert isinstance(frame["b"].dtype, pd.CategoricalDtype) is categorical
+    monkeypatch.setattr(tables, "_MAX_BLOCK_BYTES", block)  # too large for one block
+    frame = read_csv(path, categorical=True)
+    assert frame["b"].tolist()[12] == "cr\r\nlf"
+    assert not isinstance(frame["b"].dtype, pd.CategoricalDtype)  # pandas' text columns
 
 
 def test_blocks_ending_at_any_line_break_lose_values(tmp_path):

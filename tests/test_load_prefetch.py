@@ -63,6 +63,20 @@ def test_a_failed_prefetch_is_imported_again_where_validation_needs_it(tmp_path)
     assert _run(code, src) == ["False", "3", "True"]
 
 
+def test_a_load_that_fails_before_validation_leaves_nothing_hidden(tmp_path):
+    """A missing column raises before validation: the thread is waited for all the same, so
+    hypothesis (hidden while pandera loads) can be imported right after."""
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator\n1,a\n")
+    code = ("import sys\nimport audit\nfrom audit.contract import schema\n"
+            "from audit.errors import InputError\n"
+            "try:\n    audit.load(sys.argv[1])\nexcept InputError as err:\n"
+            "    print(type(err).__name__)\n"
+            "print(schema._PREFETCH == [], sys.modules.get('hypothesis', 'absent'))\n"
+            "import hypothesis\nprint(hypothesis.__name__)")
+    assert _run(code, src) == ["InputError", "True", "absent", "hypothesis"]
+
+
 def test_prefetch_does_nothing_once_pandera_is_loaded():
     schema._pandera()
     schema.prefetch()

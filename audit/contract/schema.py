@@ -91,13 +91,20 @@ def _quiet_pandera() -> None:
         pass
 
 
-def _pandera():
-    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`
-    (after the thread :func:`prefetch` started, if any, is done)."""
+def wait_prefetch() -> None:
+    """Wait for the thread :func:`prefetch` started, if any: a caller that started it waits
+    before it returns or raises, so that nothing the import hides (:data:`_UNUSED_EXTRAS`)
+    outlives the call."""
     import threading
 
     if _PREFETCH and _PREFETCH[0] is not threading.current_thread():
         _PREFETCH.pop().join()
+
+
+def _pandera():
+    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`
+    (after the thread :func:`prefetch` started, if any, is done)."""
+    wait_prefetch()
     with _without_unused_extras():
         import pandera.backends.pandas.builtin_checks  # noqa: F401 - loaded without hypothesis
         import pandera.pandas as pa

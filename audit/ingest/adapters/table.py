@@ -48,9 +48,15 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     path = existing_path(source)
     _prefetch_validation(path)
-    frame = read_table(path, categorical=True, **spec.read)
-    return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
-                      min_pool_annotators=min_pool_annotators, name=name)
+    try:
+        frame = read_table(path, categorical=True, **spec.read)
+        return from_frame(frame, spec=spec, source=str(source), pools=pools,
+                          pool_column=pool_column, min_pool_annotators=min_pool_annotators,
+                          name=name)
+    finally:  # an error before validation: the thread is still done before this returns
+        from ...contract.schema import wait_prefetch
+
+        wait_prefetch()
 
 
 def _prefetch_validation(path) -> None:

@@ -116,14 +116,57 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
     text = pa.dictionary(pa.int32(), pa.string()) if categorical else pa.string()
     convert = pcsv.ConvertOptions(column_types={n: text for n in names}, null_values=nulls,
                                   strings_can_be_null=True, quoted_strings_can_be_null=True)
-    try:
-        table = pcsv.read_csv(path, parse_options=parse, convert_options=convert,
-                              read_options=pcsv.ReadOptions(block_size=_BLOCK_BYTES))
-    except pa.ArrowInvalid as err:
-        if "UTF8" in str(err):
-            raise utf8_error(path) from None
-        raise
+    block = _BLOCK_BYTES
+    while True:
+        try:
+            table = pcsv.read_csv(path, parse_options=parse, convert_options=convert,
+                                  read_options=pcsv.ReadOptions(block_size=block))
+        except pa.ArrowInvalid as err:
+            if "UTF8" in str(err):
+                raise utf8_error(path) from None
+            raise
+        if categorical:
+            table = table.unify_dictionaries()
+        whole = path.stat().st_size + 1
+        if block >= whole or not _holds_carriage_return(table):
+            break
+        if whole > _MAX_BLOCK_BYTES:  # too large for one block: pandas reads it
+            raise _BlockEndInValue(path)
+        block = whole  # read again as one block: no block end to cut a value
     return _categorical_frame(table) if categorical else table.to_pandas()
+
+
+#: The largest block pyarrow takes (its sizes are 32-bit).
+_MAX_BLOCK_BYTES = 2**31 - 1
+
+
+class _BlockEndInValue(Exception):
+    """A value holds a carriage return, so pyarrow may have cut it at a block end, and the file
+    is too large to read as one block: pandas reads it (:func:`read_csv`)."""
+
+
+def _holds_carriage_return(table) -> bool:
+    """Whether any value of ``table`` (text, or dictionaries of text: each distinct value
+    once) holds a carriage return.
+
+    pyarrow 25 drops the line feed of a quoted ``\r\n`` whose ``\r`` ends one of its blocks
+    (``"cr\r\nlf"`` read as ``"cr\rlf"``, without an error; ``tests/test_csv_blocks.py``).
+    Every such cut leaves a carriage return in a value, and none is left in the values of a
+    file without one inside its quotes (CRLF line ends are not values): a file that may have
+    been cut is read again as one block (single-threaded), or, past pyarrow's largest
+    block, by pandas, whose reader keeps such values whole.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for column in table.columns:
+        for chunk in column.chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if len(values) and pc.any(pc.match_substring(values, "\r")).as_py():
+                return True
+            if pa.types.is_dictionary(chunk.type):
+                break  # unified: every chunk has the one dictionary
+    return False
 
 
 #: The size of the blocks pyarrow parses at once (its default).
@@ -143,7 +186,7 @@ def _categorical_frame(table) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = table.unify_dictionaries()
+    table = table.unify_dictionaries()  # nothing to do when the reader has unified them
     n = table.num_rows
     columns = {}
     for name, column in zip(table.column_names, table.columns):
