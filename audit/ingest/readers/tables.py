@@ -174,11 +174,13 @@ _BLOCK_BYTES = 1 << 20
 
 
 def _categorical_frame(table) -> pd.DataFrame:
-    """A table of dictionary-encoded text as a frame of categoricals with sorted categories.
+    """A table of dictionary-encoded text, its blocks' dictionaries unified into one
+    (``unify_dictionaries``, done by the caller: a second unification would hash every
+    block's copy of the whole dictionary again), as a frame of categoricals with sorted
+    categories.
 
-    The blocks' dictionaries are unified into one and sorted by pyarrow (UTF-8 byte order,
-    which is code-point order, as Python sorts ``str``); the sorted strings become the
-    categories and each block's indices, remapped through their rank, are written straight
+    The dictionaries are sorted by pyarrow (UTF-8 byte order, which is code-point order, as
+    Python sorts ``str``); the sorted strings become the categories and each block's indices, remapped through their rank, are written straight
     into the codes (null: -1), in the integer width pandas gives a categorical of that many
     categories (:func:`_code_dtype`), so pandas neither hashes the categories again (sorted
     categories are known to be distinct from one pass of comparisons) nor copies the codes.
@@ -186,7 +188,6 @@ def _categorical_frame(table) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = table.unify_dictionaries()  # nothing to do when the reader has unified them
     n = table.num_rows
     columns = {}
     for name, column in zip(table.column_names, table.columns):
