@@ -60,51 +60,8 @@ def _without_unused_extras():
                 del sys.modules[name]
 
 
-#: The thread :func:`prefetch` started, until :func:`_pandera` has waited for it.
-_PREFETCH: list = []
-
-
-def prefetch() -> None:
-    """Start loading pandera (:func:`_pandera`) in a background thread, for a caller that has
-    other work to do before it validates: the CSV reader, whose pyarrow threads leave the
-    interpreter free (at 1M judgments the file's read and pandera's import, about 0.1 s each,
-    then overlap). Nothing is validated early: :func:`_pandera` waits for the thread, and
-    loads pandera itself should the thread have failed, raising what the import raises.
-
-    The caller should have imported what it needs before (the reader's pyarrow modules), so
-    that the two threads never import one module at once. In a process that has pandera
-    already, or that is already fetching it, this does nothing.
-    """
-    import threading
-
-    if "pandera.pandas" in sys.modules or _PREFETCH:
-        return
-    thread = threading.Thread(target=_quiet_pandera, name="audit-pandera-import", daemon=True)
-    _PREFETCH.append(thread)
-    thread.start()
-
-
-def _quiet_pandera() -> None:
-    try:
-        _pandera()
-    except Exception:  # noqa: BLE001 - the validating thread imports again and reports it
-        pass
-
-
-def wait_prefetch() -> None:
-    """Wait for the thread :func:`prefetch` started, if any: a caller that started it waits
-    before it returns or raises, so that nothing the import hides (:data:`_UNUSED_EXTRAS`)
-    outlives the call."""
-    import threading
-
-    if _PREFETCH and _PREFETCH[0] is not threading.current_thread():
-        _PREFETCH.pop().join()
-
-
 def _pandera():
-    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`
-    (after the thread :func:`prefetch` started, if any, is done)."""
-    wait_prefetch()
+    """``pandera.pandas`` and its ``SchemaErrors``, loaded without :data:`_UNUSED_EXTRAS`."""
     with _without_unused_extras():
         import pandera.backends.pandas.builtin_checks  # noqa: F401 - loaded without hypothesis
         import pandera.pandas as pa

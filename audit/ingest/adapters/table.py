@@ -26,7 +26,7 @@ from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
 from ..readers import read_table
-from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, default_name, existing_path
+from ..sources import default_name, existing_path
 from ..spec import DatasetSpec, read_spec
 
 #: The rule the wide layout's empty cells are counted under in ``results.json``.
@@ -47,30 +47,9 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     path = existing_path(source)
-    _prefetch_validation(path)
-    try:
-        frame = read_table(path, categorical=True, **spec.read)
-        return from_frame(frame, spec=spec, source=str(source), pools=pools,
-                          pool_column=pool_column, min_pool_annotators=min_pool_annotators,
-                          name=name)
-    finally:  # an error before validation: the thread is still done before this returns
-        from ...contract.schema import wait_prefetch
-
-        wait_prefetch()
-
-
-def _prefetch_validation(path) -> None:
-    """For a delimited text file, which pyarrow reads in threads of its own, load the
-    validation's pandera meanwhile (:func:`audit.contract.schema.prefetch`), the reader's
-    modules first (JSON and Parquet files are read as before, pandera when they are)."""
-    if path.is_dir() or path.suffix.lower() in (*PARQUET_EXTENSIONS, *JSONL_EXTENSIONS, ".json"):
-        return
-    import pyarrow.compute  # noqa: F401 - the reader's modules, before pandera's thread
-    import pyarrow.csv  # noqa: F401
-
-    from ...contract.schema import prefetch
-
-    prefetch()
+    frame = read_table(path, categorical=True, **spec.read)
+    return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
+                      min_pool_annotators=min_pool_annotators, name=name)
 
 
 def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: str,
