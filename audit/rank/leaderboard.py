@@ -164,7 +164,7 @@ def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
     full = cp.full_sample()
     boards, fits = {}, []
     for key in bp.judged:
-        pairs = np.flatnonzero(wins(full, key, slice(None))[0].sum(axis=1) > 0)
+        pairs = _range_as_slice(np.flatnonzero(wins(full, key, slice(None))[0].sum(axis=1) > 0))
         lo_code, hi_code = codes[pairs] // m, codes[pairs] % m
         present = np.unique(np.concatenate([lo_code, hi_code]))
         lo, hi = np.searchsorted(present, lo_code), np.searchsorted(present, hi_code)
@@ -188,6 +188,15 @@ def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
     return {key: replace(b, samples=drawn[2 * k], bt_samples=drawn[2 * k + 1],
                          draw=shared_draw(cp))
             for k, (key, b) in enumerate(boards.items())}
+
+
+def _range_as_slice(index: np.ndarray):
+    """``index`` as a slice when it is a run of consecutive integers (every pair of a board
+    played: the usual case), so that the resamples' wins are read as a view, not gathered
+    into a copy per board and chunk; else ``index`` itself. The same elements either way."""
+    if len(index) and index[-1] - index[0] == len(index) - 1:
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
 
 
 def _doubled_wins(counts: np.ndarray) -> np.ndarray:
