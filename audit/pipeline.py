@@ -365,13 +365,12 @@ def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: st
     the cluster's aggregates by :func:`audit.ingest.spark.cluster_audit.audit_cluster`), then,
     with ``out``, the output set written atomically (:func:`audit.outputs.write_run`).
 
-    The analyses run with BLAS (numpy's matrix products) on one thread
+    The analyses run with BLAS (numpy's and scipy's matrix products) on one thread
     (:func:`audit.resample.one_blas_thread`): a product's last digits then do not depend on the
-    machine's core count (the same seed gives the same bytes on a laptop and a 64-core
-    server), and BLAS's idle threads do not spin on the cores that the resampling's own worker
-    threads and the concurrent steps use. Products inside one audit are small or already
-    resampled one row block at a time: a second BLAS thread bought no time, and its spinning
-    cost system time."""
+    machine's core count, and BLAS's idle threads do not spin on the cores that the
+    resampling's own worker threads and the leaderboards' worker (:mod:`audit.rank.ahead`) use.
+    The products inside one audit are small or already resampled one row block at a time: a
+    second BLAS thread bought no time, and its spinning cost system time."""
     from .budget import limit
     from .resample import one_blas_thread
     from .results import json_form
