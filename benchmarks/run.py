@@ -341,7 +341,8 @@ def _stages(results_path: Path) -> dict | None:
         return None
     return {"total_seconds": prof["total_seconds"],
             "steps": [(s["stage"], s["seconds"], s["peak_rss_bytes"] / MIB)
-                      for s in prof["stages"] if s["depth"] == 0 or s["stage"] in NEXT_STEPS]}
+                      for s in prof["stages"] if s["depth"] == 0 or s["stage"] in NEXT_STEPS],
+            "beside": [(s["stage"], s["seconds"]) for s in prof.get("beside", [])]}
 
 
 #: The sub-steps of ``plan and advice`` shown beside the pipeline's steps (issue 18's cost).
@@ -460,7 +461,9 @@ def render_bt(rows: list[dict], args) -> list[str]:
            "along the line through two round counts after a warm-up, so its process-pool start "
            "is in `setup`). Memory is the measuring process's peak RSS; evalica's is the "
            "tracemalloc peak of its bootstrap call, extrapolated from its growth per round "
-           "(`scipy.stats.bootstrap` materialises every resample).", "",
+           "(`scipy.stats.bootstrap` materialises every resample). This toolkit's time is the "
+           "median of three calls after one untimed first call (which pays for page faults "
+           "and lazy imports, shown below the table).", "",
            "| judgments | tool | 1,000 resamples | per round | peak memory | vs this toolkit "
            "| target |", "|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -507,7 +510,9 @@ def render_bt(rows: list[dict], args) -> list[str]:
             "This toolkit's time starts from the canonical table, as the competitors' starts "
             "from their battles frame; building the table (pandera validation, categorical "
             "ids) took " + ", ".join(f"{_s(r['ours'].get('build_table_s'))} at {_n(r['n'])}"
-                                     for r in rows) + "."]
+                                     for r in rows) + "; the untimed first call took "
+            + ", ".join(f"{_s(r['ours'].get('first_call_s'))} at {_n(r['n'])}" for r in rows)
+            + "."]
     for row in rows:
         if row["ours"].get("profile"):
             out += ["", f"Profile of this toolkit at {_n(row['n'])} (missed target):", "",
@@ -604,14 +609,21 @@ def render_audit(rows: list[dict], args, bytecode: str | None = None) -> list[st
     if staged:
         names = list(dict.fromkeys(name for row in staged for name, _, _ in row["stages"]["steps"]))
         out += ["", "Where the time went (`meta.profile`: wall seconds, peak RSS of the step; "
-                "`start-up and writing` is the command's wall time minus the profiled total):",
-                "", "| judgments | " + " | ".join(names) + " | start-up and writing |",
-                "|---|" + "---|" * (len(names) + 1)]
+                "`start-up and writing` is the command's wall time minus the profiled total; "
+                "`leaderboard worker` is the wall time of the thread that builds the "
+                "leaderboards' votes, patterns and resamples beside the measures "
+                "(`meta.profile.beside`; — where the table is too large for it to fit beside "
+                "them, and they are built in the leaderboards' step):",
+                "", "| judgments | " + " | ".join(names)
+                + " | start-up and writing | leaderboard worker |",
+                "|---|" + "---|" * (len(names) + 2)]
         for row in staged:
             got = {name: (sec, mib) for name, sec, mib in row["stages"]["steps"]}
             cells = [f"{_s(got[n][0])} ({_mib(got[n][1])})" if n in got else "—" for n in names]
             rest = row["audit"].get("seconds", math.nan) - row["stages"]["total_seconds"]
-            out.append(f"| {_n(row['n'])} | " + " | ".join(cells) + f" | {_s(rest)} |")
+            beside = row["stages"].get("beside") or []
+            worker = _s(sum(sec for _, sec in beside)) if beside else "—"
+            out.append(f"| {_n(row['n'])} | " + " | ".join(cells) + f" | {_s(rest)} | {worker} |")
         out += ["", "Plan and advice against the rest of the profiled audit (issue 18's target: "
                 "at most about 10%):", ""]
         for row in staged:
@@ -671,8 +683,8 @@ def compile_package() -> str:
     import compileall
 
     ok = compileall.compile_dir(str(ROOT / "audit"), quiet=1)
-    return ("the package's bytecode compiled first (`compileall`), as `pip install` does"
-            if ok else "compiling the package's bytecode failed; modules compiled on start")
+    return ("the package's bytecode was compiled (`compileall`), as `pip install` does"
+            if ok else "compiling the package's bytecode failed: every start compiled it")
 
 
 def _kept_sections(path: Path) -> str:
