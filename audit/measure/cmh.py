@@ -24,9 +24,12 @@ matrix built once with ``sum_i m_i n_i`` non-zeros per block (``n_i`` labels pre
 ``i``), so each product is two sparse matrix-vector products. Why not a library solver: the
 system is singular (every annotator's ``1_k``, and every vector equal across annotators, is in
 the null space), so sparse direct solvers and Cholesky do not apply. The preconditioner is
-Jacobi's (the diagonal ``sum_(judgments of a) p_ic (1 - p_ic)``); per-annotator k x k blocks
-cut the iterations on the 1M-judgment benchmark's pools from 22 to 13, but with products this
-cheap their construction and pseudo-inverses cost about what they save, so they are not used.
+Jacobi's (the diagonal ``sum_(judgments of a) p_ic (1 - p_ic)``). Per-annotator k x k blocks
+(block Jacobi) cut the iterations on the 1M-judgment benchmark's pools from 19 to 10-11, but
+with products this cheap their construction and pseudo-inverses cost most of what they save
+(about 70 ms of 0.4 s over the two pools), and the Q they stop at is no closer to a reference
+solved to 1e-13 (closer on 16 of 25 test tables, further on 9: where the iterations stop, at the
+same residual tolerance, is luck at 1e-15), so they are not used.
 The degrees of freedom are then ``V``'s generic rank,
 ``sum (A_g - 1)(k_g - 1)`` over the connected components ``g`` of the annotator-item graph
 (``A_g`` annotators, ``k_g`` labels that vary within some item of ``g``; ``A_g - 1`` for
