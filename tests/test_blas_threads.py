@@ -4,11 +4,10 @@ product's last digits then do not depend on the machine's core count."""
 from __future__ import annotations
 
 import pytest
+import threadpoolctl  # a dependency of the package (pyproject), not optional
 
-threadpoolctl = pytest.importorskip("threadpoolctl")
-
-import audit.pipeline as pipeline  # noqa: E402
-from conftest import shared_data  # noqa: E402
+import audit.pipeline as pipeline
+from conftest import shared_data
 
 
 def _blas_threads() -> list[int]:
