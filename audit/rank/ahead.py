@@ -42,7 +42,7 @@ import numpy as np
 from ..resample import STREAM_ROWS, Bootstrap, weight_blocks
 from .counts import Votes
 from .leaderboard import BoardPatterns
-from .shared import PRODUCT_CELLS, shared_draw, shared_stream
+from .shared import block_totals, shared_draw, shared_stream
 
 #: Most bytes the work drawn ahead may hold beside the measures: the votes, every resample's
 #: totals and two blocks of draws.
@@ -118,7 +118,6 @@ class Ahead:
             self._done.set()
 
     def _draw(self, cp) -> None:
-        product = max(1, PRODUCT_CELLS // max(len(cp.counts), 1))
         start = 0
         for w in weight_blocks(cp.counts, self.bootstrap, shared_stream(self.unit),
                                block_rows=AHEAD_ROWS, draw=shared_draw(cp), dtype=np.float64,
@@ -126,10 +125,9 @@ class Ahead:
             if self._cancel.is_set():
                 self._out = None
                 return
-            for a in range(0, len(w), product):
-                part = cp.totals(w[a:a + product])
-                self._out[start + a:start + a + len(part)] = part
-            start += len(w)
+            for part in block_totals(cp, w):
+                self._out[start:start + len(part)] = part
+                start += len(part)
 
     def votes(self) -> Votes | None:
         """The table's votes (:func:`audit.rank.counts.pairwise_votes`), or None."""

@@ -136,11 +136,19 @@ def shared_resamples(cp: ClusterPatterns, stats, bootstrap: Bootstrap, stream: s
         return _shared_resamples(cp, stats, bootstrap, stream)
 
 
-def _shared_resamples(cp, stats, bootstrap, stream):
-    n_cells = cp.n_groups * cp.values.shape[1]
-    rows = _weight_rows(cp)
+def block_totals(cp: ClusterPatterns, w: np.ndarray) -> list[np.ndarray]:
+    """The totals of a block of weights ``w`` (resamples x patterns), re-weighed
+    :data:`PRODUCT_CELLS` weights at a time (cache-sized products): one (b, groups, values)
+    array per slice of rows, in order."""
     product = max(1, PRODUCT_CELLS // max(len(cp.counts), 1))
-    chunk = max(rows, FIT_CELLS // max(n_cells, 1))
+    return [cp.totals(w[a:a + product]) for a in range(0, len(w), product)]
+
+
+def _shared_resamples(cp, stats, bootstrap, stream):
+    rows = _weight_rows(cp)
+    # blocks of `rows` are held until a fit's worth: size reaches fit_step exactly when it
+    # reaches FIT_CELLS' chunk, as size grows by whole blocks
+    chunk = fit_step(cp, bootstrap.n_resamples)
     parts, held, size = [], [], 0
 
     def flush():
@@ -149,7 +157,7 @@ def _shared_resamples(cp, stats, bootstrap, stream):
 
     for w in weight_blocks(cp.counts, bootstrap, stream, block_rows=rows, draw=shared_draw(cp),
                            dtype=np.float64, reuse=True):
-        held += [cp.totals(w[a:a + product]) for a in range(0, len(w), product)]
+        held += block_totals(cp, w)
         size += len(w)
         if size >= chunk:
             flush()
