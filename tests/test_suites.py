@@ -249,6 +249,28 @@ def test_measurements_flatten_the_results(preference_results):
     assert not m.loc[m.quantity == "within_pool_disagreement", "higher_is_better"].any()
 
 
+def test_undefined_winner_reversed_rate_is_a_nan_row_not_a_missing_one(preference_results):
+    """Preference data where the two pools are never both unanimous on an item: the winner
+    reversal rate is undefined (null in results.json). The claim must read it as NaN (exit 1,
+    "undefined, so the claim cannot hold"), not as a measurement the audit never makes (exit 2,
+    blaming the suite); and with one undefined pair, the ``every`` row is NaN, never the worst
+    of the defined pairs (sweep: a 24-item crowd/expert CSV with random A/B/tie labels)."""
+    res = copy.deepcopy(preference_results)
+    rows = [r for r in res["pool_disagreement"] if r["granularity"] == "winner"
+            and not r["judge"]]
+    assert rows
+    for r in rows:
+        r["winner_reversed_rate"] = None
+        r["ci95"]["winner_reversed_rate"] = [None, None]
+    m = measurements(res)
+    for r in rows:
+        mid = f"winner_reversed_rate[{' vs '.join(sorted((r['pool_a'], r['pool_b'])))}]"
+        assert math.isnan(m.loc[mid, "value"])
+    assert math.isnan(m.loc["winner_reversed_rate[every]", "value"])
+    suite = suite_of("  - expect: max_winner_reversed_rate\n    pools: every\n    max: 0.05\n")
+    fit_measurements(suite, m)  # no SuiteFileError: the claim runs, and fails on the NaN
+
+
 def test_measurements_pair_ids_do_not_depend_on_pool_order(preference_results):
     res = copy.deepcopy(preference_results)
     for row in res["pool_disagreement"]:

@@ -150,7 +150,7 @@ def measurements(results: dict) -> pd.DataFrame:
         ci = row.get("ci95") or {}
         out.add("majority_differs_rate", (pair_scope(a, b), g), row.get("majority_differs_rate"),
                 _ci(ci.get("majority_differs_rate")), every=(EVERY, g), human=both)
-        if g == "winner" and row.get("winner_reversed_rate") is not None:
+        if g == "winner":  # preference data only; null = undefined (no item both unanimous)
             out.add("winner_reversed_rate", (pair_scope(a, b),), row["winner_reversed_rate"],
                     _ci(ci.get("winner_reversed_rate")), every=(EVERY,), human=both)
 
