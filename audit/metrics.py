@@ -133,7 +133,7 @@ METRICS: tuple[Metric, ...] = (
            statistic="audit.measure.ac1:percent_agreement",
            batched="audit.measure.ac1:percent_agreement_batched"),
     Metric("cohen_kappa", "Cohen's κ (mean over pairs)", "Cohen κ",
-           "Cohen (1960); weighted, Cohen (1968)", COHEN, summary=False,
+           "Cohen (1960); weighted, Cohen (1968)", COHEN,
            text="Cohen's kappa"),
     Metric("icc", "ICC", "ICC", "Shrout & Fleiss (1979), ICC(2,1)", ICC, levels=ORDERED,
            text="ICC2", statistic="audit.measure.icc:icc2",

@@ -1,6 +1,8 @@
 """An interval that is not the item bootstrap's percentiles (Cohen's kappa linearised on a
-Spark cluster, ``reliability.*.cohen_kappa.interval``) is said so under the HTML report's
-reliability table, the dataset's strings escaped. Without one, nothing is added."""
+Spark cluster, ``reliability.*.cohen_kappa.interval``) is said so under the reliability table of
+the HTML report, the dataset card and the terminal summary, the dataset's strings escaped for
+each. Without one, nothing is added. Cohen's kappa is a summary coefficient: every channel
+shows it, and a NaN mean over pairs says why."""
 
 from __future__ import annotations
 
@@ -44,12 +46,8 @@ def test_the_note_names_the_metric_the_columns_and_the_method():
 
 
 def test_the_report_says_it_with_the_names_escaped(preference_results):
-    """The HTML report, the one channel that lists Cohen's kappa (the terminal summary and the
-    card show the summary coefficients only)."""
-    from audit.metrics import keys
     from audit.report.html import build_view, environment
 
-    assert "cohen_kappa" not in keys(summary=True)
     pool = next(iter(preference_results["reliability"]["by_pool"]))
     assert "cohen_kappa" in preference_results["reliability"]["overall"]
     results = _linearised(_renamed(preference_results, pool, HOSTILE_POOL),
@@ -68,3 +66,69 @@ def test_nothing_is_added_when_every_interval_is_the_bootstraps(preference_resul
     page = environment().get_template("report.html.j2").render(
         **build_view(preference_results, charts=False))
     assert "not the item bootstrap's" not in page
+
+
+def _terminal(results: dict) -> str:
+    import io
+
+    from rich.console import Console
+
+    from audit.report.summary import print_summary
+
+    buf = io.StringIO()
+    print_summary(results, console=Console(file=buf, width=400, highlight=False, soft_wrap=True,
+                                           emoji=False))
+    return buf.getvalue()
+
+
+def test_card_and_terminal_show_cohen_and_say_how_its_interval_was_computed(
+        preference_results):
+    from audit.report.card import annotations_block
+
+    pool = next(iter(preference_results["reliability"]["by_pool"]))
+    results = _linearised(_renamed(preference_results, pool, HOSTILE_POOL),
+                          [None, HOSTILE_POOL])
+    kappa = results["reliability"]["overall"]["cohen_kappa"]
+    assert kappa["value"] is not None
+    card = annotations_block(results)
+    row = next(line for line in card.splitlines() if line.startswith(f"| {COHEN} |"))
+    assert f"{kappa['value']:.3f}" in row
+    note = next(line for line in card.splitlines() if "not the item bootstrap's" in line)
+    assert f"{COHEN} in all humans and " in note and LINEARISED_INTERVAL in note
+    assert HOSTILE_POOL not in note and "<b>" not in note  # Markdown-escaped
+    terminal = _terminal(results)
+    assert any(line.startswith("│ cohen_kappa") and f"{kappa['value']:.3f}" in line
+               for line in terminal.splitlines())
+    said = " ".join(terminal.split())
+    assert f"{COHEN} in all humans and {HOSTILE_POOL}: {LINEARISED_INTERVAL}" in said
+    # without a linearised interval, neither says anything about it
+    assert "not the item bootstrap's" not in annotations_block(preference_results)
+    assert "not the item bootstrap's" not in _terminal(preference_results)
+
+
+def test_a_nan_mean_over_pairs_says_why_in_the_card():
+    """Two annotators who share fewer than ``min_overlap`` items: the mean over pairs is NaN
+    and the card's note gives the results' reason (not "no item judged twice")."""
+    import pandas as pd
+
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    from audit.report.card import annotations_block
+    from audit.results import jsonable
+    from conftest import audited
+
+    labels = ["x", "y", "x", "x", "y", "y"]
+    rows = [{C.ITEM: f"i{i}", C.ANNOTATOR: "a" if i % 2 else "b", C.POOL: "crowd",
+             C.LABEL: lab} for i, lab in enumerate(labels)]
+    for i, (la, lb) in enumerate([("x", "x"), ("y", "x"), ("y", "y")]):  # 3 < 10 shared items
+        rows += [{C.ITEM: f"s{i}", C.ANNOTATOR: "a", C.POOL: "crowd", C.LABEL: la},
+                 {C.ITEM: f"s{i}", C.ANNOTATOR: "b", C.POOL: "crowd", C.LABEL: lb}]
+    table = build_table(pd.DataFrame(rows), LabelScale(LabelKind.NOMINAL, ("x", "y")),
+                        name="n", source="n.csv")
+    results = jsonable(audited(table))
+    entry = results["reliability"]["by_pool"]["crowd"]["cohen_kappa"]
+    assert entry["value"] is None and entry["n_pairs"] == 0
+    assert entry["not_defined"].startswith("not defined: no annotator pair shares 10")
+    card = annotations_block(results)
+    assert f"{COHEN} is not defined: no annotator pair shares 10 or more items" in card

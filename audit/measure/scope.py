@@ -129,6 +129,10 @@ def view_reliability(view, scale, *, bootstrap: Bootstrap, scope: str, min_overl
                         "median": cohen["median"], "n_pairs": cohen["n_pairs"]}
         if "interval" in cohen:
             found[m.key]["interval"] = cohen["interval"]
+        if cohen["n_pairs"] == 0 and len(view.annotator_names) >= 2:
+            # the reason the summaries give for its NaN (a pool of one annotator has its own)
+            found[m.key]["not_defined"] = "not defined: " + (cohen.get("not_defined")
+                                                            or no_pair_reason(min_overlap))
     if family(metrics.ICC, level):
         found.update(_icc(view, values, level=level, bootstrap=bootstrap, scope=scope))
     return {k: found[k] for k in metrics.keys(level=level)}, cohen
@@ -242,9 +246,7 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
                             width=k * q * q)
     mean, median, n_def = summarise_pairs(kappas[None, :])
     if n_def[0] == 0:
-        warn_degenerate(_cohen_text(),
-                        f"no annotator pair shares {min_overlap} or more items with a defined "
-                        "kappa", stacklevel=4)
+        warn_degenerate(_cohen_text(), no_pair_reason(min_overlap), stacklevel=4)
     bmean, bmedian, _ = summarise_pairs(boot)
     lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
     names = np.asarray(annotator_names, dtype=object)
@@ -277,9 +279,7 @@ def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap
     linearised interval and the median; no per-pair entry."""
     cluster = lc.why == "cluster"
     if lc.n_pairs == 0:
-        warn_degenerate(_cohen_text(),
-                        f"no annotator pair shares {min_overlap} or more items with a defined "
-                        "kappa", stacklevel=5)
+        warn_degenerate(_cohen_text(), no_pair_reason(min_overlap), stacklevel=5)
     return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
             "n_pairs": int(lc.n_pairs), "n_pairs_with_overlap": int(lc.n_pairs_with_overlap),
             "mean": float(lc.mean), "median": float(lc.median),
@@ -294,6 +294,11 @@ def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap
                                      if cluster else
                                      "their bootstrap, and listing them, would exceed the "
                                      "memory budget (--max-memory)"))}
+
+
+def no_pair_reason(min_overlap: int) -> str:
+    """Why the mean over pairs of Cohen's kappa is NaN when no pair has a defined kappa."""
+    return f"no annotator pair shares {min_overlap} or more items with a defined kappa"
 
 
 def _cohen_text() -> str:

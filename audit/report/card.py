@@ -36,8 +36,8 @@ from ..metrics import display_name, keys
 from .hub_tags import (CREATOR_KINDS, DEFAULT_CREATOR, SIZE_VALUES, pool_creators,
                        size_category)
 from .limitations import limitations
-from .prose import (annotations_per_item, disagreement_sentences, estimate, judge_sentences,
-                    nan_note, stability_sentences, within_sentences)
+from .prose import (annotations_per_item, disagreement_sentences, estimate, interval_note,
+                    judge_sentences, nan_note, stability_sentences, within_sentences)
 
 START = "<!-- annotation-audit:start -->"
 END = "<!-- annotation-audit:end -->"
@@ -110,7 +110,9 @@ def annotations_block(results: dict, *, creators: dict | None = None,
                                        for _, s in columns]}
                             for m in metrics]} if metrics else None
     if reliability:
-        reliability["note"] = Markup(nan_note(columns, metrics, ds.get("pools") or {}, md_escape))
+        reliability["note"] = Markup(" ".join(
+            note for note in (nan_note(columns, metrics, ds.get("pools") or {}, md_escape),
+                              interval_note(columns, metrics, md_escape)) if note))
     boot = meta.get("bootstrap") or {}
     method = (f"{boot.get('method', 'bootstrap')}, {meta.get('n_bootstrap')} resamples, seed "
               f"{meta.get('seed')}")

@@ -480,12 +480,13 @@ def nan_note(columns: list, metrics: list, pools: dict, esc=str) -> str:
     return ("NaN marks a coefficient not defined here: " + "; ".join(notes) + ".") if notes else ""
 
 
-def interval_note(columns: list, metrics: list) -> str:
+def interval_note(columns: list, metrics: list, esc=str) -> str:
     """Which of the reliability table's intervals are not the item bootstrap's percentiles,
     and how they were computed (an entry's ``interval``: Cohen's kappa linearised on a Spark
     cluster, or over the memory budget), by metric and columns;
-    ``""`` when every interval is the bootstrap's. ``columns``: (name, block) pairs. Plain
-    text: the report's template escapes it."""
+    ``""`` when every interval is the bootstrap's. ``columns``: (name, block) pairs; ``esc``
+    escapes the column names (the dataset's pool names) for the channel; the rest is the
+    toolkit's text (plain for the report, whose template escapes it)."""
     notes = []
     for m in metrics:
         by_method: dict[str, list[str]] = {}
@@ -493,7 +494,7 @@ def interval_note(columns: list, metrics: list) -> str:
             method = ((s or {}).get(m) or {}).get("interval")
             if method:
                 by_method.setdefault(method, []).append(c)
-        notes += [f"{display_name(m)} in {join_and(cols)}: {method}"
+        notes += [f"{display_name(m)} in {join_and([esc(c) for c in cols])}: {method}"
                   for method, cols in by_method.items()]
     return ("Intervals that are not the item bootstrap's percentiles: " + "; ".join(notes)
             + ".") if notes else ""

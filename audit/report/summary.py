@@ -22,6 +22,7 @@ from ..escape import terminal
 from ..format import (number, p_bound, p_is, p_value, percent, percent_with_interval,
                       points_with_interval, with_interval)
 from ..metrics import keys
+from .prose import interval_note
 from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, simulation_row,
                    swap, swap_key, within_test)
 
@@ -144,12 +145,15 @@ def _reliability(rel, console):
         return
     pools = list(rel.get("by_pool", {}))
     t = Table("metric", "all humans", *pools, title="reliability (95% CI)", title_justify="left")
-    for metric in keys(summary=True):
-        if metric not in rel.get("overall", {}):
-            continue
+    shown = [m for m in keys(summary=True) if m in rel.get("overall", {})]
+    for metric in shown:
         t.add_row(metric, _entry(rel["overall"].get(metric)),
                   *[_entry(rel["by_pool"][p].get(metric)) for p in pools])
     console.print(t)
+    columns = [("all humans", rel.get("overall"))] + [(p, rel["by_pool"][p]) for p in pools]
+    note = interval_note(columns, shown)
+    if note:
+        console.print(_text(note))
 
 
 def _pool_disagreement(rows, console):
