@@ -333,6 +333,31 @@ def test_unreadable_text(d, name, data, words):
     assert_bad_input(invoke(["validate", d / name, "--format", "table"], d), name, *words)
 
 
+WIDE_TEXT = "item,annotator,label\n1,a,x\n1,b,y\n"
+
+
+@pytest.mark.parametrize("name, encoding, words", [
+    ("u16.csv", "utf-16", ["UTF-16 (little-endian)", "byte-order mark"]),
+    ("u16be.tsv", "utf-16", ["UTF-16 (little-endian)"]),
+    ("u16.jsonl", "utf-16", ["UTF-16 (little-endian)"]),
+    ("u32.csv", "utf-32", ["UTF-32 (little-endian)"]),
+    ("u16le.csv", "utf-16-le", ["NUL bytes in the first line", "byte offset 1", "UTF-16"]),
+    ("u16be.csv", "utf-16-be", ["NUL bytes in the first line", "byte offset 0"]),
+])
+@pytest.mark.parametrize("fmt", ["auto", "table"])
+def test_utf16_and_utf32_text_is_named(d, name, encoding, words, fmt):
+    """A spreadsheet's "Unicode text" export: the message says the file is UTF-16 / UTF-32,
+    whether or not the format is given (auto-detection read its NUL-laced header as columns
+    'i\\x00t\\x00e\\x00m...' and said it could not tell the format; --format table said the
+    columns item, annotator, label were missing)."""
+    text = WIDE_TEXT.replace(",", "\t") if name.endswith(".tsv") else WIDE_TEXT
+    if name.endswith(".jsonl"):
+        text = '{"item": "1", "annotator": "a", "label": "x"}\n'
+    (d / name).write_bytes(text.encode(encoding))
+    assert_bad_input(invoke(["validate", d / name, "--format", fmt], d), name, "not UTF-8",
+                     "save the file as UTF-8", *words)
+
+
 @pytest.mark.parametrize("data", [
     b"item,annotator,label\r\n1,a,x\r\n1,b,y\r\n2,a,x\r\n2,b,x\r\n",          # CRLF
     b"\xef\xbb\xbfitem,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n",        # BOM

@@ -16,8 +16,41 @@ from ..sources import existing_path
 CHUNK_BYTES = 1 << 20
 
 
+#: Byte-order marks of the wide Unicode encodings (UTF-32 first: its little-endian mark begins
+#: with UTF-16's), as a spreadsheet's "Unicode text" export or PowerShell's ``>`` writes them.
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32 (little-endian)"),
+              (codecs.BOM_UTF32_BE, "UTF-32 (big-endian)"),
+              (codecs.BOM_UTF16_LE, "UTF-16 (little-endian)"),
+              (codecs.BOM_UTF16_BE, "UTF-16 (big-endian)"))
+
+
+def wide_text_error(path: Path) -> InputError | None:
+    r"""The InputError for a text file in UTF-16 or UTF-32 rather than UTF-8, else None.
+
+    Told by a byte-order mark, or by NUL bytes in the first line (ASCII text in UTF-16 is every
+    other byte NUL; a UTF-8 header never holds one). Such a file is not UTF-8 even where its
+    bytes happen to decode as UTF-8 (NUL is valid UTF-8), so without this check it reads as
+    garbled column names (``i\x00t\x00e\x00m``) and fails far from its cause."""
+    with open(path, "rb") as fh:
+        head = fh.readline(CHUNK_BYTES)
+    for bom, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            return InputError(f"{name} text (it starts with that byte-order mark), not UTF-8; "
+                              "save the file as UTF-8", path=str(path))
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        return InputError(f"not UTF-8 text: NUL bytes in the first line (byte offset {nul}), "
+                          "as UTF-16 or UTF-32 text without a byte-order mark has; save the "
+                          "file as UTF-8", path=str(path))
+    return None
+
+
 def utf8_error(path: Path) -> InputError:
-    """The InputError naming the first byte of ``path`` that is not UTF-8 (offset and line)."""
+    """The InputError naming the first byte of ``path`` that is not UTF-8 (offset and line), or
+    saying that the file is UTF-16 / UTF-32 (:func:`wide_text_error`)."""
+    wide = wide_text_error(path)
+    if wide is not None:
+        return wide
     decoder = codecs.getincrementaldecoder("utf-8")()
     consumed = lines = 0
     with open(path, "rb") as fh:
