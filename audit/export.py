@@ -59,6 +59,8 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     from .outputs import MANIFEST, find_inputs, guard_folder, staged
 
     out = Path(out)
+    if partition_by_pool:
+        _check_partition_names(table.frame[C.POOL].cat.categories, out)
     inputs = inputs if inputs is not None else find_inputs(table.source)
     names = (DATA_DIR, SPEC_FILE, MANIFEST)
     target = guard_folder(out, inputs, replace=False, names=names)
@@ -95,6 +97,36 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
         (stage.path / SPEC_FILE).write_text(
             header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return {"data": data, "spec": spec_path}
+
+
+def _check_partition_names(pools, out: Path) -> None:
+    """Raise InputError when a pool's partition folder name would be longer than the file
+    system allows for one name (``NAME_MAX``, 255 bytes on Linux, macOS and Windows).
+
+    The folder is ``pool=`` and the name percent-encoded (``quote(name, safe="")``, what
+    pyarrow's Hive partitioning writes), so a pool named by a long free-text field fails with
+    the system's "File name too long" and a path of the whole name; said here instead, before
+    anything is written, with the way out (``--no-partition``)."""
+    import os
+    from urllib.parse import quote
+
+    from .errors import InputError
+
+    folder = out.resolve()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        limit = 255
+    for pool in pools:
+        size = len(f"{C.POOL}={quote(str(pool), safe='')}".encode())
+        if size > limit:
+            shown = str(pool) if len(str(pool)) <= 40 else f"{str(pool)[:40]}..."
+            raise InputError(f"pool {shown!r} ({len(str(pool)):,} characters) names a partition "
+                             f"folder of {size:,} bytes, over the {limit} bytes the file system "
+                             "allows for one name; export without a folder per pool "
+                             "(--no-partition, partition_by_pool=False)", path=str(out))
 
 
 def _plain(value):
