@@ -333,6 +333,25 @@ def test_unreadable_text(d, name, data, words):
     assert_bad_input(invoke(["validate", d / name, "--format", "table"], d), name, *words)
 
 
+@pytest.mark.parametrize("name, data, words", [
+    ("pairs.csv", b"item,annotator,model_a,model_b,label\n", ["the table is empty"]),
+    ("ratings.csv", b"item,annotator,model,label\n", ["the table is empty"]),
+    ("pairs.tsv", b"item\tannotator\tmodel_a\tmodel_b\tlabel\r\n", ["the table is empty"]),
+    ("blank_pairs.csv", b"item,annotator,model_a,model_b,label\n1,a,x,y,\n1,b,x,y,\n",
+     ["2 schema failure(s)", "not null", "source row 1"]),
+    ("blank_ratings.csv", b"item,annotator,model,label\n1,a,x,\n1,b,x,\n",
+     ["not null", "source row 0"]),
+])
+def test_no_labels_at_all_says_what_is_missing(d, name, data, words):
+    """A header-only table with model columns, or one whose every label cell is empty: the
+    message is the table's own failure, not the label-kind inference's ("distinct labels: ."
+    followed by a spec with an empty map)."""
+    (d / name).write_bytes(data)
+    result = invoke(["validate", d / name], d)
+    assert_bad_input(result, name, *words)
+    assert "distinct labels" not in result.output
+
+
 WIDE_TEXT = "item,annotator,label\n1,a,x\n1,b,y\n"
 
 

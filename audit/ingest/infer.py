@@ -128,6 +128,8 @@ def preference_scale(observed, *, source: str, declared: bool, order=None,
         message shows the distinct labels and the spec lines that would read them.
     """
     distinct = _distinct(observed)
+    if not distinct:
+        return _no_labels(LabelKind.PREFERENCE)
     aliases, vocabulary, unrecognised = recognise_preference(distinct)
     numbers = [n for n in (parse_number(v) for v in distinct) if n is not None]
     unsigned = order is None and any(n > 0 for n in numbers) and not any(n < 0 for n in numbers)
@@ -157,9 +159,11 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
     through ``aliases``, a spec's ``label.map``) are an InputError showing the spec lines that
     would declare them."""
     distinct = _distinct(observed)
+    if not distinct:
+        return _no_labels(LabelKind.INTERVAL)
     reader = LabelScale(LabelKind.INTERVAL, (), None, aliases or ())
     numbers = reader.read(distinct)
-    if not distinct or None in numbers:
+    if None in numbers:
         texts = sorted({label_text(v) for v, n in zip(distinct, numbers)})
         raise InputError(
             "a model column makes this rating data, and ratings without a declared kind must be "
@@ -176,6 +180,14 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
          f"({len(scale.values)} distinct value(s), {scale.values[0]}..{scale.values[-1]}); "
          f"`label: {{kind: {other.value}}}` in a spec reads them as {other.value}")
     return scale
+
+
+def _no_labels(kind: LabelKind) -> LabelScale:
+    """The scale handed on when there is no label to read (a header-only table, or every label
+    cell empty): validation then says what is wrong, "the table is empty" or each missing
+    label with its source row. Reading the kind from no labels gave "distinct labels: ." and
+    spec lines with nothing in them."""
+    return LabelScale(kind, (-1, 0, 1) if kind is LabelKind.PREFERENCE else (), None, ())
 
 
 def _preference_error(distinct: list, aliases: dict, *, source: str, declared: bool) -> InputError:
