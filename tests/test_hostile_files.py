@@ -352,6 +352,68 @@ def test_no_labels_at_all_says_what_is_missing(d, name, data, words):
     assert "distinct labels" not in result.output
 
 
+def _compressed(kind: str) -> bytes:
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    data = b"item,annotator,label\n1,a,x\n1,b,y\n"
+    if kind == "zip":
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("t.csv", data)
+        return buf.getvalue()
+    return {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[kind](data)
+
+
+@pytest.mark.parametrize("name, kind, words", [
+    ("t.csv.gz", "gzip", ["a gzip-compressed file", "gunzip"]),
+    ("t.csv", "gzip", ["a gzip-compressed file"]),
+    ("t.csv", "zip", ["a zip file", "unzip"]),
+    ("t.tsv", "bzip2", ["a bzip2-compressed file"]),
+    ("t.jsonl", "xz", ["an xz-compressed file"]),
+])
+@pytest.mark.parametrize("fmt", ["auto", "table"])
+def test_compressed_tables_are_named(d, name, kind, words, fmt):
+    """A compressed table (the sweep's ``.csv.gz``): exit 2 saying it is compressed, not "cannot
+    detect the format" nor a bad byte / NUL at some offset."""
+    (d / name).write_bytes(_compressed(kind))
+    assert_bad_input(invoke(["validate", d / name, "--format", fmt], d), name,
+                     "decompress it first", *words)
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("empty.csv", b"", ["the file is empty"]),
+    ("blank.csv", b"\n\r\n\n", ["the file is empty"]),
+    ("excel.csv", b"sep=,\nitem,annotator,label\n1,a,x\n", ["'sep=,'", "separator hint",
+                                                            "read: {skiprows: 1, sep: ','}"]),
+    ("excel2.csv", b"sep=;\r\nitem;annotator;label\r\n1;a;x\r\n", ["'sep=;'",
+                                                                   "sep: ';'"]),
+])
+def test_auto_detection_says_why_a_file_has_no_columns(d, name, data, words):
+    """Without --format, an empty file and a spreadsheet's ``sep=,`` first line were "cannot
+    detect the format of ..." with nothing on why; now each names its cause."""
+    (d / name).write_bytes(data)
+    result = invoke(["validate", d / name], d)
+    assert_bad_input(result, name, *words)
+    assert "cannot detect" not in result.output
+
+
+def test_the_sep_hint_line_is_read_past_with_the_spec_it_suggests(d):
+    (d / "excel.csv").write_bytes(b"sep=;\nitem;annotator;label\n1;a;x\n1;b;y\n")
+    (d / "excel.yaml").write_text("read: {skiprows: 1, sep: ';'}\n")
+    result = invoke(["validate", d / "excel.csv", "--spec", d / "excel.yaml"], d)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_header_starting_like_a_magic_number_is_still_text(d):
+    (d / "bzh.csv").write_bytes(b"BZh,item,annotator,label\n9,1,a,x\n9,1,b,y\n")
+    result = invoke(["validate", d / "bzh.csv"], d)
+    assert result.exit_code == 0, result.output
+
+
 WIDE_TEXT = "item,annotator,label\n1,a,x\n1,b,y\n"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError, join_names
 from .memory import InMemory, wrap
-from .sources import DATA_EXTENSIONS, existing_path, is_hub_name
+from .sources import DATA_EXTENSIONS, PARQUET_EXTENSIONS, existing_path, is_hub_name
 
 #: The formats :func:`audit.ingest.load` reads.
 FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
@@ -44,12 +44,33 @@ def detect_format(source) -> str:
 
         path = Path(source)
         seen = ""
+        if path.is_file() and path.suffix.lower() not in PARQUET_EXTENSIONS:
+            _refuse_unreadable(path)
         if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
             cols = table_columns(path)
             seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
         raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
+
+
+def _refuse_unreadable(path: Path) -> None:
+    """Before "cannot detect the format": an InputError saying why a file has no columns to
+    detect from, where the reason is plain: it is empty (or blank lines only), compressed or not
+    UTF-8 (:func:`audit.ingest.readers.text_encoding_error`), or its first line is a
+    spreadsheet's ``sep=,`` separator hint rather than the header."""
+    from .readers.text import first_line, text_encoding_error
+
+    if path.stat().st_size == 0 or not first_line(path) and not path.read_bytes().strip():
+        raise InputError("the file is empty (no header row)", path=str(path))
+    if (err := text_encoding_error(path)) is not None:
+        raise err
+    head = first_line(path)
+    if len(head) == 5 and head.lower().startswith("sep="):
+        sep = head[4]
+        raise InputError(f"the first line {head!r} is a spreadsheet's separator hint, not the "
+                         "header: delete that line, or read past it with a spec (--spec FILE):"
+                         f" read: {{skiprows: 1, sep: {sep!r}}}", path=str(path))
 
 
 def choose_format(source, spec) -> str:

@@ -24,7 +24,7 @@ from ...errors import InputError, join_names
 from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
 from .json_files import first_json_record, read_json, read_jsonl, records_frame
-from .text import first_line, is_utf8, utf8_error, wide_text_error
+from .text import first_line, is_utf8, utf8_error, text_encoding_error
 
 
 def read_table(path, *, sep: str | None = None, na_values=None, categorical: bool = False,
@@ -59,7 +59,7 @@ def read_table(path, *, sep: str | None = None, na_values=None, categorical: boo
 def read_csv(path: Path, *, sep: str = ",", na_values=None, categorical: bool = False,
              **pandas_options) -> pd.DataFrame:
     """A delimited text file, every column as text (see :func:`read_table`)."""
-    if (wide := wide_text_error(path)) is not None:
+    if (wide := text_encoding_error(path)) is not None:
         raise wide
     nulls = [""] + [str(v) for v in (na_values or [])]
     if not pandas_options and len(sep) == 1:
@@ -259,8 +259,8 @@ def table_columns(path: Path) -> list[str]:
             return list(pq.read_schema(path).names)
         except Exception as err:  # noqa: BLE001
             raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
-    if ext != ".json" and path.is_file():  # text: refuse UTF-16 / UTF-32 before the header
-        if (wide := wide_text_error(path)) is not None:
+    if ext != ".json" and path.is_file():  # text: refuse compressed, UTF-16 / UTF-32 before the header
+        if (wide := text_encoding_error(path)) is not None:
             raise wide
     if ext in JSONL_EXTENSIONS:
         first = first_line(path)

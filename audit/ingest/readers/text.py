@@ -7,6 +7,7 @@ without holding the file twice in memory. Input files are only ever opened for r
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 from ...errors import InputError
@@ -24,15 +25,33 @@ _WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32 (little-endian)"),
               (codecs.BOM_UTF16_BE, "UTF-16 (big-endian)"))
 
 
-def wide_text_error(path: Path) -> InputError | None:
-    r"""The InputError for a text file in UTF-16 or UTF-32 rather than UTF-8, else None.
+#: Magic bytes of the compressed formats a table is commonly shipped in, their name and the
+#: command that unpacks them (bzip2's: ``BZh``, the block size digit and the first block's
+#: magic, so that no text header starting ``BZh`` is taken for one).
+_COMPRESSED = ((re.compile(re.escape(b"\x1f\x8b")), "a gzip-compressed", "gunzip FILE"),
+               (re.compile(re.escape(b"PK\x03\x04")), "a zip", "unzip FILE"),
+               (re.compile(b"BZh[1-9]1AY&SY"), "a bzip2-compressed", "bunzip2 FILE"),
+               (re.compile(re.escape(b"\xfd7zXZ\x00")), "an xz-compressed", "unxz FILE"),
+               (re.compile(re.escape(b"\x28\xb5\x2f\xfd")), "a zstd-compressed", "unzstd FILE"))
 
-    Told by a byte-order mark, or by NUL bytes in the first line (ASCII text in UTF-16 is every
-    other byte NUL; a UTF-8 header never holds one). Such a file is not UTF-8 even where its
-    bytes happen to decode as UTF-8 (NUL is valid UTF-8), so without this check it reads as
-    garbled column names (``i\x00t\x00e\x00m``) and fails far from its cause."""
+
+def text_encoding_error(path: Path) -> InputError | None:
+    r"""The InputError for a text file that is compressed, or in UTF-16 or UTF-32 rather than
+    UTF-8, else None.
+
+    Compression is told by the format's magic bytes (gzip, zip, bzip2, xz, zstd: a
+    ``.csv.gz`` is not read, and its bytes would otherwise be reported as bad UTF-8 or as
+    NULs); the wide encodings by a byte-order mark, or by NUL bytes in the first line (ASCII
+    text in UTF-16 is every other byte NUL; a UTF-8 header never holds one). Such a file is not
+    UTF-8 even where its bytes happen to decode as UTF-8 (NUL is valid UTF-8), so without this
+    check it reads as garbled column names (``i\x00t\x00e\x00m``) and fails far from its
+    cause."""
     with open(path, "rb") as fh:
         head = fh.readline(CHUNK_BYTES)
+    for magic, name, tool in _COMPRESSED:
+        if magic.match(head):
+            return InputError(f"{name} file, not text: decompress it first ({tool}) and "
+                              "give the file it holds", path=str(path))
     for bom, name in _WIDE_BOMS:
         if head.startswith(bom):
             return InputError(f"{name} text (it starts with that byte-order mark), not UTF-8; "
@@ -47,8 +66,8 @@ def wide_text_error(path: Path) -> InputError | None:
 
 def utf8_error(path: Path) -> InputError:
     """The InputError naming the first byte of ``path`` that is not UTF-8 (offset and line), or
-    saying that the file is UTF-16 / UTF-32 (:func:`wide_text_error`)."""
-    wide = wide_text_error(path)
+    saying that the file is compressed or UTF-16 / UTF-32 (:func:`text_encoding_error`)."""
+    wide = text_encoding_error(path)
     if wide is not None:
         return wide
     decoder = codecs.getincrementaldecoder("utf-8")()
