@@ -414,6 +414,39 @@ def test_a_header_starting_like_a_magic_number_is_still_text(d):
     assert result.exit_code == 0, result.output
 
 
+#: A tab-separated file written without quoting whose text cell starts with '"': CSV quoting
+#: joins its next line into that cell, and judgment (1, b, y) is not read.
+UNQUOTED_TSV = b'item\tannotator\tlabel\ttext\n1\ta\tx\t"hello\n1\tb\ty\tworld"\n' \
+    b"2\ta\tx\tok\n2\tb\tx\tok\n"
+
+
+def test_a_tsv_whose_quote_swallows_lines_is_not_silent(d, tmp_path):
+    """Found by the sweep on WMT's MQM TSV (read with QUOTE_NONE by its authors): three of four
+    judgments were read, without a word. The reading stays CSV's (a quoted value may span
+    lines), but a warning now says that values hold line breaks, which column and row, and
+    what that means for an unquoted file."""
+    (d / "q.tsv").write_bytes(UNQUOTED_TSV)
+    result = invoke(["run", d / "q.tsv", "--bootstrap", 5, "--quiet", "--out", tmp_path / "o"], d)
+    assert result.exit_code == 0, result.output
+    dataset = json.loads((tmp_path / "o" / "results.json").read_text())["dataset"]
+    assert dataset["rows_read"] == 3  # the reading is unchanged; the warning says why
+    assert "1 value(s) hold a line break (first: column 'text', source row 0)" in result.output
+    assert "not written with quoting" in result.output
+
+
+@pytest.mark.parametrize("name, data", [
+    ("plain.tsv", b"item\tannotator\tlabel\ttext\n1\ta\tx\t\"quoted\" start\n1\tb\ty\tok\n"),
+    ("multi.csv", b'item,annotator,label,text\n1,a,x,"two\nlines"\n1,b,y,ok\n'),
+])
+def test_no_line_break_warning_without_cause(d, name, data):
+    """No warning for a TSV whose quotes close on their line, nor for a CSV, where quoted
+    values spanning lines are the format's own rule."""
+    (d / name).write_bytes(data)
+    result = invoke(["validate", d / name], d)
+    assert result.exit_code == 0, result.output
+    assert "line break" not in result.output
+
+
 WIDE_TEXT = "item,annotator,label\n1,a,x\n1,b,y\n"
 
 

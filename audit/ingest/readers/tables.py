@@ -61,6 +61,48 @@ def read_csv(path: Path, *, sep: str = ",", na_values=None, categorical: bool = 
     """A delimited text file, every column as text (see :func:`read_table`)."""
     if (wide := text_encoding_error(path)) is not None:
         raise wide
+    frame = _read_csv(path, sep=sep, na_values=na_values, categorical=categorical,
+                      **pandas_options)
+    if sep == "\t":
+        _warn_line_breaks_in_tsv(frame, path)
+    return frame
+
+
+def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path) -> None:
+    """Warn when values of a tab-separated file hold a line break.
+
+    Such a value was quoted (``"`` opening it and another closing it, maybe lines later), as
+    CSV quoting reads it. Many tab-separated files are written without quoting (the IANA
+    ``text/tab-separated-values`` format has none; WMT's MQM files are read with
+    ``QUOTE_NONE``), and there a text that merely starts with ``"`` joins every line up to the
+    next lone ``"`` into one value: the judgments written on those lines are not read, and
+    nothing else would say so (the rows the reader made are all accounted for). Counted
+    once per distinct value; the first column and row holding one are named."""
+    hits, first = 0, None
+    for col in frame.columns:
+        series = frame[col]
+        values = (series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype)
+                  else pd.Index(series.dropna().unique()))
+        if not len(values) or values.dtype != object:
+            continue
+        broken = values[values.str.contains("\n", regex=False, na=False)]
+        if len(broken):
+            hits += len(broken)
+            if first is None:
+                at = np.flatnonzero(series.isin(broken).to_numpy())[0]
+                first = (col, frame.index[at])
+    if hits:
+        from ..common import warn
+
+        warn(f"{path}: {hits} value(s) hold a line break (first: column {first[0]!r}, source "
+             f"row {first[1]}), read as quoted values spanning lines; if this tab-separated "
+             "file is not written with quoting, a value starting with '\"' has swallowed the "
+             "lines after it, and the judgments on them are not read: check that the number "
+             "of judgments read is the number of data lines")
+
+
+def _read_csv(path: Path, *, sep: str, na_values, categorical: bool,
+              **pandas_options) -> pd.DataFrame:
     nulls = [""] + [str(v) for v in (na_values or [])]
     if not pandas_options and len(sep) == 1:
         try:
