@@ -370,6 +370,7 @@ def _compressed(kind: str) -> bytes:
 
 @pytest.mark.parametrize("name, kind, words", [
     ("t.csv.gz", "gzip", ["a gzip-compressed file", "gunzip"]),
+    ("t.tsv.tar.gz", "gzip", ["a gzip-compressed tar file", "tar -xzf"]),
     ("t.csv", "gzip", ["a gzip-compressed file"]),
     ("t.csv", "zip", ["a zip file", "unzip"]),
     ("t.tsv", "bzip2", ["a bzip2-compressed file"]),

@@ -50,6 +50,8 @@ def text_encoding_error(path: Path) -> InputError | None:
         head = fh.readline(CHUNK_BYTES)
     for magic, name, tool in _COMPRESSED:
         if magic.match(head):
+            if path.name.lower().endswith((".tar.gz", ".tgz")):
+                name, tool = "a gzip-compressed tar", "tar -xzf FILE"
             return InputError(f"{name} file, not text: decompress it first ({tool}) and "
                               "give the file it holds", path=str(path))
     for bom, name in _WIDE_BOMS:
