@@ -448,6 +448,46 @@ def test_no_line_break_warning_without_cause(d, name, data):
     assert "line break" not in result.output
 
 
+@pytest.mark.parametrize("name, data, words", [
+    ("dup.jsonl", b'{"item": "1", "annotator": "a", "label": "x", "label": "y"}\n'
+                  b'{"item": "1", "annotator": "b", "label": "y"}\n',
+     ["key 'label' is repeated", "at line 1"]),
+    ("dup_spaced.jsonl", b'{"item": "1", "annotator": "b", "label": "y"}\n'
+                         b'{"item" : "1", "annotator" : "a", "label" : "x", "label" : "y"}\n',
+     ["key 'label' is repeated", "at line 2"]),
+    ("dup_nested.jsonl", b'{"item": "1", "annotator": "a", "label": "x", "m": {"k": 1, "k": 2}}\n',
+     ["key 'k' is repeated"]),
+    ("dup.json", b'[{"item": "1", "annotator": "a", "annotator": "b", "label": "x"}]',
+     ["key 'annotator' is repeated"]),
+])
+def test_a_key_repeated_in_a_json_object_is_refused(d, name, data, words):
+    """JSON parsers keep the last of two equal keys without a word: one judgment's label (or
+    annotator) was replaced silently. Now exit 2 naming the key and the line."""
+    (d / name).write_bytes(data)
+    assert_bad_input(invoke(["validate", d / name, "--format", "table"], d), name, *words)
+
+
+def test_keys_that_only_look_repeated_are_read(d, tmp_path):
+    """A value holding '":' or a nested object with its own keys is not a repeated key."""
+    (d / "ok.jsonl").write_bytes(
+        b'{"item": "1", "annotator": "a", "label": "x", "text": "say \\"hi\\": now"}\n'
+        b'{"item": "1", "annotator": "b", "label": "y", "meta": {"item": 2, "label": 3}}\n')
+    result = invoke(["validate", d / "ok.jsonl", "--format", "table"], d)
+    assert result.exit_code == 0, result.output
+
+
+def test_repeated_parquet_column_names_are_named(d):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = [pa.array(["1", "1"]), pa.array(["a", "b"]), pa.array(["x", "y"]), pa.array(["y", "x"])]
+    pq.write_table(pa.Table.from_arrays(cols, names=["item", "annotator", "label", "label"]),
+                   d / "dup.parquet")
+    result = invoke(["validate", d / "dup.parquet"], d)
+    assert_bad_input(result, "dup.parquet", "repeated column name(s) 'label'")
+    assert "FieldRef" not in result.output
+
+
 WIDE_TEXT = "item,annotator,label\n1,a,x\n1,b,y\n"
 
 

@@ -7,6 +7,10 @@
 * JSON Lines: read line by line; a line longer than :data:`MAX_JSONL_LINE_BYTES` (64 MiB) is an
   InputError naming the file, the line and the limit, found before the line is decoded.
 * JSON arrays of records and JSON Lines keep their own types (nested values included).
+* A key repeated within one object (``{"label": "A", "label": "B"}``) is an InputError naming
+  the key (and the line): JSON parsers keep one of the two values without a word (RFC 8259,
+  section 4: names "SHOULD be unique", behaviour otherwise unpredictable), so a judgment's
+  second label would be lost. Found cheaply (:func:`loads`).
 """
 
 from __future__ import annotations
@@ -45,13 +49,53 @@ def too_deep(path, where: str = "") -> InputError:
                       path=str(path))
 
 
+#: The end of a key: a closing quote, blanks, a colon. Every key of a JSON text ends in one, so
+#: their number bounds the number of keys (strings holding ``":`` add more, never fewer).
+_KEY_END = re.compile(r'"\s*:')
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return record
+
+
+_CHECKING = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
 def loads(text: str, *, path, where: str = ""):
-    """:func:`json.loads`, with nesting too deep for the decoder an InputError (:func:`too_deep`);
-    a :class:`json.JSONDecodeError` is left to the caller."""
+    """:func:`json.loads`, with nesting too deep for the decoder an InputError (:func:`too_deep`)
+    and a key repeated within an object an InputError naming it; a
+    :class:`json.JSONDecodeError` is left to the caller.
+
+    A flat record whose keys number as many as the key ends in its text (:data:`_KEY_END`),
+    the common JSON Lines line, cannot repeat one and is returned at once; anything else is
+    decoded a second time with a decoder that checks every object's keys (about twice the
+    decoding time, paid by nested records and whole JSON files only)."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except RecursionError:
         raise too_deep(path, where) from None
+    if not isinstance(data, (dict, list)) or (
+            isinstance(data, dict) and len(data) == len(_KEY_END.findall(text))):
+        return data
+    try:
+        _CHECKING.decode(text)
+    except _RepeatedKey as err:
+        raise InputError(f"key {err.key!r} is repeated within one JSON object{where}; a JSON "
+                         "reader keeps only one of its values, so give each key once",
+                         path=str(path)) from None
+    except RecursionError:
+        raise too_deep(path, where) from None
+    return data
 
 
 def parse_json(text: str, *, path) -> object:

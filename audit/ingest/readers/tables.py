@@ -267,7 +267,17 @@ def _code_dtype(n_categories: int) -> type:
 
 
 def read_parquet(path: Path) -> pd.DataFrame:
-    """A Parquet file as a frame; any pyarrow failure is an InputError naming the file."""
+    """A Parquet file as a frame; any pyarrow failure is an InputError naming the file, and
+    repeated column names one naming them (as for CSV), not pyarrow's field-lookup error."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(path).names
+    except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+        raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
     try:
         return pd.read_parquet(path)
     except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
