@@ -76,16 +76,17 @@ def loads(text: str, *, path, where: str = ""):
     and a key repeated within an object an InputError naming it; a
     :class:`json.JSONDecodeError` is left to the caller.
 
-    A flat record whose keys number as many as the key ends in its text (:data:`_KEY_END`),
-    the common JSON Lines line, cannot repeat one and is returned at once; anything else is
+    A flat record whose keys number as many as the colons in its text, or as the key ends
+    (:data:`_KEY_END`), the common JSON Lines line, cannot repeat one (each key is followed by
+    a colon) and is returned at once; anything else is
     decoded a second time with a decoder that checks every object's keys (about twice the
     decoding time, paid by nested records and whole JSON files only)."""
     try:
         data = json.loads(text)
     except RecursionError:
         raise too_deep(path, where) from None
-    if not isinstance(data, (dict, list)) or (
-            isinstance(data, dict) and len(data) == len(_KEY_END.findall(text))):
+    if not isinstance(data, (dict, list)) or (isinstance(data, dict) and (
+            len(data) == text.count(":") or len(data) == len(_KEY_END.findall(text)))):
         return data
     try:
         _CHECKING.decode(text)
