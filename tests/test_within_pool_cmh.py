@@ -200,3 +200,85 @@ def test_degenerate_pools_give_zero_or_nan_not_an_error(monkeypatch):
     same = W.strata(np.repeat(np.arange(5), 2), np.tile([0, 1], 5), np.repeat([0, 1, 0, 1, 1], 2),
                     min_annotator_judgments=1)
     assert iterative(monkeypatch, same) == (0.0, 0)
+
+
+# -- past the per-judgment arrays: a 10M-judgment audit's pools ---------------------------------
+
+def past_dense(monkeypatch, s):
+    """:func:`cmh.generalized_cmh` as a pool too large for the per-judgment arrays takes it
+    (few annotators: the eigen path's dimension, but not its arrays)."""
+    monkeypatch.setattr(cmh, "CMH_DENSE_CELLS", 0)
+    monkeypatch.setattr(cmh, "lean_fits", lambda *a: True)
+    try:
+        return cmh.generalized_cmh(s)
+    finally:
+        monkeypatch.undo()
+
+
+def jacobi_diagonal(s) -> np.ndarray:
+    """``sum_(judgments of a) p_ic (1 - p_ic)`` per (annotator, label), judgment by judgment,
+    over items whose labels vary."""
+    out = np.zeros((s.n_annotators, s.n_labels))
+    for i in range(s.n_items):
+        at = np.flatnonzero(s.item == i)
+        p = np.bincount(s.label[at], minlength=s.n_labels) / len(at)
+        if (p > 0).sum() >= 2:
+            for a in s.annotator[at]:
+                out[a] += p * (1 - p)
+    return out.reshape(-1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_label_operator_has_the_right_hand_side_and_preconditioner_of_its_definition(seed):
+    """Ties, unanimous items, a label never used, an annotator twice on an item."""
+    for duplicates in (True, False):
+        s = hostile_strata(seed, duplicates=duplicates)
+        op = cmh.lean_operator(s)
+        _, _, d = cmh._cmh_parts(s, None)
+        assert np.allclose(op.d, d.reshape(-1), rtol=0, atol=1e-12)
+        assert np.allclose(op.diagonal, jacobi_diagonal(s), rtol=0, atol=1e-12)
+        assert np.array_equal(op.varying, (np.bincount(s.item * s.n_labels + s.label,
+                                                        minlength=s.n_items * s.n_labels)
+                                           .reshape(s.n_items, -1) > 0).sum(axis=1) >= 2)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_past_the_per_judgment_arrays_the_eigen_paths_q_and_rank(seed, monkeypatch):
+    s = hostile_strata(seed, n_items=150, n_annotators=15)
+    q, dof = past_dense(monkeypatch, s)
+    eig_q, eig_dof = cmh.generalized_cmh(s)
+    old_q, old_dof = judgment_level_cmh(s)
+    assert q == pytest.approx(eig_q, rel=1e-10) and q == pytest.approx(old_q, rel=1e-10)
+    assert dof == old_dof == eig_dof
+
+
+def test_which_pools_get_an_asymptotic_test():
+    """Past the per-judgment arrays' cells a pool of few labels still gets the gCMH (the label
+    operator's cells grow with items and annotators, not judgments); a wide scale does not."""
+    limit = cmh.CMH_DENSE_CELLS
+    # a 10M-judgment audit's pool: 5M judgments, 1M items, 7,500 annotators, 5 labels
+    assert not cmh.dense_fits(5_000_000, 1_000_000, 5)
+    assert cmh.asymptotic_fits(5_000_000, 1_000_000, 7_500, 5)
+    # a wide scale: 5,000 labels on 100k items
+    assert not cmh.asymptotic_fits(500_000, 100_000, 50, 5_000)
+    assert cmh.lean_fits(limit // 5 - 1_000 * 5, 1_000, 5)
+    assert not cmh.lean_fits(limit // 5 - 1_000 * 5 + 1, 1_000, 5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_formed_without_per_judgment_arrays_the_covariance_is_its_definition(seed, monkeypatch):
+    """Few annotators past the per-judgment arrays' cells (a crossed pool of millions of
+    items): ``V`` formed from within-item pairs, a few items' pairs at a time, is the
+    definition's, and Q and the exact rank are the eigen path's."""
+    monkeypatch.setattr(cmh, "PAIR_BLOCK", 7)  # many blocks, some of one item
+    for duplicates in (True, False):
+        s = hostile_strata(seed, duplicates=duplicates)
+        cov, d = cmh.lean_covariance(s)
+        v = definition_covariance(s)
+        assert np.allclose(cov, v, rtol=0, atol=1e-12 * max(1, abs(v).max()))
+        _, _, ref_d = cmh._cmh_parts(s, None)
+        assert np.allclose(d, ref_d.reshape(-1), rtol=0, atol=1e-12)
+        q, dof = past_dense(monkeypatch, s)
+        monkeypatch.setattr(cmh, "PAIR_BLOCK", 7)
+        eig_q, eig_dof = cmh.generalized_cmh(s)
+        assert q == pytest.approx(eig_q, rel=1e-10, abs=1e-12) and dof == eig_dof

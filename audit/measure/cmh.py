@@ -19,9 +19,12 @@ preconditioned conjugate gradients (Hestenes & Stiefel 1952; ``V`` is positive s
 and ``d`` lies in its range, so any solution ``x`` gives ``Q = d' x``, and the error of ``Q`` is
 the squared ``V``-norm error of ``x``: at ``rtol`` 1e-7 it is below 1e-13 relative on the
 benchmark pools). ``V`` is never formed (its non-zeros grow with the square of the judgments
-per item); it is applied as ``V = diag(g) + K S K'`` (:func:`cmh_operator`), ``K`` one sparse
-matrix built once with ``sum_i m_i n_i`` non-zeros per block (``n_i`` labels present on item
-``i``), so each product is two sparse matrix-vector products. Why not a library solver: the
+per item); it is applied as an operator built once (:func:`cmh_operator`): for labels its terms
+regrouped by annotator and by item (:func:`lean_operator`), so that a product is two passes of
+the item x annotator incidence (one entry per judgment) and arrays of items x labels and
+annotators x labels x labels, nothing per (judgment, label) -- 5M judgments in a pool of a
+10M-judgment audit fit beside its table; for scores ``V = diag(g) - K K'`` with one column of
+``K`` per item. Why not a library solver: the
 system is singular (every annotator's ``1_k``, and every vector equal across annotators, is in
 the null space), so sparse direct solvers and Cholesky do not apply. The preconditioner is
 Jacobi's (the diagonal ``sum_(judgments of a) p_ic (1 - p_ic)``). Per-annotator k x k blocks
@@ -53,8 +56,9 @@ if TYPE_CHECKING:
 #: Largest annotators x labels dimension for which the gCMH covariance is formed and inverted
 #: (beyond it, conjugate gradients).
 CMH_MAX_DIM = 1_500
-#: Cells of the gCMH's dense arrays ((judgments + items) x labels) above which a pool takes the
-#: permutation test with fewer permutations instead (a scale with thousands of labels).
+#: Cells of the gCMH's per-judgment arrays ((judgments + items) x labels) above which a pool's
+#: labels take :func:`lean_operator` (whose own arrays are held to as many cells), and past both
+#: the permutation test with fewer permutations (a scale with thousands of labels).
 CMH_DENSE_CELLS = 20_000_000
 #: Relative residual at which conjugate gradients stop.
 CG_RTOL = 1e-7
@@ -62,10 +66,33 @@ CG_RTOL = 1e-7
 CG_MAXITER = 2_000
 
 
+def dense_fits(n_judgments: int, n_items: int, k: int) -> bool:
+    """Whether the per-judgment arrays of :func:`generalized_cmh` (``(judgments + items) x
+    responses`` cells: :func:`_cmh_parts`, :func:`cmh_operator`'s ``K``) stay within
+    :data:`CMH_DENSE_CELLS`."""
+    return (int(n_judgments) + int(n_items)) * int(k) <= CMH_DENSE_CELLS
+
+
+def lean_fits(n_items: int, n_annotators: int, k: int) -> bool:
+    """Whether :func:`lean_operator`'s arrays (``items x labels`` shares and products,
+    ``annotators x labels x labels`` blocks) stay within :data:`CMH_DENSE_CELLS`."""
+    return (int(n_items) + int(n_annotators) * int(k)) * int(k) <= CMH_DENSE_CELLS
+
+
+def asymptotic_fits(n_judgments: int, n_items: int, n_annotators: int, k: int) -> bool:
+    """Whether the gCMH of a pool's labels can be computed within :data:`CMH_DENSE_CELLS`:
+    by the per-judgment arrays (:func:`dense_fits`) or, past them, by :func:`lean_operator`
+    (:func:`lean_fits`). Both engines decide by this (the aggregates' path knows the same
+    four sizes)."""
+    return dense_fits(n_judgments, n_items, k) or lean_fits(n_items, n_annotators, k)
+
+
 def cmh_fits(s: Strata, scores: np.ndarray | None) -> bool:
-    """Whether :func:`generalized_cmh`'s arrays stay within :data:`CMH_DENSE_CELLS`."""
-    k = 1 if scores is not None else s.n_labels
-    return (len(s.item) + s.n_items) * k <= CMH_DENSE_CELLS
+    """Whether :func:`generalized_cmh` stays within :data:`CMH_DENSE_CELLS` on these strata
+    (scores: the per-judgment arrays only)."""
+    if scores is not None:
+        return dense_fits(len(s.item), s.n_items, 1)
+    return asymptotic_fits(len(s.item), s.n_items, s.n_annotators, s.n_labels)
 
 
 def _score_values(s: Strata, scores: np.ndarray) -> np.ndarray:
@@ -93,10 +120,15 @@ def _cmh_parts(s: Strata, scores: np.ndarray | None):
 
 def generalized_cmh(s: Strata, scores: np.ndarray | None = None) -> tuple[float, int]:
     """The generalized CMH statistic with items as strata and its degrees of freedom (module
-    docstring): dense up to :data:`CMH_MAX_DIM` annotators x responses, else conjugate
-    gradients on :func:`cmh_operator`."""
+    docstring): dense up to :data:`CMH_MAX_DIM` annotators x responses (labels whose
+    per-judgment arrays would not fit, :func:`dense_fits`: ``V`` formed by
+    :func:`lean_covariance`), else conjugate gradients on :func:`cmh_operator`."""
     k = 1 if scores is not None else s.n_labels
     if s.n_annotators * k > CMH_MAX_DIM:
+        return _cmh_iterative(s, scores)
+    if not dense_fits(len(s.item), s.n_items, k):
+        if scores is None:
+            return dense_q(*lean_covariance(s))
         return _cmh_iterative(s, scores)
     yc, m, d = _cmh_parts(s, scores)
     w = m / (m - 1)
@@ -131,9 +163,9 @@ def dense_q(cov: np.ndarray, d: np.ndarray) -> tuple[float, int]:
 
 @dataclass(frozen=True)
 class CMHOperator:
-    """``V = diag(g) + K diag(sign) K'`` of :func:`cmh_operator`, its right-hand side ``d`` and
-    the diagonal of ``V`` (for the preconditioner), and which items are not unanimous. Rows are
-    ``annotator * k + response``."""
+    """``V = diag(g) + K diag(sign) K'`` of :func:`cmh_operator` on scores, its right-hand side
+    ``d`` and the diagonal of ``V`` (for the preconditioner), and which items are not
+    unanimous. Rows are annotators."""
 
     g: np.ndarray
     k: sparse.spmatrix
@@ -149,100 +181,160 @@ class CMHOperator:
         return self.g * x + self.k @ (self.sign * (self.kt @ x))
 
 
-def _runs(key: np.ndarray) -> np.ndarray:
-    """Start positions of the runs of equal values of a sorted array."""
-    if not len(key):
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-
-
-def cmh_operator(s: Strata, scores: np.ndarray | None = None) -> CMHOperator:
-    """The gCMH covariance ``V`` as a sparse factored operator, built once.
-
-    Expanding the module docstring's ``Cov(vec N_i)`` for label indicators,
-
-    ``V = sum_j w_i e_a e_a' (x) diag(p_i)``  (``g``, diagonal)
-    ``  - sum_j w_i (e_a (x) p_i)(e_a (x) p_i)'``  (one column per judgment ``j``)
-    ``  - sum_(i, c) (w_i p_ic / m_i) (u_i (x) e_c)(u_i (x) e_c)'``  (one per item and label)
-    ``  + sum_i (w_i / m_i) (u_i (x) p_i)(u_i (x) p_i)'``  (one per item),
-
-    sums over the judgments ``j`` (annotator ``a``, item ``i``) and the labels ``c`` present
-    on non-unanimous items; with scores only ``g`` (``w_i var_i``) and the per-item columns
-    (``w_i var_i / m_i``) remain. Every column's entries sit on rows ``(annotator of a
-    judgment of i, label present on i)``, so ``K`` has ``3 sum_i m_i n_i`` non-zeros.
-    """
+def cmh_operator(s: Strata, scores: np.ndarray | None = None):
+    """The gCMH covariance ``V`` as an operator, built once: for labels
+    :func:`lean_operator`'s; for scores ``V = diag(g) - K K'``, the module docstring's
+    ``Cov(vec N_i)`` with ``V_i = var_i``: ``g`` per annotator ``sum_j w_i var_i`` and one
+    column of ``K`` per item whose scores vary, ``sqrt(w_i var_i / m_i)`` at each of its
+    judgments' annotators (:class:`CMHOperator`)."""
+    if scores is None:
+        return lean_operator(s)
     item, ann = s.item, s.annotator
     m = np.bincount(item, minlength=s.n_items).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         w = m / (m - 1)
-    if scores is not None:
-        x = _score_values(s, scores)
-        mean = np.bincount(item, weights=x, minlength=s.n_items) / np.maximum(m, 1)
-        xc = x - mean[item]
-        var = np.bincount(item, weights=xc * xc, minlength=s.n_items) / np.maximum(m, 1)
-        varies = var > 0
-        keep = np.flatnonzero(varies[item])
-        j_item, j_ann = item[keep], ann[keep]
-        col = (np.cumsum(varies) - 1)[j_item]
-        value = np.sqrt(w[j_item] * var[j_item] / m[j_item])
-        kt = sparse.csr_matrix((value, (col, j_ann)), shape=(int(varies.sum()), s.n_annotators))
-        a_n = s.n_annotators
-        return CMHOperator(g=np.bincount(j_ann, weights=w[j_item] * var[j_item], minlength=a_n),
-                           k=kt.T, kt=kt, sign=-np.ones(kt.shape[0]),
-                           d=np.bincount(ann, weights=xc, minlength=a_n),
-                           diagonal=np.bincount(j_ann, weights=var[j_item], minlength=a_n),
-                           varying=varies)
-    k = s.n_labels
-    # strata are sorted by (item, label, annotator): the (item, label) pairs are runs
-    start = _runs(item * k + s.label)
-    r_item, r_label = item[start], s.label[start]
-    r_p = np.diff(np.r_[start, len(item)]) / m[r_item]
-    n_present = np.bincount(r_item, minlength=s.n_items)
-    varies = n_present >= 2
-    r_keep = np.flatnonzero(varies[r_item])
-    r_item, r_label, r_p = r_item[r_keep], r_label[r_keep], r_p[r_keep]
-    j_keep = np.flatnonzero(varies[item])
-    j_item, j_ann = item[j_keep], ann[j_keep]
-    # per (item, label) pair: its item's first pair and first judgment (counts of the kept
-    # pairs and judgments of earlier items: both arrays are item-sorted), and the values its
-    # entries carry in each block of columns
-    pairs_of = np.where(varies, n_present, 0)
-    pairs_before = np.cumsum(pairs_of) - pairs_of
-    judgments_of = np.where(varies, m, 0).astype(np.int64)
-    judgments_before = np.cumsum(judgments_of) - judgments_of
-    r_first = pairs_before[r_item]
-    r_first_j = judgments_before[r_item]
-    r_m, r_w = m[r_item], w[r_item]
-    # entries (judgment, label present on its item), judgment-major; items are contiguous
-    rep = n_present[j_item]
-    n_e = int(rep.sum())
-    e_start = np.cumsum(rep) - rep
-    judgment = np.repeat(np.arange(len(j_keep)), rep)
-    pair = np.repeat(pairs_before[j_item] - e_start, rep) + np.arange(n_e)
-    row = np.repeat(j_ann * k, rep) + r_label[pair]
-    # the same entries label-major within each item, for the per-(item, label) columns
-    label_major = (e_start[r_first_j] + (np.arange(len(r_item)) - r_first) * r_m.astype(np.int64)
-                   - r_first_j)[pair] + judgment
-    by_label_row = np.empty_like(row)
-    by_label_row[label_major] = row
-    by_label_value = np.empty(n_e)
-    by_label_value[label_major] = np.sqrt(r_w * r_p / r_m)[pair]
-    items = np.flatnonzero(varies)
-    indptr = np.concatenate([[0], np.cumsum(rep), n_e + np.cumsum(r_m.astype(np.int64)),
-                             2 * n_e + np.cumsum(m.astype(np.int64)[items] * n_present[items])])
-    n_cols = len(j_keep) + len(r_item) + len(items)
-    cells = s.n_annotators * k
-    index = np.int32 if max(3 * n_e, cells) < 2 ** 31 else np.int64
-    kt = sparse.csr_matrix((np.concatenate([(np.sqrt(r_w) * r_p)[pair], by_label_value,
-                                            (np.sqrt(r_w / r_m) * r_p)[pair]]),
-                            np.concatenate([row, by_label_row, row]).astype(index),
-                            indptr.astype(index)), shape=(n_cols, cells))
-    sign = np.r_[-np.ones(len(j_keep) + len(r_item)), np.ones(len(items))]
-    g = np.bincount(row, weights=(r_w * r_p)[pair], minlength=cells)
-    d = (np.bincount(j_ann * k + s.label[j_keep], minlength=cells)
-         - np.bincount(row, weights=r_p[pair], minlength=cells))
-    diagonal = np.bincount(row, weights=(r_p * (1 - r_p))[pair], minlength=cells)
-    return CMHOperator(g=g, k=kt.T, kt=kt, sign=sign, d=d, diagonal=diagonal, varying=varies)
+    x = _score_values(s, scores)
+    mean = np.bincount(item, weights=x, minlength=s.n_items) / np.maximum(m, 1)
+    xc = x - mean[item]
+    var = np.bincount(item, weights=xc * xc, minlength=s.n_items) / np.maximum(m, 1)
+    varies = var > 0
+    keep = np.flatnonzero(varies[item])
+    j_item, j_ann = item[keep], ann[keep]
+    col = (np.cumsum(varies) - 1)[j_item]
+    value = np.sqrt(w[j_item] * var[j_item] / m[j_item])
+    kt = sparse.csr_matrix((value, (col, j_ann)), shape=(int(varies.sum()), s.n_annotators))
+    a_n = s.n_annotators
+    return CMHOperator(g=np.bincount(j_ann, weights=w[j_item] * var[j_item], minlength=a_n),
+                       k=kt.T, kt=kt, sign=-np.ones(kt.shape[0]),
+                       d=np.bincount(ann, weights=xc, minlength=a_n),
+                       diagonal=np.bincount(j_ann, weights=var[j_item], minlength=a_n),
+                       varying=varies)
+
+
+@dataclass(frozen=True)
+class LeanOperator:
+    """``V`` of :func:`lean_operator`: per non-unanimous item its label shares ``p`` and
+    ``w_i / m_i``, the item x annotator incidence ``u`` (judgments as entries), and per
+    annotator ``g`` (``sum w_i p_i``, flat as :class:`CMHOperator`'s) and ``pp`` (``sum w_i
+    p_i p_i'``, annotators x labels x labels); ``d``, ``diagonal`` and ``varying`` as
+    :class:`CMHOperator`'s."""
+
+    p: np.ndarray
+    w_over_m: np.ndarray
+    u: sparse.csr_matrix
+    g: np.ndarray
+    pp: np.ndarray
+    d: np.ndarray
+    diagonal: np.ndarray
+    varying: np.ndarray
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """``V x``: the four terms of :func:`lean_operator`'s expansion, in order."""
+        a_n, k = self.pp.shape[:2]
+        x = np.asarray(x, dtype=np.float64).reshape(a_n, k)
+        out = self.g.reshape(a_n, k) * x
+        out -= np.einsum("acd,ad->ac", self.pp, x)
+        s = self.u @ x  # per item, the sum of its judgments' annotator vectors
+        ps = self.p * s
+        ps -= self.p * ps.sum(axis=1, keepdims=True)
+        ps *= self.w_over_m[:, None]
+        out -= self.u.T @ ps
+        return out.reshape(-1)
+
+
+def lean_operator(s: Strata) -> LeanOperator:
+    """The gCMH covariance ``V`` of a pool's labels as an operator. Expanding the module
+    docstring's ``Cov(vec N_i)`` for label indicators (``V_i = diag(p_i) - p_i p_i'``),
+
+    ``V = sum_j w_i e_a e_a' (x) diag(p_i)``  (``g``, diagonal)
+    ``  - sum_j w_i (e_a (x) p_i)(e_a (x) p_i)'``  (``pp``, one k x k block per annotator)
+    ``  - sum_(i, c) (w_i p_ic / m_i) (u_i (x) e_c)(u_i (x) e_c)'``
+    ``  + sum_i (w_i / m_i) (u_i (x) p_i)(u_i (x) p_i)'``,
+
+    sums over the judgments ``j`` (annotator ``a``, item ``i``) of non-unanimous items, ``u_i``
+    the item's annotator counts. The last two terms applied to ``x`` are ``- sum_i u_i (x)
+    (w_i / m_i) (p_i (.) s_i - p_i (p_i' s_i))`` with ``s_i = sum_(j of i) x_(a_j)``: one pass of
+    the item x annotator incidence ``u`` gathers ``s``, one scatters the result. Nothing is held
+    per (judgment, label) (an earlier operator held three sparse entries per judgment and label
+    present on its item: at 1M judgments 138 MiB for one pool against 34 MiB now, and past
+    :data:`CMH_DENSE_CELLS` more than a 10M-judgment audit can hold beside its table). ``d`` is
+    ``N`` minus ``sum_(j of a) p_i``, the preconditioner's diagonal ``sum_(j of a) p_ic (1 -
+    p_ic)``. Tested against the covariance written from its definition
+    (``tests/test_within_pool_cmh.py``)."""
+    item, ann, label = s.item, s.annotator, s.label
+    k, a_n = s.n_labels, s.n_annotators
+    m_all = np.bincount(item, minlength=s.n_items)
+    n_il = np.bincount(item * k + label, minlength=s.n_items * k).reshape(s.n_items, k)
+    varies = (n_il > 0).sum(axis=1) >= 2
+    rows = np.flatnonzero(varies)
+    m = m_all[rows].astype(np.float64)
+    p = n_il[rows] / m[:, None]
+    del n_il
+    w = m / (m - 1)
+    keep = varies[item]
+    # strata are item-sorted: the kept judgments are the incidence's entries, row by row
+    indptr = np.concatenate([[0], np.cumsum(m_all[rows])])
+    index = np.int32 if max(int(indptr[-1]), a_n) < 2 ** 31 else np.int64
+    u = sparse.csr_matrix((np.ones(int(indptr[-1])), ann[keep].astype(index),
+                           indptr.astype(index)), shape=(len(rows), a_n))
+    ut = u.T
+    wp = w[:, None] * p
+    g = np.asarray(ut @ wp)
+    pp = np.stack([np.asarray(ut @ (wp * p[:, [c]])) for c in range(k)], axis=2)
+    d = (np.bincount(ann[keep] * k + label[keep], minlength=a_n * k).reshape(a_n, k)
+         - np.asarray(ut @ p))
+    diagonal = np.asarray(ut @ (p * (1 - p)))
+    return LeanOperator(p=p, w_over_m=w / m, u=u, g=g.reshape(-1), pp=pp, d=d.reshape(-1),
+                        diagonal=diagonal.reshape(-1), varying=varies)
+
+
+#: Within-item judgment pairs held at once by :func:`lean_covariance`.
+PAIR_BLOCK = 2_000_000
+
+
+def lean_covariance(s: Strata) -> tuple[np.ndarray, np.ndarray]:
+    """``(V, d)`` of a pool's labels formed (rows ``annotator * k + label``) without
+    per-judgment arrays, for :func:`dense_q`: :func:`lean_operator`'s ``g`` and ``pp`` blocks,
+    and its item terms ``sum_i (w_i / m_i) u_i u_i' (x) (diag(p_i) - p_i p_i')`` summed over
+    every item's ordered pairs of judgments (``sum m_i^2`` of them, :data:`PAIR_BLOCK` at a
+    time) into the annotators x annotators blocks, one per label pair (as the aggregates'
+    path forms ``V`` from annotator-pair sums). Its eigen-decomposition gives the exact rank,
+    as for a pool whose per-judgment arrays fit."""
+    op = lean_operator(s)
+    a_n, k = op.pp.shape[:2]
+    counts = np.diff(op.u.indptr)
+    ann = op.u.indices.astype(np.int64)
+    item_of = np.repeat(np.arange(len(counts)), counts)  # each entry's (varying) item
+    per_item = counts.astype(np.int64) ** 2
+    ends = np.searchsorted(np.cumsum(per_item), np.arange(PAIR_BLOCK, int(per_item.sum()),
+                                                          PAIR_BLOCK), side="right")
+    t = np.zeros((k, k, a_n * a_n))
+    for lo, hi in zip(np.r_[0, ends], np.r_[ends, len(counts)]):
+        if hi <= lo:
+            continue
+        first_j, last_j = op.u.indptr[lo], op.u.indptr[hi]
+        rep = counts[item_of[first_j:last_j]].astype(np.int64)
+        one = np.repeat(np.arange(first_j, last_j), rep)
+        r = item_of[one]
+        offset = np.arange(len(one)) - np.repeat(np.cumsum(rep) - rep, rep)
+        two = op.u.indptr[r] + offset
+        key = ann[one] * a_n + ann[two]
+        pr, wm = op.p[r], op.w_over_m[r]
+        for c in range(k):
+            for c2 in range(c, k):
+                coef = (pr[:, c] if c == c2 else 0.0) - pr[:, c] * pr[:, c2]
+                t[c, c2] += np.bincount(key, weights=wm * coef, minlength=a_n * a_n)
+    cov = np.zeros((a_n, k, a_n, k))
+    for c in range(k):
+        for c2 in range(c, k):
+            block = -t[c, c2].reshape(a_n, a_n)
+            cov[:, c, :, c2] = block
+            cov[:, c2, :, c] = block.T
+    idx = np.arange(a_n)
+    cov[idx, :, idx, :] -= op.pp
+    cov = cov.reshape(a_n * k, a_n * k)
+    cov[np.arange(a_n * k), np.arange(a_n * k)] += op.g
+    return cov, op.d
 
 
 def cg_q(matvec, d: np.ndarray, diagonal: np.ndarray) -> float:

@@ -114,7 +114,8 @@ class StrataAggregates:
         return int(self.annotator_label.sum())
 
 
-def permutes(n_judgments: int, n_items: int, n_labels: int, n_permutations: int) -> bool:
+def permutes(n_judgments: int, n_items: int, n_annotators: int, n_labels: int,
+             n_permutations: int) -> bool:
     """Whether :func:`audit.measure.within_item.pool_test` runs the permutation test on strata
     of this size (so the driver needs their judgments)."""
     if n_judgments == 0 or n_labels < 2:  # no test at all (pool_test returns first)
@@ -122,7 +123,7 @@ def permutes(n_judgments: int, n_items: int, n_labels: int, n_permutations: int)
     budget = within_item.PERMUTATION_BUDGET
     if n_judgments * n_permutations <= budget:
         return True
-    fits = (n_judgments + n_items) * n_labels <= cmh.CMH_DENSE_CELLS
+    fits = cmh.asymptotic_fits(n_judgments, n_items, n_annotators, n_labels)
     return not fits and budget // max(n_judgments, 1) >= within_item.MIN_PERMUTATIONS
 
 
@@ -194,7 +195,8 @@ def strata_aggregates_of(item, annotator, label, *, min_annotator_judgments: int
         sizes=sizes, label_sums=label_sums, label_sq_sums=label_sq_sums, pair_keys=pair_keys,
         pair_sums=pair_sums,
         varying_labels=varying_labels, crossed_rows=rows, crossed_freq=freq,
-        judgments=((it, an, la) if permutes(n_judgments, n_i, k, n_permutations) else None))
+        judgments=((it, an, la) if permutes(n_judgments, n_i, n_a, k, n_permutations)
+                   else None))
 
 
 def strata_aggregates_by_pool(suff, pools, *, min_annotator_judgments: int,
@@ -297,7 +299,7 @@ def effect_of(sa: StrataAggregates, *, n_permutations: int, rng, ordered: bool,
     n_a, k = sa.annotator_label.shape
     test = pool_test(n_items=sa.n_items, n_judgments=sa.n_judgments, n_annotators=n_a,
                      n_labels=k, scores=None,
-                     fits=(sa.n_judgments + sa.n_items) * k <= cmh.CMH_DENSE_CELLS,
+                     fits=cmh.asymptotic_fits(sa.n_judgments, sa.n_items, n_a, k),
                      n_permutations=n_permutations, asymptotic=lambda: cmh_of(sa),
                      permuted=_needs_judgments)
     reference = grid_reference_tests(sa.crossed_rows, n_labels=k, ordered=ordered,

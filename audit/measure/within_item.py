@@ -41,7 +41,11 @@ Generalized Cochran-Mantel-Haenszel (asymptotic)
     quadratic form on scores is the CMH mean-score statistic. The output's ``test.name`` says
     which was used (``n_permutations`` is then 0). Beyond
     :data:`audit.measure.cmh.CMH_MAX_DIM` annotator x label cells ``V`` is not formed and
-    ``V^- d`` is solved by conjugate gradients (:mod:`audit.measure.cmh`).
+    ``V^- d`` is solved by conjugate gradients (:mod:`audit.measure.cmh`); a pool too large for
+    per-judgment arrays (5M judgments in a pool of a 10M-judgment audit) is solved the same way
+    by an operator whose arrays grow with items and annotators only
+    (:func:`audit.measure.cmh.lean_operator`). Only a scale too wide for both (thousands of
+    labels) falls back to as many permutations as the budget allows, or to no test.
 
 What enters (the counted rules, written into the output)
     only annotators with at least ``min_annotator_judgments`` judgments in the pool are tested;
@@ -514,10 +518,12 @@ def pool_test(*, n_items: int, n_judgments: int, n_annotators: int, n_labels: in
         # permutations as the budget allows, if that is enough to give a p-value
         affordable = PERMUTATION_BUDGET // max(size, 1)
         if affordable < MIN_PERMUTATIONS:
+            lean = (int(n_items) + int(n_annotators) * int(n_labels)) * int(n_labels)
             out["not_defined"] = (
                 f"{size:,} judgments on {n_labels:,} labels: too wide for the asymptotic "
-                f"test ({(size + n_items) * n_labels:,} cells > {cmh.CMH_DENSE_CELLS:,}) and "
-                f"too many for {MIN_PERMUTATIONS} permutations within the budget")
+                f"test ({(size + n_items) * n_labels:,} cells with per-judgment arrays, "
+                f"{lean:,} without, both > {cmh.CMH_DENSE_CELLS:,}) and too many for "
+                f"{MIN_PERMUTATIONS} permutations within the budget")
             return out
         n_permutations = affordable
     if size * n_permutations > PERMUTATION_BUDGET:

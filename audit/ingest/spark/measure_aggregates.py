@@ -406,7 +406,7 @@ def pool_strata_aggregates(coded, *, pool: int, q: int, annotator_counts: np.nda
         table[a_pos, l_pos] = got["count"].to_numpy(np.int64)
         n_judgments = int(table.sum())
         judgments = None
-        if permutes(n_judgments, n_items, k, n_permutations):
+        if permutes(n_judgments, n_items, n_a, k, n_permutations):
             rows = strata.select(ITEM, ANNOTATOR, LABEL).toPandas()
             judgments = tuple(rows[c].to_numpy(np.int64) for c in (ITEM, ANNOTATOR, LABEL))
         empty = dict(sizes=np.zeros(0, dtype=np.int64),
