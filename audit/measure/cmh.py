@@ -337,20 +337,47 @@ def lean_covariance(s: Strata) -> tuple[np.ndarray, np.ndarray]:
     return cov, op.d
 
 
-def cg_q(matvec, d: np.ndarray, diagonal: np.ndarray) -> float:
+def cg_q(matvec, d: np.ndarray, diagonal: np.ndarray, *, null_groups=()) -> float:
     """``Q = d' x`` with ``V x = d`` solved by Jacobi-preconditioned conjugate gradients
     (module docstring): ``matvec`` applies ``V``; ``diagonal`` is ``V``'s diagonal (rows where
-    it is 0 are outside ``V``'s range and left out of ``d``)."""
+    it is 0 are outside ``V``'s range and left out of ``d``).
+
+    ``null_groups``: integer arrays, one group per row of ``d`` each, whose groups' indicator
+    vectors lie in ``V``'s null space (:func:`null_groups`). ``d`` is orthogonal to them in
+    exact arithmetic; its rounding is projected off them (two alternating rounds), because a
+    ``d`` that is zero but for rounding along a null vector makes conjugate gradients divide
+    0 by 0 (a pool whose observed counts equal their expectation: ``Q`` is 0, not NaN)."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     n = len(d)
     positive = diagonal > 0
     inv = np.where(positive, 1.0 / np.where(positive, diagonal, 1.0), 0.0)
-    rhs = d * positive
+    rhs = np.asarray(d, dtype=np.float64) * positive
+    for _ in range(2 if len(null_groups) else 0):
+        for group in null_groups:
+            group = np.asarray(group)
+            size = np.bincount(group, weights=positive, minlength=int(group.max()) + 1)
+            mean = np.bincount(group, weights=rhs, minlength=len(size)) / np.maximum(size, 1)
+            rhs -= mean[group] * positive
+    if not rhs.any():
+        return 0.0
     x, _ = cg(LinearOperator((n, n), matvec=matvec, dtype=np.float64), rhs,
               M=LinearOperator((n, n), matvec=lambda v: inv * v, dtype=np.float64),
               rtol=CG_RTOL, atol=0.0, maxiter=CG_MAXITER)
     return float(rhs @ x)
+
+
+def null_groups(components: np.ndarray, k: int, *, labels: bool) -> list[np.ndarray]:
+    """The groups of :func:`cg_q` for rows ``annotator * k + response``: annotators of one
+    connected component of the annotator-item graph with one vector (every response of
+    every annotator of the component: ``(component, response)``), and, for labels, every
+    annotator's own labels (``V (e_a (x) 1_k) = 0``: the label shares of an item sum to 1)."""
+    comp = np.asarray(components, dtype=np.int64)
+    a_n = len(comp)
+    groups = [np.repeat(comp * k, k) + np.tile(np.arange(k), a_n)]
+    if labels:
+        groups.append(np.repeat(np.arange(a_n), k))
+    return groups
 
 
 def _cmh_iterative(s: Strata, scores: np.ndarray | None) -> tuple[float, int]:
@@ -359,7 +386,6 @@ def _cmh_iterative(s: Strata, scores: np.ndarray | None) -> tuple[float, int]:
     from scipy.sparse.csgraph import connected_components
 
     op = cmh_operator(s, scores)
-    q = cg_q(op, op.d, op.diagonal)
     a_n = s.n_annotators
     # annotators, then items, each item's row listing its annotators (strata are item-sorted)
     indptr = np.r_[np.zeros(a_n + 1, dtype=np.int64),
@@ -369,6 +395,9 @@ def _cmh_iterative(s: Strata, scores: np.ndarray | None) -> tuple[float, int]:
     _, comp = connected_components(graph, directed=False)
     comp_a = comp[:a_n]
     n_comp = int(comp_a.max()) + 1
+    k = 1 if scores is not None else s.n_labels
+    q = cg_q(op, op.d, op.diagonal,
+             null_groups=null_groups(comp_a, k, labels=scores is None))
     sizes = np.bincount(comp_a, minlength=n_comp)
     nonunan = op.varying[s.item]
     if scores is None:

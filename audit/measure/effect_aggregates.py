@@ -239,9 +239,18 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
     # V's diagonal, sum over a's items of n_ic (m - n_ic) / m^2, as the codes' path takes it
     diagonal = ((sa.label_sums * m[None, :, None] - sa.label_sq_sums) / (m ** 2)[None, :, None]
                 ).sum(axis=1).reshape(-1)
+    comp = sa.components
+    if comp is None:
+        from scipy.sparse.csgraph import connected_components
+
+        graph = sparse.csr_matrix((np.ones(int((~self_).sum())), (a[~self_], b[~self_])),
+                                  shape=(n_a, n_a))
+        _, comp = connected_components(graph, directed=False)
+    _, groups = np.unique(comp, return_inverse=True)
+    nulls = cmh.null_groups(groups.reshape(-1), k, labels=True)
     if sa.operator is not None:
         q = cmh.cg_q(lambda x: np.asarray(sa.operator(np.reshape(x, (n_a, k)))).reshape(-1),
-                     d.reshape(-1), diagonal)
+                     d.reshape(-1), diagonal, null_groups=nulls)
     else:  # sparse V: blocks -pair at (a, b) and (b, a), term1 on the diagonal blocks
         cc = np.arange(k * k)
         c1, c2 = cc // k, cc % k
@@ -251,14 +260,7 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
         cols = np.concatenate([(c[:, None] * k + c2[None]).ravel() for _, c, _ in blocks])
         vals = np.concatenate([v.reshape(len(v), -1).ravel() for _, _, v in blocks])
         v = sparse.csr_matrix((vals, (rows, cols)), shape=(n_a * k, n_a * k))
-        q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), diagonal)
-    comp = sa.components
-    if comp is None:
-        from scipy.sparse.csgraph import connected_components
-
-        graph = sparse.csr_matrix((np.ones(int((~self_).sum())), (a[~self_], b[~self_])),
-                                  shape=(n_a, n_a))
-        _, comp = connected_components(graph, directed=False)
+        q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), diagonal, null_groups=nulls)
     _, comp = np.unique(comp, return_inverse=True)
     comp = comp.reshape(-1)
     n_comp = int(comp.max()) + 1 if len(comp) else 0
