@@ -266,3 +266,58 @@ def test_run_with_the_spark_engine_writes_the_pandas_engines_item_files(spark, t
     assert csv_files[0] == csv_files[1]
     manifest = json.loads((outs["spark"] / "manifest.json").read_text())
     assert {"items.parquet", "items.csv"} <= set(manifest["files"])
+
+
+def _jobs(spark, group: str, action) -> int:
+    """The Spark jobs ``action()`` launches: run in job group ``group``, counted by the status
+    tracker once the listener bus has delivered every job's events."""
+    sc = spark.sparkContext
+    sc.setJobGroup(group, group)
+    try:
+        action()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
+    sc._jsc.sc().listenerBus().waitUntilEmpty()
+    return len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def test_the_item_export_takes_spark_jobs_by_partition_not_by_chunk(spark, tmp_path,
+                                                                   monkeypatch):
+    """``toLocalIterator`` runs one Spark job per partition: the export's partitions hold
+    ``pieces_per_partition`` pieces, so eleven 7-unit chunks of the hostile table take the jobs
+    of one 1,000-unit chunk (one partition either way), not one job per chunk as one piece per
+    partition did (17 jobs against 6, ~5,000 at 1B judgments). The file is the same bytes
+    however the pieces are partitioned and whether the next partition is prefetched (the
+    piece-a-partition run is the former export: no prefetch)."""
+    from audit.ingest.spark import load_spark, units
+    from audit.ingest.spark.units import write_items_from_cluster
+
+    src, spec = _write_source(tmp_path, "hostile")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ct = load_spark(src, spark=spark, spec=spec, keep_on_cluster=True)
+    n_items = ct.items.count()
+    blocks = -(-n_items // 7)
+    assert blocks == 11 <= units.PIECES_PER_PARTITION
+    folders, jobs = {}, {}
+    runs = {"chunks": dict(chunk_rows=7), "one chunk": dict(chunk_rows=1000),
+            "a piece a partition": dict(chunk_rows=7, pieces_per_partition=1)}
+    try:
+        for name, options in runs.items():
+            folders[name] = tmp_path / name.replace(" ", "-")
+            folders[name].mkdir()
+            monkeypatch.setattr(units, "PREFETCH", name != "a piece a partition")
+            jobs[name] = _jobs(spark, f"items-{name}", lambda: write_items_from_cluster(
+                ct, folders[name], csv=True, **options))
+    finally:
+        ct.release()
+    assert jobs["chunks"] == jobs["one chunk"]  # the chunks do not cost jobs
+    # a partition per piece: a job per partition, ten partitions more
+    assert jobs["a piece a partition"] >= jobs["chunks"] + blocks - 1
+    parquet = {name: (folder / "items.parquet").read_bytes() for name, folder in folders.items()}
+    assert parquet["chunks"] == parquet["a piece a partition"]
+    meta = pq.read_metadata(folders["chunks"] / "items.parquet")
+    assert meta.num_row_groups == -(-meta.num_rows // 7) > blocks  # 7-unit chunks, several pairs
+    text = {name: (folder / "items.csv").read_bytes() for name, folder in folders.items()}
+    assert text["chunks"] == text["one chunk"] == text["a piece a partition"]

@@ -21,13 +21,29 @@ shown, as the pandas engine does).
 without the driver ever holding every unit (:func:`stream_units`): on the cluster the units are
 gathered into pieces of at most ``chunk_rows`` units in the item table's row order (item code,
 then pair: the codes number names in the pandas engine's sorted order), one row of sorted
-arrays per piece, and the pieces are sorted; the driver fetches them one at a time
-(``toLocalIterator``, one Spark job per partition of about one piece; no Python on the
-executors), builds each chunk's columns with :func:`audit.items.unit_columns` (the pandas
-engine's code) and appends them to the files (:func:`audit.items.write_item_chunks`). What
-the driver holds: one piece and one chunk (counts, names, finished columns). What runs on the
-cluster: the group-by of :func:`unit_counts`, the join of the names, the rank of each unit in
-its block of item codes (a window per block), the pieces' arrays and their sort.
+arrays per piece, and the pieces are range-partitioned in order, about
+:data:`PIECES_PER_PARTITION` to a partition; the driver reads them one piece at a time
+(``toLocalIterator``; no Python on the executors), builds each chunk's columns with
+:func:`audit.items.unit_columns` (the pandas engine's code) and appends them to the files
+(:func:`audit.items.write_item_chunks`). What runs on the cluster: the group-by of
+:func:`unit_counts`, the join of the names, the rank of each unit in its block of item codes (a
+window per block), the pieces' arrays and their sort.
+
+What the driver holds, and how many Spark jobs it takes. ``toLocalIterator`` runs one Spark job
+per partition, each returning its whole partition to the driver's JVM (Spark's
+``PythonRDD.toLocalIteratorAndServe``; the pyspark docs: "as much memory as the largest
+partition", "with prefetch ... the 2 largest"), which hands the Python driver one row -- one
+piece -- at a time. So the Python driver holds one piece and one chunk (counts, names, finished
+columns), whatever the partitions; the JVM holds the partition being read and, prefetched, the
+next: about ``2 * PIECES_PER_PARTITION`` pieces, ~55 bytes a unit as pickled rows with two pools,
+five labels and short ids (Python's pickle of a 50,000-unit piece: 2.6 MiB), more when items are
+judged on several model pairs (the partitions are counted from the items). Jobs: one per
+partition, about
+``units / (chunk_rows * PIECES_PER_PARTITION)``, plus a fixed few for the shuffles (measured on
+the 2.5M units of 10M judgments: 57 jobs with one piece a partition, 10 with 20; about 5,000
+and 250 at 1B judgments). The file does not depend on the partitions: the rows come in the same
+order and are cut into the same chunks (Parquet row groups) however many pieces a partition
+holds (the same bytes, ``tests/test_spark_items.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +54,13 @@ from ...errors import InputError
 #: Units per chunk the driver builds and writes at a time (with two pools and a five-point
 #: scale: 35 columns, 12 MiB as pandas and 10 MiB as Arrow, besides the fetched counts).
 CHUNK_ROWS = 50_000
+
+#: Pieces (of at most ``chunk_rows`` units) per Spark partition of the item export: one Spark
+#: job fetches a partition, so the jobs are about the pieces / 20 (250 rather than 5,000 for the
+#: ~250M units of 1B judgments), and the driver's JVM holds a partition and the next one
+#: prefetched (20 pieces of 50,000 units: ~55 MiB each as pickled rows with two pools and five
+#: labels). The Python driver still holds one piece at a time (module docstring).
+PIECES_PER_PARTITION = 20
 
 #: The key columns of :func:`unit_counts`, in the item table's row order.
 ITEM, LO, HI, FLIPPED, N = "item", "lo", "hi", "flipped", "n"
@@ -137,13 +160,14 @@ def unit_counts(ct):
 
 
 def write_items_from_cluster(ct, folder, *, csv: bool = False, tie_break: str = "median",
-                             chunk_rows: int = CHUNK_ROWS) -> list[str]:
+                             chunk_rows: int = CHUNK_ROWS,
+                             pieces_per_partition: int = PIECES_PER_PARTITION) -> list[str]:
     """Write ``folder/items.parquet`` (and with ``csv`` ``folder/items.csv``) for the pairwise
     preference :class:`ClusterTable` ``ct``, equal to :func:`audit.items.write_items` of
     :func:`audit.items.item_table` of the same judgments (the same rows in the same order, the
     same columns, schema, Parquet key-value metadata and dictionaries), streamed from the
-    cluster in chunks of at most ``chunk_rows`` units (module docstring); return the names
-    written.
+    cluster in chunks of at most ``chunk_rows`` units, about ``pieces_per_partition`` pieces
+    of them to a Spark job (module docstring); return the names written.
 
     ``folder`` is where the files go as they are (:func:`audit.outputs.write_run`'s staging
     folder: the run's set is swapped in whole when every file is written, so a reader never
@@ -158,16 +182,20 @@ def write_items_from_cluster(ct, folder, *, csv: bool = False, tie_break: str = 
                          key="engine")
     if int(chunk_rows) < 1:
         raise InputError(f"chunk_rows must be at least 1, not {chunk_rows!r}", key="chunk_rows")
+    if int(pieces_per_partition) < 1:
+        raise InputError(f"pieces_per_partition must be at least 1, not "
+                         f"{pieces_per_partition!r}", key="pieces_per_partition")
     layout = ItemLayout(scale=ct.scale, pools=tuple(ct.pools), rows=tuple(ct.pools),
                         judge_pools=tuple(ct.judge_pools), pairwise=True, tie_break=tie_break)
     layout.check()
     if layout.wide:
         raise InputError("a preference scale this wide has no count columns; write its item "
                          "table from the collected judgments", key="label")
-    return write_item_chunks(_item_chunks(ct, layout, int(chunk_rows)), folder, csv=csv)
+    return write_item_chunks(_item_chunks(ct, layout, int(chunk_rows), int(pieces_per_partition)),
+                             folder, csv=csv)
 
 
-def _item_chunks(ct, layout, chunk_rows: int):
+def _item_chunks(ct, layout, chunk_rows: int, pieces_per_partition: int):
     """The item table's rows as :func:`audit.items.unit_columns` frames of at most
     ``chunk_rows`` rows each, in order (one empty frame for a table without units)."""
     import numpy as np
@@ -178,7 +206,8 @@ def _item_chunks(ct, layout, chunk_rows: int):
     q = len(ct.scale.values)
     n_pools = len(ct.pools)
     empty = True
-    for chunk in stream_units(ct, chunk_rows=chunk_rows):
+    for chunk in stream_units(ct, chunk_rows=chunk_rows,
+                              pieces_per_partition=pieces_per_partition):
         empty = False
         flipped = chunk.column(FLIPPED).to_numpy(zero_copy_only=False).astype(bool)
         lo = chunk.column(LO).to_numpy().astype(np.int64)
@@ -205,7 +234,8 @@ def _item_chunks(ct, layout, chunk_rows: int):
                            counts=np.zeros((n_pools, q, 0), dtype=np.int64))
 
 
-def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
+def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS,
+                 pieces_per_partition: int = PIECES_PER_PARTITION):
     """:func:`unit_counts` of ``ct`` with each item's ``name``, in the item table's row order
     (``item``, ``lo``, ``hi``), as consecutive :class:`pyarrow.Table` chunks of ``chunk_rows``
     rows (the last may be shorter).
@@ -214,10 +244,12 @@ def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
     ``chunk_rows`` consecutive item codes and its rank in the block (a window per block) over
     ``chunk_rows``, so that a piece holds at most ``chunk_rows`` units; one row per piece
     holding its units as sorted arrays (``collect_list`` of structs, ``sort_array``); the pieces
-    range-partitioned in order, about one per partition. On the driver: one piece at a time
-    (``toLocalIterator``: one Spark job per partition, no Python on the executors), turned into
-    Arrow and cut into chunks; at most one piece and one chunk are held. Every partition's job
-    is one task, so the number of tasks grows with the units, not with their square.
+    range-partitioned in order, about ``pieces_per_partition`` to a partition (counted from the
+    items' blocks: more where items are judged on several pairs). On the driver: one piece at a
+    time (``toLocalIterator`` with the next partition prefetched: one Spark job per partition,
+    no Python on the executors), turned into Arrow and cut into chunks; at most one piece and
+    one chunk are held by Python, two partitions by the driver's JVM. Every partition's job is
+    one task, so the number of tasks grows with the units, not with their square.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -235,10 +267,11 @@ def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
     pieces = (ranked.groupBy(_BLOCK, _PIECE)
               .agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("_units"))
               .select(_BLOCK, _PIECE, *[F.col(f"_units.{f}").alias(f) for f in fields]))
-    parts = max(1, -(-ct.items.count() // chunk_rows))
+    blocks = -(-ct.items.count() // chunk_rows)
+    parts = max(1, -(-blocks // int(pieces_per_partition)))
     ordered = pieces.repartitionByRange(parts, _BLOCK, _PIECE).sortWithinPartitions(_BLOCK, _PIECE)
     pending, held = [], 0
-    for row in ordered.toLocalIterator(prefetchPartitions=False):
+    for row in ordered.toLocalIterator(prefetchPartitions=PREFETCH):
         piece = pa.table({f: pa.array(row[f]) for f in fields})
         del row
         pending.append(piece)
@@ -251,6 +284,10 @@ def stream_units(ct, *, chunk_rows: int = CHUNK_ROWS):
     if held:
         yield pa.concat_tables(pending)
 
+
+#: Whether :func:`stream_units` has Spark compute the next partition while the driver writes the
+#: current one (the driver's JVM then holds two partitions).
+PREFETCH = True
 
 #: Helper columns of :func:`stream_units`: a unit's block of item codes, its piece in the block.
 _BLOCK, _PIECE = "_block", "_piece"
