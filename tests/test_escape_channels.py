@@ -34,6 +34,7 @@ from results_examples import parse_html
 
 from audit.escape import CONTROL, visible
 from audit.escape import github as gh
+from audit.escape import html as html_esc
 from audit.escape import markdown as md
 from audit.escape import terminal
 from audit.escape import xml as xml_esc
@@ -324,9 +325,29 @@ def test_html_report_shows_any_name_as_text(preference_results, name, pool):
         assert "href" not in attrs or attrs["href"].startswith("#"), attrs
     text = " ".join(" ".join(texts).split())
     for shown in (name, f"p{pool}"):
-        words = " ".join(shown.split())
+        # as written, but for the characters a browser acts on unseen, shown as escapes
+        words = " ".join(html_esc.text(shown).split())
         if words and not re.search("[\x00\r\ud800-\udfff]", words):
             assert words in text
+    assert not html_esc.HIDDEN.search(page.replace("\x00", ""))
+
+
+@pytest.mark.parametrize("pool", ["crowd\u202e(reversed)", "a\x1b[31mred", "x\u2066y\u2069",
+                                  "line\u2028sep", "c1\x85"])
+def test_html_report_shows_bidi_and_control_characters_as_escapes(preference_results, pool):
+    """A pool name holding a bidi override reorders the sentence around it in a browser ("Trojan
+    Source"); an ESC replays terminal sequences when the file is printed. The report shows them
+    as escapes, as the terminal and the card do, in text and in the charts' labels."""
+    from audit.report.html import build_view, environment
+
+    results = copy.deepcopy(preference_results)
+    ds = results["dataset"]
+    ds["pools"] = {pool: ds["pools"]["crowd"], "expert": ds["pools"]["expert"]}
+    results["reliability"]["by_pool"] = {pool: results["reliability"]["by_pool"]["crowd"]}
+    page = environment().get_template("report.html.j2").render(**build_view(results))
+    assert not html_esc.HIDDEN.search(page)
+    _, texts = parse_html(page)
+    assert visible(pool, html_esc.HIDDEN) in " ".join(texts)
 
 
 @pytest.mark.parametrize("label", ["a\x1bb", "x\x00y", "\ud800", "ok [/x] $y$"])

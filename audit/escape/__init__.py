@@ -22,8 +22,10 @@ JUnit XML             :mod:`.xml`        characters XML 1.0 cannot hold shown as
                                          built by :mod:`xml.etree` (a serializer)
 dataset card          :mod:`.markdown`   Markdown and HTML-active characters escaped in the body;
                                          YAML front matter written by a YAML serializer
-HTML report           (Jinja2)           autoescape in :mod:`audit.report.html`; chart labels made
-                                         XML-safe by :mod:`.xml`
+HTML report           :mod:`.html`       autoescape in :mod:`audit.report.html`, and every plain
+                                         string's control, separator and bidi characters shown as
+                                         escapes (Jinja2 ``finalize``); chart labels made XML-safe
+                                         by :mod:`.xml` and shown the same way
 CSV / Parquet export  (none)             cells written as data, formula-looking ones included
                                          (:mod:`audit.export` says why); so is ``items.parquet``
 spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column name a spreadsheet

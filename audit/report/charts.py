@@ -74,10 +74,12 @@ def _colour(colours: dict | None, pool, names) -> str:
 
 def short(text, limit: int = MAX_LABEL) -> str:
     """A label cut to ``limit`` characters with an ellipsis, on one line, with characters XML
-    cannot hold shown as escapes (:func:`audit.escape.xml.text`): the SVG must parse."""
+    cannot hold shown as escapes (:func:`audit.escape.xml.text`): the SVG must parse; and the
+    bidi and other controls a browser would act on unseen (:func:`audit.escape.html.text`)."""
+    from ..escape.html import text as html_text
     from ..escape.xml import text as xml_text
 
-    text = xml_text(" ".join(str(text).split()))
+    text = html_text(xml_text(" ".join(str(text).split())))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

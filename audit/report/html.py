@@ -533,12 +533,16 @@ def _method(meta: dict, extra: dict | None = None) -> dict:
 
 # -- rendering --------------------------------------------------------------------------------------
 def environment():
-    """The Jinja2 environment: package templates, autoescaping on for every template."""
+    """The Jinja2 environment: package templates, autoescaping on for every template, and every
+    plain string's hidden characters (bidi and other controls) shown as escapes
+    (:func:`audit.escape.html.finalize`)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    from ..escape.html import finalize
 
     env = Environment(loader=PackageLoader("audit", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                      keep_trailing_newline=True)
+                      keep_trailing_newline=True, finalize=finalize)
     env.filters.update(num=number, pct=percent)
     return env
 
