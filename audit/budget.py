@@ -637,6 +637,32 @@ def cohen_collects(n_pairs: int, n_rows: int = 0, width: int = 0, *, n_values: i
     return need <= cap and (budget is None or need <= budget)
 
 
+def cohen_pairs_bound(*, n_values: int, n_resamples: int, share: float | None = None,
+                      max_memory=None) -> int:
+    """The most kept annotator pairs :func:`cohen_collects` accepts before their cell rows are
+    counted (-1 when it accepts not even none): a caller that fetches at most one more pair
+    than this learns whether they fit, and how many there are when they do, from the fetch
+    itself (:func:`audit.ingest.spark.measure_aggregates.pair_tables`). By bisection: the
+    estimate grows with the pairs."""
+    budget, _ = _resolve(max_memory)
+    cap = COHEN_DRIVER_BYTES if share is None else share
+    if budget is not None:
+        cap = min(cap, budget)
+
+    def fits(n: int) -> bool:
+        return total(cohen_estimate(n, 0, 0, n_values=n_values, n_resamples=n_resamples)) <= cap
+
+    if not fits(0):
+        return -1
+    lo, hi = 0, 1
+    while fits(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # fits(lo), not fits(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
 def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
     """Refuse a leaderboard simulation (:func:`audit.rank.simulate`) over the budget: it holds
     a few ``n_sims`` x size arrays of float64 for its largest size."""
@@ -672,5 +698,6 @@ __all__ = ["COHEN_DRIVER_BYTES", "DEFAULT_SHARE", "MAX_BOARD_SIZE", "MAX_RESAMPL
            "MAX_SIMS",
            "MemoryBudgetError", "MemoryLimit", "Shape", "available_memory",
            "TableCheck", "check_simulation", "check_table", "cohen_collects", "cohen_estimate",
+           "cohen_pairs_bound",
            "estimate",
            "limit", "parse_max_memory", "set_limit", "total"]

@@ -525,3 +525,62 @@ def test_cohen_over_the_memory_budget_is_linearised_not_refused(spark):
     with budget.limit("1G"):
         got = ma.cluster_aggregates(coded, n_resamples=10_000_000, **_options(table))
     assert all(isinstance(sp.pairs, LinearisedCohen) for sp in got.scopes.values())
+
+
+@pytest.mark.parametrize("q, resamples, share, memory", [(5, 1000, None, None), (2, 20, None, None),
+                                                         (7, 10, 10 ** 6, None),
+                                                         (5, 1000, None, "1M"), (5, 1000, 0, None)])
+def test_the_cohen_pairs_bound_is_where_the_share_check_turns(q, resamples, share, memory):
+    """:func:`audit.budget.cohen_pairs_bound` is the last pair count :func:`cohen_collects`
+    accepts (-1 when it accepts none), under a share and under a memory budget."""
+    from audit import budget
+
+    fits = dict(n_values=q, n_resamples=resamples, share=share, max_memory=memory)
+    most = budget.cohen_pairs_bound(**fits)
+    assert not budget.cohen_collects(most + 1, **fits)
+    assert most == -1 or budget.cohen_collects(most, **fits)
+    if share is None and memory is None:
+        assert most > 0
+
+
+@pytest.mark.spark
+def test_cohen_pairs_are_counted_by_the_fetch_that_collects_them(spark, monkeypatch):
+    """Within the driver's share a scope's kept pairs are counted by the job that fetches them
+    (at most :func:`audit.budget.cohen_pairs_bound` + 1 rows), not by a ``count()`` job of
+    their own (one per scope before): no ``DataFrame.count`` runs, and the aggregates are the
+    pandas engine's. Over the share the fetch stops at the bound + 1 and the linearised path
+    counts the pairs in its own aggregate (the pandas engine's count)."""
+    from audit import budget
+    from audit.ingest.spark import measure_aggregates as ma
+    from audit.measure.kappa import LinearisedCohen
+
+    table = _table("hs_brexit")
+    coded = _coded_by_spark(spark, table)
+    DataFrame = type(coded)
+    counts, fetched = [], []
+    real_count, real_limit = DataFrame.count, DataFrame.limit
+    monkeypatch.setattr(DataFrame, "count",
+                        lambda self: counts.append(1) or real_count(self))
+    monkeypatch.setattr(DataFrame, "limit",
+                        lambda self, n: fetched.append(n) or real_limit(self, n))
+    got = ma.cluster_aggregates(coded, n_resamples=1000, **_options(table))
+    ref = _reference_aggregates(table)
+    assert not counts
+    most = budget.cohen_pairs_bound(n_values=len(table.scale.values), n_resamples=1000)
+    assert fetched.count(most + 1) == len(ref.scopes)  # (the ICC's top set: a limit of 1)
+    _assert_same_aggregates(got, ref)
+    # a share of 10 pairs: every scope with more is linearised, its count from the cluster
+    share = budget.total(budget.cohen_estimate(10, 0, 0, n_values=len(table.scale.values),
+                                               n_resamples=1000))
+    fetched.clear()
+    got = ma.cluster_aggregates(coded, n_resamples=1000, cohen_share=share, **_options(table))
+    assert not counts and fetched.count(11) == len(ref.scopes)
+    over = 0
+    for key, sp in got.scopes.items():
+        n_ref = len(ref.scopes[key].pairs.pairs)
+        if n_ref > 10:  # over the share by the pairs alone (fewer may be, by their cell rows)
+            over += 1
+            assert isinstance(sp.pairs, LinearisedCohen)
+        if isinstance(sp.pairs, LinearisedCohen):
+            assert sp.pairs.n_pairs_with_overlap == n_ref
+    assert over >= 1

@@ -157,7 +157,9 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
     counted on the cluster first; when their tables and resamples would not fit that share
     (:func:`audit.budget.cohen_collects`) nothing of them is collected and the scope's
     :class:`audit.measure.kappa.LinearisedCohen` is computed on the cluster instead
-    (:func:`linearised_on_cluster`, with the ``agreement`` weights)."""
+    (:func:`linearised_on_cluster`, with the ``agreement`` weights). The kept pairs are counted
+    by fetching them, at most :func:`audit.budget.cohen_pairs_bound` + 1 (about 2,700 at five
+    labels and 1,000 resamples: tens of KiB), rather than by a count job of their own."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -172,17 +174,22 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                 .where(F.col("n") >= int(min_overlap))
                 .withColumn("k", (F.row_number().over(Window.orderBy("a", "b")) - 1).cast("long"))
                 .cache())
-        rows_frame = None
+        rows_frame = pairs = None
         try:
             if budget is not None:
-                from ...budget import cohen_collects
+                from ...budget import cohen_collects, cohen_pairs_bound
 
                 fits = dict(n_values=q, n_resamples=budget["n_resamples"],
                             share=budget.get("share"))
-                n_kept = kept.count()
-                if not cohen_collects(n_kept, **fits):
+                # the pairs themselves, at most one more than could be collected: their count
+                # when they fit, from the job that fetches them (no count job of its own)
+                most = cohen_pairs_bound(**fits)
+                pairs = (kept.orderBy("k").select("a", "b").limit(most + 1).toPandas()
+                         if most >= 0 else None)
+                if pairs is None or not cohen_collects(len(pairs), **fits):
                     return linearised_on_cluster(joined, kept, q=q, agreement=agreement,
-                                                 n_pairs=n_kept, n_rated=n_rated)
+                                                 n_rated=n_rated)
+                n_kept = len(pairs)
             cells = (joined.join(F.broadcast(kept.select("a", "b", "k")), on=["a", "b"])
                      .select(ITEM, (F.col("k") * (q * q) + F.col("la") * q + F.col("lb"))
                              .alias("cell")))
@@ -196,8 +203,9 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
                 if not cohen_collects(n_kept, int(counted["r"]), int(counted["w"] or 0),
                                       **fits):
                     return linearised_on_cluster(joined, kept, q=q, agreement=agreement,
-                                                 n_pairs=n_kept, n_rated=n_rated)
-            pairs = kept.orderBy("k").select("a", "b").toPandas()
+                                                 n_rated=n_rated)
+            if pairs is None:
+                pairs = kept.orderBy("k").select("a", "b").toPandas()
             tables = cells.groupBy("cell").count().toPandas()
             per_item = rows_frame.toPandas()
         finally:
@@ -232,8 +240,7 @@ def pair_tables(scoped, *, min_overlap: int, q: int, annotator_codes: np.ndarray
 EXACT = "decimal(38,18)"
 
 
-def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pairs: int,
-                          n_rated: int):
+def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_rated: int):
     """:class:`audit.measure.kappa.LinearisedCohen` of a scope computed on the cluster: the
     driver receives five numbers, whatever the pairs.
 
@@ -244,8 +251,10 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pair
     1. every kept pair's ``q x q`` table, as integer counts, by ``groupBy(k)`` of its cells (a
        shuffle join: the kept pairs can be too many to broadcast through the driver);
     2. from the counts, in one fixed order of operations, its kappa and the two weighted
-       margins its gradient reads; the defined pairs' count, the sum of their kappas and their
-       exact median (Spark's ``median``, interpolating as numpy's) by one aggregate;
+       margins its gradient reads; the kept pairs' count (every kept pair shares an item, so
+       has a table), the defined pairs' count, the sum of their kappas and their exact median
+       (Spark's ``median``, interpolating as numpy's; undefined kappas are null, which
+       aggregates skip) by one aggregate;
     3. every cell's gradient, summed per item by ``groupBy(item)`` -- the items' influences
        times the defined pairs' count -- and their sum and sum of squares.
 
@@ -284,14 +293,15 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pair
             "k", n.alias("n"), (agree / n).alias("po"),
             (sum(rows[j] * wc[j] for j in range(q)) / (n * n)).alias("pe"),
             F.array(*wc).alias("wc"), F.array(*wr).alias("wr"))
-            .where(F.col("pe") < 1.0 - 1e-12)
-            .withColumn("kappa", (F.col("po") - F.col("pe")) / (1.0 - F.col("pe")))
+            .withColumn("kappa", F.when(F.col("pe") < 1.0 - 1e-12,
+                                        (F.col("po") - F.col("pe")) / (1.0 - F.col("pe"))))
             .cache())
-        got = stats.agg(F.count(F.lit(1)).alias("d"), exact_sum(F.col("kappa")).alias("sum"),
+        got = stats.agg(F.count(F.lit(1)).alias("pairs"), F.count("kappa").alias("d"),
+                        exact_sum(F.col("kappa")).alias("sum"),
                         F.median("kappa").alias("median")).collect()[0]
-        n_def = int(got["d"])
+        n_def, n_pairs = int(got["d"]), int(got["pairs"])
         if n_def == 0:
-            return LinearisedCohen(0, int(n_pairs), float("nan"), float("nan"), float("nan"),
+            return LinearisedCohen(0, n_pairs, float("nan"), float("nan"), float("nan"),
                                    int(n_rated))
         po, pe, n = F.col("po"), F.col("pe"), F.col("n")
         weight = F.element_at(F.array(*[F.lit(float(x)) for x in w.ravel()]),
@@ -302,7 +312,8 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_pair
         d_pe = (wc_j + wr_k) / (n * n) - 2.0 * pe / n
         grad = (d_po * (1.0 - pe) - d_pe * (1.0 - po)) / ((1.0 - pe) * (1.0 - pe))
         v = F.col("v").cast("double")
-        sums = (cells.join(stats, on="k").groupBy(ITEM).agg(exact_sum(grad).alias("v"))
+        sums = (cells.join(stats.where(F.col("kappa").isNotNull()), on="k")
+                .groupBy(ITEM).agg(exact_sum(grad).alias("v"))
                 .agg(exact_sum(v * v).alias("vv"), F.sum("v").alias("v")).collect()[0])
         # v = D x the item's influence: se^2 = (sum v^2 - (sum v)^2 / N) / D^2
         vv, vs = float(sums["vv"] or 0), float(sums["v"] or 0)
