@@ -163,14 +163,13 @@ def dense_q(cov: np.ndarray, d: np.ndarray) -> tuple[float, int]:
 
 @dataclass(frozen=True)
 class CMHOperator:
-    """``V = diag(g) + K diag(sign) K'`` of :func:`cmh_operator` on scores, its right-hand side
+    """``V = diag(g) - K K'`` of :func:`cmh_operator` on scores, its right-hand side
     ``d`` and the diagonal of ``V`` (for the preconditioner), and which items are not
     unanimous. Rows are annotators."""
 
     g: np.ndarray
     k: sparse.spmatrix
     kt: sparse.csr_matrix
-    sign: np.ndarray
     d: np.ndarray
     diagonal: np.ndarray
     varying: np.ndarray
@@ -178,7 +177,7 @@ class CMHOperator:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """``V x``."""
         x = np.asarray(x, dtype=np.float64).reshape(-1)
-        return self.g * x + self.k @ (self.sign * (self.kt @ x))
+        return self.g * x - self.k @ (self.kt @ x)
 
 
 def cmh_operator(s: Strata, scores: np.ndarray | None = None):
@@ -205,7 +204,7 @@ def cmh_operator(s: Strata, scores: np.ndarray | None = None):
     kt = sparse.csr_matrix((value, (col, j_ann)), shape=(int(varies.sum()), s.n_annotators))
     a_n = s.n_annotators
     return CMHOperator(g=np.bincount(j_ann, weights=w[j_item] * var[j_item], minlength=a_n),
-                       k=kt.T, kt=kt, sign=-np.ones(kt.shape[0]),
+                       k=kt.T, kt=kt,
                        d=np.bincount(ann, weights=xc, minlength=a_n),
                        diagonal=np.bincount(j_ann, weights=var[j_item], minlength=a_n),
                        varying=varies)
