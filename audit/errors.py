@@ -53,11 +53,14 @@ class SchemaError(AuditError):
     The frame has the columns ``column, check, failure_case, index`` (pandera's failure-case
     layout), where ``index`` is the source row or record that produced the offending judgment
     (with ``--engine spark``, a text naming the file and the judgment's item and annotator).
+    ``hint``, when given, is a last line saying how the failures might be fixed.
     """
 
-    def __init__(self, failures, *, source: str | None = None, limit: int = 20):
+    def __init__(self, failures, *, source: str | None = None, limit: int = 20,
+                 hint: str = ""):
         self.failures = failures
         self.source = source
+        self.limit, self.hint = limit, hint
         lines = [f"{source or 'table'}: {len(failures)} schema failure(s):"]
         for rec in failures.head(limit).itertuples(index=False):
             where = rec.index if isinstance(rec.index, Where) else f"source row {rec.index}"
@@ -67,6 +70,8 @@ class SchemaError(AuditError):
             )
         if len(failures) > limit:
             lines.append(f"  ... and {len(failures) - limit} more")
+        if hint:
+            lines.append(f"  {hint}")
         super().__init__("\n".join(lines))
 
 

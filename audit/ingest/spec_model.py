@@ -12,6 +12,7 @@ from pydantic import create_model
 
 from ..contract import columns as C
 from ..contract.labels import LabelKind
+from .decimal_comma import DECIMAL_MARKS
 from .yamlmodel import Integer, Scalar, Strict, Text, one_of
 
 #: ``layout``: one row per judgment, or one column per annotator.
@@ -39,12 +40,14 @@ class Pools(Strict):
 
 
 class Read(Strict):
-    """``read``: options for reading a delimited text file."""
+    """``read``: options for reading a delimited text file; ``decimal`` is the decimal mark of
+    its labels (:mod:`audit.ingest.decimal_comma`)."""
 
     sep: Text = None
     na_values: list[Scalar] = None
     skiprows: Integer = None
     comment: Text = None
+    decimal: one_of(DECIMAL_MARKS) = None
 
 
 class Card(Strict):

@@ -21,9 +21,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ...contract import columns as C
-from ...errors import InputError, join_names
+from ...errors import InputError, SchemaError, join_names
 from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger
+from ..decimal_comma import read_decimal_comma
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
 from ..readers import read_table
 from ..sources import default_name, existing_path
@@ -47,9 +48,56 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     path = existing_path(source)
-    frame = read_table(path, categorical=True, **spec.read)
-    return from_frame(frame, spec=spec, source=str(source), pools=pools, pool_column=pool_column,
-                      min_pool_annotators=min_pool_annotators, name=name)
+    read = dict(spec.read)
+    decimal = read.pop("decimal", ".")
+    frame = read_table(path, categorical=True, **read)
+    labels = _label_columns(spec)
+    if decimal == ",":
+        frame = read_decimal_comma(frame, labels, source=str(source))
+    try:
+        return from_frame(frame, spec=spec, source=str(source), pools=pools,
+                          pool_column=pool_column, min_pool_annotators=min_pool_annotators,
+                          name=name)
+    except (SchemaError, InputError) as err:
+        if decimal == ",":
+            raise
+        raise _with_decimal_hint(err, frame, labels) from None
+
+
+def _label_columns(spec: DatasetSpec) -> list[str]:
+    """The source columns that hold labels: the annotator columns of a wide table, else the
+    column ``columns.label`` names (``label`` by default)."""
+    if spec.layout == "wide":
+        return list(spec.annotator_columns)
+    return [spec.columns.get(C.LABEL, C.LABEL)]
+
+
+def _with_decimal_hint(err, frame: pd.DataFrame, labels: list[str]):
+    """``err`` with a last sentence suggesting ``read: {decimal: ","}`` when the labels it is
+    about mostly failed to read as numbers because they are written with a decimal comma
+    (:func:`audit.ingest.decimal_comma.hint`); else ``err`` itself."""
+    from ...contract.labels import parse_number
+    from ..decimal_comma import hint
+
+    if isinstance(err, SchemaError):
+        failed = err.failures.loc[err.failures["column"] == C.LABEL, "failure_case"]
+        found = hint(failed.tolist())
+        return SchemaError(err.failures, source=err.source, limit=err.limit,
+                           hint=found) if found else err
+    if err.column != C.LABEL:
+        return err
+    texts = []
+    for col in labels:
+        if col in frame.columns:
+            series = frame[col]
+            values = (series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype)
+                      else series.dropna().unique())
+            texts += [v for v in values if isinstance(v, str) and parse_number(v) is None]
+    found = hint(texts)
+    if not found:
+        return err
+    return InputError(f"{err.message}\n{found}", path=err.path, column=err.column,
+                      row=err.row, key=err.key)
 
 
 def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: str,

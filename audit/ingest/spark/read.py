@@ -85,6 +85,8 @@ def read_source(spark, source, *, read: dict | None = None):
     text = str(source)
     read = dict(read or {})
     bad = [k for k in _UNSUPPORTED_READ if k in read]
+    if read.get("decimal", ".") != ".":  # labels are read on the executors, with a point
+        bad.append("decimal")
     if bad:
         raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
     kind = source_kind(text)
