@@ -13,6 +13,7 @@ from pydantic import create_model
 from ..contract import columns as C
 from ..contract.labels import LabelKind
 from .decimal_comma import DECIMAL_MARKS
+from .readers.tables import QUOTE_STYLES
 from .yamlmodel import Integer, Scalar, Strict, Text, one_of
 
 #: ``layout``: one row per judgment, or one column per annotator.
@@ -41,13 +42,15 @@ class Pools(Strict):
 
 class Read(Strict):
     """``read``: options for reading a delimited text file; ``decimal`` is the decimal mark of
-    its labels (:mod:`audit.ingest.decimal_comma`)."""
+    its labels (:mod:`audit.ingest.decimal_comma`), ``quote`` whether ``"`` quotes a value
+    (``double``) or is an ordinary character (``none``: :func:`audit.ingest.readers.read_table`)."""
 
     sep: Text = None
     na_values: list[Scalar] = None
     skiprows: Integer = None
     comment: Text = None
     decimal: one_of(DECIMAL_MARKS) = None
+    quote: one_of(QUOTE_STYLES) = None
 
 
 class Card(Strict):

@@ -90,8 +90,11 @@ def _with_decimal_hint(err, frame: pd.DataFrame, labels: list[str]):
     for col in labels:
         if col in frame.columns:
             series = frame[col]
-            values = (series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype)
-                      else series.dropna().unique())
+            try:
+                values = (series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype)
+                          else series.dropna().unique())
+            except TypeError:  # lists or mappings as labels: their own message says so
+                return err
             texts += [v for v in values if isinstance(v, str) and parse_number(v) is None]
     found = hint(texts)
     if not found:

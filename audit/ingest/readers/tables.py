@@ -8,7 +8,9 @@ with ``categorical=True`` each column comes dictionary-encoded, as a pandas cate
 same strings (categories sorted), so a million judgments of a few thousand ids are hashed once,
 by the reader, and never held as a million Python strings. A file pyarrow cannot parse (ragged
 rows, a quote left open) is re-read with pandas, which reads what it can as text columns and
-names the line of what it cannot. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
+names the line of what it cannot. A spec's ``read: {quote: none}`` reads ``"`` as an ordinary
+character (both readers: pyarrow's ``quote_char=False``, pandas' ``csv.QUOTE_NONE``), one record
+per line, as files written without CSV quoting (Google's WMT MQM TSVs) must be read. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
 is an InputError naming the file.
 """
 
@@ -27,12 +29,15 @@ from .json_files import first_json_record, read_json, read_jsonl, records_frame
 from .text import first_line, is_utf8, utf8_error, text_encoding_error
 
 
-def read_table(path, *, sep: str | None = None, na_values=None, categorical: bool = False,
-               **pandas_options) -> pd.DataFrame:
+def read_table(path, *, sep: str | None = None, na_values=None, quote: str = "double",
+               categorical: bool = False, **pandas_options) -> pd.DataFrame:
     """Read a CSV / TSV / JSONL / JSON (array of records) / Parquet file into a frame.
 
     CSV and TSV columns are all text; only empty cells are missing unless ``na_values`` adds
-    more. ``sep`` defaults to a tab for ``.tsv`` / ``.tab`` and a comma otherwise. With
+    more. ``sep`` defaults to a tab for ``.tsv`` / ``.tab`` and a comma otherwise. ``quote``
+    is ``"double"`` (a value may be enclosed in ``"``, a ``""`` inside it is one ``"``: RFC
+    4180) or ``"none"``: a ``"`` is a character like any other and every line is one record
+    (``csv.QUOTE_NONE``, how Google's WMT MQM files must be read). With
     ``categorical``, CSV / TSV columns read by pyarrow are categoricals of that text (the same
     values; other formats and the pandas fallback keep their columns). Other keyword options
     go to :func:`pandas.read_csv`.
@@ -52,18 +57,25 @@ def read_table(path, *, sep: str | None = None, na_values=None, categorical: boo
         return records_frame(read_json(path), path=path)
     if sep is None:
         sep = "\t" if ext in (".tsv", ".tab") else ","
-    return read_csv(path, sep=sep, na_values=na_values, categorical=categorical,
+    return read_csv(path, sep=sep, na_values=na_values, quote=quote, categorical=categorical,
                     **pandas_options)
 
 
-def read_csv(path: Path, *, sep: str = ",", na_values=None, categorical: bool = False,
-             **pandas_options) -> pd.DataFrame:
+#: ``read.quote``: whether ``"`` quotes a value (RFC 4180) or is an ordinary character.
+QUOTE_STYLES = ("double", "none")
+
+
+def read_csv(path: Path, *, sep: str = ",", na_values=None, quote: str = "double",
+             categorical: bool = False, **pandas_options) -> pd.DataFrame:
     """A delimited text file, every column as text (see :func:`read_table`)."""
+    if quote not in QUOTE_STYLES:
+        raise InputError(f"read.quote must be one of {join_names(QUOTE_STYLES)}; got {quote!r}",
+                         key="read.quote")
     if (wide := text_encoding_error(path)) is not None:
         raise wide
-    frame = _read_csv(path, sep=sep, na_values=na_values, categorical=categorical,
-                      **pandas_options)
-    if sep == "\t":
+    frame = _read_csv(path, sep=sep, na_values=na_values, quoted=quote == "double",
+                      categorical=categorical, **pandas_options)
+    if sep == "\t" and quote == "double":
         _warn_line_breaks_in_tsv(frame, path)
     return frame
 
@@ -97,16 +109,20 @@ def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path) -> None:
         warn(f"{path}: {hits} value(s) hold a line break (first: column {first[0]!r}, source "
              f"row {first[1]}), read as quoted values spanning lines; if this tab-separated "
              "file is not written with quoting, a value starting with '\"' has swallowed the "
-             "lines after it, and the judgments on them are not read: check that the number "
-             "of judgments read is the number of data lines")
+             "lines after it, and the judgments on them are not read (check that the number "
+             "of judgments read is the number of data lines): read such a file with a spec's "
+             "read: {quote: none}")
 
 
-def _read_csv(path: Path, *, sep: str, na_values, categorical: bool,
+def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: bool,
               **pandas_options) -> pd.DataFrame:
+    import csv
+
     nulls = [""] + [str(v) for v in (na_values or [])]
     if not pandas_options and len(sep) == 1:
         try:
-            return _read_csv_arrow(path, sep=sep, nulls=nulls, categorical=categorical)
+            return _read_csv_arrow(path, sep=sep, nulls=nulls, quoted=quoted,
+                                   categorical=categorical)
         except InputError:
             raise
         except Exception:  # noqa: BLE001 - re-read with pandas for a message naming the line
@@ -114,6 +130,7 @@ def _read_csv(path: Path, *, sep: str, na_values, categorical: bool,
     try:
         frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=nulls,
                             encoding="utf-8", engine="python" if len(sep) > 1 else "c",
+                            quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
                             **pandas_options)
     except UnicodeDecodeError:
         raise utf8_error(path) from None
@@ -122,11 +139,28 @@ def _read_csv(path: Path, *, sep: str, na_values, categorical: bool,
     except (pd.errors.ParserError, ValueError, TypeError) as err:
         if not is_utf8(path):  # binary or mis-encoded bytes: the more useful message
             raise utf8_error(path) from None
-        raise InputError(f"cannot read as delimited text: {err}", path=str(path)) from None
+        hint = (_QUOTE_HINT if quoted and sep == "\t" and _holds_quote(path) else "")
+        raise InputError(f"cannot read as delimited text: {err}{hint}",
+                         path=str(path)) from None
     return frame
 
 
-def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
+#: Said when a tab-separated file that holds ``"`` cannot be read with CSV quoting.
+_QUOTE_HINT = ("; the file holds '\"': if it is written without CSV quoting (as Google's WMT "
+               "MQM files are), a text starting with '\"' is read as a quoted value running "
+               "over the lines after it; read such a file with a spec's read: {quote: none}")
+
+
+def _holds_quote(path: Path) -> bool:
+    """Whether the file holds a ``"`` (read in blocks; only on the way to an error)."""
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            if b'"' in chunk:
+                return True
+    return False
+
+
+def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str], quoted: bool = True,
                     categorical: bool = False) -> pd.DataFrame:
     """A delimited text file read by pyarrow, every column as text (``categorical``: as a
     dictionary of its distinct texts, unified across the reader's blocks, which becomes a
@@ -140,11 +174,14 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str],
     inside a quoted value is then not always reported: pyarrow 25 can drop or split such a
     value without an error (``tests/test_csv_blocks.py`` keeps an example), and telling
     beforehand whether a file has one costs a pass over its bytes as long as the saving.
+    Without quoting (``quoted=False``, ``quote_char=False``) no value can hold a line break,
+    and the blocks end at any line break.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=True)
+    parse = pcsv.ParseOptions(delimiter=sep, quote_char='"' if quoted else False,
+                              newlines_in_values=quoted)
     try:
         with pcsv.open_csv(path, parse_options=parse) as reader:
             names = reader.schema.names

@@ -87,6 +87,8 @@ def read_source(spark, source, *, read: dict | None = None):
     bad = [k for k in _UNSUPPORTED_READ if k in read]
     if read.get("decimal", ".") != ".":  # labels are read on the executors, with a point
         bad.append("decimal")
+    if read.get("quote", "double") != "double":
+        bad.append("quote")
     if bad:
         raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
     kind = source_kind(text)
