@@ -50,6 +50,24 @@ def test_undetectable_format_lists_the_formats(tmp_path):
         detect_format(src)
 
 
+def test_a_folder_named_like_a_csv_file_is_called_a_folder(tmp_path):
+    empty = tmp_path / "ratings.csv"
+    empty.mkdir()
+    with pytest.raises(InputError) as err:
+        load(empty)
+    msg = str(err.value)
+    assert "ratings.csv: is a folder, not a file" in msg and "holds no data file" in msg
+    assert "hub download" in msg and all(f in msg for f in FORMATS)
+    holding = tmp_path / "export.csv"
+    holding.mkdir()
+    write(holding, "part-0.csv", "segment,rater,score\n1,a,2\n")
+    with pytest.raises(InputError) as err:
+        detect_format(holding)
+    msg = str(err.value)
+    assert "is a folder, not a file" in msg and "'part-0.csv' are read as splits" in msg
+    assert "'segment', 'rater', 'score'" in msg
+
+
 def test_misnamed_column(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotater,label\n1,a,x\n1,b,y\n")
     with pytest.raises(InputError) as err:

@@ -43,6 +43,8 @@ def detect_format(source) -> str:
         from .readers import table_columns
 
         path = Path(source)
+        if path.is_dir():
+            raise _folder_error(path)
         seen = ""
         if path.is_file() and path.suffix.lower() not in PARQUET_EXTENSIONS:
             _refuse_unreadable(path)
@@ -52,6 +54,31 @@ def detect_format(source) -> str:
         raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
+
+
+def _folder_error(path: Path) -> InputError:
+    """"Cannot detect the format" for a folder (``x.csv/`` may look like a file by its name):
+    say it is a folder, how a folder is read, and what this one holds."""
+    from .readers import table_columns
+    from .readers.folders import data_files
+
+    groups = data_files(path)
+    files = [f for split in groups.values() for f in split]
+    how = ("a folder is read as a `datasets` folder (save_to_disk), a LeWiDi dataset folder, a "
+           "partitioned Parquet dataset, or a hub download whose data files (CSV, TSV, JSONL, "
+           "JSON, Parquet) are its splits, each named by its file name")
+    if not files:
+        held = "it holds no data file"
+    else:
+        names = join_names((f.relative_to(path).as_posix() for f in files), limit=5)
+        cols = table_columns(files[0])
+        held = (f"its data file(s) {names} are read as splits (as --format hf), and the first "
+                f"has columns {join_names(cols, limit=12) if cols else '(none)'}, not item, "
+                "annotator, label")
+    return InputError(f"is a folder, not a file, and cannot detect the format of this folder: "
+                      f"{how}; {held}. Pass "
+                      "one table file, --spec FILE to map the splits' columns, or --format "
+                      f"{'|'.join(FORMATS)}", path=str(path))
 
 
 def _refuse_unreadable(path: Path) -> None:
