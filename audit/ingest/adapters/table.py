@@ -14,10 +14,15 @@ Pools, first match wins: the ``pools=`` argument (file or mapping); the spec's `
 data's column named by ``pool_column``; the data's ``pool`` column; the single default pool.
 In a wide table an empty cell means the annotator did not judge that item: it is no judgment,
 and is counted in ``results.json`` (``dataset.rows_dropped``) under :data:`EMPTY_CELL_RULE`.
+In a long table a record whose every cell is empty or blank (``,,,,``: spreadsheets export such
+rows after the data) holds no judgment: it is skipped with a warning naming how many and the
+first, and counted under :data:`EMPTY_RECORD_RULE`. A record with only some cells empty is
+still a schema failure for each missing id or label.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...contract import columns as C
@@ -32,6 +37,9 @@ from ..spec import DatasetSpec, read_spec
 
 #: The rule the wide layout's empty cells are counted under in ``results.json``.
 EMPTY_CELL_RULE = "empty cell in a wide table (the annotator did not judge the item)"
+#: The rule a long table's completely empty records are skipped under (``,,,,`` rows that
+#: spreadsheets export after the data).
+EMPTY_RECORD_RULE = "completely empty record (every cell empty or blank) in a long table"
 
 
 def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
@@ -115,6 +123,8 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     ledger = Ledger(rows_read=len(raw))
     if spec.layout == "wide":
         raw = _melt(raw, spec, source, ledger)
+    else:
+        raw = _skip_empty_records(raw, frame, source, ledger)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
     if missing:
         hint = ("map them in the spec's columns" if spec.path is not None else
@@ -144,6 +154,61 @@ def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame
     # a view of the columns, not a copy: every later step that changes a column
     # (pools, folding, melting) builds a new frame first
     return raw.rename(columns={src: canon for canon, src in spec.columns.items()}, copy=False)
+
+
+def _skip_empty_records(raw: pd.DataFrame, frame: pd.DataFrame, source: str,
+                        ledger: Ledger) -> pd.DataFrame:
+    """``raw`` without the records whose every cell of ``frame`` (the source, all its columns)
+    is empty or blank, counted under :data:`EMPTY_RECORD_RULE` with a warning."""
+    empty = empty_records(frame)
+    if not len(empty):
+        return raw
+    from ..common import warn
+
+    warn(f"{source}: {len(empty)} completely empty record(s) skipped (every cell empty or "
+         f"blank, as spreadsheets export rows after the data; first: source row "
+         f"{frame.index[empty[0]]}); counted in results.json dataset.rows_dropped")
+    mask = np.zeros(len(raw), dtype=bool)
+    mask[empty] = True
+    return ledger.drop(raw, mask, rule=EMPTY_RECORD_RULE)
+
+
+def empty_records(frame: pd.DataFrame) -> np.ndarray:
+    """The positions of the records of ``frame`` whose every cell is missing or blank text.
+
+    Column by column over the records still empty so far, the categorical column with the
+    fewest categories first, so a table without one costs about one pass over the codes of one
+    column (a pool or label column's few categories checked for blank text): 2 ms for a
+    million judgments.
+    """
+    if not len(frame.columns):
+        return np.arange(0)
+    columns = sorted(frame.columns, key=lambda c: (
+        len(frame[c].cat.categories) if isinstance(frame[c].dtype, pd.CategoricalDtype)
+        else np.inf))
+    rows = None  # all of them
+    for col in columns:
+        series = frame[col]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            cats = series.cat.categories
+            blank = np.append(_blank(pd.Series(cats, dtype=object)), True)  # code -1: missing
+            codes = np.asarray(series.cat.codes)
+            hit = blank[codes if rows is None else codes[rows]]
+        else:
+            hit = _blank(series if rows is None else series.iloc[rows])
+        rows = np.flatnonzero(hit) if rows is None else rows[hit]
+        if not len(rows):
+            break
+    return rows
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    """Missing, or text of whitespace only."""
+    missing = values.isna().to_numpy()
+    if values.dtype != object:
+        return missing
+    text = values.str.strip().to_numpy(dtype=object)  # NaN for anything that is not text
+    return missing | (text == "")
 
 
 def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> pd.DataFrame:
