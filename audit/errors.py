@@ -37,14 +37,15 @@ class InputError(AuditError):
         if column is not None:
             where.append(f"column {column!r}")
         if row is not None:
-            where.append(f"row {row}")
+            where.append(row if isinstance(row, Where) else f"row {row}")
         self.message = message
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 
 class Where(str):
-    """A judgment's location given as text (file, item, annotator) rather than a source row
-    number or record id: how the Spark engine names offending judgments."""
+    """A judgment's location given as text rather than a source row number or record id: the
+    file, item and annotator (how the Spark engine names offending judgments), or the line of
+    a text file (``line 7``). Shown as it is, as an InputError's ``row`` too."""
 
 
 class SchemaError(AuditError):
@@ -53,17 +54,21 @@ class SchemaError(AuditError):
     The frame has the columns ``column, check, failure_case, index`` (pandera's failure-case
     layout), where ``index`` is the source row or record that produced the offending judgment
     (with ``--engine spark``, a text naming the file and the judgment's item and annotator).
-    ``hint``, when given, is a last line saying how the failures might be fixed.
+    ``hint``, when given, is a last line saying how the failures might be fixed. ``rows`` maps
+    an ``index`` to the words that name it in the message (``line 7`` for a record of a CSV /
+    TSV / JSON Lines file, :mod:`audit.ingest.readers.lines`); any other index is named
+    ``source row N``.
     """
 
     def __init__(self, failures, *, source: str | None = None, limit: int = 20,
-                 hint: str = ""):
+                 hint: str = "", rows=None):
         self.failures = failures
         self.source = source
-        self.limit, self.hint = limit, hint
+        self.limit, self.hint, self.rows = limit, hint, rows or {}
         lines = [f"{source or 'table'}: {len(failures)} schema failure(s):"]
         for rec in failures.head(limit).itertuples(index=False):
-            where = rec.index if isinstance(rec.index, Where) else f"source row {rec.index}"
+            where = (rec.index if isinstance(rec.index, Where) else self.rows.get(rec.index)
+                     or f"source row {rec.index}")
             lines.append(
                 f"  column {rec.column!r}: {rec.check} failed for value {rec.failure_case!r}"
                 f" ({where})"

@@ -223,7 +223,7 @@ def test_data_breaking_the_schema(tmp_path):
     result = invoke("check", src, "--suite", SUITES / "preference.yaml")
     assert result.exit_code == 2
     assert "t.csv" in result.output and "(item, annotator)" in result.output
-    assert "row" in result.output
+    assert "(line 2)" in result.output and "(line 4)" in result.output  # records 0 and 2
 
 
 def test_row_expectations_without_an_audit(tmp_path, data):

@@ -338,9 +338,9 @@ def test_unreadable_text(d, name, data, words):
     ("ratings.csv", b"item,annotator,model,label\n", ["the table is empty"]),
     ("pairs.tsv", b"item\tannotator\tmodel_a\tmodel_b\tlabel\r\n", ["the table is empty"]),
     ("blank_pairs.csv", b"item,annotator,model_a,model_b,label\n1,a,x,y,\n1,b,x,y,\n",
-     ["2 schema failure(s)", "not null", "source row 1"]),
+     ["2 schema failure(s)", "not null", "(line 3)"]),
     ("blank_ratings.csv", b"item,annotator,model,label\n1,a,x,\n1,b,x,\n",
-     ["not null", "source row 0"]),
+     ["not null", "(line 2)"]),
 ])
 def test_no_labels_at_all_says_what_is_missing(d, name, data, words):
     """A header-only table with model columns, or one whose every label cell is empty: the
@@ -431,7 +431,7 @@ def test_a_tsv_whose_quote_swallows_lines_is_not_silent(d, tmp_path):
     assert result.exit_code == 0, result.output
     dataset = json.loads((tmp_path / "o" / "results.json").read_text())["dataset"]
     assert dataset["rows_read"] == 3  # the reading is unchanged; the warning says why
-    assert "1 value(s) hold a line break (first: column 'text', source row 0)" in result.output
+    assert "1 value(s) hold a line break (first: column 'text', line 2)" in result.output
     assert "not written with quoting" in result.output
 
 
@@ -548,9 +548,9 @@ def test_nul_in_a_cell_is_refused(d, column):
     (d / "nul.csv").write_text("item,annotator,label\n" + "".join(",".join(r) + "\n"
                                                                   for r in rows))
     pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_parquet(d / "nul.parquet")
-    for name in ("nul.csv", "nul.parquet"):
+    for name, where in (("nul.csv", "line 4"), ("nul.parquet", "row 2")):
         assert_bad_input(invoke(["validate", d / name], d), name, f"column {column!r}",
-                         "row 2", "NUL")
+                         where, "NUL")
 
 
 
@@ -565,7 +565,7 @@ def test_lone_surrogate_in_a_json_string_is_refused(d, column):
     text[2] = text[2].replace(f'"{column}": "', f'"{column}": "\\ud800', 1)
     (d / "sur.jsonl").write_text("\n".join(text) + "\n")
     assert_bad_input(invoke(["validate", d / "sur.jsonl"], d), "sur.jsonl", f"column {column!r}",
-                     "row 2", "U+D800")
+                     "line 3", "U+D800")
 
 # -- labels exactly as written (issue 13, item 6) ------------------------------------------------
 def labels_of(d, tmp_path, name: str, data: str, *args) -> list:
@@ -594,9 +594,9 @@ def test_nan_and_na_text_labels_are_labels_unless_na_values_says(d, tmp_path):
     assert labels_of(d, tmp_path, "n.csv", data) == ["NA", "NaN", "nan", "null", "x"]
     (d / "na.yaml").write_text("read: {na_values: [NA, nan]}\n")
     result = invoke(["validate", d / "n.csv", "--spec", d / "na.yaml"], d)
-    assert_bad_input(result, "n.csv", "column 'label'", "not null", "source row 0",
-                     "source row 1", "source row 2")
-    assert "source row 4" not in result.output and "source row 5" not in result.output
+    assert_bad_input(result, "n.csv", "column 'label'", "not null", "(line 2)",
+                     "(line 3)", "(line 4)")
+    assert "(line 6)" not in result.output and "(line 7)" not in result.output
 
 
 def test_nan_text_label_with_a_declared_order(d, tmp_path):

@@ -178,7 +178,7 @@ def test_a_map_reads_labels_by_text_and_by_number(tmp_path):
     assert table.summary()["label_scale"]["aliases"] == {"bad": 1, "2": 2}
 
 
-# -- a label off its scale: exit 2, naming value, column and source row ------------------------
+# -- a label off its scale: exit 2, naming value, column and the line of its record ------------
 PREF = "item,annotator,model_a,model_b,label\n1,x,m1,m2,A\n1,y,m1,m2,B\n2,x,m1,m2,tie\n"
 
 
@@ -196,29 +196,29 @@ def assert_exit_2(result, *needles):
 def test_a_stray_label_is_exit_2_naming_value_column_and_row(tmp_path):
     src = write(tmp_path, "t.csv", PREF + "2,y,m1,m2,C\n")
     spec = write(tmp_path, "s.yaml", "label: {kind: preference, map: {A: -1, B: 1, tie: 0}}\n")
-    assert_exit_2(run_cli(src, "--spec", spec), "column 'label'", "value 'C'", "source row 3")
+    assert_exit_2(run_cli(src, "--spec", spec), "column 'label'", "value 'C'", "(line 5)")
     no_spec = run_cli(src)
-    assert_exit_2(no_spec, "column 'label'", "value 'C'", "source row 3")
+    assert_exit_2(no_spec, "column 'label'", "value 'C'", "(line 5)")
 
 
 def test_a_map_that_misses_a_value_is_exit_2(tmp_path):
     src = write(tmp_path, "t.csv", PREF)
     spec = write(tmp_path, "s.yaml", "label: {kind: preference, map: {A: -1, B: 1}}\n")
-    assert_exit_2(run_cli(src, "--spec", spec), "value 'tie'", "source row 2")
+    assert_exit_2(run_cli(src, "--spec", spec), "value 'tie'", "(line 4)")
 
 
 def test_an_order_without_the_label_is_exit_2(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,x,1\n1,y,4\n2,x,2.0\n")
     spec = write(tmp_path, "s.yaml", "label: {kind: ordinal, order: [1, 2, 3]}\n")
-    assert_exit_2(run_cli(src, "--spec", spec), "value '4'", "source row 1")
+    assert_exit_2(run_cli(src, "--spec", spec), "value '4'", "(line 3)")
 
 
 def test_a_non_number_on_an_interval_scale_is_exit_2(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,x,1.5\n1,y,two\n2,x,nan\n")
     spec = write(tmp_path, "s.yaml", "label: {kind: interval}\n")
     result = run_cli(src, "--spec", spec)
-    assert_exit_2(result, "label is a number", "value 'two' (source row 1)",
-                  "value 'nan' (source row 2)")
+    assert_exit_2(result, "label is a number", "value 'two' (line 3)",
+                  "value 'nan' (line 4)")
 
 
 def test_a_preference_spec_with_unknown_words_shows_the_map_that_fixes_it(tmp_path):

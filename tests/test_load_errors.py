@@ -98,13 +98,13 @@ def test_duplicate_item_annotator(tmp_path):
 def test_labels_outside_the_declared_set(tmp_path):
     spec = write(tmp_path, "spec.yaml", "layout: long\nlabel: {kind: ordinal, order: [1, 2, 3]}\n")
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,1\n1,b,7\n2,a,2\n2,b,3\n")
-    with pytest.raises(SchemaError, match=r"(?s)label.*declared set.*'7'.*source row 1"):
+    with pytest.raises(SchemaError, match=r"(?s)label.*declared set.*'7'.*\(line 3\)"):
         load(src, spec=spec)
 
 
 def test_nan_labels(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,\n2,a,x\n2,b,y\n")
-    with pytest.raises(SchemaError, match=r"(?s)'label'.*not null.*source row 1") as err:
+    with pytest.raises(SchemaError, match=r"(?s)'label'.*not null.*\(line 3\)") as err:
         load(src)
     assert err.value.failures["index"].tolist() == [1]
 

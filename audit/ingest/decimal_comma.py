@@ -47,7 +47,7 @@ def read_decimal_comma(frame: pd.DataFrame, columns, *, source: str) -> pd.DataF
     InputError
         A label holds a point and is otherwise a number (``1.234,5``, ``1.5``): a thousands
         separator or a decimal point, which a decimal-comma file cannot tell apart; the message
-        names the value, the column, its source row and ``read.decimal``.
+        names the value, the column, its source row (``row``) and ``read.decimal``.
     """
     out = {}
     for col in dict.fromkeys(columns):
@@ -63,11 +63,11 @@ def read_decimal_comma(frame: pd.DataFrame, columns, *, source: str) -> pd.DataF
         if bad:
             row = series.index[(series == bad[0]).to_numpy().argmax()]
             raise InputError(
-                f"read.decimal is ',' but label {bad[0]!r} (source row {row}) holds a '.': "
+                f"read.decimal is ',' but label {bad[0]!r} holds a '.': "
                 "with a decimal comma a '.' in a number is a thousands separator or a decimal "
                 "point, which cannot be told apart, and neither is read; write the number "
                 "without it (1234,5), or drop read.decimal if the file's numbers use a point",
-                path=source, column=col, key="read.decimal")
+                path=source, column=col, key="read.decimal", row=row)
         mapping = {v: v.replace(",", ".") for v in texts if COMMA_NUMBER.fullmatch(v)}
         if not mapping:
             continue

@@ -51,7 +51,9 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     InputError
         Missing file, unreadable bytes, a spec or a column that does not fit.
     SchemaError
-        Judgments that break the canonical schema, each naming its source row (0-based data row).
+        Judgments that break the canonical schema, each named by the line its record starts on
+        in a CSV / TSV / JSON Lines file (:mod:`audit.ingest.readers.lines`), else by its source
+        row (0-based data row).
     """
     check_min_pool_annotators(min_pool_annotators)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
@@ -60,16 +62,54 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     decimal = read.pop("decimal", ".")
     frame = read_table(path, categorical=True, **read)
     labels = _label_columns(spec)
-    if decimal == ",":
-        frame = read_decimal_comma(frame, labels, source=str(source))
+    lines = _record_lines(path, read)
     try:
+        if decimal == ",":
+            frame = read_decimal_comma(frame, labels, source=str(source))
         return from_frame(frame, spec=spec, source=str(source), pools=pools,
                           pool_column=pool_column, min_pool_annotators=min_pool_annotators,
-                          name=name)
+                          name=name, lines=lines)
     except (SchemaError, InputError) as err:
-        if decimal == ",":
-            raise
-        raise _with_decimal_hint(err, frame, labels) from None
+        if decimal != ",":
+            err = _with_decimal_hint(err, frame, labels)
+        raise _with_lines(err, lines, source=str(source)) from None
+
+
+def _record_lines(path, read: dict):
+    """The :class:`audit.ingest.readers.lines.RecordLines` of a line-based text file (CSV /
+    TSV / JSON Lines), which names records by their line when a message needs it; None for
+    other formats (their records are named by their 0-based source row)."""
+    from ..readers.lines import RecordLines
+    from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+
+    ext = path.suffix.lower()
+    if path.is_dir() or ext in PARQUET_EXTENSIONS or ext == ".json":
+        return None
+    if ext in JSONL_EXTENSIONS:
+        return RecordLines(path)
+    return RecordLines(path, sep=read.get("sep"), quote=read.get("quote", "double"),
+                       skiprows=read.get("skiprows"), comment=read.get("comment"))
+
+
+def _with_lines(err, lines, *, source: str):
+    """``err`` naming the records it is about by the line they start on (``lines``, a
+    :class:`audit.ingest.readers.lines.RecordLines`), when the source is a line-based text
+    file; else ``err`` itself."""
+    from ...errors import Where
+
+    if lines is None:
+        return err
+    if isinstance(err, SchemaError):
+        shown = err.failures["index"].head(err.limit).tolist()
+        return SchemaError(err.failures, source=err.source, limit=err.limit, hint=err.hint,
+                           rows={**err.rows, **lines.names(shown)})
+    if err.row is None or isinstance(err.row, Where) or err.path != source:
+        return err
+    named = lines.names([err.row]).get(err.row)
+    if named is None:
+        return err
+    return InputError(err.message, path=err.path, column=err.column, row=Where(named),
+                      key=err.key)
 
 
 def _label_columns(spec: DatasetSpec) -> list[str]:
@@ -113,10 +153,13 @@ def _with_decimal_hint(err, frame: pd.DataFrame, labels: list[str]):
 
 def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: str,
                pools=None, pool_column: str | None = None,
-               min_pool_annotators: int | None = None, name: str | None = None) -> AnnotationTable:
+               min_pool_annotators: int | None = None, name: str | None = None,
+               lines=None) -> AnnotationTable:
     """Map a source frame onto the canonical columns and build the table (see the module docstring).
 
-    The frame's index names the source rows in schema failures.
+    The frame's index names the source rows in schema failures; ``lines`` (a
+    :class:`audit.ingest.readers.lines.RecordLines`, for a text file) names them by their line
+    in this function's warnings.
     """
     spec = spec or DatasetSpec()
     raw = _rename(frame, spec, source)
@@ -124,7 +167,7 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     if spec.layout == "wide":
         raw = _melt(raw, spec, source, ledger)
     else:
-        raw = _skip_empty_records(raw, frame, source, ledger)
+        raw = _skip_empty_records(raw, frame, source, ledger, lines)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
     if missing:
         hint = ("map them in the spec's columns" if spec.path is not None else
@@ -157,7 +200,7 @@ def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame
 
 
 def _skip_empty_records(raw: pd.DataFrame, frame: pd.DataFrame, source: str,
-                        ledger: Ledger) -> pd.DataFrame:
+                        ledger: Ledger, lines=None) -> pd.DataFrame:
     """``raw`` without the records whose every cell of ``frame`` (the source, all its columns)
     is empty or blank, counted under :data:`EMPTY_RECORD_RULE` with a warning."""
     empty = empty_records(frame)
@@ -165,9 +208,12 @@ def _skip_empty_records(raw: pd.DataFrame, frame: pd.DataFrame, source: str,
         return raw
     from ..common import warn
 
+    first = frame.index[empty[0]]
+    where = (lines.names([first]).get(first) if lines is not None else None) or \
+        f"source row {first}"
     warn(f"{source}: {len(empty)} completely empty record(s) skipped (every cell empty or "
-         f"blank, as spreadsheets export rows after the data; first: source row "
-         f"{frame.index[empty[0]]}); counted in results.json dataset.rows_dropped")
+         f"blank, as spreadsheets export rows after the data; first: {where}); counted in "
+         "results.json dataset.rows_dropped")
     mask = np.zeros(len(raw), dtype=bool)
     mask[empty] = True
     return ledger.drop(raw, mask, rule=EMPTY_RECORD_RULE)

@@ -76,11 +76,13 @@ def read_csv(path: Path, *, sep: str = ",", na_values=None, quote: str = "double
     frame = _read_csv(path, sep=sep, na_values=na_values, quoted=quote == "double",
                       categorical=categorical, **pandas_options)
     if sep == "\t" and quote == "double":
-        _warn_line_breaks_in_tsv(frame, path)
+        _warn_line_breaks_in_tsv(frame, path, skiprows=pandas_options.get("skiprows"),
+                                 comment=pandas_options.get("comment"))
     return frame
 
 
-def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path) -> None:
+def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path, *, skiprows=None,
+                             comment=None) -> None:
     """Warn when values of a tab-separated file hold a line break.
 
     Such a value was quoted (``"`` opening it and another closing it, maybe lines later), as
@@ -89,7 +91,8 @@ def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path) -> None:
     ``QUOTE_NONE``), and there a text that merely starts with ``"`` joins every line up to the
     next lone ``"`` into one value: the judgments written on those lines are not read, and
     nothing else would say so (the rows the reader made are all accounted for). Counted
-    once per distinct value; the first column and row holding one are named."""
+    once per distinct value; the first column holding one and the line its record starts on
+    (:mod:`.lines`) are named."""
     hits, first = 0, None
     for col in frame.columns:
         series = frame[col]
@@ -106,8 +109,13 @@ def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path) -> None:
     if hits:
         from ..common import warn
 
-        warn(f"{path}: {hits} value(s) hold a line break (first: column {first[0]!r}, source "
-             f"row {first[1]}), read as quoted values spanning lines; if this tab-separated "
+        from .lines import RecordLines
+
+        row = first[1]
+        where = RecordLines(path, sep="\t", skiprows=skiprows, comment=comment).names(
+            [row]).get(row) or f"source row {row}"
+        warn(f"{path}: {hits} value(s) hold a line break (first: column {first[0]!r}, "
+             f"{where}), read as quoted values spanning lines; if this tab-separated "
              "file is not written with quoting, a value starting with '\"' has swallowed the "
              "lines after it, and the judgments on them are not read (check that the number "
              "of judgments read is the number of data lines): read such a file with a spec's "
