@@ -392,6 +392,31 @@ def test_cluster_gcmh_without_judgments_equals_measure(spark, monkeypatch, name,
         release_strata(strata)
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["synthetic", "convabuse"])
+def test_the_cluster_operators_blocks_are_the_pair_sums_diagonal_blocks(spark, monkeypatch,
+                                                                        name):
+    """The block-Jacobi preconditioner's blocks, summed on the cluster in one pass, equal
+    ``V``'s diagonal blocks formed from the pair sums of the same strata (``complete``: both
+    are collected), annotator by annotator."""
+    from audit.ingest.spark.measure_aggregates import ClusterOperator, release_strata
+    from audit.measure.effect_aggregates import diagonal_blocks
+
+    _regime(monkeypatch, "gcmh_cg")
+    table = _table(name)
+    strata = _cluster_strata(spark, table, _reference_aggregates(table), complete=True)
+    try:
+        tested = [s for s in strata.values() if s.n_items]
+        assert tested and all(isinstance(s.operator, ClusterOperator) for s in tested)
+        for s in tested:
+            want = diagonal_blocks(s)
+            assert np.abs(want).max() > 0
+            np.testing.assert_allclose(s.operator.blocks(), want, rtol=0,
+                                       atol=1e-12 * np.abs(want).max())
+    finally:
+        release_strata(strata)
+
+
 def _options(table):
     f = table.frame
     return dict(scale=table.scale, pool_names=[str(p) for p in f[C.POOL].cat.categories],

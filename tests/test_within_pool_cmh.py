@@ -242,6 +242,76 @@ def test_the_label_operator_has_the_right_hand_side_and_preconditioner_of_its_de
                                            .reshape(s.n_items, -1) > 0).sum(axis=1) >= 2)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_block_preconditioner_holds_the_covariances_diagonal_blocks(seed):
+    """Ties, unanimous items, a label never used, an annotator twice on an item: the
+    preconditioner's blocks are ``V``'s own (k x k per annotator, from the definition), and
+    its pseudo-inverse applied to a block's range gives back the vector."""
+    for duplicates in (True, False):
+        s = hostile_strata(seed, duplicates=duplicates)
+        op = cmh.lean_operator(s)
+        a_n, k = s.n_annotators, s.n_labels
+        v = definition_covariance(s).reshape(a_n, k, a_n, k)
+        want = v[np.arange(a_n), :, np.arange(a_n), :]
+        got = op.blocks()
+        assert got.shape == (a_n, k, k)
+        assert np.allclose(got, want, rtol=0, atol=1e-12)
+        apply = cmh.block_preconditioner(got)
+        x = np.random.default_rng(seed).normal(size=(a_n, k))
+        bx = np.einsum("aij,aj->ai", want, x)  # in each block's range
+        assert np.allclose(np.einsum("aij,aj->ai", want, apply(bx).reshape(a_n, k)), bx,
+                           atol=1e-9)
+
+
+def _cg_calls(monkeypatch, s, *, blocks: bool) -> tuple[float, int]:
+    """Q by conjugate gradients with or without the block preconditioner, and the number of
+    products with ``V`` it took."""
+    calls = [0]
+    real = cmh.LeanOperator.__call__
+
+    def counted(self, x):
+        calls[0] += 1
+        return real(self, x)
+
+    monkeypatch.setattr(cmh, "CMH_MAX_DIM", 0)
+    monkeypatch.setattr(cmh.LeanOperator, "__call__", counted)
+    if not blocks:
+        monkeypatch.setattr(cmh.LeanOperator, "blocks", lambda self: None)
+    try:
+        q, _ = cmh.generalized_cmh(s)
+    finally:
+        monkeypatch.undo()
+    return q, calls[0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_block_preconditioner_takes_fewer_steps_to_the_same_q(seed, monkeypatch):
+    """A sparse crowd (120 annotators, 5 labels, 2-3 judgments on each of 1,500 items whose
+    label shares are far from even, an annotator effect): the same ``Q`` as the eigen path to
+    1e-10, in fewer products with ``V`` than the diagonal (Jacobi) preconditioner takes
+    (measured: 22 against 27-28 on these seeds; 10-11 against 19 on the 1M benchmark's
+    pools)."""
+    rng = np.random.default_rng(seed)
+    n_items, n_ann, k = 1500, 120, 5
+    bias = rng.normal(scale=0.3, size=(n_ann, k))
+    item, ann, lab = [], [], []
+    for i in range(n_items):
+        m = int(rng.integers(2, 4))
+        who = rng.choice(n_ann, size=m, replace=False)
+        base = rng.normal(scale=3.0, size=k)
+        for a in who:
+            z = base + bias[a]
+            pr = np.exp(z - z.max())
+            item.append(i), ann.append(int(a)), lab.append(int(rng.choice(k, p=pr / pr.sum())))
+    s = W.strata(np.array(item), np.array(ann), np.array(lab), min_annotator_judgments=1)
+    eig_q, _ = cmh.generalized_cmh(s)
+    q_block, n_block = _cg_calls(monkeypatch, s, blocks=True)
+    q_jacobi, n_jacobi = _cg_calls(monkeypatch, s, blocks=False)
+    assert q_block == pytest.approx(eig_q, rel=1e-10)
+    assert q_jacobi == pytest.approx(eig_q, rel=1e-10)
+    assert n_block <= n_jacobi - 3
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_past_the_per_judgment_arrays_the_eigen_paths_q_and_rank(seed, monkeypatch):
     s = hostile_strata(seed, n_items=150, n_annotators=15)

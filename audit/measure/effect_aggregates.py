@@ -213,6 +213,34 @@ def strata_aggregates_by_pool(suff, pools, *, min_annotator_judgments: int,
     return out
 
 
+def _pair_terms(sa: StrataAggregates):
+    """``(a, b, size, pair, term1)``: the pair sums' positions, each pair row's block of
+    ``V``'s item terms ``sum (w_i / m_i) V_i`` (``pair``, to subtract at ``(a, b)``) and per
+    annotator ``sum_(i has a) w_i V_i`` (``term1``, its diagonal block's first term), from the
+    integer sums ``m_i^2 V_i`` (module docstring)."""
+    n_a, k = sa.annotator_label.shape
+    m = sa.sizes.astype(np.float64)
+    a, b, j = (sa.pair_keys[:, 0], sa.pair_keys[:, 1], sa.pair_keys[:, 2])
+    sums = sa.pair_sums.astype(np.float64)
+    pair = sums / (m[j] ** 2 * (m[j] - 1))[:, None, None]
+    self_ = a == b
+    term1 = np.zeros((n_a, k, k))
+    np.add.at(term1, a[self_], sums[self_] / (m[j[self_]] * (m[j[self_]] - 1))[:, None, None])
+    return a, b, j, pair, term1
+
+
+def diagonal_blocks(sa: StrataAggregates) -> np.ndarray:
+    """(A, k, k) ``V``'s diagonal blocks from the pair sums, for the block-Jacobi
+    preconditioner (:func:`audit.measure.cmh.block_preconditioner`): ``term1`` less the item
+    terms of each annotator's pairs with itself. Equal to
+    :meth:`audit.measure.cmh.LeanOperator.blocks` and to the cluster operator's ``blocks``."""
+    a, b, _, pair, term1 = _pair_terms(sa)
+    self_ = a == b
+    out = term1.copy()
+    np.add.at(out, a[self_], -pair[self_])
+    return out
+
+
 def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
     """The generalized CMH statistic and its degrees of freedom from the aggregates (module
     docstring): :func:`audit.measure.cmh.dense_q` on the formed ``V`` up to
@@ -223,13 +251,9 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
 
     n_a, k = sa.annotator_label.shape
     m = sa.sizes.astype(np.float64)
-    a, b, j = (sa.pair_keys[:, 0], sa.pair_keys[:, 1], sa.pair_keys[:, 2])
-    sums = sa.pair_sums.astype(np.float64)
-    pair = sums / (m[j] ** 2 * (m[j] - 1))[:, None, None]
+    a, b, _, pair, term1 = _pair_terms(sa)
     d = sa.annotator_label - (sa.label_sums / m[None, :, None]).sum(axis=1)
     self_ = a == b
-    term1 = np.zeros((n_a, k, k))
-    np.add.at(term1, a[self_], sums[self_] / (m[j[self_]] * (m[j[self_]] - 1))[:, None, None])
     if n_a * k <= cmh.CMH_MAX_DIM:
         cov = np.zeros((n_a, n_a, k, k))
         np.add.at(cov, (a, b), -pair)
@@ -249,8 +273,9 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
     _, groups = np.unique(comp, return_inverse=True)
     nulls = cmh.null_groups(groups.reshape(-1), k, labels=True)
     if sa.operator is not None:
+        blocks = sa.operator.blocks() if hasattr(sa.operator, "blocks") else None
         q = cmh.cg_q(lambda x: np.asarray(sa.operator(np.reshape(x, (n_a, k)))).reshape(-1),
-                     d.reshape(-1), diagonal, null_groups=nulls)
+                     d.reshape(-1), diagonal, null_groups=nulls, blocks=blocks)
     else:  # sparse V: blocks -pair at (a, b) and (b, a), term1 on the diagonal blocks
         cc = np.arange(k * k)
         c1, c2 = cc // k, cc % k
@@ -260,7 +285,8 @@ def cmh_of(sa: StrataAggregates) -> tuple[float, int]:
         cols = np.concatenate([(c[:, None] * k + c2[None]).ravel() for _, c, _ in blocks])
         vals = np.concatenate([v.reshape(len(v), -1).ravel() for _, _, v in blocks])
         v = sparse.csr_matrix((vals, (rows, cols)), shape=(n_a * k, n_a * k))
-        q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), diagonal, null_groups=nulls)
+        q = cmh.cg_q(lambda x: v @ x, d.reshape(-1), diagonal, null_groups=nulls,
+                     blocks=diagonal_blocks(sa))
     _, comp = np.unique(comp, return_inverse=True)
     comp = comp.reshape(-1)
     n_comp = int(comp.max()) + 1 if len(comp) else 0

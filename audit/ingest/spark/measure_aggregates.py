@@ -581,6 +581,35 @@ class ClusterOperator:
             got[[f"v{c}" for c in range(k)]].to_numpy(np.float64).reshape(-1, k)
         return out
 
+    def blocks(self) -> np.ndarray:
+        """(A, k, k) ``V``'s diagonal blocks, for the block-Jacobi preconditioner
+        (:func:`audit.measure.cmh.block_preconditioner`), in one pass: per (item, annotator)
+        its judgments ``u`` and the weight ``c = u w - u^2 w / m``, summed by annotator as
+        ``c (diag(p) - p p')`` (as :meth:`audit.measure.cmh.LeanOperator.blocks`). The rows
+        are partitioned by item, so the first group-by needs no shuffle; what crosses is
+        ``k (k + 3) / 2`` sums per annotator."""
+        from pyspark.sql import functions as F
+
+        n_a, k = self.shape
+        p = [f"p{c}" for c in range(k)]
+        u = F.col("u")
+        coef = u * F.col("w") - u * u * F.col("w") / F.col("m")
+        pairs = [(c, e) for c in range(k) for e in range(c, k)]
+        got = (self._rows.groupBy(ITEM, ANNOTATOR, "m", "w", *p)
+               .agg(F.count(F.lit(1)).cast("double").alias("u"))
+               .groupBy(ANNOTATOR)
+               .agg(*[F.sum(coef * F.col(p[c])).alias(f"s{c}") for c in range(k)],
+                    *[F.sum(coef * F.col(p[c]) * F.col(p[e])).alias(f"t{c}_{e}")
+                      for c, e in pairs])
+               .toPandas())
+        out = np.zeros((n_a, k, k))
+        at = np.searchsorted(self.annotators, got[ANNOTATOR].to_numpy(np.int64))
+        for c, e in pairs:
+            out[at, c, e] = out[at, e, c] = -got[f"t{c}_{e}"].to_numpy(np.float64)
+        for c in range(k):
+            out[at, c, c] += got[f"s{c}"].to_numpy(np.float64)
+        return out
+
     def release(self) -> None:
         self._rows.unpersist()
 
