@@ -268,3 +268,40 @@ def test_audit_load_is_a_plain_function_whatever_is_imported():
 
     assert isinstance(audit.load, types.FunctionType)
     assert audit.load(DEMO).summary() == first.summary()
+
+
+@pytest.mark.parametrize("sep, said, written", [(";", "';'", ";"), ("\t", "a tab", "\\t"),
+                                                ("|", "'|'", "|")])
+def test_a_header_read_as_one_column_names_the_separator_it_holds(tmp_path, sep, said,
+                                                                   written):
+    """A European spreadsheet's ``;`` CSV (or a tab / pipe in a ``.csv``) read with ``,``: the
+    header is one column. Without a spec and with one, the exit-2 message says which separator
+    the header holds and the ``read: {sep: ...}`` that reads it; with that spec it loads."""
+    import yaml
+
+    header = sep.join(["item", "annotator", "model_a", "model_b", "label"])
+    p = write(tmp_path, "prefs.csv", f"{header}\n007{sep}ä1{sep}m1{sep}m2{sep}A\n"
+                                     f"008{sep}ä2{sep}m1{sep}m2{sep}B\n")
+    hint = f'holds {said} between names: if the file is separated by it, read it with a ' \
+           f'--spec file holding read: {{sep: "{written}"}}'
+    with pytest.raises(InputError) as err:
+        load(p)
+    assert hint in str(err.value)
+    mapped = write(tmp_path, "mapped.yaml", "columns: {item: id}\n")
+    with pytest.raises(InputError) as err:
+        load(p, spec=mapped)
+    assert hint in str(err.value)
+    spec = write(tmp_path, "spec.yaml", f'read: {{sep: "{written}"}}\n')
+    assert yaml.safe_load(spec.read_text())["read"]["sep"] == sep  # the hint's YAML is right
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = load(p, spec=spec)
+    assert sorted(table.frame["item"].astype(str)) == ["007", "008"]
+
+
+def test_a_header_with_enough_columns_gets_no_separator_hint(tmp_path):
+    """A header of three or more columns was split: a ``;`` inside a name is not a hint."""
+    p = write(tmp_path, "prefs.csv", "item,annotator;x,note\n1,a,b\n")
+    with pytest.raises(InputError) as err:
+        load(p)
+    assert "between names" not in str(err.value)

@@ -49,8 +49,11 @@ def detect_format(source) -> str:
         if path.is_file() and path.suffix.lower() not in PARQUET_EXTENSIONS:
             _refuse_unreadable(path)
         if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
+            from .adapters.table import separator_hint
+
             cols = table_columns(path)
-            seen = f" (columns: {join_names(cols, limit=12)})" if cols else ""
+            seen = (f" (columns: {join_names(cols, limit=12)}){separator_hint(cols)}"
+                    if cols else "")
         raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found

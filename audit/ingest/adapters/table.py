@@ -173,8 +173,8 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
         hint = ("map them in the spec's columns" if spec.path is not None else
                 "name them item, annotator, label or map them with a --spec file")
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
-                         f"{join_names(frame.columns, limit=20)}; {hint}", path=source,
-                         column=missing[0])
+                         f"{join_names(frame.columns, limit=20)}; {hint}"
+                         f"{separator_hint(frame.columns)}", path=source, column=missing[0])
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
@@ -185,13 +185,33 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
                              **ledger.info()})
 
 
+#: Separators a header read as one or two columns may hold instead of the one it was read
+#: with: how a message names each, and how a spec's YAML writes it.
+OTHER_SEPARATORS = {";": ("';'", ";"), "\t": ("a tab", "\\t"), "|": ("'|'", "|")}
+
+
+def separator_hint(columns) -> str:
+    """A hint for a table whose header was read as one or two columns because its separator is
+    another (a European spreadsheet's ``;``, a tab in a ``.csv``): ``"; the header holds ';'
+    between names: ... read: {sep: ";"} ..."``, or ``""``. A hint, never a guess: the file is
+    not read again."""
+    names = [str(c) for c in columns]
+    if not names or len(names) > 2:
+        return ""
+    for sep, (said, written) in OTHER_SEPARATORS.items():
+        if any(sep in n for n in names):
+            return (f"; the header holds {said} between names: if the file is separated by "
+                    f'it, read it with a --spec file holding read: {{sep: "{written}"}}')
+    return ""
+
+
 def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame:
     absent = [src for src in spec.columns.values() if src not in frame.columns]
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
         raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
-                         f"not have; columns present: {join_names(frame.columns, limit=20)}",
-                         path=source, column=absent[0])
+                         f"not have; columns present: {join_names(frame.columns, limit=20)}"
+                         f"{separator_hint(frame.columns)}", path=source, column=absent[0])
     shadowed = [c for c in spec.columns if c in frame.columns and spec.columns[c] != c]
     raw = frame.drop(columns=shadowed) if shadowed else frame
     # a view of the columns, not a copy: every later step that changes a column
