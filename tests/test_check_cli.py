@@ -233,7 +233,8 @@ def test_row_expectations_without_an_audit(tmp_path, data):
     result = invoke("check", data, "--suite", suite)
     assert result.exit_code == 1
     assert "FAIL  labels_in_set" in result.output
-    assert "5 of 9 judgments are not in {x} (e.g. source row 1: y;" in result.output
+    # source row 1 ("1,b,crowd,y") is the file's line 3: named by line, as load errors are
+    assert "5 of 9 judgments are not in {x} (e.g. line 3: y;" in result.output
     assert "pass  judgments_per_item: expert" in result.output
 
 
@@ -364,3 +365,41 @@ def test_check_takes_run_s_unit_and_min_per_pool(tmp_path):
                                                                "target group": 3}
     res = invoke("check", PANDALM, "--suite", SUITES / "pandalm.yaml", "--unit", "mean")
     assert res.exit_code == 2 and "--unit" in res.output
+
+
+def test_failing_judgments_are_named_by_the_line_of_the_data_file(tmp_path):
+    """Every renderer of ``check`` (terminal, JUnit, GitHub annotations, results.json) names a
+    failing judgment of a CSV by the line its record starts on -- past a skipped line, a
+    comment, a blank line and a quoted value holding a line break, as load errors do -- and a
+    Parquet file's by its source row."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    import pandas as pd
+
+    text = ("exported 2026-12-05\nitem,annotator,pool,label\n# a comment\n1,a,crowd,x\n"
+            '1,"b\nb",crowd,x\n\n1,c,expert,zz\n2,a,crowd,x\n')
+    src = tmp_path / "t.csv"
+    src.write_text(text)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text('read: {skiprows: 1, comment: "#"}\n')
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nexpectations:\n  - expect: labels_in_set\n    values: [x]\n")
+    junit, out = tmp_path / "j.xml", tmp_path / "out"
+    result = invoke("check", src, "--spec", spec, "--suite", suite, "--junit", junit,
+                    "--github", "--out", out)
+    assert result.exit_code == 1, result.output
+    # the record "1,c,expert,zz" (source row 2) starts on the file's line 8
+    assert "1 of 4 judgments are not in {x} (e.g. line 8: zz)" in result.output
+    assert "line 8: zz" in ET.parse(junit).getroot().find(".//failure").get("message")
+    assert any(line.startswith("::error") and "line 8: zz" in line
+               for line in result.output.splitlines())
+    block = json.loads((out / "results.json").read_text())["expectations"]
+    assert "line 8: zz" in block["results"][0]["message"]
+
+    parquet = tmp_path / "t.parquet"
+    pd.DataFrame({"item": ["1", "1"], "annotator": ["a", "b"], "pool": ["crowd"] * 2,
+                  "label": ["x", "zz"]}).to_parquet(parquet)
+    result = invoke("check", parquet, "--suite", suite)
+    assert result.exit_code == 1, result.output
+    assert "(e.g. source row 1: zz)" in result.output

@@ -50,6 +50,10 @@ class AnnotationTable:
     info
         What the adapter knows about the source: ``format``, and the conservation counts
         ``rows_read`` and ``dropped`` (see the module docstring).
+    lines
+        For a CSV / TSV / JSON Lines file, what names a source row by the line of the file its
+        record starts on (:class:`audit.ingest.readers.lines.RecordLines`: ``lines.names(rows)``,
+        computed only when asked); None for other sources, whose rows are named as they are.
     """
 
     frame: pd.DataFrame
@@ -58,6 +62,7 @@ class AnnotationTable:
     source: str
     judge_pools: tuple[str, ...] = ()
     info: dict = field(default_factory=dict)
+    lines: object = field(default=None, repr=False, compare=False)
 
     # -- shape ----------------------------------------------------------------------------------
     @property

@@ -51,6 +51,23 @@ class CheckResult:
         return self.validation.to_json_dict()
 
 
+def _name_rows_by_line(validation: dict, table) -> None:
+    """Add to ``validation``'s meta the line of the data file each failing judgment it lists
+    starts on (``row_names``: source row -> ``line 7``), when the table was read from a CSV /
+    TSV / JSON Lines file (``table.lines``), so every renderer names the line a user opens, as
+    load errors do. The file is scanned only when a judgment failed, up to the last named."""
+    from .catalogue import META_KEY
+    from .outcomes import failing_judgments
+
+    lines = getattr(table, "lines", None)
+    rows = failing_judgments(validation) if lines is not None else []
+    if not rows:
+        return
+    names = lines.names(rows)
+    mine = validation.setdefault("meta", {}).setdefault(META_KEY, {})
+    mine["row_names"] = {str(r): name for r, name in names.items()}
+
+
 def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
           n_bootstrap: int = 1000, min_per_pool: int = 2, unit: str = "judgment",
           load_options: dict | None = None, out: str | Path | None = None,
@@ -141,6 +158,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
         if profile is not None and out is None:
             results["meta"]["profile"] = profile.to_dict()
         outcome = CheckResult(suite, results, validation)
+        _name_rows_by_line(outcome.validation_json, table)
         results["expectations"] = summary(outcome.validation_json)
         if out is not None:
             from ..items import item_table, write_items

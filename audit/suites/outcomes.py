@@ -9,6 +9,11 @@ Each row: ``expectation`` (a short title), ``expect`` (the catalogue name), ``pa
 ``observed`` (the measurement read, or the number of rows that broke the expectation),
 ``threshold`` (in words: ``<= 0.05``, ``[3, 3]``, ``in {0, 1}``), ``line`` (in the suite file),
 ``claim``, ``description``, ``measurement``, and ``message`` (observed against threshold).
+
+A judgment is named by the line of the data file its record starts on (``line 7``) when the
+validation's meta holds ``row_names`` (set by :func:`audit.suites.check.check` for a CSV /
+TSV / JSON Lines file, as load errors name it: :mod:`audit.ingest.readers.lines`), else by its
+source row (the 0-based data record).
 """
 
 from __future__ import annotations
@@ -73,7 +78,26 @@ def _claim_message(passed, mine, kwargs, observed, info) -> str:
     return f"{what} = {significant(observed)}{extra} is {side} {bound}"
 
 
-def _rows_message(passed, gx_type, kwargs, res, batch) -> str:
+def _row_name(batch, index, row_names: Mapping) -> str:
+    """How a failing row is named: a judgment by its line when ``row_names`` has it."""
+    if batch == "judgments" and str(index) in row_names:
+        return str(row_names[str(index)])
+    return f"{_AT.get(batch, 'row')} {index}"
+
+
+def failing_judgments(validation: Mapping) -> list:
+    """The source rows the judgments batch's failed expectations list as examples (what
+    :func:`_rows_message` names), for :func:`audit.suites.check.check` to name by line."""
+    out = []
+    for r in validation.get("results") or []:
+        mine = ((r.get("expectation_config") or {}).get("meta") or {}).get(META_KEY) or {}
+        idx = (r.get("result") or {}).get("partial_unexpected_index_list") or []
+        if mine.get("batch") == "judgments" and not r.get("success"):
+            out += [i for i in idx[:SHOW] if not isinstance(i, Mapping)]
+    return out
+
+
+def _rows_message(passed, gx_type, kwargs, res, batch, row_names: Mapping = {}) -> str:
     unit = _UNITS.get(batch, "rows")
     n, total = res.get("unexpected_count") or 0, res.get("element_count") or 0
     what = {"expect_column_values_to_not_be_null": "are null",
@@ -88,17 +112,19 @@ def _rows_message(passed, gx_type, kwargs, res, batch) -> str:
     idx = res.get("partial_unexpected_index_list") or []
     examples = []
     if batch in _AT and len(idx) == len(vals) and idx and not isinstance(idx[0], Mapping):
-        examples = [f"{_AT[batch]} {i}: {significant(v)}" for i, v in zip(idx, vals)]
+        examples = [f"{_row_name(batch, i, row_names)}: {significant(v)}"
+                    for i, v in zip(idx, vals)]
     elif vals:
         examples = [significant(v) for v in vals]
     elif idx:
-        examples = [f"{_AT.get(batch, 'row')} {i}" for i in idx]
+        examples = [_row_name(batch, i, row_names) for i in idx]
     shown = "; ".join(examples[:SHOW]) + ("; ..." if n > SHOW and examples else "")
     return f"{n:,} of {total:,} {unit} {what}" + (f" (e.g. {shown})" if shown else "")
 
 
-def outcome(result: Mapping) -> dict:
-    """One expectation's result as an outcome row (module docstring)."""
+def outcome(result: Mapping, row_names: Mapping = {}) -> dict:
+    """One expectation's result as an outcome row (module docstring); ``row_names``: source
+    row (as text) -> how a judgment is named (``line 7``)."""
     cfg = result["expectation_config"]
     kwargs, gx_type = cfg.get("kwargs") or {}, cfg["type"]
     mine = (cfg.get("meta") or {}).get(META_KEY) or {}
@@ -113,7 +139,7 @@ def outcome(result: Mapping) -> dict:
     elif claim:
         message = _claim_message(passed, mine, kwargs, observed, info)
     else:
-        message = _rows_message(passed, gx_type, kwargs, res, mine.get("batch"))
+        message = _rows_message(passed, gx_type, kwargs, res, mine.get("batch"), row_names)
     return {"expectation": mine.get("title", gx_type), "expect": mine.get("expect", gx_type),
             "passed": passed, "observed": observed, "threshold": threshold_text(gx_type, kwargs),
             "line": mine.get("line"), "claim": mine.get("claim"),
@@ -123,7 +149,9 @@ def outcome(result: Mapping) -> dict:
 
 def outcomes(validation: Mapping) -> list[dict]:
     """Every expectation's outcome row, in suite order."""
-    return [outcome(r) for r in validation.get("results") or []]
+    mine = (validation.get("meta") or {}).get(META_KEY) or {}
+    names = mine.get("row_names") or {}
+    return [outcome(r, names) for r in validation.get("results") or []]
 
 
 def summary(validation: Mapping) -> dict:

@@ -66,9 +66,11 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     try:
         if decimal == ",":
             frame = read_decimal_comma(frame, labels, source=str(source))
-        return from_frame(frame, spec=spec, source=str(source), pools=pools,
-                          pool_column=pool_column, min_pool_annotators=min_pool_annotators,
-                          name=name, lines=lines)
+        table = from_frame(frame, spec=spec, source=str(source), pools=pools,
+                           pool_column=pool_column, min_pool_annotators=min_pool_annotators,
+                           name=name, lines=lines)
+        table.lines = lines  # for check's messages on judgments (audit.suites.outcomes)
+        return table
     except (SchemaError, InputError) as err:
         if decimal != ",":
             err = _with_decimal_hint(err, frame, labels)
