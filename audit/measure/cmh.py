@@ -237,12 +237,14 @@ class LeanOperator:
         u2 = self.u.copy()
         u2.sum_duplicates()
         u2.data **= 2
-        u2t = u2.T
         wp = self.w_over_m[:, None] * self.p
-        own = np.stack([np.asarray(u2t @ (wp * self.p[:, [c]])) for c in range(k)], axis=2)
-        out = own - self.pp
+        # one pass of the incidence for the k + k^2 columns (shares, then their products)
+        cols = np.concatenate([wp, (wp[:, :, None] * self.p[:, None, :]).reshape(-1, k * k)],
+                              axis=1)
+        both = np.asarray(u2.T @ cols)
+        out = both[:, k:].reshape(a_n, k, k) - self.pp
         idx = np.arange(k)
-        out[:, idx, idx] += self.g.reshape(a_n, k) - np.asarray(u2t @ wp)
+        out[:, idx, idx] += self.g.reshape(a_n, k) - both[:, :k]
         return out
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
