@@ -242,11 +242,15 @@ def test_the_label_operator_has_the_right_hand_side_and_preconditioner_of_its_de
                                            .reshape(s.n_items, -1) > 0).sum(axis=1) >= 2)
 
 
+@pytest.mark.parametrize("block_items", [cmh.BLOCK_ITEMS, 7])
 @pytest.mark.parametrize("seed", range(6))
-def test_the_block_preconditioner_holds_the_covariances_diagonal_blocks(seed):
+def test_the_block_preconditioner_holds_the_covariances_diagonal_blocks(seed, block_items,
+                                                                        monkeypatch):
     """Ties, unanimous items, a label never used, an annotator twice on an item: the
-    preconditioner's blocks are ``V``'s own (k x k per annotator, from the definition), and
-    its pseudo-inverse applied to a block's range gives back the vector."""
+    preconditioner's blocks are ``V``'s own (k x k per annotator, from the definition), summed
+    in one block of items or in blocks of 7, and the pseudo-inverse applied to a block's range
+    gives back the vector."""
+    monkeypatch.setattr(cmh, "BLOCK_ITEMS", block_items)
     for duplicates in (True, False):
         s = hostile_strata(seed, duplicates=duplicates)
         op = cmh.lean_operator(s)

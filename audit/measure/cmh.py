@@ -211,6 +211,10 @@ def cmh_operator(s: Strata, scores: np.ndarray | None = None):
                        varying=varies)
 
 
+#: Items per block when :meth:`LeanOperator.blocks` sums the shares' products.
+BLOCK_ITEMS = 1 << 16
+
+
 @dataclass(frozen=True)
 class LeanOperator:
     """``V`` of :func:`lean_operator`: per non-unanimous item its label shares ``p`` and
@@ -238,10 +242,15 @@ class LeanOperator:
         u2.sum_duplicates()
         u2.data **= 2
         wp = self.w_over_m[:, None] * self.p
-        # one pass of the incidence for the k + k^2 columns (shares, then their products)
-        cols = np.concatenate([wp, (wp[:, :, None] * self.p[:, None, :]).reshape(-1, k * k)],
-                              axis=1)
-        both = np.asarray(u2.T @ cols)
+        # the k + k^2 columns (shares, then their products) in blocks of items: one product
+        # with the incidence each, and no items x k^2 array (480 MB for a 10M audit's pool)
+        both = np.zeros((a_n, k + k * k))
+        for lo in range(0, len(wp), BLOCK_ITEMS):
+            hi = min(lo + BLOCK_ITEMS, len(wp))
+            cols = np.concatenate(
+                [wp[lo:hi], (wp[lo:hi, :, None] * self.p[lo:hi, None, :]).reshape(-1, k * k)],
+                axis=1)
+            both += np.asarray(u2[lo:hi].T @ cols)
         out = both[:, k:].reshape(a_n, k, k) - self.pp
         idx = np.arange(k)
         out[:, idx, idx] += self.g.reshape(a_n, k) - both[:, :k]
