@@ -128,7 +128,8 @@ def test_empty_table(tmp_path):
 
 def test_duplicate_item_annotator(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,y\n1,a,y\n")
-    assert_clean_error(invoke("run", src), "t.csv", "(item, annotator)", "row")
+    # the two records of the pair start on the file's lines 2 and 4
+    assert_clean_error(invoke("run", src), "t.csv", "(item, annotator)", "(line 2)", "(line 4)")
 
 
 def test_single_annotator_is_degenerate_not_fatal(tmp_path):
@@ -143,12 +144,13 @@ def test_single_annotator_is_degenerate_not_fatal(tmp_path):
 def test_label_outside_declared_set(tmp_path):
     spec = write(tmp_path, "spec.yaml", "layout: long\nlabel: {kind: ordinal, order: [1, 2, 3]}\n")
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,1\n1,b,7\n2,a,2\n2,b,3\n")
-    assert_clean_error(invoke("run", src, "--spec", spec), "label", "declared set", "7", "row")
+    assert_clean_error(invoke("run", src, "--spec", spec), "label", "declared set", "7",
+                       "(line 3)")  # "1,b,7", the file's line 3
 
 
 def test_nan_label(tmp_path):
     src = write(tmp_path, "t.csv", "item,annotator,label\n1,a,x\n1,b,\n2,a,x\n2,b,y\n")
-    assert_clean_error(invoke("run", src), "label", "null", "row")
+    assert_clean_error(invoke("run", src), "label", "null", "(line 3)")  # "1,b,": line 3
 
 
 def test_non_utf8_bytes(tmp_path):
