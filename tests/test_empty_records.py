@@ -92,3 +92,20 @@ def test_empty_records_matches_a_cell_by_cell_reading(rows, categorical):
     if categorical:
         frame = frame.astype("category")
     assert empty_records(frame).tolist() == _naive(frame)
+
+
+@pytest.mark.parametrize("label", [np.array([-2.0, 1.0]), np.array([3, 1]),
+                                   np.array([-2.0, 1.0], dtype=object),
+                                   np.array([True, False], dtype=object)])
+def test_a_record_with_only_a_number_is_not_empty_and_does_not_crash(tmp_path, label):
+    """Columns whose values are numbers or booleans (a Parquet file's label column, numbers as
+    objects): no text to strip (pandas refuses ``.str`` there, which was exit 3). A record whose
+    ids are empty but whose label is a number is not empty: a schema failure naming it."""
+    frame = pd.DataFrame({"item": [None, "1"], "annotator": [None, "a"], "label": label})
+    assert empty_records(frame).tolist() == []
+    cats = frame.assign(label=pd.Categorical(label))
+    assert empty_records(cats).tolist() == []
+    src = tmp_path / "t.parquet"
+    frame.to_parquet(src)
+    with pytest.raises(SchemaError):
+        load(src)

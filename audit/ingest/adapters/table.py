@@ -275,7 +275,10 @@ def _blank(values: pd.Series) -> np.ndarray:
     missing = values.isna().to_numpy()
     if values.dtype != object:
         return missing
-    text = values.str.strip().to_numpy(dtype=object)  # NaN for anything that is not text
+    try:
+        text = values.str.strip().to_numpy(dtype=object)  # NaN for anything that is not text
+    except AttributeError:  # pandas refuses .str where no value is text (numbers, booleans)
+        return missing
     return missing | (text == "")
 
 
