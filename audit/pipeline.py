@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import contextvars
 import platform
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import __version__
@@ -158,12 +160,19 @@ def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = Non
 
     advise = {"budget": ADVISE_DEFAULTS["budget"], "more": ADVISE_DEFAULTS["more"],
               **(advise or {})}  # no target: the data decides (leaderboard when it has models)
-    with section("plan"):
-        planned = plan_block(table, results, **{**PLAN_DEFAULTS, **(plan or {})}, seed=seed)
-    with section("advice"):
-        advised = advise_block(table, results, **advise, seed=seed, frame=frame,
-                               max_cells=max_cells)
-    return {"plan": planned, "advise": advised}
+
+    def planned():
+        with section("plan"):
+            return plan_block(table, results, **{**PLAN_DEFAULTS, **(plan or {})}, seed=seed)
+
+    # the plan (its own seeded streams) runs on a worker thread beside the advice: both read the
+    # table and the results and write nothing they share, and their array work releases the GIL
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="annotation-audit-plan") as pool:
+        plan_done = pool.submit(contextvars.copy_context().run, planned)
+        with section("advice"):
+            advised = advise_block(table, results, **advise, seed=seed, frame=frame,
+                                   max_cells=max_cells)
+        return {"plan": plan_done.result(), "advise": advised}
 
 
 def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,

@@ -44,6 +44,10 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 _CURRENT: contextvars.ContextVar[Profile | None] = contextvars.ContextVar(
     "annotation_audit_profile", default=None)
+#: Stages open in this context: a stage's depth. A worker thread that runs its work in a copy of
+#: the caller's context (``contextvars.copy_context().run``) nests its stages in the caller's
+#: open stages, not in those another thread opened meanwhile.
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("annotation_audit_depth", default=0)
 
 
 def rss_bytes() -> int | None:
@@ -92,16 +96,21 @@ class Profile:
 
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        """Time the block as stage ``name``, nested in the stages open around it."""
+        """Time the block as stage ``name``, nested in the stages open around it (in this
+        context: a stage run on a worker thread beside another nests where its work was
+        started). Its CPU seconds are the process's, every thread's."""
         rss = self._rss()
-        entry = Stage(name, len(self._open), peak_rss_bytes=rss)
+        depth = _DEPTH.get()
+        entry = Stage(name, depth, peak_rss_bytes=rss)
         with self._lock:
             self.stages.append(entry)
             self._open.append(entry)
+        token = _DEPTH.set(depth + 1)
         t0, c0 = time.perf_counter(), time.process_time()
         try:
             yield
         finally:
+            _DEPTH.reset(token)
             entry.seconds = time.perf_counter() - t0
             entry.cpu_seconds = time.process_time() - c0
             rss = self._rss()

@@ -3,9 +3,12 @@ changed (issue 17 item 5)."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import math
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -35,6 +38,40 @@ def test_stages_nest_and_time_what_they_hold():
     assert outer.seconds >= 0.095
     for s in p.stages:
         assert s.peak_rss_bytes >= s.end_rss_bytes > 0
+
+
+def test_a_stage_on_a_worker_thread_nests_where_its_work_was_started():
+    """The plan runs on a worker thread beside the advice (``audit.pipeline.next_steps``): a
+    stage opened there, in a copy of the caller's context, is nested in the caller's stage,
+    not in the sibling stage the caller opened meanwhile."""
+    p = Profile()
+    started, sibling_open = threading.Event(), threading.Event()
+
+    def work():
+        sibling_open.wait(10)  # the caller's sibling stage is open before this one
+        with section("beside"):
+            started.set()
+            time.sleep(0.02)
+
+    with profiling(p), p.stage("outer"):
+        with ThreadPoolExecutor(1) as pool:
+            done = pool.submit(contextvars.copy_context().run, work)
+            with section("sibling"):
+                sibling_open.set()
+                started.wait(10)
+            done.result()
+        with section("after"):
+            pass
+    depth = {s.name: s.depth for s in p.stages}
+    assert depth == {"outer": 0, "sibling": 1, "beside": 1, "after": 1}
+
+
+def test_plan_and_advice_are_stages_of_their_step():
+    results = audit.run(PANDALM, n_bootstrap=20, profile=True)
+    stages = results["meta"]["profile"]["stages"]
+    step = next(k for k, s in enumerate(stages) if s["stage"] == "plan and advice")
+    inner = {s["stage"]: s["depth"] for s in stages[step + 1:]}
+    assert stages[step]["depth"] == 0 and inner == {"plan": 1, "advice": 1}
 
 
 @pytest.mark.skipif(rss_bytes() is None, reason="no /proc: stage peaks are the process peak")

@@ -259,3 +259,18 @@ def test_profile_lists_the_worker_beside_the_stages(tmp_path):
     assert [b["stage"] for b in beside] == [ahead_mod.STAGE]
     assert beside[0]["seconds"] > 0
     json.loads(dumps(result))
+
+
+@pytest.mark.parametrize("pools", [("x", "y"), ("a", "b", "c")])
+def test_the_boards_fits_on_one_thread_or_several_are_the_same_bits(monkeypatch, pools):
+    """The boards' batched Bradley-Terry fits run side by side on threads
+    (:func:`audit.resample.thread_map`); on one thread they give the same bytes."""
+    import audit.resample.threads as threads
+
+    table = table_of(_raw(4, pools=pools))
+    monkeypatch.setattr(threads, "cpu_threads", lambda: 4)
+    several = rank(table, bootstrap=BOOT)
+    monkeypatch.setattr(threads, "cpu_threads", lambda: 1)
+    one = rank(table, bootstrap=BOOT)
+    assert _bytes(several) == _bytes(one)
+    assert len(several["leaderboards"]) == len(pools) + 1

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import DegenerateDataWarning
-from ..resample import Bootstrap, item_resamples, percentile_ci
+from ..resample import Bootstrap, item_resamples, percentile_ci, thread_map
 from .bradley_terry import bradley_terry, per_model
 from .counts import ClusterPatterns, Scores, Votes, joint_patterns, pair_units, rating_units
 from .shared import shared_draw, shared_resamples, sums_of_boards
@@ -178,11 +178,13 @@ def boards_from_patterns(bp: BoardPatterns, models, *, bootstrap: Bootstrap,
         fits.append((key, pairs, lo, hi, len(present), (wins(full, key, pairs)[0], bt[0])))
 
     def stats(totals):
-        out = []
-        for key, pairs, lo, hi, n_models, around in fits:
+        """Rates and strengths of every board in these resamples; the boards' batched fits
+        (large array operations that release the GIL) run side by side on threads."""
+        def board(fit):
+            key, pairs, lo, hi, n_models, around = fit
             rate, _, bt = _pair_stats(wins(totals, key, pairs), lo, hi, n_models, around=around)
-            out += [rate, bt]
-        return tuple(out)
+            return rate, bt
+        return tuple(x for pair in thread_map(board, fits) for x in pair)
 
     drawn = shared_resamples(cp, stats, bootstrap, stream, totals=totals)
     return {key: replace(b, samples=drawn[2 * k], bt_samples=drawn[2 * k + 1],

@@ -20,7 +20,8 @@ Modules, one idea each: :mod:`.settings` (:class:`Bootstrap`, the seed and its n
 :mod:`.patterns` (distinct item patterns, counted without a row sort), :mod:`.weights`
 (multinomial weights in blocks), :mod:`.items` (item resamples shared by every statistic of a
 continuous table), :mod:`.ci` (percentile intervals), :mod:`.codes` (integer codes of id
-columns). Every public name is importable from ``audit.resample``.
+columns), :mod:`.threads` (independent pieces of array work on every CPU). Every public
+name is importable from ``audit.resample``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from .items import (ITEM_BLOCK_CELLS, ITEM_CACHE_BYTES, ITEM_METHOD, ITEM_STREAM
                     one_blas_thread)
 from .patterns import patterns, weighted_median
 from .settings import METHOD, Bootstrap
+from .threads import cpu_threads, thread_map
 from .weights import DRAWS, STREAM_ROWS, THREADED_CELLS, multinomial_weights, weight_blocks
 
 __all__ = ["DRAWS", "ITEM_BLOCK_CELLS", "ITEM_CACHE_BYTES", "ITEM_METHOD", "ITEM_STREAM", "METHOD",
-           "STREAM_ROWS", "THREADED_CELLS", "Bootstrap", "ci_dict", "item_codes",
+           "STREAM_ROWS", "THREADED_CELLS", "Bootstrap", "ci_dict", "cpu_threads", "item_codes",
            "item_resamples", "multinomial_weights", "one_blas_thread", "patterns",
-           "percentile_ci", "weight_blocks", "weighted_median"]
+           "percentile_ci", "thread_map", "weight_blocks", "weighted_median"]

@@ -10,13 +10,13 @@ the GIL; on 2 cores the draws, the bulk of a large bootstrap, take half the time
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .settings import Bootstrap
+from .threads import cpu_threads
 
 
 def multinomial_weights(counts: np.ndarray, n_resamples: int,
@@ -116,7 +116,7 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
         for start in range(0, total, block_rows):
             yield block(start, lambda fn, *args: fn(*args))[0]
         return
-    with ThreadPoolExecutor(max_workers=_threads()) as pool:
+    with ThreadPoolExecutor(max_workers=cpu_threads()) as pool:
         pending = block(0, pool.submit)
         for start in range(0, total, block_rows):
             rows, tasks = pending
@@ -126,12 +126,6 @@ def weight_blocks(counts: np.ndarray, bootstrap: Bootstrap, stream: str, *,
                 pending = block(start + block_rows, pool.submit)
             yield rows
 
-
-def _threads() -> int:
-    """Worker threads for the draws: the CPUs this process may run on, at most 8."""
-    cpus = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-            else os.cpu_count() or 1)
-    return max(1, min(cpus, 8))
 
 
 def _stream_parts(start: int, stop: int) -> list[tuple[int, int, int]]:
