@@ -281,6 +281,20 @@ def test_json_list_label(d):
                          "list of type list")
 
 
+def test_a_list_label_is_named_by_its_line_or_source_row(d):
+    """JSON Lines names the line the record is on, as every other load error does; a JSON array
+    (no lines) names its 0-based source row, as schema failures do."""
+    rows = [{"item": "1", "annotator": "a", "label": "x"},
+            {"item": "1", "annotator": "b", "label": "y"},
+            {"item": "2", "annotator": "a", "label": ["x", "y"]}]
+    (d / "l.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (d / "l.json").write_text(json.dumps(rows))
+    assert_bad_input(invoke(["validate", d / "l.jsonl"], d), "l.jsonl", "column 'label', line 3:",
+                     "list of type list")
+    assert_bad_input(invoke(["validate", d / "l.json"], d), "l.json",
+                     "column 'label', source row 2:", "list of type list")
+
+
 # -- options -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("args, words", [
     (["run", "T", "--seed", "-1"], ["--seed", "-1"]),

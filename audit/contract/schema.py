@@ -325,7 +325,7 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     try:
         label_codes, distinct = factorize_labels(raw[C.LABEL])
     except InputError as err:  # lists or mappings as labels
-        raise InputError(err.message, path=source, column=C.LABEL) from None
+        raise InputError(err.message, path=source, column=C.LABEL, row=err.row) from None
     label_check, reason, label_text, scale_code = _label_check(scale, distinct)
     by_value = pd.Categorical.from_codes(label_codes, categories=pd.RangeIndex(len(distinct)))
     frame = pd.DataFrame({**ids, C.LABEL: by_value}, index=pd.RangeIndex(n), copy=False)

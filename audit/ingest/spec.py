@@ -117,7 +117,7 @@ class DatasetSpec:
         except InputError as err:
             if err.path is not None:
                 raise
-            raise InputError(err.message, path=where, column=C.LABEL) from None
+            raise InputError(err.message, path=where, column=C.LABEL, row=err.row) from None
 
 
 def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:

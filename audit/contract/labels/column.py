@@ -118,7 +118,7 @@ def _not_single(values: pd.Series) -> InputError:
         if isinstance(value, (list, tuple, dict, set, np.ndarray)):
             kind = "mapping (a struct)" if isinstance(value, dict) else "list"
             return InputError(f"labels must be single values (text, a number or a boolean); "
-                              f"source row {row} holds a {kind} of type "
-                              f"{type(value).__name__}: {reprlib.repr(value)}", column="label")
+                              f"this one is a {kind} of type {type(value).__name__}: "
+                              f"{reprlib.repr(value)}", column="label", row=row)
     return InputError("labels must be single values (text, a number or a boolean)",
                       column="label")

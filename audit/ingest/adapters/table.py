@@ -96,10 +96,15 @@ def _record_lines(path, read: dict):
 def _with_lines(err, lines, *, source: str):
     """``err`` naming the records it is about by the line they start on (``lines``, a
     :class:`audit.ingest.readers.lines.RecordLines`), when the source is a line-based text
-    file; else ``err`` itself."""
+    file; in a file without lines (Parquet, a JSON array), an InputError's record is named
+    ``source row N`` (0-based), as a SchemaError names it; else ``err`` itself."""
     from ...errors import Where
 
     if lines is None:
+        if (isinstance(err, InputError) and isinstance(err.row, (int, np.integer))
+                and err.path == source):
+            return InputError(err.message, path=err.path, column=err.column,
+                              row=Where(f"source row {err.row}"), key=err.key)
         return err
     if isinstance(err, SchemaError):
         shown = err.failures["index"].head(err.limit).tolist()
