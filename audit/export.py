@@ -54,8 +54,7 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
-    import yaml
-
+    from .ingest.yamlsafe import dump
     from .outputs import MANIFEST, find_inputs, guard_folder, staged
 
     out = Path(out)
@@ -95,7 +94,7 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
                          partitioning_flavor="hive" if partition_by_pool else None,
                          basename_template="part-{i}.parquet", **options)
         (stage.path / SPEC_FILE).write_text(
-            header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
+            header + dump(spec), encoding="utf-8")
     return {"data": data, "spec": spec_path}
 
 

@@ -106,7 +106,9 @@ def alias_bomb(levels: int = 9, width: int = 9) -> str:
     ("name: " + "[" * 100_000 + "]" * 100_000 + "\n", ["line 1", f"more than {MAX_DEPTH} levels"]),
     ("name: a\x00b\n", ["line 1", "U+0000"]),
     ("name: \x1b]0;owned\x07\n", ["line 1", "U+001B"]),
-    ("label: {order: [0b_, 1]}\n", ["line 1", "'0b_'", "quote it"]),
+    # 0b_ (a YAML 1.1 int that failed to construct) is text in the core schema; a number past
+    # Python's 4,300-digit int limit still cannot be built
+    ("label: {order: [" + "9" * 5000 + ", 1]}\n", ["line 1", "as !!int", "quote it"]),
     ("name: x\n---\nname: y\n", ["invalid YAML at line 2", "single document"]),
     ("label: {order: [1, 2\n", ["invalid YAML at line 2"]),
 ])

@@ -10,6 +10,13 @@ read as data and never as instructions, with bounds on what it can make the read
   and any custom ``!tag``. A date such as ``2021-01-01`` is the text ``"2021-01-01"``, and
   ``=`` and ``<<`` are text too (PyYAML's ``value`` and merge-key types are not resolved), so
   no plain value can fail to construct.
+* **Plain values are read by YAML 1.2's core schema** (YAML 1.2.2, section 10.3), not by
+  PyYAML's YAML 1.1 rules, which turn words and ids into other values: ``yes`` / ``no`` /
+  ``on`` / ``off`` (a binary label, a pool named ``on``) are text, not booleans (only
+  ``true`` / ``false`` are); ``010`` is the integer 10, not octal 8; ``1:30`` is text, not
+  the base-60 integer 90; ``1_000`` and ``0b1`` are text; ``1e-3`` is the number 0.001, not
+  the text ``"1e-3"`` (PyYAML needs a ``.`` and a signed exponent). ``0o17`` and ``0x1F``
+  are octal and hexadecimal integers, as the core schema says.
 * **Keys are single values** (text, a number, a boolean); a list or a mapping as a key is
   refused with its line.
 * **Depth.** At most :data:`MAX_DEPTH` levels of nested lists and mappings, counted with every
@@ -31,6 +38,7 @@ hold (its keys and their types) is checked next, by a pydantic model
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -73,13 +81,42 @@ def _shown_tag(tag: str) -> str:
     return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, resolving only core-schema scalars and composing depth-first with
-    a depth bound (checked before descending, so the bound holds whatever the input)."""
+#: YAML 1.2 core schema's plain scalars (YAML 1.2.2, section 10.3.2), which replace PyYAML's
+#: YAML 1.1 bool / int / float resolvers; null is the same in both.
+_CORE_SCALARS = (
+    ("bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
+    ("int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), "-+0123456789"),
+    ("float", re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                         r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), "-+.0123456789"),
+)
 
-    yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _NOT_RESOLVED]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+def _core_resolvers() -> dict:
+    """PyYAML's resolver table without the YAML 1.1 types (timestamp, value, merge, bool,
+    int, float), with the core schema's bool, int and float added."""
+    replaced = _NOT_RESOLVED | {_CORE + t for t, _, _ in _CORE_SCALARS}
+    table = {first: [(tag, regexp) for tag, regexp in resolvers if tag not in replaced]
+             for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for name, regexp, firsts in _CORE_SCALARS:
+        for first in firsts:
+            table.setdefault(first, []).append((_CORE + name, regexp))
+    return table
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, resolving only core-schema scalars (YAML 1.2) and composing
+    depth-first with a depth bound (checked before descending, so the bound holds whatever the
+    input)."""
+
+    yaml_implicit_resolvers = _core_resolvers()
+
+    def construct_yaml_int(self, node) -> int:
+        """A core-schema integer: decimal (leading zeros are decimal: ``010`` is 10), ``0o``
+        octal or ``0x`` hexadecimal."""
+        text = self.construct_scalar(node)
+        if text[:2] in ("0o", "0x"):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)
 
     def __init__(self, stream):
         super().__init__(stream)
@@ -108,6 +145,26 @@ class _Loader(yaml.SafeLoader):
                     raise YamlProblem(f"a {what} is used as a key; a key must be a single "
                                       "value (a name or a number)", line, column)
         return node
+
+
+_Loader.add_constructor(_CORE + "int", _Loader.construct_yaml_int)
+
+
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper quoting every text that YAML 1.1 *or* the core schema would read as
+    something else (``'08'``, ``'1e3'``, ``'0o7'`` as well as ``'no'`` and ``'07'``), so a file
+    written here reads back as written by :func:`compose` and by any YAML 1.1 reader."""
+
+    yaml_implicit_resolvers = {
+        first: [*_core_resolvers().get(first, []),
+                *yaml.SafeDumper.yaml_implicit_resolvers.get(first, [])]
+        for first in {*_core_resolvers(), *yaml.SafeDumper.yaml_implicit_resolvers}}
+
+
+def dump(data) -> str:
+    """``data`` (plain values, lists, mappings) as block YAML that :func:`compose` and
+    :func:`construct` read back to the same values (keys in the order given, Unicode kept)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
 def read_yaml_text(path: Path, *, what: str) -> str:
