@@ -136,6 +136,7 @@ def check(source, *, suite: str | Path | Suite, baseline=None, seed: int = 0,
         if old is None:
             suite, skipped = without_baseline_claims(suite)
         fit_table(suite, table, has_baseline=old is not None)
+        suite = read_label_values(suite, table.scale)
         boot = Bootstrap(n_bootstrap, seed)
         options = {"bootstrap": boot, "min_per_pool": min_per_pool, "unit": unit}
         if "audit" in suite.needs or old is not None or out is not None:
@@ -236,6 +237,29 @@ def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> No
             if name not in known:
                 raise suite.error(exp, f"no {what} {name!r} in {table.source}; "
                                   f"{what}s are {join_names(known) or 'none'}", key=key)
+
+
+def read_label_values(suite: Suite, scale) -> Suite:
+    """The suite with each ``labels_in_set`` value read as the data's labels are read.
+
+    A value is read by the table's scale (``scale``, a
+    :class:`audit.contract.labels.LabelScale`): its ``label.map`` or the preference vocabulary
+    it recognised (``A`` -> -1, ``tie`` -> 0), numbers as numbers, a display name
+    (``label.names``) as its value. So a suite written in the file's own words (``values: [A,
+    B, tie]``) checks the judgments those words became; a value the scale cannot read is kept
+    as written and matches no judgment.
+    """
+    names = {n: v for n, v in zip(scale.names, scale.values)} if scale.names else {}
+    exps = []
+    for exp in suite.expectations:
+        if exp.expect == "labels_in_set":
+            values = exp.params["values"]
+            codes = scale.codes(values)
+            read = [names[str(v)] if str(v) in names else
+                    scale.values[c] if c >= 0 else v for v, c in zip(values, codes)]
+            exp = replace(exp, params={**exp.params, "values": list(dict.fromkeys(read))})
+        exps.append(exp)
+    return replace(suite, expectations=tuple(exps))
 
 
 def fit_measurements(suite: Suite, frame) -> None:
