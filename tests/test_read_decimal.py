@@ -122,10 +122,3 @@ def test_the_default_point_changes_nothing(tmp_path):
     src, spec = files(tmp_path, data, 'label: {kind: interval}\nread: {decimal: "."}\n')
     f = quiet_load(src, spec=spec).frame
     assert sorted(f[C.LABEL].astype(float)) == [1.5, 2.0]
-
-
-def test_spark_engine_refuses_a_decimal_comma_before_starting():
-    from audit.ingest.spark.read import read_source
-
-    with pytest.raises(InputError, match="read.decimal is not supported with --engine spark"):
-        read_source(None, "ratings.csv", read={"sep": ";", "decimal": ","})

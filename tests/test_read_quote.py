@@ -92,13 +92,6 @@ def test_other_quote_values_are_refused_naming_the_key(tmp_path, value):
     assert result.exit_code == 2 and "read.quote" in result.output, result.output
 
 
-def test_spark_engine_refuses_quote_none_before_starting():
-    from audit.ingest.spark.read import read_source
-
-    with pytest.raises(InputError, match="read.quote is not supported with --engine spark"):
-        read_source(None, "mqm.tsv", read={"quote": "none"})
-
-
 def test_the_shipped_wmt_tsv_reads_as_the_recipe_reads_it(tmp_path):
     """The 25,060-line WMT23 zh-en file: ``quote: none`` gives every line, each text as the
     ``csv`` module reads it; with quoting, texts that start with '"' lose their quotes."""

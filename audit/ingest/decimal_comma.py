@@ -62,12 +62,7 @@ def read_decimal_comma(frame: pd.DataFrame, columns, *, source: str) -> pd.DataF
         bad = [v for v in texts if POINT_NUMBER.fullmatch(v)]
         if bad:
             row = series.index[(series == bad[0]).to_numpy().argmax()]
-            raise InputError(
-                f"read.decimal is ',' but label {bad[0]!r} holds a '.': "
-                "with a decimal comma a '.' in a number is a thousands separator or a decimal "
-                "point, which cannot be told apart, and neither is read; write the number "
-                "without it (1234,5), or drop read.decimal if the file's numbers use a point",
-                path=source, column=col, key="read.decimal", row=row)
+            raise point_error(bad[0], path=source, column=col, row=row)
         mapping = {v: v.replace(",", ".") for v in texts if COMMA_NUMBER.fullmatch(v)}
         if not mapping:
             continue
@@ -82,6 +77,17 @@ def read_decimal_comma(frame: pd.DataFrame, columns, *, source: str) -> pd.DataF
             series = series.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v)
         out[col] = series
     return frame.assign(**out) if out else frame
+
+
+def point_error(value: str, *, path: str, column: str, row) -> InputError:
+    """The InputError for a label ``value`` that holds a point where a decimal comma is
+    declared (:data:`POINT_NUMBER`), naming ``read.decimal``; both engines raise it."""
+    return InputError(
+        f"read.decimal is ',' but label {value!r} holds a '.': "
+        "with a decimal comma a '.' in a number is a thousands separator or a decimal "
+        "point, which cannot be told apart, and neither is read; write the number "
+        "without it (1234,5), or drop read.decimal if the file's numbers use a point",
+        path=path, column=column, key="read.decimal", row=row)
 
 
 def hint(values) -> str:

@@ -85,7 +85,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     """
     from ...errors import SchemaError
     from .encode import encode_table, refuse_unstorable
-    from .frame import canonical_frame, count_judgments
+    from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
     from .read import read_source
     from .validate import has_repeats, repeated, validate_frame
 
@@ -107,7 +107,9 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     # not persisted: every pass below reads only the columns it needs from the files, which
     # measured faster than caching every judgment's strings first (57 s against 89 s at 10M)
     with spark_failures(text):
-        df, distinct, counted = count_judgments(df, layout=spec.layout)
+        df, distinct, counted = count_judgments(df, layout=spec.layout, source=text)
+        if spec.read.get("decimal") == "," and labels_are_text(raw, spec):
+            df, distinct = decimal_comma(df, distinct, source=text)
         present = [v for v in distinct if v is not None]
         if not present:
             raise InputError("the table is empty: no judgments to audit", path=text)

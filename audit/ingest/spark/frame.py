@@ -13,17 +13,31 @@ each distinct raw label once on the driver.
 Conservation: :func:`count_judgments` counts the judgments by label in one pass (the pass that
 finds the distinct labels anyway), and a wide table's empty cells, kept until then as rows with a
 missing label, are counted and dropped there; :func:`audit.ingest.spark.encode.encode_table` checks the
-collected codes against those counts.
+collected codes against those counts. So are a long table's completely empty records (every cell
+empty or blank: the ``,,,,`` rows spreadsheets export), counted under
+:data:`audit.ingest.adapters.table.EMPTY_RECORD_RULE` as the pandas engine counts them; a record
+with only some cells empty stays, a schema failure for each missing id or label.
+
+A spec's ``read: {decimal: ","}`` (:mod:`audit.ingest.decimal_comma`) is applied to the labels
+by :func:`decimal_comma`, after the distinct raw labels are known.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from ...contract import columns as C
 from ...errors import InputError, join_names
 from ..common import warn
 from ..pools import UNKNOWN_POOL, resolve_pools
 from ..spec import DatasetSpec
-from .read import HIDDEN
+from .read import FILE, HIDDEN
+
+#: Whether a record's item, annotator and label cells (their source columns) are all empty or
+#: blank, and whether all its other cells are: a completely empty record is both
+#: (:func:`count_judgments`). Two columns, so the pass that counts labels reads only the mapped
+#: columns; the others are read only when some record has blank ids and label.
+BLANK_IDS, BLANK_REST = "__audit_blank_ids", "__audit_blank_rest"
 
 
 def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
@@ -40,6 +54,9 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     from pyspark.sql import functions as F
 
     columns = [c for c in df.columns if c not in HIDDEN]
+    nulls = [str(v) for v in spec.read.get("na_values", [])]
+    if spec.layout != "wide":
+        df = _with_blank_flags(df, columns, spec, nulls)
     absent = [src for src in spec.columns.values() if src not in columns]
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
@@ -70,12 +87,11 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          column=missing[0])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     keep = [c for c in C.COLUMNS if c in df.columns]
-    hidden = [c for c in HIDDEN if c in df.columns]
+    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
                          column=C.PAIRWISE[has_pair.index(False)])
-    nulls = [str(v) for v in spec.read.get("na_values", [])]
     _refuse_nested_label(df, source)
     out = []
     for col in keep:
@@ -84,6 +100,43 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         out.append(value.alias(col))
     return df.select(*out, *hidden)
+
+
+def _with_blank_flags(df, columns: list[str], spec: DatasetSpec, nulls: list[str]):
+    """``df`` plus :data:`BLANK_IDS` and :data:`BLANK_REST`, over the source ``columns`` (all
+    of them, as read: mapped or not), each cell read as blank as the pandas engine reads it
+    (:func:`audit.ingest.adapters.table.empty_records`): missing, NaN, one of the spec's
+    ``na_values``, or text of whitespace only (``str.strip``'s whitespace)."""
+    from pyspark.sql import functions as F
+
+    ids = [spec.columns.get(c, c) for c in (C.ITEM, C.ANNOTATOR, C.LABEL)]
+    ids = [c for c in dict.fromkeys(ids) if c in columns]
+    rest = [c for c in columns if c not in ids]
+
+    def all_blank(names):
+        flag = F.lit(True)
+        for name in names:
+            flag = flag & _blank(df, name, nulls)
+        return flag
+
+    return df.select("*", all_blank(ids).alias(BLANK_IDS), all_blank(rest).alias(BLANK_REST))
+
+
+def _blank(df, name: str, nulls: list[str]):
+    """Whether the cell of column ``name`` is blank (:func:`_with_blank_flags`)."""
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    from .regex import java_fullmatch
+
+    value = F.col("`" + name.replace("`", "``") + "`")  # a name may hold '.' or '`'
+    dtype = df.schema[name].dataType
+    if isinstance(dtype, T.StringType):
+        flag = value.isNull() | value.rlike(java_fullmatch(r"\s*"))
+        return flag | value.isin(nulls) if nulls else flag
+    if isinstance(dtype, (T.FloatType, T.DoubleType)):
+        return value.isNull() | F.isnan(value)
+    return value.isNull()
 
 
 def _refuse_nested_label(df, source: str) -> None:
@@ -122,26 +175,120 @@ def label_text(df, column: str):
     return value.cast("string")
 
 
-def count_judgments(df, *, layout: str):
+def count_judgments(df, *, layout: str, source: str = ""):
     """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
 
-    Returns ``(df, distinct, info)``: the frame without a wide table's empty cells; the distinct
-    raw labels (None for a missing one, which the schema check reports); and the conservation
-    counts ``{"rows_read", "dropped"}`` (:mod:`audit.contract.table`), a wide table's empty cells counted
-    under :data:`audit.ingest.adapters.table.EMPTY_CELL_RULE` as the pandas engine counts them.
+    Returns ``(df, distinct, info)``: the frame without a wide table's empty cells and without a
+    long table's completely empty records; the distinct raw labels (None for a missing one,
+    which the schema check reports); and the conservation counts ``{"rows_read", "dropped"}``
+    (:mod:`audit.contract.table`), a wide table's empty cells counted under
+    :data:`audit.ingest.adapters.table.EMPTY_CELL_RULE` and a long table's completely empty
+    records under :data:`audit.ingest.adapters.table.EMPTY_RECORD_RULE` (with a warning naming
+    how many and a file one is in), as the pandas engine counts them.
+
+    The empty records are found on the executors: the counting pass groups by the label and
+    whether the record's ids and label are blank (:data:`BLANK_IDS`, read from the mapped
+    columns that pass reads anyway); only when some are does a second pass read the other
+    cells of those records, and one number (and a file name) comes back.
     """
     from pyspark.sql import functions as F
 
-    from ..adapters.table import EMPTY_CELL_RULE
+    from ..adapters.table import EMPTY_CELL_RULE, EMPTY_RECORD_RULE
 
-    counts = {r[0]: int(r[1]) for r in df.groupBy(C.LABEL).count().collect()}
-    info = {"rows_read": sum(counts.values()), "dropped": []}
+    flagged = BLANK_IDS in df.columns
+    keys = [C.LABEL, BLANK_IDS] if flagged else [C.LABEL]
+    counts, candidates = {}, 0
+    for r in df.groupBy(*keys).count().collect():
+        if flagged and r[BLANK_IDS]:
+            candidates += int(r["count"])
+        else:
+            counts[r[C.LABEL]] = int(r["count"])
+    info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}
+    if candidates:
+        empty, where = 0, None
+        for r in (df.where(F.col(BLANK_IDS)).groupBy(C.LABEL, BLANK_REST)
+                  .agg(F.count(F.lit(1)).alias("n"),
+                       F.min(F.col(FILE) if FILE in df.columns else F.lit(None)).alias("file"))
+                  .collect()):
+            if r[BLANK_REST]:
+                empty += int(r["n"])
+                where = min(filter(None, (where, r["file"])), default=None)
+            else:  # a record with only some cells empty: a judgment the schema check fails
+                counts[r[C.LABEL]] = counts.get(r[C.LABEL], 0) + int(r["n"])
+        if empty:
+            from .validate import _short
+
+            # a folder or glob: name a file that has one (a single file is the source)
+            first = (f"; one is in file {_short(where)}"
+                     if where and not Path(source).is_file() else "")
+            warn(f"{source}: {empty} completely empty record(s) skipped (every cell empty or "
+                 f"blank, as spreadsheets export rows after the data{first}); counted in "
+                 "results.json dataset.rows_dropped")
+            info["dropped"].append({"rule": EMPTY_RECORD_RULE, "n": empty})
+            df = df.where(~(F.col(BLANK_IDS) & F.col(BLANK_REST)))
+    if flagged:
+        df = df.drop(BLANK_IDS, BLANK_REST)
     if layout == "wide":
         empty = counts.pop(None, 0)
         if empty:
             info["dropped"].append({"rule": EMPTY_CELL_RULE, "n": empty})
         df = df.where(F.col(C.LABEL).isNotNull())
     return df, list(counts), info
+
+
+def labels_are_text(df, spec: DatasetSpec) -> bool:
+    """Whether every source column of ``df`` (as read) that holds labels is text: a spec's
+    ``read.decimal`` applies to labels written as text, as with the pandas engine, which
+    leaves typed numbers (a Parquet file's doubles) as they are."""
+    import pyspark.sql.types as T
+
+    names = (spec.annotator_columns if spec.layout == "wide"
+             else [spec.columns.get(C.LABEL, C.LABEL)])
+    return all(isinstance(df.schema[n].dataType, T.StringType)
+               for n in names if n in df.columns)
+
+
+def decimal_comma(df, distinct: list, *, source: str):
+    """``(df, distinct)`` with the labels read with a decimal comma, the pandas engine's rule
+    (:mod:`audit.ingest.decimal_comma`): a label that is a number written with a decimal comma
+    (``1,5``) becomes the number written with a point (``1.5``); any other label, and every id,
+    is left as it is.
+
+    Decided twice by the same pattern, so both agree: on the driver, over the distinct raw
+    labels (``distinct``, from :func:`count_judgments`), and on the executors, where the
+    pattern runs as Java's (:func:`.regex.java_fullmatch`) on every judgment's label. A label
+    the two read differently would be a label without a code, which the conservation check
+    after the collect reports as an internal error.
+
+    Raises
+    ------
+    InputError
+        A label holds a point and is otherwise a number (``1.234,5``, ``1.5``): a thousands
+        separator or a decimal point (:func:`audit.ingest.decimal_comma.point_error`), naming
+        the value, the file, item and annotator of a judgment that has it, and
+        ``read.decimal``.
+    """
+    from pyspark.sql import functions as F
+
+    from ..decimal_comma import COMMA_NUMBER, POINT_NUMBER, point_error
+    from .regex import java_fullmatch
+    from .validate import example_judgments
+
+    texts = [v for v in distinct if isinstance(v, str)]
+    bad = sorted(v for v in texts if POINT_NUMBER.fullmatch(v))
+    if bad:
+        where = example_judgments(df, C.LABEL, "read.decimal", F.col(C.LABEL) == F.lit(bad[0]),
+                                  None)
+        raise point_error(bad[0], path=source, column=C.LABEL,
+                          row=where["index"].iloc[0] if len(where) else None)
+    if not any(COMMA_NUMBER.fullmatch(v) for v in texts):
+        return df, distinct
+    label = F.col(C.LABEL)
+    df = df.withColumn(C.LABEL, F.when(label.rlike(java_fullmatch(COMMA_NUMBER)),
+                                       F.translate(label, ",", ".")).otherwise(label))
+    mapped = [v.replace(",", ".") if isinstance(v, str) and COMMA_NUMBER.fullmatch(v) else v
+              for v in distinct]
+    return df, list(dict.fromkeys(mapped))
 
 
 def _unpivot(df, spec: DatasetSpec, source: str):
@@ -191,7 +338,13 @@ def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None
                                       f"`_ann` string, `{C.POOL}` string")
         df = (df.drop(C.POOL).withColumn("_ann", F.col(C.ANNOTATOR).cast("string"))
               .join(F.broadcast(table), on="_ann", how="left").drop("_ann"))
-        unknown = (df.where(F.col(C.POOL).isNull())
+        # records whose ids and label are blank are left out: a completely empty record is
+        # no judgment (count_judgments), a partly empty one a schema failure; the flag reads
+        # only the mapped columns, so this pass does not read every cell
+        missing = F.col(C.POOL).isNull()
+        if BLANK_IDS in df.columns:
+            missing = missing & ~F.col(BLANK_IDS)
+        unknown = (df.where(missing)
                    .agg(F.count(F.lit(1)).alias("n"),
                         F.countDistinct(F.col(C.ANNOTATOR)).alias("k"),
                         F.slice(F.sort_array(F.collect_set(F.col(C.ANNOTATOR).cast("string"))),

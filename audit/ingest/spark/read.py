@@ -72,7 +72,10 @@ def read_source(spark, source, *, read: dict | None = None):
     """``source`` as a Spark DataFrame (lazy: nothing is scanned beyond the schema).
 
     CSV columns are all text, an empty cell is missing (as with pandas); a ``.json`` file may
-    be an array of records or JSON Lines.
+    be an array of records or JSON Lines. ``read`` is the spec's ``read`` section: ``sep``,
+    ``comment`` and ``quote`` (``none``: ``"`` is an ordinary character, one record per line)
+    apply here; ``na_values`` and ``decimal`` (the labels' decimal comma) are applied to the
+    mapped columns (:mod:`.frame`); ``skiprows`` is refused.
 
     Raises
     ------
@@ -85,10 +88,6 @@ def read_source(spark, source, *, read: dict | None = None):
     text = str(source)
     read = dict(read or {})
     bad = [k for k in _UNSUPPORTED_READ if k in read]
-    if read.get("decimal", ".") != ".":  # labels are read on the executors, with a point
-        bad.append("decimal")
-    if read.get("quote", "double") != "double":
-        bad.append("quote")
     if bad:
         raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
     kind = source_kind(text)
@@ -113,6 +112,11 @@ def read_source(spark, source, *, read: dict | None = None):
         # both quotes of '""' in the text
         options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
                    "encoding": "UTF-8", "mode": "FAILFAST", "escape": '"'}
+        if read.get("quote", "double") == "none":
+            # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
+            # engine reads it): Spark's CSV option quote "" turns quoting off; line by line,
+            # so a large file is split between tasks
+            options.update(quote="", multiLine=False)
         if read.get("comment"):
             options["comment"] = read["comment"]
         return with_file(spark.read.options(**options).csv(path))
