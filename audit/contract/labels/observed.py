@@ -41,7 +41,9 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
     if kind is LabelKind.NOMINAL:
         texts = sorted({t for t in read_keys(distinct, numeric=False, aliases=reader)
                         if t is not None})
-        numbers = parse_numbers(texts) if texts and is_canonical_number(texts[0]) else [None]
+        if not texts:  # every label missing: the not-null check names each row
+            return LabelScale(kind, (), None, pairs)
+        numbers = parse_numbers(texts) if is_canonical_number(texts[0]) else [None]
         if all(n is not None and label_text(n) == t for n, t in zip(numbers, texts)):
             return LabelScale(kind, tuple(sorted(numbers)), None, pairs)
         return LabelScale(kind, tuple(texts), None, pairs)
