@@ -98,9 +98,15 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     return {"data": data, "spec": spec_path}
 
 
+#: The folder name Hive partitioning (pyarrow, Spark, Hive) reads back as a null value.
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
 def _check_partition_names(pools, out: Path) -> None:
     """Raise InputError when a pool's partition folder name would be longer than the file
-    system allows for one name (``NAME_MAX``, 255 bytes on Linux, macOS and Windows).
+    system allows for one name (``NAME_MAX``, 255 bytes on Linux, macOS and Windows), or is
+    :data:`HIVE_NULL`, which every Hive reader reads back as a missing pool (pyarrow then
+    refuses the dataset: "Cannot yet unify dictionaries with nulls").
 
     The folder is ``pool=`` and the name percent-encoded (``quote(name, safe="")``, what
     pyarrow's Hive partitioning writes), so a pool named by a long free-text field fails with
@@ -119,6 +125,11 @@ def _check_partition_names(pools, out: Path) -> None:
     except (AttributeError, OSError, ValueError):
         limit = 255
     for pool in pools:
+        if str(pool) == HIVE_NULL:
+            raise InputError(f"pool {HIVE_NULL!r} names the partition folder Hive readers read "
+                             "as a missing pool, so the export would not read back; export "
+                             "without a folder per pool (--no-partition, "
+                             "partition_by_pool=False)", path=str(out))
         size = len(f"{C.POOL}={quote(str(pool), safe='')}".encode())
         if size > limit:
             shown = str(pool) if len(str(pool)) <= 40 else f"{str(pool)[:40]}..."

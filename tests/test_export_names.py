@@ -75,3 +75,20 @@ def test_a_pool_at_the_limit_still_gets_its_folder(tmp_path):
     result = invoke("export", src, tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "judgments" / f"pool={pool}").is_dir()
+
+
+def test_the_hive_null_folder_name_is_refused_and_no_partition_keeps_it(tmp_path):
+    """A pool named ``__HIVE_DEFAULT_PARTITION__`` (a Hive lake's null partition, read as
+    text) was written as that folder, which reads back as a missing pool: the export could
+    not be read (exit 2 on the read, 'Cannot yet unify dictionaries with nulls')."""
+    pool = "__HIVE_DEFAULT_PARTITION__"
+    src = write_table(tmp_path / "t.csv", pool)
+    result = invoke("export", src, tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    err = result.output.strip().splitlines()[-1]
+    assert err.startswith("error: ") and pool in err and "--no-partition" in err
+    assert not (tmp_path / "out").exists()
+    result = invoke("export", src, tmp_path / "flat", "--no-partition")
+    assert result.exit_code == 0, result.output
+    back = audit.load(tmp_path / "flat" / "judgments", spec=tmp_path / "flat" / "spec.yaml")
+    assert set(back.frame[C.POOL].astype(str)) == {pool, "expert"}
