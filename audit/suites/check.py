@@ -231,12 +231,37 @@ def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> No
         if exp.params.get("judge") == EVERY and not table.judge_pools:
             raise suite.error(exp, f"{table.source} has no judge pool (an LLM judge) to compare "
                               "with the human pools")
+        if exp.measurement is not None:
+            _scope_words_are_not_pools(suite, exp, table)
         for key, name in _pools_named(exp):
             known = table.judge_pools if key == "judge" else table.pools
             what = "judge pool" if key == "judge" else "pool"
             if name not in known:
                 raise suite.error(exp, f"no {what} {name!r} in {table.source}; "
                                   f"{what}s are {join_names(known) or 'none'}", key=key)
+
+
+def _scope_words_are_not_pools(suite: Suite, exp: Expectation, table: AnnotationTable) -> None:
+    """Refuse a claim scoped ``every`` on data with a pool named ``every``, or scoped ``all``
+    on data with a pool named ``all`` beside other pools.
+
+    A claim's scope words name the measurement it reads (``krippendorff_alpha[every]``: the
+    worst pool; ``[all]``: every human pool together), and a pool's own measurement has the
+    same id: a pool named ``every`` stood in for the worst pool, so a claim on every pool
+    read that pool alone and passed however the others did. (One pool named ``all`` is the
+    data without pools, whose measurements are the all-pools ones.)
+    """
+    scope = exp.measurement.partition("[")[2].rstrip("]").split(", ")
+    pools = table.pools
+    clash = [w for w in (EVERY, ALL)
+             if w in scope and w in pools and (w == EVERY or len(pools) > 1)]
+    if clash:
+        word = clash[0]
+        raise suite.error(exp, f"{table.source} has a pool named {word!r}, the word a suite "
+                          f"uses for {'each pool' if word == EVERY else 'every pool together'}"
+                          ", so this claim cannot tell the two apart; rename the pool (in "
+                          "the data, or give each annotator's pool by --pools or the spec's "
+                          "pools.map)")
 
 
 def read_label_values(suite: Suite, scale) -> Suite:
