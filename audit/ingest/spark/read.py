@@ -114,8 +114,11 @@ def read_source(spark, source, *, read: dict | None = None):
                    "encoding": "UTF-8", "mode": "FAILFAST", "escape": '"'}
         if read.get("quote", "double") == "none":
             # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
-            # engine reads it): Spark's CSV option quote "" turns quoting off; line by line,
-            # so a large file is split between tasks
+            # engine reads it): Spark's CSV option quote "" turns quoting off. Line by line:
+            # the multi-line parser refuses every record shorter than the header even when
+            # its cells are not read (Google's raw MQM TSVs name 11 columns over 10), which
+            # pandas reads as missing; the line parser reads the columns asked for. (It also
+            # skips a line of tabs or spaces only, a completely empty record pandas counts.)
             options.update(quote="", multiLine=False)
         if read.get("comment"):
             options["comment"] = read["comment"]
