@@ -663,14 +663,17 @@ def cohen_pairs_bound(*, n_values: int, n_resamples: int, share: float | None = 
     return lo
 
 
-def check_simulation(sizes, n_sims: int, *, max_memory=None) -> float:
-    """Refuse a leaderboard simulation (:func:`audit.rank.simulate`) over the budget: it holds
-    a few ``n_sims`` x size arrays of float64 for its largest size."""
+def check_simulation(sizes, n_sims: int, *, max_memory=None, what: str = "the simulation",
+                     sizes_option: str = "--sizes") -> float:
+    """Refuse a leaderboard simulation over the budget: it holds a few ``n_sims`` x size
+    arrays of float64 (or int64) for its largest size. Both :func:`audit.rank.simulate` and
+    the plan's critical values (:func:`audit.planning.stay.critical_values`, ``--models``)
+    draw such boards. ``what`` and ``sizes_option`` name them in the message."""
     largest = max((int(x) for x in sizes), default=0)
     need = 4.0 * n_sims * largest * 8
     parts = {"simulation": {f"{n_sims:,} simulated boards x {largest:,} models": need}}
-    _refuse_over(need, parts, max_memory, what="the simulation", shape=None,
-                 advice="lower --sims or the largest of --sizes, or raise --max-memory")
+    _refuse_over(need, parts, max_memory, what=what, shape=None,
+                 advice=f"lower --sims or the largest of {sizes_option}, or raise --max-memory")
     return need
 
 

@@ -935,11 +935,13 @@ def plan(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     needs to keep its order with probability --stay, or that no size can: the pool effect does
     not shrink with more items. Audits SOURCE as run does and prints the answer (results.json
     'plan' with --out)."""
+    from .budget import check_simulation
     from .pipeline import plan as run_plan
     from .progress import steps
     from .report.next_terminal import print_plan
     from .results import json_form
 
+    check_simulation(models, n_sims, what="the plan's simulation", sizes_option="--models")
     with steps(enabled=not quiet()) as step:
         results = run_plan(source, models=models, stay=stay, pool=pool, budget=budget,
                            n_sims=n_sims, out=out, seed=seed, n_bootstrap=n_bootstrap,

@@ -139,6 +139,24 @@ def test_unknown_pool_is_exit_2_before_the_audit(monkeypatch):
     assert "annotator1" in result.output  # the pools it could be
 
 
+def test_a_simulation_over_the_memory_budget_is_exit_2_before_reading(monkeypatch, tmp_path):
+    """--models 10000 --sims 1000000 drew a 1,000,000 x 9,999 int64 array: MemoryError, exit 3
+    ('a bug') after the whole audit; the plan's boards are budgeted as simulate's are."""
+    from audit import pipeline
+
+    def never(*args, **kwargs):
+        raise AssertionError("the plan ran")
+
+    monkeypatch.setattr(pipeline, "plan", never)
+    result = invoke("plan", tmp_path / "absent.csv", "--models", "10,10000", "--sims",
+                    "1000000", "--max-memory", "1G")
+    assert result.exit_code == 2, result.output
+    err = result.output.strip().splitlines()[-1]
+    assert err.startswith("error: ") and "the plan's simulation needs about 298.0 GiB" in err
+    assert "1,000,000 simulated boards x 10,000 models" in err and "--models" in err
+    assert "absent.csv" not in result.output  # refused before reading
+
+
 @pytest.mark.parametrize("options, flag", [({"stay": 1.0}, "--stay"), ({"stay": True}, "--stay"),
                                            ({"models": (1, 10)}, "--models"),
                                            ({"models": ()}, "--models"),
