@@ -1,6 +1,7 @@
 """Plain values of specs and suites are read by YAML 1.2's core schema, not PyYAML's YAML 1.1
 rules: a binary label ``yes`` / ``no``, a pool named ``on``, a pool ``1:30``, an id ``010`` and a
-threshold ``1e-3`` are what their authors wrote (each was refused or changed before)."""
+threshold ``1e-3`` are what their authors wrote (each was refused or changed before); a whole
+number with a leading zero is text, as ids are written."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def value(text: str):
 @pytest.mark.parametrize("text, expected", [
     ("null", None), ("Null", None), ("~", None), ("", None),
     ("true", True), ("True", True), ("FALSE", False),
-    ("0", 0), ("-19", -19), ("+12", 12), ("010", 10), ("007", 7), ("0o14", 12), ("0xC", 12),
+    ("0", 0), ("-19", -19), ("+12", 12), ("0o14", 12), ("0xC", 12),
+    ("010", "010"), ("007", "007"), ("-007", "-007"),  # leading zeros: ids (module docstring)
     ("1.", 1.0), ("-.5", -0.5), ("+12e03", 12000.0), ("1e-3", 0.001), ("-2E+05", -200000.0),
     ("yes", "yes"), ("No", "No"), ("on", "on"), ("OFF", "OFF"), ("y", "y"),
     ("1:30", "1:30"), ("1_000", "1_000"), ("0b101", "0b101"), ("0o8", "0o8"),
@@ -80,9 +82,23 @@ def test_spec_order_of_words_and_of_ids_with_leading_zeros(tmp_path, data):
     assert result.exit_code == 0, result.output  # 010 was octal 8: 'not in {8, 9, 9}'
 
 
+def test_ids_with_leading_zeros_in_a_pools_map_and_a_suite(tmp_path):
+    data = tmp_path / "z.csv"
+    data.write_text("item,annotator,label\n1,007,x\n1,008,007\n2,007,x\n2,008,x\n")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("pools: {map: {007: crowd, 008: expert}}\n")
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nexpectations:\n  - expect: labels_in_set\n    values: [x, 007]\n"
+                     "  - expect: annotators_per_pool\n    pool: crowd\n    min: 1\n")
+    result = invoke("check", data, "--spec", spec, "--suite", suite)
+    assert result.exit_code == 0, result.output  # 007 was octal 7, 008 the text '008'
+    assert "unknown" not in result.output and "2 expectations: 2 passed" in result.output
+
+
 # -- what annotation-audit writes, it reads back ---------------------------------------------------
 @pytest.mark.parametrize("text", ["08", "09", "007", "1e3", "+12e03", "0o7", "0x1F", "no", "on",
-                                  "True", "null", "~", "1:30", "1_000", ".5", "-.inf", "2021-01-01"])
+                                  "True", "null", "~", "1:30", "1_000", ".5", "-.inf",
+                                  "2021-01-01"])
 def test_dump_quotes_what_either_yaml_would_read_as_another_value(text):
     import yaml
 
@@ -91,6 +107,8 @@ def test_dump_quotes_what_either_yaml_would_read_as_another_value(text):
     written = dump({"order": [text, 8, 1.5, True]})
     assert value(written) == {"order": [text, 8, 1.5, True]}
     assert yaml.safe_load(written) == {"order": [text, 8, 1.5, True]}  # a YAML 1.1 reader too
+    if text[:1].isdigit():  # a YAML 1.2 reader reads 08 as 8: written quoted
+        assert f"'{text}'" in written
 
 
 def test_export_spec_reads_back_text_labels_that_look_like_numbers(tmp_path):

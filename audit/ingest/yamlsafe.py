@@ -13,10 +13,14 @@ read as data and never as instructions, with bounds on what it can make the read
 * **Plain values are read by YAML 1.2's core schema** (YAML 1.2.2, section 10.3), not by
   PyYAML's YAML 1.1 rules, which turn words and ids into other values: ``yes`` / ``no`` /
   ``on`` / ``off`` (a binary label, a pool named ``on``) are text, not booleans (only
-  ``true`` / ``false`` are); ``010`` is the integer 10, not octal 8; ``1:30`` is text, not
-  the base-60 integer 90; ``1_000`` and ``0b1`` are text; ``1e-3`` is the number 0.001, not
-  the text ``"1e-3"`` (PyYAML needs a ``.`` and a signed exponent). ``0o17`` and ``0x1F``
-  are octal and hexadecimal integers, as the core schema says.
+  ``true`` / ``false`` are); ``1:30`` is text, not the base-60 integer 90; ``1_000`` and
+  ``0b1`` are text; ``1e-3`` is the number 0.001, not the text ``"1e-3"`` (PyYAML needs a
+  ``.`` and a signed exponent). ``0o17`` and ``0x1F`` are octal and hexadecimal integers, as
+  the core schema says. One departure from it: a whole number written with a leading zero
+  (``007``, ``010``) is text, as JSON allows no such number and ids are written so (an
+  annotator ``007`` in ``pools.map``, a nominal label ``007`` in ``labels_in_set``); PyYAML
+  read ``007`` as octal 7, ``010`` as 8 and ``008`` as text. A numeric scale still reads
+  such a value as its number (``order: [009, 010]`` is 9, 10).
 * **Keys are single values** (text, a number, a boolean); a list or a mapping as a key is
   refused with its line.
 * **Depth.** At most :data:`MAX_DEPTH` levels of nested lists and mappings, counted with every
@@ -85,10 +89,16 @@ def _shown_tag(tag: str) -> str:
 #: YAML 1.1 bool / int / float resolvers; null is the same in both.
 _CORE_SCALARS = (
     ("bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
-    ("int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), "-+0123456789"),
-    ("float", re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    # a whole number with a leading zero (007) is text: the module docstring says why
+    ("int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+     "-+0123456789"),
+    ("float", re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?"
+                         r"|[-+]?[0-9]+[eE][-+]?[0-9]+"
                          r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), "-+.0123456789"),
 )
+#: YAML 1.2 core schema's own integers, leading zeros included: what a dumped text must not be
+#: read as by another reader.
+_CORE_INT = re.compile(r"^[-+]?[0-9]+$")
 
 
 def _core_resolvers() -> dict:
@@ -151,13 +161,15 @@ _Loader.add_constructor(_CORE + "int", _Loader.construct_yaml_int)
 
 
 class _Dumper(yaml.SafeDumper):
-    """PyYAML's safe dumper quoting every text that YAML 1.1 *or* the core schema would read as
-    something else (``'08'``, ``'1e3'``, ``'0o7'`` as well as ``'no'`` and ``'07'``), so a file
-    written here reads back as written by :func:`compose` and by any YAML 1.1 reader."""
+    """PyYAML's safe dumper quoting every text that YAML 1.1, the core schema or this module
+    would read as something else (``'08'``, ``'1e3'``, ``'0o7'`` as well as ``'no'`` and
+    ``'07'``), so a file written here reads back as written by :func:`compose` and by any
+    YAML 1.1 or 1.2 reader."""
 
     yaml_implicit_resolvers = {
         first: [*_core_resolvers().get(first, []),
-                *yaml.SafeDumper.yaml_implicit_resolvers.get(first, [])]
+                *yaml.SafeDumper.yaml_implicit_resolvers.get(first, []),
+                *([(_CORE + "int", _CORE_INT)] if first and first in "-+0123456789" else [])]
         for first in {*_core_resolvers(), *yaml.SafeDumper.yaml_implicit_resolvers}}
 
 
