@@ -340,8 +340,34 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
     out = pd.DataFrame(columns, index=raw.index, copy=False)  # the coded columns, not copies
     table = AnnotationTable(out, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
+    check_judge_pools(table.judge_pools, table.pools, source=source)
     warn_degenerate(table)
     return table
+
+
+def check_judge_pools(judge_pools, pools, *, source: str) -> None:
+    """Warn when a declared judge pool (a spec's ``judge_pools``) is no pool of the data.
+
+    A judge pool's judgments are kept out of every human statistic; a name that matches no
+    pool (``gpt4`` for the data's ``gpt-4``) left the judge's judgments counted as a human
+    pool's, with nothing said. A warning, not an error: one spec reads both versions of a
+    dataset in ``check --baseline``, and the old one may predate its judge.
+    """
+    import difflib
+
+    from ..errors import AuditWarning
+
+    pools = [str(p) for p in pools]
+    judges = {str(j) for j in judge_pools}
+    humans = [p for p in pools if p not in judges]
+    for judge in judge_pools:
+        if str(judge) not in pools:
+            close = difflib.get_close_matches(str(judge), humans, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            warnings.warn(AuditWarning(
+                f"{source}: judge pool {str(judge)!r} (judge_pools) is no pool of the data"
+                f"{hint}; the pools audited as human: {join_names(humans, limit=30)}"),
+                stacklevel=3)
 
 
 def extra_categorical(values: pd.Series, *, chars: int | None = None) -> pd.Categorical:
