@@ -54,6 +54,7 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
+    from .escape import visible
     from .ingest.yamlsafe import dump
     from .outputs import MANIFEST, find_inputs, guard_folder, staged
 
@@ -85,8 +86,10 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     spec = {"name": table.name, "label": label}
     if table.judge_pools:
         spec["judge_pools"] = list(table.judge_pools)
-    header = (f"# Written by annotation-audit export from {table.source}.\n"
-              f"# Audit with: annotation-audit run {data} --spec {spec_path}\n")
+    # paths are a comment's text: a line break in a file name would start a line of YAML
+    header = (f"# Written by annotation-audit export from {visible(table.source)}.\n"
+              f"# Audit with: annotation-audit run {visible(data)} --spec "
+              f"{visible(spec_path)}\n")
     with staged(target, command="export", replace=False,
                 recheck=lambda: guard_folder(out, inputs, replace=False, names=names)) as stage:
         ds.write_dataset(arrow, stage.path / DATA_DIR, format="parquet",

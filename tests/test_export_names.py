@@ -92,3 +92,17 @@ def test_the_hive_null_folder_name_is_refused_and_no_partition_keeps_it(tmp_path
     assert result.exit_code == 0, result.output
     back = audit.load(tmp_path / "flat" / "judgments", spec=tmp_path / "flat" / "spec.yaml")
     assert set(back.frame[C.POOL].astype(str)) == {pool, "expert"}
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r", "\u2028", "\x85"])
+def test_a_line_break_in_the_source_name_cannot_write_the_spec(tmp_path, brk):
+    """The spec.yaml header comment named the source as written: a file name holding a line
+    break started a line of YAML, here declaring the pool 'crowd' an LLM judge of the export."""
+    src = write_table(tmp_path / f"x{brk}judge_pools: [crowd]{brk}#.csv", "crowd")
+    result = invoke("export", src, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    spec = tmp_path / "out" / "spec.yaml"
+    lines = spec.read_text(encoding="utf-8").splitlines()  # every YAML line break splits
+    assert [line[:2] for line in lines[:3]] == ["# ", "# ", "na"]  # two comments, then name:
+    back = audit.load(tmp_path / "out" / "judgments", spec=spec)
+    assert back.judge_pools == () and set(back.human_pools) == {"crowd", "expert"}
