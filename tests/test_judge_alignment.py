@@ -278,3 +278,48 @@ def test_no_judge_no_alignment_and_rating_judges_are_skipped():
                                        ["skipped"]}]
     assert "rating" in res["judge_alignment"][0]["skipped"]
     assert set(res["leaderboards"]) == {"crowd", "llm", ALL}
+
+
+JUDGE_ONLY = ("item,annotator,pool,model_a,model_b,label\n1,g1,gpt-4,m1,m2,A\n1,g2,gpt-4,m1,m2,B\n"
+              "2,g1,gpt-4,m2,m3,A\n2,g2,gpt-4,m2,m3,A\n3,g1,gpt-4,m1,m3,tie\n3,g2,gpt-4,m1,m3,B\n")
+
+
+def test_data_whose_only_pool_is_a_judge_is_audited_with_the_judge_skipped(tmp_path):
+    """Every pool a judge (an LLM's verdicts audited on their own): nothing to compare the judge
+    with, so its block says why (a warning too), and every command finishes; it was exit 3
+    (a reshape of an empty human-pool axis)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from audit.cli import cli
+    from audit.rank.judge_alignment import NO_HUMAN_POOL
+
+    (tmp_path / "d.csv").write_text(JUDGE_ONLY)
+    (tmp_path / "s.yaml").write_text("judge_pools: [gpt-4]\n")
+    common = ["--spec", str(tmp_path / "s.yaml")]
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", str(tmp_path / "d.csv"), *common, "--out",
+                                 str(tmp_path / "o"), "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    assert "no human pool to compare the judge with" in result.output
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert results["judge_alignment"] == [{"judge": "gpt-4", "skipped": NO_HUMAN_POOL}]
+    for args in (["card", "--out", str(tmp_path / "c"), "--bootstrap", "20"],
+                 ["plan", "--sims", "100"], ["advise", "--bootstrap", "20"]):
+        result = runner.invoke(cli, [args[0], str(tmp_path / "d.csv"), *common, *args[1:]])
+        assert result.exit_code == 0, (args, result.output)
+
+
+def test_judge_alignment_from_patterns_without_a_human_pool():
+    """The cluster path (:func:`alignment_from_patterns`) skips the judge the same way."""
+    from audit.errors import DegenerateDataWarning
+    from audit.rank.judge_alignment import NO_HUMAN_POOL, alignment_from_patterns
+
+    class Patterns:  # nothing is read when there is no human pool
+        pools = ("gpt-4",)
+
+    with pytest.warns(DegenerateDataWarning, match="no human pool"):
+        got = alignment_from_patterns(Patterns(), ["gpt-4", "absent"], [],
+                                      bootstrap=Bootstrap(n_resamples=20, seed=0))
+    assert got == [{"judge": "gpt-4", "skipped": NO_HUMAN_POOL}]

@@ -146,6 +146,8 @@ def alignment_from_votes(table: AnnotationTable, votes: Votes, *,
     """:func:`judge_alignment` on precomputed :class:`audit.rank.counts.Votes`: every
     comparison is its own row, clustered by its item."""
     humans = list(table.human_pools)
+    if not humans:
+        return no_human_pool([j for j in table.judge_pools if j in table.pools])
     out = []
     for judge in table.judge_pools:
         if judge in table.pools:
@@ -160,12 +162,28 @@ def alignment_from_patterns(up, judges, humans, *, bootstrap: Bootstrap) -> list
     multi-unit item's rows are clustered by its item. Equal to :func:`alignment_from_votes`
     to rounding (the sums run over rows, not comparisons)."""
     humans = list(humans)
+    if not humans:
+        return no_human_pool([j for j in judges if j in up.pools])
     out = []
     for judge in judges:
         if judge in up.pools:
             out.append(_alignment(judge, humans, up.item, up.freq,
                                   up.select((judge, *humans)), bootstrap))
     return out
+
+
+#: Why a judge is not compared when the data has no human pool (every pool is a judge).
+NO_HUMAN_POOL = "no human pool to compare the judge with: every pool of the data is a judge pool"
+
+
+def no_human_pool(judges) -> list[dict]:
+    """The blocks of ``judges`` on data whose pools are all judges: each skipped, with
+    :data:`NO_HUMAN_POOL` (a warning says so once)."""
+    judges = list(judges)
+    if judges:
+        warnings.warn(f"judge alignment of {', '.join(map(repr, judges))}: {NO_HUMAN_POOL}",
+                      DegenerateDataWarning, stacklevel=3)
+    return [{"judge": j, "skipped": NO_HUMAN_POOL} for j in judges]
 
 
 def unit_agreement(counts: np.ndarray) -> dict:
