@@ -617,3 +617,17 @@ def test_a_single_item_per_model_has_no_plan_but_a_reason():
     block = plan_block(table, _audited(table), n_sims=500)
     assert "one item" in block["leaderboard"]["not_defined"]
     assert plan_sentences(block)[0].startswith("No leaderboard plan: every model has one item")
+
+
+@pytest.mark.parametrize("excess, plug_in", [(0.53, 0.50), (0.10, 0.25)])
+def test_the_cross_pool_span_names_the_smaller_share_first(excess, plug_in):
+    """"between 53.0% ... and 50.0%" read as a range going down: the two estimates are named
+    in increasing order, each with what it is."""
+    from audit.planning.sentences import _labels_sentences
+
+    cross = [{"pool_a": "crowd", "pool_b": "expert", "majority_differs_shrunk": plug_in,
+              "excess_measured": excess}]
+    (sentence,) = _labels_sentences({"pools": [], "cross_pool": cross}, 0.9)
+    lo, hi = sorted([excess, plug_in])
+    assert sentence.index(f"{100 * lo:.1f}%") < sentence.index(f"{100 * hi:.1f}%")
+    assert "(plug-in estimate)" in sentence and "(the audit's excess" in sentence

@@ -109,9 +109,15 @@ def _labels_sentences(labels: dict, stay) -> list[str]:
     if cross:
         c = max(cross, key=lambda c: c["majority_differs_shrunk"])
         share = percent(c["majority_differs_shrunk"])
-        span = (f"between {percent(c['excess_measured'])} (the audit's excess over "
-                f"interchangeable pools) and {share} (plug-in estimate)"
-                if finite(c.get("excess_measured")) else f"about {share} (plug-in estimate)")
+        if finite(c.get("excess_measured")):  # the smaller first, each with what it is
+            ends = sorted([(c["excess_measured"], "the audit's excess over interchangeable "
+                                                  "pools"),
+                           (c["majority_differs_shrunk"], "plug-in estimate")],
+                          key=lambda end: end[0])
+            span = " and ".join(f"{percent(v)} ({what})" for v, what in ends)
+            span = f"between {span}"
+        else:
+            span = f"about {share} (plug-in estimate)"
         out.append(f"On {span} of items {c['pool_a']} and {c['pool_b']} hold different "
                    "majority labels; more annotators of either pool do not change that.")
     return out
