@@ -126,6 +126,14 @@ def test_creator_overrides_and_errors():
     assert H.parse_creators(["a=b=crowdsourced"]) == {"a=b": "crowdsourced"}
 
 
+def test_a_pool_given_two_creator_kinds_is_refused():
+    """``--creator crowd=found --creator crowd=crowdsourced`` kept the last silently."""
+    with pytest.raises(InputError, match="two kinds, 'found' and 'crowdsourced'") as err:
+        H.parse_creators(["crowd=found", "expert=expert-generated", "crowd=crowdsourced"])
+    assert err.value.key == "creator"
+    assert H.parse_creators(["crowd=found", "crowd= found"]) == {"crowd": "found"}
+
+
 @pytest.mark.parametrize(("n", "cat"), [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"),
                                         (9999, "1K<n<10K"), (10_000, "10K<n<100K"),
                                         (10**6, "1M<n<10M"), (None, "unknown")])
@@ -246,6 +254,31 @@ def test_update_rejects_broken_markers_and_yaml():
         C.render_card(full_results(), existing=f"# x\n{C.START}\nhalf a block\n")
     with pytest.raises(InputError, match="not a mapping"):
         C.render_card(full_results(), existing="---\n- a\n- b\n---\ntext\n")
+
+
+def test_an_unclosed_yaml_block_is_refused_not_demoted_to_text():
+    """A card whose first line opens the metadata (``---``) and that never closes it: its
+    license and other keys would have been kept only as Markdown text, so the card is refused,
+    naming the file."""
+    with pytest.raises(InputError, match="no '---' line closes it") as err:
+        C.render_card(full_results(), existing="---\nlicense: mit\n\n# Mine\n",
+                      path="README.md")
+    assert "README.md" in str(err.value)
+
+
+def test_a_crlf_card_stays_crlf_and_keeps_its_lines():
+    """A card written on Windows is updated with CRLF line breaks throughout: the user's lines
+    are unchanged bytes, and re-running changes nothing."""
+    existing = HAND_WRITTEN.format(block="").replace("\n", "\r\n")
+    text = C.render_card(full_results(), existing=existing)
+    assert "\n" not in text.replace("\r\n", "")  # no bare LF
+    assert_valid(text)
+    for line in existing.split("\r\n"):
+        if line.strip() and not line.startswith(("annotations_creators", "---")):
+            assert line + "\r\n" in text, line
+    assert C.render_card(full_results(), existing=text) == text
+    lf = C.render_card(full_results(), existing=HAND_WRITTEN.format(block=""))
+    assert "\r" not in lf and text == lf.replace("\n", "\r\n")
 
 
 def test_write_card_updates_the_file(tmp_path):

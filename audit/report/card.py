@@ -190,6 +190,10 @@ def _update(existing: str, computed: dict, block: str, *, path=None,
         user = {} if user is None else user
         if not isinstance(user, dict):
             raise InputError("the card's YAML metadata is not a mapping", path=path)
+    elif _OPENS_YAML.match(existing):
+        raise InputError("the card opens a YAML metadata block with '---' on its first line but "
+                         "no '---' line closes it: close it, or the metadata would be read as "
+                         "Markdown text", path=path)
     else:
         yaml_text, body, user = "", existing, {}
     replace = {k: v for k, v in (explicit or {}).items() if k in user and user[k] != v}
@@ -208,7 +212,23 @@ def _update(existing: str, computed: dict, block: str, *, path=None,
         body = body[:start] + block.rstrip("\n") + body[end + len(END):]
     else:
         body = body.rstrip("\n") + ("\n\n" if body.strip() else "\n") + block
-    return f"---\n{yaml_text}\n---\n{body if body.startswith(chr(10)) else chr(10) + body}"
+    if not body.startswith(("\n", "\r\n")):
+        body = "\n" + body
+    text = f"---\n{yaml_text}\n---\n{body}"
+    return _line_breaks_of(existing, text)
+
+
+#: The start of a YAML metadata block: ``---`` alone on the first line.
+_OPENS_YAML = re.compile(r"\s*---[ \t]*(?:\r\n|\r|\n)")
+
+
+def _line_breaks_of(existing: str, text: str) -> str:
+    """``text`` with the line breaks the existing card mostly uses: a card written on Windows
+    (CRLF) stays CRLF, so updating it changes only the lines the audit changed, not every
+    line in the user's diff."""
+    if existing.count("\r\n") * 2 <= existing.count("\n"):
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 def parse_card(text: str) -> tuple[dict, str]:

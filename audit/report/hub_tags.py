@@ -78,11 +78,17 @@ def size_category(n_items) -> str:
 
 
 def parse_creators(pairs) -> dict[str, str]:
-    """``["POOL=KIND", ...]`` (the CLI's ``--creator``) as ``{pool: kind}``."""
+    """``["POOL=KIND", ...]`` (the CLI's ``--creator``) as ``{pool: kind}``; a pool given two
+    different kinds is an InputError (which one was meant cannot be told), the same kind twice
+    is the same request."""
     out = {}
     for text in pairs or ():
         pool, sep, kind = str(text).rpartition("=")
         if not sep or not pool:
             raise InputError(f"expected POOL=KIND, got {text!r}", key="creator")
-        out[pool] = kind.strip()
+        kind = kind.strip()
+        if out.get(pool, kind) != kind:
+            raise InputError(f"pool {pool!r} is given two kinds, {out[pool]!r} and {kind!r}: "
+                             "give one", key="creator")
+        out[pool] = kind
     return out
