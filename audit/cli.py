@@ -38,6 +38,7 @@ import warnings
 import click
 
 from . import __version__
+from .advice import MORE_MAX, TARGETS
 from .budget import MAX_BOARD_SIZE, MAX_RESAMPLES, MAX_SEED, MAX_SIMS
 from .errors import AuditError
 
@@ -890,8 +891,9 @@ MIN_PLAN_SIMS = 100
 
 
 def _targets():
-    """``--target``'s choices, from :data:`audit.advice.TARGETS` (imported lazily: numpy)."""
-    return ("leaderboard", "labels")
+    """``--target``'s choices, :data:`audit.advice.TARGETS` (the package imports nothing
+    heavy: its functions import numpy when called)."""
+    return TARGETS
 
 
 def next_options(f):
@@ -959,8 +961,9 @@ def plan(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
               help="What re-annotation should improve: the leaderboard's closest pairs, or the "
                    "items' labels (default: leaderboard when the data compares models and "
                    "--unit majority scores them, else labels).")
-@click.option("--more", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Annotators each re-annotated item gets (the expected reduction assumes it).")
+@click.option("--more", type=click.IntRange(1, MORE_MAX), default=3, show_default=True,
+              help=f"Annotators each re-annotated item gets, 1 to {MORE_MAX} (the expected "
+                   "reduction assumes it).")
 @click.option("--csv", "as_csv", is_flag=True,
               help="Print the advised items as CSV (spreadsheet-safe, as OUT/advice.csv) "
                    "instead of the answer.")

@@ -125,7 +125,9 @@ def next_options(plan: dict | None = None, advise: dict | None = None) -> tuple[
     if "budget" in advise:
         whole(advise["budget"], "--budget", 1)
     if "more" in advise:
-        whole(advise["more"], "--more", 1)
+        from .advice import MORE_MAX
+
+        whole(advise["more"], "--more", 1, MORE_MAX)
     if "target" in advise:
         from .advice import TARGETS
 

@@ -271,3 +271,16 @@ def test_run_caps_the_leaderboard_target_advise_does_not(monkeypatch):
     assert ran["items"] == [] and "annotation-audit advise" in ran["skipped"]
     asked = audit.advise(DEMO, n_bootstrap=20, unit="majority")["advise"]
     assert asked["skipped"] is None and asked["items"]
+
+
+def test_more_above_its_maximum_is_refused_before_the_audit():
+    """``--more 11`` ran the whole audit and then failed naming ``key 'more'``; the option's
+    range (1 to MORE_MAX, shown in --help) refuses it first, and so does the API."""
+    from audit.advice import MORE_MAX
+
+    result = invoke("advise", DEMO, "--more", str(MORE_MAX + 1), *FAST)
+    assert result.exit_code == 2 and "--more" in result.output, result.output
+    assert "loading" not in result.output and "key 'more'" not in result.output
+    assert f"1<=x<={MORE_MAX}" in invoke("advise", "--help").output
+    with pytest.raises(InputError, match=f"--more must be a whole number from 1 to {MORE_MAX}"):
+        audit.advise(DEMO, more=MORE_MAX + 1, n_bootstrap=20)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
 TARGETS = ("leaderboard", "labels")
+#: The largest ``more`` (the predictive is enumerated: ``C(more + q - 1, q - 1)`` outcomes).
+MORE_MAX = 10
 
 
 def advise_block(table, results: dict, *, budget: int = 50, target: str | None = None,

@@ -35,12 +35,10 @@ from .majority import majority_model
 from .reweight import reweighted_removed
 from .units import fit_population, label_populations, read_units
 
-TARGETS = ("leaderboard", "labels")
-ADVISE_DEFAULTS = {"budget": 50, "target": "leaderboard", "more": 3}
+from . import ADVISE_DEFAULTS, MORE_MAX, TARGETS  # noqa: F401 - re-exported, as before
+
 #: ``uncertain_label``: the plurality label is not the population's with at least this chance.
 UNCERTAIN = 0.2
-#: The largest ``more`` (the predictive is enumerated: ``C(more + q - 1, q - 1)`` outcomes).
-MORE_MAX = 10
 #: A reduction below this is no reduction (rounding of the enumeration).
 FLOOR = 1e-9
 #: The largest units x adjacent pairs for which ``run`` (not ``advise``) computes the
