@@ -284,3 +284,17 @@ def test_more_above_its_maximum_is_refused_before_the_audit():
     assert f"1<=x<={MORE_MAX}" in invoke("advise", "--help").output
     with pytest.raises(InputError, match=f"--more must be a whole number from 1 to {MORE_MAX}"):
         audit.advise(DEMO, more=MORE_MAX + 1, n_bootstrap=20)
+
+
+def test_nothing_advised_prints_the_same_header_as_advice_csv(tmp_path):
+    """Every item unanimous: nothing to advise. ``--csv`` printed fewer columns than
+    ``advice.csv`` (no pool label-count columns); a tool reading either gets one header."""
+    rows = ["item,annotator,pool,label"] + [f"{i},{a},crowd,{'xy'[i % 2]}"
+                                            for i in range(30) for a in "abc"]
+    (tmp_path / "u.csv").write_text("\n".join(rows) + "\n")
+    printed = invoke("advise", tmp_path / "u.csv", *FAST, "--csv", "--quiet")
+    written = invoke("advise", tmp_path / "u.csv", *FAST, "--out", tmp_path / "o", "--quiet")
+    assert printed.exit_code == 0 and written.exit_code == 0, printed.output + written.output
+    assert printed.stdout.encode("utf-8") == (tmp_path / "o" / "advice.csv").read_bytes()
+    header = next(csv.reader(io.StringIO(printed.stdout)))
+    assert header[-2:] == ["crowd:count:x", "crowd:count:y"] and len(printed.stdout.splitlines()) == 1

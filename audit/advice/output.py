@@ -33,7 +33,7 @@ def advice_frame(table, block: dict, *, frame: pd.DataFrame | None = None) -> pd
     from ..items import item_table
 
     entries = block.get("items") or []
-    if frame is None and entries:
+    if frame is None:  # also with no item advised: the same columns, a tool reads one header
         frame = item_table(table)
     rows = np.asarray([e["row"] for e in entries], dtype=np.int64)
     texts = (_texts(table, [e["item"] for e in entries]) if C.TEXT in table.frame.columns
