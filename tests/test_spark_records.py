@@ -12,10 +12,63 @@ from __future__ import annotations
 
 import pytest
 
-from audit.errors import EngineError, InputError
+from audit.errors import EngineError, InputError, SchemaError
+from audit.ingest import load
 from audit.ingest.spark.failures import spark_failures
+from tests.test_spark import _audit, assert_same_results
+from tests.test_spark_read_options import both, judgments
 
 pytestmark = pytest.mark.spark
+
+QUOTE_NONE = "read: {quote: none}\n"
+
+
+# -- more cells than the header ---------------------------------------------------------------
+# the record's last named cell is empty and the cell past it is not (a refusal that looked at
+# the laid-out record, whose note is missing as a short record's is, would take it for one);
+# the CSV's record follows one spanning two lines (a quoted line break), so its line is 5
+@pytest.mark.parametrize("name, text, spec, line, record", [
+    ("long.csv", 'item,annotator,label,note\na,x,1,n\n"a\nb",y,"1,5",\nb,y,2,,5\nb,x,2,n\n',
+     None, 5, "'b,y,2,,5'"),
+    ("long.tsv", "item\tannotator\tlabel\tnote\na\tx\t1\t\"n\nb\tx\t2\t\t5\nb\ty\t2\tn\n",
+     QUOTE_NONE, 3, "'b\\tx\\t2\\t\\t5'"),
+], ids=["csv", "tsv-quote-none"])
+def test_a_record_with_more_cells_than_the_header_is_refused_naming_its_line(
+        spark, tmp_path, name, text, spec, line, record):
+    """The pandas engine refuses it ("Expected 4 fields in line 4, saw 5": pandas counts the
+    CSV's records there, not its lines); Spark refused the CSV's without a line ('cannot parse
+    a record') and read the TSV's (a line-by-line read parses only the columns it reads),
+    the 5 lost."""
+    src = tmp_path / name
+    src.write_text(text, encoding="utf-8")
+    if spec:
+        (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
+    options = {"spec": tmp_path / "spec.yaml"} if spec else {}
+    with pytest.raises(InputError, match=r"Expected 4 fields in line \d+, saw 5"):
+        load(src, **options)
+    with pytest.raises(InputError) as err:
+        load(src, engine="spark", **options)
+    assert str(err.value).startswith(f"{src}, line {line}: a record has more cells than the "
+                                     f"header has names"), str(err.value)
+    assert record in str(err.value)
+
+
+def test_a_record_with_fewer_cells_reads_as_on_the_pandas_engine(spark, tmp_path):
+    """Its missing cells are empty: a missing note is nothing (the same judgments and results);
+    a missing label is the same not-null failure. Spark refused both ('cannot parse')."""
+    src = tmp_path / "short.csv"
+    src.write_text("item,annotator,label,note\na,x,1,n\na,y,2,n\nb,x,2\nb,y,2,n\n"
+                   '"c\nd",x,1\n"c\nd",y,1,\n', encoding="utf-8")
+    pandas_table, _, spark_table, _ = both(src)
+    assert judgments(spark_table) == judgments(pandas_table) and len(spark_table.frame) == 6
+    assert_same_results(_audit(src), _audit(src, engine="spark"))
+    src.write_text("item,annotator,label,note\na,x,1,n\na,y\nb,x,2,n\n", encoding="utf-8")
+    failed = []
+    for engine in ("pandas", "spark"):
+        with pytest.raises(SchemaError) as err:
+            load(src, engine=engine)
+        failed.append(sorted(zip(err.value.failures["column"], err.value.failures["check"])))
+    assert failed[1] == failed[0] == [("label", "not null")]
 
 
 # -- a failed Spark job's message -------------------------------------------------------------

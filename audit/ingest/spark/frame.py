@@ -12,7 +12,9 @@ each distinct raw label once on the driver.
 
 Conservation: :func:`count_judgments` counts the judgments by label in one pass (the pass that
 finds the distinct labels anyway), and a wide table's empty cells, kept until then as rows with a
-missing label, are counted and dropped there; :func:`audit.ingest.spark.encode.encode_table` checks the
+missing label, are counted and dropped there; that pass also refuses a CSV / TSV record with
+more cells than its header has names (:data:`.read.LONG_RECORD`), whose extra cells the
+judgments would lose; :func:`audit.ingest.spark.encode.encode_table` checks the
 collected codes against those counts. So are a long table's completely empty records (every cell
 empty or blank: the ``,,,,`` rows spreadsheets export), counted under
 :data:`audit.ingest.adapters.table.EMPTY_RECORD_RULE` as the pandas engine counts them; a record
@@ -31,7 +33,7 @@ from ...errors import InputError, join_names
 from ..common import warn
 from ..pools import UNKNOWN_POOL, resolve_pools
 from ..spec import DatasetSpec
-from .read import FILE, HIDDEN
+from .read import FILE, HIDDEN, LONG_RECORD, long_records
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
 #: blank, and whether all its other cells are: a completely empty record is both
@@ -189,7 +191,14 @@ def count_judgments(df, *, layout: str, source: str = ""):
     The empty records are found on the executors: the counting pass groups by the label and
     whether the record's ids and label are blank (:data:`BLANK_IDS`, read from the mapped
     columns that pass reads anyway); only when some are does a second pass read the other
-    cells of those records, and one number (and a file name) comes back.
+    cells of those records, and one number (and a file name) comes back. So are the records
+    with more cells than the header (the pass groups by whether :data:`.read.LONG_RECORD` is
+    set too).
+
+    Raises
+    ------
+    InputError
+        A CSV / TSV record has more cells than the header has names (:func:`long_records`).
     """
     from pyspark.sql import functions as F
 
@@ -197,12 +206,21 @@ def count_judgments(df, *, layout: str, source: str = ""):
 
     flagged = BLANK_IDS in df.columns
     keys = [C.LABEL, BLANK_IDS] if flagged else [C.LABEL]
-    counts, candidates = {}, 0
+    ragged = LONG_RECORD in df.columns
+    if ragged:
+        keys.append(F.col(LONG_RECORD).isNotNull().alias(LONG_RECORD))
+    counts, candidates, long = {}, 0, 0
     for r in df.groupBy(*keys).count().collect():
-        if flagged and r[BLANK_IDS]:
+        if ragged and r[LONG_RECORD]:
+            long += int(r["count"])
+        elif flagged and r[BLANK_IDS]:
             candidates += int(r["count"])
         else:
             counts[r[C.LABEL]] = int(r["count"])
+    if long:
+        raise long_records(df, source, n=long if layout != "wide" else None)
+    if ragged:
+        df = df.drop(LONG_RECORD)
     info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}
     if candidates:
         empty, where = 0, None

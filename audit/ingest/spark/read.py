@@ -5,6 +5,12 @@ Rows read from files carry their file's path (:data:`FILE`), for error messages 
 file a bad judgment is in. No row position is kept: nothing computed depends on the order of the
 judgments (the item table and the listings are in sorted id order), so the driver never puts
 them back in the source's order.
+
+A CSV / TSV record need not have as many cells as its header has names. One with fewer is read
+as the pandas engine reads it, its missing cells empty; one with more would lose its extra cells
+(Spark keeps the header's columns of it), so it carries its text in :data:`LONG_RECORD`, and the
+first pass over the judgments refuses it (:func:`.frame.count_judgments`), as the pandas engine
+refuses it ("Expected 3 fields in line 4, saw 4").
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ import glob as globlib
 import re
 from pathlib import Path
 
-from ...errors import InputError
+from ...contract import columns as C
+from ...errors import InputError, Where
 from ..sources import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
 from .failures import first_message_line
 
@@ -21,8 +28,15 @@ _GLOB_CHARS = set("*?[{")
 
 #: Each judgment's source file, carried through mapping so failures can name it.
 FILE = "__audit_file"
+#: A CSV / TSV record's text when it has more cells than the header has names, else missing
+#: (:func:`read_csv`).
+LONG_RECORD = "__audit_long_record"
 #: The hidden columns the reader adds (dropped before anything crosses to the driver).
-HIDDEN = (FILE,)
+HIDDEN = (FILE, LONG_RECORD)
+#: Spark's column for the text of a record it could not lay out by the header
+#: (``columnNameOfCorruptRecord``), and the cell :func:`read_csv` appends to that text to
+#: count its cells (a private-use character, which no dataset's cell is expected to be).
+_RECORD, _END = "__audit_record", "\ue000"
 _UNSUPPORTED_READ = ("skiprows",)
 #: What a Spark catalog table name looks like (``table``, ``db.table``, ``cat.db.`t-1```).
 _TABLE_NAME = re.compile(r"(?:\w+|`[^`]+`)(?:\.(?:\w+|`[^`]+`))*")
@@ -111,20 +125,122 @@ def read_source(spark, source, *, read: dict | None = None):
         # and pyarrow read and write it); Spark's default escape is a backslash, which kept
         # both quotes of '""' in the text
         options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
-                   "encoding": "UTF-8", "mode": "FAILFAST", "escape": '"'}
+                   "encoding": "UTF-8", "escape": '"'}
         if read.get("quote", "double") == "none":
             # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
-            # engine reads it): Spark's CSV option quote "" turns quoting off. Line by line:
-            # the multi-line parser refuses every record shorter than the header even when
-            # its cells are not read (Google's raw MQM TSVs name 11 columns over 10), which
-            # pandas reads as missing; the line parser reads the columns asked for. (It also
-            # skips a line of tabs or spaces only, a completely empty record pandas counts.)
+            # engine reads it): Spark's CSV option quote "" turns quoting off. Line by line
+            # (Google's raw MQM TSVs name 11 columns over 10 cells: short records, read as
+            # pandas reads them, read_csv). (The line parser skips a line of tabs or spaces
+            # only, a completely empty record pandas counts.)
             options.update(quote="", multiLine=False)
         if read.get("comment"):
             options["comment"] = read["comment"]
-        return with_file(spark.read.options(**options).csv(path))
+        return read_csv(spark, path, options)
     except PySparkException as err:
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
+
+
+def read_csv(spark, path: str, options: dict):
+    """The CSV / TSV file(s) at ``path`` read with the reader ``options``, every header name a
+    text column, plus :data:`FILE` and :data:`LONG_RECORD`.
+
+    Spark lays each record out by the header: a record with fewer cells gets missing ones, one
+    with more keeps the header's columns of it and drops the rest. Neither is an error in
+    ``PERMISSIVE`` mode; in ``FAILFAST`` both were, yet only for a pass that parses every cell
+    (a multi-line read; a line-by-line read parses only the columns a pass reads, so a record's
+    extra cells went unseen). So the mode is ``PERMISSIVE`` with Spark's column for the text of
+    a record whose number of cells differs (``columnNameOfCorruptRecord``), every cell parsed
+    (the read's ``columnPruning`` option off; a multi-line read has it off anyway since Spark
+    4.0, SPARK-46862), and such a record's cells are counted: its text with one more cell
+    appended (:data:`_END`) is parsed again (``from_csv``, with the reader's separator, quote
+    and escape), and the record has fewer cells than the header when that cell lands within
+    the header's columns. Only a record whose cells differ is parsed again; the counting is
+    done when :data:`LONG_RECORD` is read (:func:`.frame.count_judgments`), on the executors.
+    What it costs: a line-by-line read (``quote: none``) parses every cell in every pass.
+    """
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    header = spark.read.options(**options).csv(path).schema  # reads the header line only
+    n = len(header.fields)
+    schema = T.StructType([*header.fields, T.StructField(_RECORD, T.StringType())])
+    df = with_file(spark.read.options(**options, mode="PERMISSIVE", columnPruning="false",
+                                      columnNameOfCorruptRecord=_RECORD)
+                   .schema(schema).csv(path))
+    record = F.col(_RECORD)
+    parsed = F.from_csv(F.concat(record, F.lit(options["sep"] + _END)),
+                        ", ".join(f"c{i} string" for i in range(n)),
+                        {k: options[k] for k in ("sep", "quote", "escape") if k in options})
+    short = F.array_contains(F.array(*[parsed[f"c{i}"] for i in range(n)]), _END)
+    long = F.when(record.isNotNull() & ~F.coalesce(short, F.lit(False)), record)
+    return df.select(*[F.col(_quoted(f.name)) for f in header.fields], FILE,
+                     long.alias(LONG_RECORD))
+
+
+def _quoted(name: str) -> str:
+    """``name`` as a column reference (a header name may hold '.' or '`')."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def long_records(df, source: str, *, n: int | None) -> InputError:
+    """The refusal of the records of ``df`` with more cells than their header has names
+    (:data:`LONG_RECORD`): how many (``n``; None for a wide table, whose record is a
+    row per annotator column), one of them quoted (``repr``, shortened), its file and, in a
+    local file, its line (:func:`line_of`). Which one: the least by file and text, the same on
+    every run (Spark keeps no record's position)."""
+    import reprlib
+
+    from pyspark.sql import functions as F
+
+    file = F.col(FILE) if FILE in df.columns else F.lit(None).cast("string")
+    # the label read too: Spark refuses a query of a file's corrupt-record column alone
+    first = (df.where(F.col(LONG_RECORD).isNotNull())
+             .agg(F.min(F.struct(file, F.col(LONG_RECORD), F.col(C.LABEL))).alias("r"))
+             .first()["r"])
+    local = _local_path(first[0])
+    line = line_of(local, first[1]) if local is not None else None
+    many = f" (one of {n})" if n and n > 1 else ""
+    shorten = reprlib.Repr()
+    shorten.maxstring = 120
+    return InputError(
+        f"a record has more cells than the header has names, and Spark would drop the cells "
+        f"past them: {shorten.repr(first[1])}{many}; quote a cell that holds the separator, "
+        "or name every column in the header",
+        path=source if Path(source).is_file() else (local or first[0] or source),
+        row=Where(f"line {line}") if line else None)
+
+
+def _local_path(uri: str | None) -> str | None:
+    """A ``file:`` URI's path (Spark's ``_metadata.file_path``), else None."""
+    from urllib.parse import unquote, urlparse
+
+    if not uri:
+        return None
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme in ("", "file") else None
+
+
+def line_of(path: str, record: str) -> int | None:
+    """The line of the local file ``path`` on which ``record`` (a record's text as Spark read
+    it, UTF-8) starts: the first place the text stands between two line ends (``\\n``,
+    ``\\r\\n`` or ``\\r``); None when it is nowhere (a compressed file). Read on the driver,
+    only to name a refused record."""
+    import mmap
+
+    needle = record.encode("utf-8")
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            at = data.find(needle)
+            while at >= 0:
+                end = at + len(needle)
+                if (at == 0 or data[at - 1] in b"\r\n") and (end == len(data)
+                                                             or data[end] in b"\r\n"):
+                    before = data[:at]
+                    return (before.count(b"\n") or before.count(b"\r")) + 1
+                at = data.find(needle, at + 1)
+    except (OSError, ValueError):  # gone, unreadable, or empty (mmap of 0 bytes)
+        return None
+    return None
 
 
 def with_file(df):
