@@ -81,9 +81,19 @@ class RecordLines:
         return starts
 
     def _csv_starts(self, last: int) -> list[int]:
-        """The start line of data records ``0..last``: the lines skipped (``skiprows``), blank
-        or commented are not fed to the ``csv`` reader, which reads the header and then one
-        record per row (a quoted value may take several lines)."""
+        """The start line of data records ``0..last``."""
+        starts = []
+        for start, _ in self._csv_records():
+            starts.append(start)
+            if len(starts) > last:
+                break
+        return starts
+
+    def _csv_records(self):
+        """``(start line, cells)`` of each data record, as the ``csv`` reader reads them after
+        the header: the lines skipped (``skiprows``), blank or commented are not fed to it,
+        and a quoted value may take several lines. Stops where the ``csv`` reader cannot go
+        on (the rest cannot be told)."""
         fed: list[int] = []  # the file's line number of each line handed to the csv reader
 
         def feed():
@@ -97,17 +107,30 @@ class RecordLines:
 
         quoting = csv.QUOTE_NONE if self.quote == "none" else csv.QUOTE_MINIMAL
         reader = csv.reader(feed(), delimiter=self.sep, quoting=quoting)
-        starts, used = [], 0
+        used = 0
         try:
-            for i, _ in enumerate(reader):
+            for i, cells in enumerate(reader):
                 start, used = fed[used], reader.line_num
                 if i:  # the first row is the header
-                    starts.append(start)
-                    if len(starts) > last:
-                        break
-        except csv.Error:  # the rest cannot be told: named as data rows
-            pass
-        return starts
+                    yield start, cells
+                else:
+                    self.header = cells
+        except csv.Error:
+            return
+
+    def long_record(self) -> tuple[str, int, int, list[str]] | None:
+        """The first data record with a non-empty cell past the header's names: ``(how a
+        message names it, its cells, the header's names, its cells)``, or None when every
+        record's extra cells are empty (a trailing separator on each line, which loses
+        nothing). A one-character separator only (None otherwise: the ``csv`` module cannot
+        read the file as the reader did)."""
+        if self.jsonl or len(self.sep) != 1:
+            return None
+        for start, cells in self._csv_records():
+            names = len(getattr(self, "header", []))
+            if len(cells) > names and any(c.strip() for c in cells[names:]):
+                return line_name(start), len(cells), names, cells
+        return None
 
 
 def _is_position(value) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...errors import InputError, join_names
+from ...errors import InputError, Where, join_names
 from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
 from .json_files import first_json_record, read_json, read_jsonl, records_frame
@@ -135,11 +135,22 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
             raise
         except Exception:  # noqa: BLE001 - re-read with pandas for a message naming the line
             pass
+    import warnings
+
     try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=nulls,
-                            encoding="utf-8", engine="python" if len(sep) > 1 else "c",
-                            quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
-                            **pandas_options)
+        # index_col=False: records longer than the header must not turn the first column into
+        # the index (every column shifted one to the left, silently); pandas then drops the
+        # cells past the header's names with a ParserWarning, which :func:`_long_records`
+        # turns into a refusal unless every such cell is empty
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
+                                na_values=nulls, encoding="utf-8", index_col=False,
+                                engine="python" if len(sep) > 1 else "c",
+                                quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
+                                **pandas_options)
+        if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+            _long_records(path, sep=sep, quoted=quoted, options=pandas_options)
     except UnicodeDecodeError:
         raise utf8_error(path) from None
     except pd.errors.EmptyDataError:
@@ -147,10 +158,41 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
     except (pd.errors.ParserError, ValueError, TypeError) as err:
         if not is_utf8(path):  # binary or mis-encoded bytes: the more useful message
             raise utf8_error(path) from None
+        if isinstance(err, pd.errors.ParserError) and "fields in line" in str(err):
+            # pandas counts records, not lines ("line 3" after a value spanning lines is on
+            # line 4): name the record by its line, as every other message does
+            _long_records(path, sep=sep, quoted=quoted, options=pandas_options, strict=False)
         hint = (_QUOTE_HINT if quoted and sep == "\t" and _holds_quote(path) else "")
         raise InputError(f"cannot read as delimited text: {err}{hint}",
                          path=str(path)) from None
     return frame
+
+
+def _long_records(path: Path, *, sep: str, quoted: bool, options: dict,
+                  strict: bool = True) -> None:
+    """An InputError naming the first record with a non-empty cell past the header's names:
+    the reader would drop it (or, without ``index_col=False``, shift every column), and no
+    judgment is dropped without a rule. Records whose extra cells are all empty (a separator
+    at the end of each data line) lose nothing and are read. Where the ``csv`` module cannot
+    read the file as the reader did (a separator longer than one character), the record is
+    not named. ``strict=False`` (the reader failed with a message of its own): raises only
+    when a record is found."""
+    from .lines import RecordLines
+
+    found = RecordLines(path, sep=sep, quote="double" if quoted else "none",
+                        skiprows=options.get("skiprows"),
+                        comment=options.get("comment")).long_record() if len(sep) == 1 else None
+    if found is None and (len(sep) == 1 or not strict):
+        return
+    what = "a record has more cells than the header has names"
+    if found is not None:
+        where, n_cells, n_names, cells = found
+        raise InputError(f"{what} ({n_cells} against {n_names}; past them: "
+                         f"{', '.join(repr(c) for c in cells[n_names:][:3])}); the cells past "
+                         "the names would be dropped: add the missing column names to the "
+                         "header, or remove the extra cells", path=str(path), row=Where(where))
+    raise InputError(f"{what}; the cells past the names would be dropped: add the missing "
+                     "column names to the header, or remove the extra cells", path=str(path))
 
 
 #: Said when a tab-separated file that holds ``"`` cannot be read with CSV quoting.
