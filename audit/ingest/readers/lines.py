@@ -119,16 +119,15 @@ class RecordLines:
             return
 
     def long_record(self) -> tuple[str, int, int, list[str]] | None:
-        """The first data record with a non-empty cell past the header's names: ``(how a
-        message names it, its cells, the header's names, its cells)``, or None when every
-        record's extra cells are empty (a trailing separator on each line, which loses
-        nothing). A one-character separator only (None otherwise: the ``csv`` module cannot
-        read the file as the reader did)."""
+        """The first data record with more cells than the header has names: ``(how a message
+        names it, its number of cells, the header's names, its cells)``, or None. A
+        one-character separator only (None otherwise: the ``csv`` module cannot read the file
+        as the reader did)."""
         if self.jsonl or len(self.sep) != 1:
             return None
         for start, cells in self._csv_records():
             names = len(getattr(self, "header", []))
-            if len(cells) > names and any(c.strip() for c in cells[names:]):
+            if len(cells) > names:
                 return line_name(start), len(cells), names, cells
         return None
 

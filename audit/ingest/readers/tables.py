@@ -135,22 +135,16 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
             raise
         except Exception:  # noqa: BLE001 - re-read with pandas for a message naming the line
             pass
-    import warnings
-
     try:
-        # index_col=False: records longer than the header must not turn the first column into
-        # the index (every column shifted one to the left, silently); pandas then drops the
-        # cells past the header's names with a ParserWarning, which :func:`_long_records`
-        # turns into a refusal unless every such cell is empty
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
-                                na_values=nulls, encoding="utf-8", index_col=False,
-                                engine="python" if len(sep) > 1 else "c",
-                                quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
-                                **pandas_options)
-        if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
-            _long_records(path, sep=sep, quoted=quoted, options=pandas_options)
+        # records longer than the header: when every record is, pandas makes the first
+        # column(s) the index (every column shifted to the left, silently); some of them only,
+        # a ParserError below; both are refused by :func:`_long_records`, naming the line
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=nulls,
+                            encoding="utf-8", engine="python" if len(sep) > 1 else "c",
+                            quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
+                            **pandas_options)
+        if not isinstance(frame.index, pd.RangeIndex):
+            _long_records(path, sep=sep, quoted=quoted, options=pandas_options, strict=True)
     except UnicodeDecodeError:
         raise utf8_error(path) from None
     except pd.errors.EmptyDataError:
@@ -170,19 +164,21 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
 
 def _long_records(path: Path, *, sep: str, quoted: bool, options: dict,
                   strict: bool = True) -> None:
-    """An InputError naming the first record with a non-empty cell past the header's names:
-    the reader would drop it (or, without ``index_col=False``, shift every column), and no
-    judgment is dropped without a rule. Records whose extra cells are all empty (a separator
-    at the end of each data line) lose nothing and are read. Where the ``csv`` module cannot
-    read the file as the reader did (a separator longer than one character), the record is
-    not named. ``strict=False`` (the reader failed with a message of its own): raises only
-    when a record is found."""
+    """An InputError naming the first record with more cells than the header has names: the
+    reader would shift every column (pandas, when every record is longer: the first cells
+    become the index) or drop the cells past the names, and no cell is dropped without a rule. Empty ones too (a separator at the end
+    of each data line but not of the header), as the Spark engine refuses them: the header
+    then names one column fewer than the file holds, and adding the name reads it. Where the
+    ``csv`` module cannot read the file as the reader did (a separator longer than one
+    character), or it finds no such record where the reader did, the record is not named.
+    ``strict=False`` (the reader failed with a message of its own): raises only when a record
+    is found."""
     from .lines import RecordLines
 
     found = RecordLines(path, sep=sep, quote="double" if quoted else "none",
                         skiprows=options.get("skiprows"),
                         comment=options.get("comment")).long_record() if len(sep) == 1 else None
-    if found is None and (len(sep) == 1 or not strict):
+    if found is None and not strict:
         return
     what = "a record has more cells than the header has names"
     if found is not None:
