@@ -167,14 +167,31 @@ def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = Non
         with section("plan"):
             return plan_block(table, results, **{**PLAN_DEFAULTS, **(plan or {})}, seed=seed)
 
+    def advised():
+        with section("advice"):
+            return advise_block(table, results, **advise, seed=seed, frame=frame,
+                                max_cells=max_cells)
+
+    if _judgments(table) > BESIDE_JUDGMENTS:  # one after the other: their peaks do not add
+        return {"plan": planned(), "advise": advised()}
     # the plan (its own seeded streams) runs on a worker thread beside the advice: both read the
     # table and the results and write nothing they share, and their array work releases the GIL
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="annotation-audit-plan") as pool:
         plan_done = pool.submit(contextvars.copy_context().run, planned)
-        with section("advice"):
-            advised = advise_block(table, results, **advise, seed=seed, frame=frame,
-                                   max_cells=max_cells)
-        return {"plan": plan_done.result(), "advise": advised}
+        advice = advised()
+        return {"plan": plan_done.result(), "advise": advice}
+
+
+#: Most judgments for which :func:`next_steps` runs the plan beside the advice. Their working
+#: memory grows with the items, and side by side their peaks add: at 10M judgments 3.0 GiB
+#: (``benchmarks/RESULTS.md``'s run of 2026-12-05 13:10) against 2.1 GiB one after the other;
+#: at 1M they add ~0.1 GiB for 0.2 s less.
+BESIDE_JUDGMENTS = 2_000_000
+
+
+def _judgments(table) -> int:
+    """The table's judgments (its frame's rows)."""
+    return len(table.frame)
 
 
 def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,

@@ -175,3 +175,23 @@ def test_check_profiles_too(tmp_path):
     stages = json.loads((tmp_path / "out" / "results.json").read_text())["meta"]["profile"]
     assert "running the expectation suite" in [s["stage"] for s in stages["stages"]]
     assert "running the expectation suite" in res.stderr
+
+
+def test_plan_and_advice_run_one_after_the_other_past_the_bound(monkeypatch):
+    """Past :data:`audit.pipeline.BESIDE_JUDGMENTS` the plan does not run beside the advice
+    (their peaks would add); the results are the same either way."""
+    import audit.pipeline as P
+
+    beside = audit.run(PANDALM, n_bootstrap=20, profile=True)
+    monkeypatch.setattr(P, "BESIDE_JUDGMENTS", 0)
+    started = []
+    real = P.ThreadPoolExecutor
+    monkeypatch.setattr(P, "ThreadPoolExecutor", lambda *a, **k: started.append(1) or real(*a, **k))
+    after = audit.run(PANDALM, n_bootstrap=20, profile=True)
+    assert not started
+    for r in (beside, after):
+        r["meta"].pop("profile")
+        r["meta"].pop("run_id", None)
+    from audit.results import dumps  # NaN compares unequal to itself: compare the JSON
+
+    assert dumps(after) == dumps(beside) and list(after)[-2:] == ["plan", "advise"]
