@@ -39,6 +39,20 @@ def shared_data(relpath: str) -> Path:
     return path
 
 
+#: The shipped WMT23 zh-en side-by-side MQM ratings (Google's raw TSV, written without quoting).
+WMT_ARCHIVE = "wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz"
+
+
+def wmt_tsv(folder: Path) -> Path:
+    """The WMT23 zh-en TSV extracted from its archive into ``folder`` (skip when absent)."""
+    import tarfile
+
+    with tarfile.open(shared_data(WMT_ARCHIVE), "r:gz") as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith(".tsv"))
+        tar.extract(member, folder, filter="data")
+    return Path(folder) / member.name
+
+
 #: PandaLM's label codes -> the preference sign convention (negative = response1 / model_a better).
 PANDALM_SIGN = {1: -1, 2: 1, 0: 0}
 PANDALM_ANNOTATORS = ("annotator1", "annotator2", "annotator3")

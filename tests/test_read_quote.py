@@ -12,7 +12,6 @@ name the option.
 from __future__ import annotations
 
 import csv
-import tarfile
 import warnings
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from audit.contract import columns as C
 from audit.errors import InputError
 from audit.ingest import LoadWarning, load
 from audit.ingest.readers import read_table
-from conftest import shared_data
+from conftest import wmt_tsv
 
 RAW = Path(__file__).resolve().parent / "fixtures" / "wmt_mqm_raw"
 TSV, SPEC, QUOTED_SPEC = (RAW / n for n in ("mqm_generalMT2023_zhen.sample.tsv", "mqm.yaml",
@@ -95,12 +94,7 @@ def test_other_quote_values_are_refused_naming_the_key(tmp_path, value):
 def test_the_shipped_wmt_tsv_reads_as_the_recipe_reads_it(tmp_path):
     """The 25,060-line WMT23 zh-en file: ``quote: none`` gives every line, each text as the
     ``csv`` module reads it; with quoting, texts that start with '"' lose their quotes."""
-    archive = shared_data("wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment"
-                          ".tsv.tar.gz")
-    with tarfile.open(archive, "r:gz") as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith(".tsv"))
-        tar.extract(member, tmp_path, filter="data")
-    path = tmp_path / member.name
+    path = wmt_tsv(tmp_path)
     lines = raw_lines(path)
     frame = read_table(path, quote="none", categorical=True)
     assert len(frame) == len(lines) == 25060

@@ -13,7 +13,6 @@ engine's own tests of these rules (checked against independent readings: pandas'
 from __future__ import annotations
 
 import csv
-import tarfile
 import warnings
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from audit.contract import columns as C
 from audit.errors import InputError, SchemaError
 from audit.ingest import LoadWarning, load
 from audit.ingest.adapters.table import EMPTY_RECORD_RULE
-from tests.conftest import shared_data
+from tests.conftest import wmt_tsv
 from tests.test_spark import _audit, assert_same_results
 
 pytestmark = pytest.mark.spark
@@ -118,12 +117,7 @@ def test_the_shipped_wmt23_tsv_reads_the_same_records_on_both_engines(spark, tmp
     per error, so (segment, rater) repeats; ``HOTW-test`` is no severity)."""
     from audit.ingest.spark.read import read_source
 
-    archive = shared_data("wmt23_sxs_mqm_zhen/sxs_mqm_generalMT2023_zhen.3ratingsPerSegment"
-                          ".tsv.tar.gz")
-    with tarfile.open(archive, "r:gz") as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith(".tsv"))
-        tar.extract(member, tmp_path, filter="data")
-    path = tmp_path / member.name
+    path = wmt_tsv(tmp_path)
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     names = rows[0][:10]  # the header's 11th name is a documentation link over no column
