@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from audit.cli import cli
@@ -55,3 +56,22 @@ def test_a_baseline_that_predates_its_judge_is_still_compared(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"warning: {old}: judge pool 'gpt-4' (judge_pools) is no pool of the data" \
         in result.output
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("keep_on_cluster", [False, True])
+def test_the_spark_engine_warns_as_well(spark, tmp_path, keep_on_cluster):
+    """``--engine spark`` builds its tables in its own code (and a cluster table on the
+    cluster): the same warning, not silence."""
+    import warnings as w
+
+    from audit.ingest import load
+
+    data, spec = write(tmp_path, "[gpt4]")
+    with w.catch_warnings(record=True) as caught:
+        w.simplefilter("always")
+        table = load(data, spec=spec, engine="spark", keep_on_cluster=keep_on_cluster)
+    said = [str(c.message) for c in caught if "judge_pools" in str(c.message)]
+    assert said == [f"{data}: judge pool 'gpt4' (judge_pools) is no pool of the data (did you "
+                    "mean 'gpt-4'?); the pools audited as human: 'crowd', 'gpt-4'"], said
+    assert list(table.pools) == ["crowd", "gpt-4"]

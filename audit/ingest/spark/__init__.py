@@ -83,6 +83,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     InputError, SchemaError
         As with the pandas engine; schema failures name the file and the judgment.
     """
+    from ...contract.table import check_judge_pools
     from ...errors import SchemaError
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
@@ -128,6 +129,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
                                      source=text, judge_pools=spec.judge_pools, info=info)
             if has_repeats_on_cluster(kept.coded):
                 raise SchemaError(repeated(df), source=text)
+            check_judge_pools(kept.judge_pools, kept.pools, source=text)
             return kept
         table = encode_table(df, scale, label_codes,
                              name=name or spec.name or default_name(text.rstrip("/"), "table"),
@@ -136,6 +138,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         if has_repeats(frame[C.ITEM].cat.codes.to_numpy(),
                        frame[C.ANNOTATOR].cat.codes.to_numpy()):
             raise SchemaError(repeated(df), source=text)
+        check_judge_pools(table.judge_pools, table.pools, source=text)
     table.info["spark_seconds"] = round(time.perf_counter() - started, 3)
     return table
 
