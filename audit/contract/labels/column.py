@@ -40,7 +40,10 @@ def distinct_labels(observed: Iterable) -> list:
 
 def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
     """``pd.factorize`` of a raw label column, keeping ``True`` apart from ``1`` (pandas hashes
-    them together in an object column): the codes and the distinct raw values."""
+    them together in an object column): the codes and the distinct raw values. Text of
+    whitespace only (``" "``, a tab, a no-break space: what a spreadsheet leaves in a cleared
+    cell) is missing, as an empty cell is (code -1, not among the values): it is no answer,
+    and counted as one it would be a category of its own."""
     values = pd.Series(raw)
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
             "mixed", "mixed-integer", "mixed-integer-float"):
@@ -51,7 +54,14 @@ def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
         codes, distinct = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # unhashable values: lists, arrays, mappings (Parquet list / struct)
         raise _not_single(values) from None
-    return np.asarray(codes, dtype=np.int64), list(distinct)
+    codes = np.asarray(codes, dtype=np.int64)
+    blank = np.fromiter((isinstance(v, str) and not v.strip() for v in distinct), dtype=bool,
+                        count=len(distinct))
+    if blank.any():
+        kept = np.where(blank, -1, np.cumsum(~blank) - 1)
+        codes = np.where(codes >= 0, kept[codes], -1)
+        distinct = [v for v, b in zip(distinct, blank) if not b]
+    return codes, list(distinct)
 
 
 #: Characters text cannot carry through the toolkit: NUL (pandas hashes text as C strings, which

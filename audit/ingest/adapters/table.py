@@ -36,7 +36,8 @@ from ..sources import default_name, existing_path
 from ..spec import DatasetSpec, read_spec
 
 #: The rule the wide layout's empty cells are counted under in ``results.json``.
-EMPTY_CELL_RULE = "empty cell in a wide table (the annotator did not judge the item)"
+EMPTY_CELL_RULE = ("empty or blank cell in a wide table (the annotator did not judge the "
+                   "item)")
 #: The rule a long table's completely empty records are skipped under (``,,,,`` rows that
 #: spreadsheets export after the data).
 EMPTY_RECORD_RULE = "completely empty record (every cell empty or blank) in a long table"
@@ -262,21 +263,23 @@ def empty_records(frame: pd.DataFrame) -> np.ndarray:
     rows = None  # all of them
     for col in columns:
         series = frame[col]
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            cats = series.cat.categories
-            blank = np.append(_blank(pd.Series(cats, dtype=object)), True)  # code -1: missing
-            codes = np.asarray(series.cat.codes)
-            hit = blank[codes if rows is None else codes[rows]]
-        else:
-            hit = _blank(series if rows is None else series.iloc[rows])
+        hit = _blank_cells(series if rows is None else series.iloc[rows])
         rows = np.flatnonzero(hit) if rows is None else rows[hit]
         if not len(rows):
             break
     return rows
 
 
+def _blank_cells(values: pd.Series) -> np.ndarray:
+    """:func:`_blank` of a column that may be categorical (its categories checked once)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        blank = np.append(_blank(pd.Series(values.cat.categories, dtype=object)), True)
+        return blank[np.asarray(values.cat.codes)]  # code -1: missing
+    return _blank(values)
+
+
 def _blank(values: pd.Series) -> np.ndarray:
-    """Missing, or text of whitespace only."""
+    """Missing, or text of whitespace only (a cleared spreadsheet cell holds a space)."""
     missing = values.isna().to_numpy()
     if values.dtype != object:
         return missing
@@ -304,7 +307,7 @@ def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> 
     long = raw.melt(id_vars=keep, value_vars=cols, var_name=C.ANNOTATOR, value_name=C.LABEL,
                     ignore_index=False)
     ledger.rows_read = len(long)
-    return ledger.drop(long, long[C.LABEL].isna().to_numpy(), rule=EMPTY_CELL_RULE)
+    return ledger.drop(long, _blank_cells(long[C.LABEL]), rule=EMPTY_CELL_RULE)
 
 
 def _pools(raw: pd.DataFrame, *, spec: DatasetSpec, source: str, pools,

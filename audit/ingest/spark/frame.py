@@ -158,11 +158,14 @@ def _refuse_nested_label(df, source: str) -> None:
 def label_text(df, column: str):
     """Column ``column`` of ``df`` as label text, as :func:`audit.contract.labels.label_text` writes a
     typed value: text as it is, a whole number without a decimal point (``7.0`` -> ``7``,
-    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, NaN missing. (A fractional typed number
-    is Java's text of it, which can differ from Python's, ``1.0E-5`` for ``1e-05``: the same
-    number on a numeric scale, another label on a nominal one.)"""
+    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, NaN missing; text of whitespace only is
+    missing too, as :func:`audit.contract.labels.factorize_labels` reads it. (A fractional
+    typed number is Java's text of it, which can differ from Python's, ``1.0E-5`` for
+    ``1e-05``: the same number on a numeric scale, another label on a nominal one.)"""
     import pyspark.sql.types as T
     from pyspark.sql import functions as F
+
+    from .regex import java_fullmatch
 
     value = F.col(column)
     dtype = df.schema[column].dataType
@@ -174,7 +177,8 @@ def label_text(df, column: str):
         return (F.when(F.isnan(x), F.lit(None).cast("string"))
                 .when(whole, x.cast("long").cast("string"))
                 .otherwise(x.cast("string")))
-    return value.cast("string")
+    text = value.cast("string")
+    return F.when(~text.rlike(java_fullmatch(r"\s*")), text)
 
 
 def count_judgments(df, *, layout: str, source: str = ""):
