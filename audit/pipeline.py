@@ -172,7 +172,7 @@ def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = Non
             return advise_block(table, results, **advise, seed=seed, frame=frame,
                                 max_cells=max_cells)
 
-    if _judgments(table) > BESIDE_JUDGMENTS:  # one after the other: their peaks do not add
+    if len(table.frame) > BESIDE_JUDGMENTS:  # one after the other: their peaks do not add
         return {"plan": planned(), "advise": advised()}
     # the plan (its own seeded streams) runs on a worker thread beside the advice: both read the
     # table and the results and write nothing they share, and their array work releases the GIL
@@ -187,11 +187,6 @@ def next_steps(table: AnnotationTable, results: dict, *, plan: dict | None = Non
 #: (``benchmarks/RESULTS.md``'s run of 2026-12-05 13:10) against 2.1 GiB one after the other;
 #: at 1M they add ~0.1 GiB for 0.2 s less.
 BESIDE_JUDGMENTS = 2_000_000
-
-
-def _judgments(table) -> int:
-    """The table's judgments (its frame's rows)."""
-    return len(table.frame)
 
 
 def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str | None = None,
