@@ -27,7 +27,9 @@ What is estimated (bytes, from :class:`Shape`; ``B`` resamples)
   beyond: :mod:`audit.measure.wide`); the items x pools x values counts of pool disagreement
   (per-pool label arrays on a wide scale), per granularity; the within-item judgment pairs and
   annotator-pair tables of Cohen's kappa with their ``B`` x pairs bootstrap; the within-pool
-  permutation tables;
+  test of the largest pool: its strata and its pool's items x values counts, then the
+  permutation tables or, past the permutation budget, the gCMH's operator
+  (:func:`_within_item_test`);
 * continuous interval scales (:mod:`audit.measure.moments`): per-item moments;
 * every scale: the resample weight blocks (capped by the blocks the code draws,
   :data:`audit.measure.scope.BLOCK_CELLS`, :data:`audit.resample.ITEM_BLOCK_CELLS`);
@@ -294,6 +296,9 @@ class Shape:
     count_patterns: int
     n_models: int
     pairwise: bool
+    #: Judgments of the largest pool (the within-pool stage holds one pool at a time); 0 when
+    #: not known, read as all the judgments.
+    max_pool_judgments: int = 0
 
     @classmethod
     def of(cls, table) -> Shape:
@@ -338,13 +343,15 @@ class Shape:
             models = int((used(C.MODEL) > 0).sum())
         scale = table.scale
         kind = "continuous" if is_continuous(scale) else "wide" if is_wide(scale) else "category"
+        per_pool = used(C.POOL)
         return cls(n_judgments=len(f), n_items=n_items, n_annotators=n_ann,
-                   n_pools=int((used(C.POOL) > 0).sum()), n_values=q, scale=kind,
+                   n_pools=int((per_pool > 0).sum()), n_values=q, scale=kind,
                    preference=scale.is_preference, ordered=scale.kind is not LabelKind.NOMINAL,
                    max_per_item=int(per_item.max()) if n_items else 0, within_pairs=within,
                    annotator_pairs=ann_pairs, kept_pairs=kept_pairs,
                    count_patterns=min(patterns, n_items),
-                   n_models=models, pairwise=table.is_pairwise)
+                   n_models=models, pairwise=table.is_pairwise,
+                   max_pool_judgments=int(per_pool.max()) if len(per_pool) else 0)
 
     def describe(self) -> str:
         models = f", {self.n_models:,} models" if self.n_models else ""
@@ -423,8 +430,10 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
         cells = a * min(q, n)
         if wide:
             cells = min(cells, TABLE_CELLS)
-        perm = min(b, max(1, 4_000_000 // max(n, 1)))
-        within["permutation tables"] = 2 * perm * cells * w + 3 * min(b * n, 4_000_000) * w
+        if not wide:  # the pool's view: its items x values counts and their indicators
+            within["the pool's items x values counts"] = 3 * min(i, s.max_pool_judgments
+                                                                 or n) * q * w
+        within.update(_within_item_test(s, n_resamples=b, cells=cells))
         confusion = 0 if wide else 2 * q * q * CELL_BYTES
         results["pool pairs"] = grans * pool_pairs * 2 * (ENTRY_BYTES + confusion)
     if m:
@@ -450,6 +459,64 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
     return {"reliability (category counts)": counts, "reliability (Cohen's kappa)": cohen,
             "pool disagreement": dis, "within-pool": within, "leaderboards": ranks,
             "results": results}
+
+
+#: Bytes per judgment of a pool at the peak of building its within-item strata
+#: (:func:`audit.measure.within_item.strata`: the codes as int64, the kept and informative
+#: masks, two 64-bit hashes per judgment, the packed sort key and its quotients): 86 measured
+#: with tracemalloc on pools of 0.4M-2M judgments.
+STRATA_BYTES = 96
+#: Bytes per judgment of the gCMH by conjugate gradients, beside its strata (their three
+#: codes, the item x annotator incidence and its copy for the preconditioner's blocks, the
+#: annotator-item graph of the connected components and its validated copy).
+CMH_JUDGMENT_BYTES = 112
+#: Arrays of items x labels alive at once in the gCMH (label counts, shares, their weighted
+#: products, the operator's products).
+CMH_ITEM_LABEL_ARRAYS = 4
+
+
+def _within_item_test(s: Shape, *, n_resamples: int, cells: int) -> dict[str, float]:
+    """Bytes of the within-pool annotator-effect test of the largest pool (pools are tested
+    one after another; :func:`audit.measure.within_pool.annotator_effect`), in the regime
+    :func:`audit.measure.within_item.pool_test` chooses from the same sizes: the strata, then
+    either the permutations' tables (``cells``: annotators x labels) and index blocks, or,
+    past the permutation budget, the gCMH (:func:`audit.measure.cmh.generalized_cmh`): the
+    per-judgment arrays and the items x labels x labels covariances where they fit, else the
+    operator's items x labels arrays and the preconditioner's blocks of items x (k + k^2);
+    up to :data:`~audit.measure.cmh.CMH_MAX_DIM` annotators x labels ``V`` formed with its
+    eigen-decomposition. Checked against tracemalloc's peak in each regime
+    (``tests/test_limits.py``): the estimate before counted only the permutation tables, 92 MiB
+    where a 2M-judgment single pool took 376 MiB (and a 10M-judgment audit's pool 518 MiB)."""
+    from .measure.cmh import BLOCK_ITEMS, CMH_MAX_DIM, asymptotic_fits, dense_fits
+    from .measure.within_item import MIN_PERMUTATIONS, PERMUTATION_BUDGET
+
+    n = s.max_pool_judgments or s.n_judgments
+    if n == 0:
+        return {}
+    b, w = int(n_resamples), 8
+    i, k, a = min(s.n_items, n), max(s.n_values, 1), s.n_annotators
+    strata = STRATA_BYTES * n
+    perm = b
+    if n * b > PERMUTATION_BUDGET:
+        if not asymptotic_fits(n, i, a, k):  # as many permutations as the budget allows
+            perm = PERMUTATION_BUDGET // n
+            if perm < MIN_PERMUTATIONS:
+                return {"within-item strata (no test: too wide)": strata}
+        else:
+            dim = a * k
+            if dim > CMH_MAX_DIM:  # conjugate gradients on the operator
+                cmh = (CMH_JUDGMENT_BYTES * n + CMH_ITEM_LABEL_ARRAYS * i * k * w
+                       + 3 * min(i, BLOCK_ITEMS) * (k + k * k) * w)
+            elif dense_fits(n, i, k):  # per-judgment arrays, per-item k x k covariances
+                cmh = 3 * (n + i) * k * w + 2 * i * k * k * w + 5 * dim * dim * w + 40 * n
+            else:  # V formed from the within-item pairs, a block at a time
+                cmh = (CMH_ITEM_LABEL_ARRAYS * i * k * w + 40 * min(n * s.max_per_item,
+                                                                     2_000_000)
+                       + 5 * dim * dim * w + 40 * n)
+            return {"within-item strata, then the gCMH": max(strata, cmh)}
+    blocks = min(perm, max(1, 4_000_000 // n))
+    return {"within-item strata": strata,
+            "permutation tables": 2 * blocks * cells * w + 3 * min(perm * n, 4_000_000) * w}
 
 
 def total(parts: dict[str, dict[str, float]]) -> float:

@@ -253,6 +253,56 @@ def test_estimate_is_the_order_of_the_measured_peak(case):
     assert got["estimate"] <= 3 * got["measured"] + slack, got
 
 
+def _single_pool(n_items: int, n_annotators: int, k: int, seed: int = 0):
+    """One pool, two judgments an item by distinct random annotators, ``k`` random labels."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n_annotators, n_items)
+    second = (first + 1 + rng.integers(0, n_annotators - 1, n_items)) % n_annotators
+    f = pd.DataFrame({"item": np.repeat(np.arange(n_items), 2),
+                      "annotator": np.column_stack([first, second]).reshape(-1),
+                      "label": rng.integers(0, k, 2 * n_items)})
+    return audit.load(f.astype(str))
+
+
+@pytest.mark.parametrize("n_items, n_annotators, k, cells, regime", [
+    (200_000, 2_000, 5, None, "generalized_cmh_asymptotic"),  # conjugate gradients
+    (200_000, 100, 5, None, "generalized_cmh_asymptotic"),    # V formed, per-judgment arrays
+    (100_000, 2_000, 12, 1_000_000, "within_item_permutation"),  # too wide: 100 permutations
+    (120_000, 2_000, 12, 1_000_000, "too wide"),              # and fewer than 99: no test
+    (5_000, 50, 5, None, "within_item_permutation"),          # within the permutation budget
+])
+def test_within_pool_estimate_bounds_its_peak(monkeypatch, n_items, n_annotators, k, cells,
+                                              regime):
+    """The within-pool stage's estimate is at least the memory the stage takes (traced by
+    tracemalloc, which sees numpy's buffers) and at most twice it, in each regime of the
+    annotator-effect test. It counted only the permutation tables before: 92 MiB where a
+    2M-judgment single pool's gCMH took 376 MiB, the largest stage of that audit
+    (``CMH_DENSE_CELLS`` is lowered to reach the too-wide regime at a test's size)."""
+    import tracemalloc
+
+    from audit.measure import cmh
+    from audit.measure.sufficient import Sufficient
+    from audit.measure.within_pool import within_pool
+    from audit.resample import Bootstrap
+
+    if cells is not None:
+        monkeypatch.setattr(cmh, "CMH_DENSE_CELLS", cells)
+    table = _single_pool(n_items, n_annotators, k)
+    need = sum(estimate(Shape.of(table), n_resamples=1000)["within-pool"].values())
+    suff = Sufficient(table)
+    tracemalloc.start()
+    try:
+        (entry,) = within_pool(table, bootstrap=Bootstrap(1000, 0), sufficient=suff)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (entry["test"]["name"] if regime != "too wide"
+            else "too wide" if "too wide" in entry.get("not_defined", "") else None) == regime
+    slack = 8 << 20  # tracemalloc's own and Python objects' on a small pool
+    assert need + slack >= peak, (need / 2 ** 20, peak / 2 ** 20)
+    assert need <= 2 * peak + slack, (need / 2 ** 20, peak / 2 ** 20)
+
+
 # -- resampling options ----------------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, key", [({"seed": -1}, "seed"), ({"seed": 2 ** 63}, "seed"),
                                          ({"n_bootstrap": 0}, "n_bootstrap"),
