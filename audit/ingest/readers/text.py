@@ -116,8 +116,17 @@ def read_text(path) -> str:
 
 
 def first_line(path: Path) -> str:
-    """The file's first line (at most :data:`CHUNK_BYTES`), stripped; bad bytes replaced, since
-    it is only a cheap look at a header."""
+    """The file's first line that is not blank (within its first :data:`CHUNK_BYTES`),
+    stripped; bad bytes replaced, since it is only a cheap look at a header. Blank lines before
+    it are passed over, as the readers pass over them (pyarrow and pandas before a CSV / TSV
+    header, :func:`audit.ingest.readers.read_jsonl` anywhere): a file starting with an empty
+    line is read, so its columns must be seen."""
     with open(path, "rb") as fh:
-        raw = fh.readline(CHUNK_BYTES)
-    return raw.decode("utf-8-sig", errors="replace").strip()
+        left, start = CHUNK_BYTES, True
+        while left > 0 and (raw := fh.readline(left)):
+            left -= len(raw)
+            text = raw.decode("utf-8-sig" if start else "utf-8", errors="replace").strip()
+            start = False
+            if text:
+                return text
+    return ""
