@@ -58,6 +58,15 @@ def test_jsonl_lines_count_blank_lines(tmp_path):
     assert "value 9 (line 4)" in schema_error(src, write_spec(tmp_path, ORDER))
 
 
+def test_jsonl_with_a_byte_order_mark_on_a_blank_first_line(tmp_path):
+    # the reader drops the BOM and passes over the blank line; the line scan counted the BOM
+    # as a record, naming line 1 for the record on line 2 (found by tests/test_fuzz_tables.py)
+    src = tmp_path / "t.jsonl"
+    src.write_bytes(b'\xef\xbb\xbf\n{"item": 1, "annotator": "a", "label": null}\n'
+                    b'{"item": 2, "annotator": "a", "label": "x"}\n')
+    assert "(line 2)" in schema_error(src)
+
+
 def test_a_regex_separator_names_the_data_row_not_a_guessed_line(tmp_path):
     src = tmp_path / "t.txt"
     src.write_text("item;;annotator;;label\nq1;;a;;1\nq1;;b;;7\n", encoding="utf-8")

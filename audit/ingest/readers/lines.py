@@ -70,11 +70,12 @@ class RecordLines:
 
     def _jsonl_starts(self, last: int) -> list[int]:
         """As :func:`audit.ingest.readers.read_jsonl` counts: lines end at ``\\n``, blank ones
-        hold no record."""
+        hold no record, and the first line's byte-order mark is no text (a first line holding
+        only a BOM is blank)."""
         starts = []
         with open(self.path, "rb") as fh:
             for n, raw in enumerate(fh, 1):
-                if raw.decode("utf-8", errors="replace").strip():
+                if raw.decode("utf-8-sig" if n == 1 else "utf-8", errors="replace").strip():
                     starts.append(n)
                     if len(starts) > last:
                         break
