@@ -26,6 +26,7 @@ import pandas as pd
 from . import columns as C
 from ..errors import DegenerateDataWarning, InputError, InternalError, join_names
 from .labels import Granularity, LabelKind, LabelScale
+from .lookalikes import warn_lookalikes
 
 
 @dataclass
@@ -342,6 +343,7 @@ def build_table(raw: pd.DataFrame, scale: LabelScale, *, name: str, source: str,
                             judge_pools=tuple(judge_pools), info=info)
     check_judge_pools(table.judge_pools, table.pools, source=source)
     warn_degenerate(table)
+    warn_lookalikes(table)
     return table
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 from ...contract import columns as C
 from ...contract.labels import LabelKind, LabelScale
 from ...contract.schema import sorted_index, sorted_strings
+from ...contract.lookalikes import warn_lookalikes
 from ...contract.table import AnnotationTable, check_conservation, warn_degenerate
 from ...errors import InputError
 
@@ -156,6 +157,7 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     table = AnnotationTable(frame, scale, name=name, source=source,
                             judge_pools=tuple(judge_pools), info=info)
     warn_degenerate(table)
+    warn_lookalikes(table)
     return table
 
 

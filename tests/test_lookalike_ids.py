@@ -1,0 +1,110 @@
+"""Ids and text labels that look alike but differ are kept apart, with a warning naming them.
+
+``José`` in its two Unicode forms (precomposed ``é``, NFC, and ``e`` + a combining accent,
+NFD), an id with an invisible right-to-left mark or zero-width space, an id with a space a
+spreadsheet kept: each was audited as a separate annotator (item, pool, label) with nothing
+said, so one person counted as two and their judgments as disagreements. They are still
+audited apart (ids are kept exactly as written), and a warning now names every group, each
+text escaped so the difference shows. Found by tests/test_fuzz_tables.py.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+import warnings
+
+import pytest
+from click.testing import CliRunner
+
+from audit.cli import cli
+from audit.contract.lookalikes import LookalikeWarning, lookalike_groups
+from audit.ingest import load
+
+NFC = unicodedata.normalize("NFC", "Jos\u00e9")
+NFD = unicodedata.normalize("NFD", "Jos\u00e9")
+TABLE = ("item,annotator,label\n"
+         f"1,{NFC},x\n1,{NFD},y\n"            # one name in two normal forms
+         "2,ann1,x\n2,ann1 ,x\n"               # a kept space
+         "3,\u200fab,z\n3,ab,y\n"              # a right-to-left mark
+         "4,007,x\n4,7,y\n")                   # distinct ids, not look-alikes
+
+
+def loaded(tmp_path, text: str, spec: str | None = None):
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    spec_path = None
+    if spec is not None:
+        spec_path = tmp_path / "s.yaml"
+        spec_path.write_text(spec, encoding="utf-8")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        table = load(path, spec=spec_path)
+    return table, [str(w.message) for w in seen if issubclass(w.category, LookalikeWarning)]
+
+
+def test_look_alike_ids_stay_apart_and_are_named(tmp_path):
+    table, said = loaded(tmp_path, TABLE)
+    assert table.frame["annotator"].nunique() == 8  # nothing merged
+    (message,) = said
+    assert "column 'annotator'" in message
+    assert "'Jos\\xe9' / 'Jose\\u0301'" in message or "'Jose\\u0301' / 'Jos\\xe9'" in message
+    assert "'ann1' / 'ann1 '" in message
+    assert "'\\u200fab'" in message
+    assert "'007'" not in message
+
+
+def test_the_cli_prints_the_warning(tmp_path):
+    (tmp_path / "t.csv").write_text(TABLE, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["run", str(tmp_path / "t.csv"), "--bootstrap", "20",
+                                      "--no-report", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if "look alike" in line]
+    assert len(lines) == 1 and lines[0].startswith("warning: ")
+    dataset = json.loads((tmp_path / "o" / "results.json").read_text())["dataset"]
+    assert dataset["n_annotators"] == 8
+
+
+def test_look_alike_text_labels_are_named(tmp_path):
+    _, said = loaded(tmp_path, f"item,annotator,label\n1,a,{NFC}\n1,b,{NFD}\n2,a,x\n2,b,x \n")
+    (message,) = said
+    assert "column 'label' holds labels that look alike" in message
+    assert "'x' / 'x '" in message
+
+
+def test_wide_table_rater_names_and_items(tmp_path):
+    _, said = loaded(tmp_path, f"item,{NFC},{NFD}\nq1,1,2\nq1 ,2,2\n",
+                     spec=f"layout: wide\nannotator_columns: [{NFC}, {NFD}]\n")
+    assert sorted(m.split(" holds")[0].rsplit(" ", 1)[1] for m in said) == \
+        ["'annotator'", "'item'"]
+
+
+def test_clean_tables_say_nothing(tmp_path):
+    _, said = loaded(tmp_path, "item,annotator,label\n007,a,1\n7,b,1\n\u05e9,\u00e9,x\n")
+    assert said == []
+
+
+@pytest.mark.parametrize("texts, groups", [
+    ([NFC, NFD, "x"], [tuple(sorted([NFC, NFD]))]),
+    (["a", " a", "a\u00a0", "b"], [(" a", "a", "a\u00a0")]),
+    (["ab", "a\u200bb", "a\u00adb"], [("ab", "a\u00adb", "a\u200bb")]),  # soft hyphen is Cf
+    (["a", "A", "007", "7", "1.0", "1"], []),  # case, zeros, spellings: different ids
+    ([1, "1", " 1", None], [(" 1", "1")]),  # values that are not text are left out
+    ([], []),
+])
+def test_lookalike_groups(texts, groups):
+    assert lookalike_groups(texts) == groups
+
+
+@pytest.mark.spark
+def test_the_spark_engine_warns_alike(spark, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(TABLE, encoding="utf-8")
+    said = []
+    for engine in ("pandas", "spark"):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            load(path, engine=engine)
+        said.append([str(w.message) for w in seen if issubclass(w.category, LookalikeWarning)])
+    assert len(said[0]) == 1
+    assert said[0] == said[1]
