@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from audit.contract import columns as C
 from audit.errors import SchemaError
 from audit.contract.labels import LabelKind, LabelScale
+from audit.contract.ids import id_text
 from audit.contract.schema import string_categorical
 from audit.contract.table import build_table
 
@@ -28,13 +29,13 @@ VALUES = {
 @given(st.sampled_from(sorted(VALUES)).flatmap(lambda k: st.lists(VALUES[k], min_size=1,
                                                                   max_size=60)),
        st.sampled_from(["object", "native", "category"]))
-def test_string_categorical_is_categorical_of_the_strings(values, storage):
+def test_string_categorical_is_categorical_of_the_id_texts(values, storage):
     col = pd.Series(values, dtype=object)
     if storage == "native":
         col = pd.Series(col.tolist())
     elif storage == "category":
         col = col.astype(str).astype("category")
-    ref = pd.Categorical(col.astype(str))
+    ref = pd.Categorical([id_text(v) for v in col])  # one value at a time, by the id rule
     got = string_categorical(col)
     assert list(got.categories) == list(ref.categories)
     np.testing.assert_array_equal(np.asarray(got.codes), np.asarray(ref.codes))

@@ -70,6 +70,7 @@ def _pandera():
 
 from ..errors import InputError, SchemaError
 from . import columns as C
+from .ids import id_texts
 from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
                      parse_number)
 
@@ -112,8 +113,8 @@ class Coded:
     """The validated columns of a raw frame, ready for the table.
 
     ``ids`` maps each id column present (``pool`` always) to a categorical of its values'
-    strings with sorted categories, as ``pd.Categorical(column.astype(str))``; ``label`` is the
-    label as a categorical on the scale (categories ``scale.values``).
+    text (:func:`audit.contract.ids.id_text`) with sorted categories; ``label`` is the label as
+    a categorical on the scale (categories ``scale.values``).
     """
 
     ids: dict[str, pd.Categorical]
@@ -121,11 +122,13 @@ class Coded:
 
 
 def string_categorical(values: pd.Series) -> pd.Categorical:
-    """``pd.Categorical(values.astype(str))`` with missing values left missing (code -1).
+    """The id column ``values`` as a categorical of each value's text (:mod:`audit.contract.ids`:
+    text as written, ``1.0`` as ``1``), sorted; missing values left missing (code -1).
 
-    Only the distinct values are turned into strings: the column is factorised once, its
-    distinct values converted and sorted, and the codes remapped. A column in which equal values
-    can print differently (``0.0`` and ``-0.0``; ``1`` and ``1.0`` in one object column) is
+    Only the distinct values are turned into text: the column is factorised once, its
+    distinct values converted (values that write the same text, ``0.0`` and ``-0.0``, become
+    one category) and sorted, and the codes remapped. An object column of mixed types, in which
+    values that factorise together can write different text (``True`` and ``1``), is
     converted row by row first. A categorical of text (as the CSV reader gives) is recoded on
     its categories alone: the unused ones dropped, the rest sorted, the codes remapped.
     """
@@ -134,10 +137,10 @@ def string_categorical(values: pd.Series) -> pd.Categorical:
         return _sorted_categories(np.asarray(values.cat.codes), values.cat.categories,
                                   given=values.array)
     if _equal_values_may_print_differently(values):
-        missing = values.isna().to_numpy()
-        values = values.astype(str).mask(missing)
+        values = pd.Series(id_texts(values.to_numpy(dtype=object)), index=values.index,
+                           dtype=object)
     codes, uniques = pd.factorize(values)
-    names = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    names = id_texts(uniques)
     cats, remap = sorted_strings(names)
     codes = np.where(codes >= 0, remap[codes] if len(names) else -1, -1)
     return pd.Categorical.from_codes(codes, categories=sorted_index(cats))
@@ -193,12 +196,12 @@ def sorted_index(values) -> pd.Index:
 
 
 def _equal_values_may_print_differently(values: pd.Series) -> bool:
-    """Whether two values that factorise together could have different strings."""
+    """Whether two values that factorise together could write different id text (only in an
+    object column of mixed types: ``True`` and ``1``; a float column's ``0.0`` and ``-0.0``
+    both write ``0``)."""
     dtype = values.dtype
-    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biuSU":
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biufSU":
         return False
-    if dtype.kind == "f":
-        return bool((values == 0).any())
     if dtype.kind == "O":
         return pd.api.types.infer_dtype(values, skipna=True) not in ("string", "integer",
                                                                      "boolean", "empty")

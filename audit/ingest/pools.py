@@ -9,11 +9,18 @@ Accepted files:
   or JSON array of records, with ``pool_column`` naming the field that becomes the pool, e.g.
   ``Nationality``. Any field works.
 
+Annotator keys are written as the data's ids are (:func:`audit.contract.ids.id_text`), wherever
+the mapping comes from (a CSV / TSV / Parquet / JSON file, a spec's ``pools.map``, a mapping
+passed in): a key ``1.0`` (a float column, a YAML ``1.0:``) is ``1``, so it names the annotator a
+CSV writes ``1`` and a Parquet float column holds as ``1.0``; text keys stay text (``007``), those
+read from a file stripped of surrounding blanks. Two keys that write the same text with
+different pools are an error naming the key.
+
 Pool names are text. A metadata value becomes a pool name by one deterministic rule
-(:func:`pool_name`): text is stripped of surrounding blanks; an integral number is written
-without a decimal point (``26`` and ``26.0`` are one pool); other numbers by their shortest
-round-trip form; ``true`` / ``false``; a list or object as compact JSON with sorted keys (a
-list keeps its order, as its authors wrote it). A value that is absent, null, NaN, empty text or
+(:func:`pool_name`): text is stripped of surrounding blanks; a number as an id is written
+(:func:`audit.contract.ids.id_text`: ``26`` and ``26.0`` are one pool, other numbers by their
+shortest round-trip form); ``true`` / ``false``; a list or object as compact JSON with sorted
+keys (a list keeps its order, as its authors wrote it). A value that is absent, null, NaN, empty text or
 an empty list / object gives the pool :data:`MISSING_POOL`, with one warning naming how many
 annotators have it.
 
@@ -37,8 +44,8 @@ their authors wrote them. ``N = 1`` folds the placeholders only.
 
 from __future__ import annotations
 
+import decimal
 import json
-import math
 import numbers
 import re
 from collections import Counter, defaultdict
@@ -49,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..contract import columns as C
+from ..contract.ids import id_text
 from ..errors import InputError, join_names
 from .common import warn
 from .readers import read_json, read_table
@@ -76,13 +84,9 @@ def pool_name(value) -> str:
         return MISSING_POOL
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        x = float(value)
-        if math.isnan(x):
-            return MISSING_POOL
-        return str(int(x)) if x.is_integer() and abs(x) < 2 ** 53 else repr(x)
+    if isinstance(value, (numbers.Real, decimal.Decimal)):
+        text = id_text(value)
+        return MISSING_POOL if text is None else text
     if isinstance(value, str):
         text = value.strip()
         return text if text else MISSING_POOL
@@ -124,7 +128,7 @@ def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[s
         if pool_column is not None:
             raise InputError(f"--pool-column {pool_column!r} given, but this file maps annotators "
                              "straight to pools (no metadata fields)", path=str(path))
-        return _with_missing({str(k): pool_name(v) for k, v in data.items()}, path, None)
+        return _with_missing(_by_key(data, pool_name, path=str(path)), path, None)
     if len(nested) != len(data):
         bad = next(k for k, v in data.items() if not isinstance(v, dict))
         raise InputError("mixes metadata objects and plain values", path=str(path), key=bad)
@@ -149,7 +153,7 @@ def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dic
     if no_id.any():
         raise InputError("empty annotator", path=str(path), column=C.ANNOTATOR,
                          row=int(no_id.argmax()))
-    ann = frame[C.ANNOTATOR].map(pool_name)
+    ann = frame[C.ANNOTATOR].map(lambda v: v.strip() if isinstance(v, str) else id_text(v))
     pool = frame[pool_col].map(pool_name)
     clash = pd.DataFrame({"a": ann, "p": pool}).drop_duplicates().duplicated("a", keep=False)
     if clash.any():
@@ -176,11 +180,43 @@ def resolve_pools(pools, *, pool_column: str | None = None, base: Path | None = 
     if pools is None:
         return None
     if isinstance(pools, Mapping):
-        return {str(k): pool_name(v) for k, v in pools.items()}
+        return _by_key(pools, pool_name, path=None)
     path = Path(pools)
     if base is not None and not path.is_absolute():
         path = base / path
     return read_pools(path, pool_column=pool_column)
+
+
+def pools_mapping(pools, *, pool_column: str | None, spec) -> dict[str, str] | None:
+    """The annotator -> pool mapping a load uses, first match wins: ``pools`` (a file or a
+    mapping, :func:`resolve_pools`), the spec's ``pools.map``, the spec's ``pools.file``; None
+    when there is none (pools then come from a column of the data, or the default pool)."""
+    mapping = resolve_pools(pools, pool_column=pool_column)
+    if mapping is None and spec.pools_map is not None:
+        mapping = _by_key(spec.pools_map, str, path=spec.path and str(spec.path),
+                          where="pools.map")
+    if mapping is None and spec.pools_file is not None:
+        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    return mapping
+
+
+def _by_key(mapping: Mapping, name, *, path: str | None, where: str = "pools") -> dict[str, str]:
+    """``mapping`` with each annotator key written as the data's ids are (:func:`id_text`) and
+    each pool by ``name``. A missing key, or two keys of the same text (``1`` and ``"1"``)
+    with different pools, is an InputError naming the key."""
+    out: dict[str, str] = {}
+    for key, value in mapping.items():
+        text = id_text(key)
+        if text is None:
+            raise InputError(f"a key of {where} is missing (null or NaN); keys are annotator "
+                             "ids", path=path, key=where)
+        pool = name(value)
+        if out.get(text, pool) != pool:
+            raise InputError(f"annotator {text!r} is given more than one pool ({out[text]!r} "
+                             f"and {pool!r}) by keys that write the same id", path=path,
+                             key=f"{where}.{text}")
+        out[text] = pool
+    return out
 
 
 def _numbered(text: str):
@@ -249,19 +285,24 @@ def assign_pools(annotators: pd.Series, mapping: Mapping[str, str], *, source: s
     Ids matched by number, not exactly, and ids the mapping lacks (pool :data:`UNKNOWN_POOL`)
     each give one warning with their count.
     """
-    ids = annotators.astype(str)
-    unique = pd.unique(ids)
-    key_of = match_keys(unique, mapping)
-    warn_matched_by_number(key_of, len(unique), source=source)
-    pools = ids.map({i: mapping[k] for i, k in key_of.items()})
-    missing = pools.isna()
+    from ..contract.schema import string_categorical
+
+    ids = string_categorical(annotators)  # the ids as the table writes them (audit.contract.ids)
+    names = ids.categories.to_numpy(dtype=object)
+    key_of = match_keys(names, mapping)
+    warn_matched_by_number(key_of, len(names), source=source)
+    of_name = np.array([mapping[key_of[i]] if i in key_of else None for i in names] + [None],
+                       dtype=object)
+    codes = np.asarray(ids.codes)
+    pools = of_name[codes]  # code -1 (a missing id, a schema failure of its own): None
+    missing = pd.isna(pools) & (codes >= 0)
     if missing.any():
-        absent = pd.unique(ids[missing])
+        absent = [i for i in names if i not in key_of]
         warn(f"{source}: {len(absent)} annotator(s) ({int(missing.sum())} judgment(s)) are not in "
              f"the pools mapping (e.g. {join_names(absent, limit=3)}); their pool is "
              f"{UNKNOWN_POOL!r}")
-        pools = pools.where(~missing, UNKNOWN_POOL)
-    return pools
+    pools[pd.isna(pools)] = UNKNOWN_POOL
+    return pd.Series(pools, index=annotators.index, dtype=object)
 
 
 def check_min_pool_annotators(value) -> int | None:

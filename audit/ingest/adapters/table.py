@@ -30,7 +30,7 @@ from ...errors import InputError, SchemaError, join_names
 from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger
 from ..decimal_comma import read_decimal_comma
-from ..pools import assign_pools, check_min_pool_annotators, fold_pools, resolve_pools
+from ..pools import assign_pools, check_min_pool_annotators, fold_pools, pools_mapping
 from ..readers import read_table
 from ..sources import default_name, existing_path
 from ..spec import DatasetSpec, read_spec
@@ -312,11 +312,7 @@ def _melt(raw: pd.DataFrame, spec: DatasetSpec, source: str, ledger: Ledger) -> 
 
 def _pools(raw: pd.DataFrame, *, spec: DatasetSpec, source: str, pools,
            pool_column: str | None) -> pd.DataFrame:
-    mapping = resolve_pools(pools, pool_column=pool_column)
-    if mapping is None and spec.pools_map is not None:
-        mapping = {str(k): str(v) for k, v in spec.pools_map.items()}
-    if mapping is None and spec.pools_file is not None:
-        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    mapping = pools_mapping(pools, pool_column=pool_column, spec=spec)
     if mapping is not None:
         raw = raw.copy()
         raw[C.POOL] = assign_pools(raw[C.ANNOTATOR], mapping, source=source)

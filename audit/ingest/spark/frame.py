@@ -5,8 +5,9 @@ The Spark twin of :func:`audit.ingest.adapters.table.from_frame`, for the two sh
 reads: a long table whose columns are already canonical, and any table mapped by a YAML dataset
 spec (:mod:`audit.ingest.spec`: renamed columns, a wide layout, ``label.map``, pools from a file,
 a mapping or a column). Ids and labels are cast to text here, as the pandas engine compares them
-(ids as ``pd.Categorical(values.astype(str))``, labels as :func:`audit.contract.labels.label_text` writes a
-typed value: ``7.0`` as ``7``): the two engines see the same strings. A spec's ``label.map`` is
+(ids by :mod:`audit.contract.ids`' rule, :func:`.ids.id_columns`: ``1.0`` as ``1``; labels as
+:func:`audit.contract.labels.label_text` writes a typed value: ``7.0`` as ``7``): the two
+engines see the same strings. A spec's ``label.map`` is
 not applied here: it is part of the scale (:meth:`audit.contract.labels.LabelScale.codes`), which reads
 each distinct raw label once on the driver.
 
@@ -31,8 +32,9 @@ from pathlib import Path
 from ...contract import columns as C
 from ...errors import InputError, join_names
 from ..common import warn
-from ..pools import UNKNOWN_POOL, resolve_pools
+from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
+from .ids import id_columns
 from .read import FILE, HIDDEN, LONG_RECORD, long_records
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
@@ -87,7 +89,9 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
                          f"{join_names(columns, limit=20)}; {hint}", path=source,
                          column=missing[0])
+    df = id_columns(df, [c for c in C.ID_COLUMNS if c in df.columns])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read
     keep = [c for c in C.COLUMNS if c in df.columns]
     hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
@@ -349,11 +353,7 @@ def _pool_of_ids(df, mapping: dict[str, str], source: str) -> dict[str, str]:
 def _pools(df, *, spec: DatasetSpec, source: str, pools, pool_column: str | None):
     from pyspark.sql import functions as F
 
-    mapping = resolve_pools(pools, pool_column=pool_column)
-    if mapping is None and spec.pools_map is not None:
-        mapping = {str(k): str(v) for k, v in spec.pools_map.items()}
-    if mapping is None and spec.pools_file is not None:
-        mapping = resolve_pools(spec.pools_file, pool_column=spec.pools_column, base=spec.base)
+    mapping = pools_mapping(pools, pool_column=pool_column, spec=spec)
     if mapping is not None:
         spark = df.sparkSession
         table = spark.createDataFrame(sorted(_pool_of_ids(df, mapping, source).items()),
