@@ -20,7 +20,14 @@ How the formats read:
 - :func:`with_interval`: ``0.712 [0.650, 0.770]`` (a cell), ``0.712, 95% CI 0.650 to 0.770``
   (a sentence) or ``0.712 (95% CI 0.650 to 0.770)`` (a parenthesis), with any of the formats
   above for the numbers;
-- :func:`count`: ``1 annotator``, ``3 annotators``, a count with its noun.
+- :func:`count`: ``1 annotator``, ``3 annotators``, a count with its noun;
+- :func:`setting`: ``0.90``, ``0.999999``, a probability the user set (``--stay``) as the
+  shortest decimal that reads back as it, at least two decimals; :func:`setting_percent`:
+  ``90%``, ``99.9999%``, the same as a share of items;
+- :func:`probability`: ``0.93``, ``0.9996``, ``> 0.999999``, an estimated probability in at
+  least two decimals and as many more as it takes not to read as ``1.00`` (certain) or
+  ``0.00`` (impossible) when it is neither; :func:`probability_percent`: ``99.96%`` the same
+  as a percentage.
 
 This module imports nothing heavy: the CLI and the suites use it.
 """
@@ -147,6 +154,77 @@ def with_interval(value, ci, show=number, *, style: str = "cell") -> str:
     if style == "sentence":
         return f"{show(value)}, 95% CI {lo} to {hi}"
     raise ValueError(f"style {style!r}: use cell, sentence or paren")
+
+
+def setting(x, digits: int = 2) -> str:
+    """A probability the user set (``--stay 0.999999``), as the shortest decimal that reads
+    back as the same float, with at least ``digits`` decimals: ``0.9`` -> ``0.90``,
+    ``0.995`` -> ``0.995``, ``0.999999`` -> ``0.999999`` (never ``1.00``: the sentence must say
+    what was asked, and two settings read differently); :data:`NAN` when undefined."""
+    if not finite(x):
+        return NAN
+    text = _plain(x)
+    decimals = len(text.partition(".")[2])
+    if decimals < digits:
+        text = f"{text}{'' if '.' in text else '.'}{'0' * (digits - decimals)}"
+    return text
+
+
+def setting_percent(x) -> str:
+    """:func:`setting` as a percentage, as many decimals as the setting has beyond two
+    (``0.9`` -> ``90%``, ``0.995`` -> ``99.5%``, ``0.999999`` -> ``99.9999%``)."""
+    import decimal
+
+    if not finite(x):
+        return NAN
+    share = decimal.Decimal(_plain(x)) * 100
+    text = format(share, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def _plain(x) -> str:
+    """The shortest decimal that reads back as ``float(x)`` (``repr``), never in exponent
+    notation (``1e-05`` -> ``0.00001``)."""
+    import decimal
+
+    text = repr(float(x))
+    if "e" in text or "E" in text:
+        text = format(decimal.Decimal(text), "f")
+    return text
+
+
+#: :func:`probability` shows at most this many decimals; closer to 0 or 1 it shows a bound.
+PROBABILITY_DECIMALS = 6
+
+
+def probability(x, digits: int = 2) -> str:
+    """An estimated probability with ``digits`` decimals, or more where those would round a
+    value strictly between 0 and 1 to ``1.00`` or ``0.00``, which read as certainty and
+    impossibility: ``0.9996`` -> ``0.9996``, ``0.93`` -> ``0.93``, ``1.0`` -> ``1.00``.
+    Closer to 1 (or 0) than :data:`PROBABILITY_DECIMALS` decimals show it is ``> 0.999999``
+    (``< 0.000001``); :data:`NAN` when undefined."""
+    if not finite(x):
+        return NAN
+    x = float(x)
+    most = max(digits, PROBABILITY_DECIMALS)
+    for d in range(digits, most + 1):
+        text = f"{x:.{d}f}"
+        if not 0 < x < 1 or 0 < float(text) < 1:
+            return text
+    return f"> {1 - 10.0 ** -most:.{most}f}" if x > 0.5 else f"< {10.0 ** -most:.{most}f}"
+
+
+def probability_percent(x, digits: int = 1) -> str:
+    """:func:`probability` as a percentage with ``digits`` decimals or more (``0.9996`` ->
+    ``99.96%``, never ``100.0%`` short of certainty); :data:`NAN` when undefined."""
+    text = probability(x, digits + 2)
+    if text == NAN:
+        return text
+    bound, _, value = text.rpartition(" ")
+    shown = f"{100 * float(value):.{len(value.partition('.')[2]) - 2}f}%"
+    return f"{bound} {shown}" if bound else shown
 
 
 def count(n, noun: str, plural: str | None = None) -> str:

@@ -1,12 +1,16 @@
 """The plan in at most four plain-text sentences an annotation lead reads in one screen.
 
 Pure function of the ``plan`` block (library or JSON form). No markup: the renderer escapes
-for its channel (pool names come from the dataset).
+for its channel (pool names come from the dataset). The ``stay`` setting is shown as the user
+gave it (:func:`audit.format.setting`: ``0.999999``, never ``1.00``), and an estimated
+probability (``P(stay)``, its ceiling, an agreement) never rounded to ``1.00`` or ``0.00``
+short of them (:func:`audit.format.probability`).
 """
 
 from __future__ import annotations
 
-from ..format import count, finite, number, percent
+from ..format import (count, finite, number, percent, probability, probability_percent, setting,
+                      setting_percent)
 
 
 def plan_sentences(block: dict) -> list[str]:
@@ -44,18 +48,18 @@ def _sizes_sentence(lb: dict, stay) -> str:
         k = e["n_models"]
         row = _row_now(e, m_now) if e.get("verdict") == "planned" else None
         if row is None and e.get("sd_star") == 0:
-            parts.append(f"a {k}-model one cannot reach {number(stay, 2)} at any size: the "
+            parts.append(f"a {k}-model one cannot reach {setting(stay)} at any size: the "
                          "measured scores include tied neighbours, and tied models come out in "
                          "either order whatever the size (every tie falls the true way in "
-                         f"{number(e.get('ceiling'), 2)} of the simulated boards)")
+                         f"{probability(e.get('ceiling'))} of the simulated boards)")
             continue
         if row is None:
             lower = next((r["n_items_ci95"][0] for r in e.get("rows", [])
                           if r.get("n_items_ci95") and r["n_items_ci95"][0] is not None), None)
             maybe = (f" (at the lower end of its interval {count(lower, 'item')} would do)"
                      if lower is not None else "")
-            parts.append(f"a {k}-model one cannot reach {number(stay, 2)} at any size: the pool "
-                         f"effect alone caps it at {number(e.get('ceiling'), 2)} "
+            parts.append(f"a {k}-model one cannot reach {setting(stay)} at any size: the pool "
+                         f"effect alone caps it at {probability(e.get('ceiling'))} "
                          f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)}){maybe}")
             continue
         lo, hi = row.get("n_items_ci95") or [None, None]
@@ -69,7 +73,7 @@ def _sizes_sentence(lb: dict, stay) -> str:
                      f"pool; {span})")
     text = "; ".join(parts)
     text = text.replace("-model one", "-model leaderboard", 1)
-    return f"To keep its order with probability {number(stay, 2)}: {text}."
+    return f"To keep its order with probability {setting(stay)}: {text}."
 
 
 def _budget_sentence(lb: dict) -> str | None:
@@ -78,7 +82,7 @@ def _budget_sentence(lb: dict) -> str | None:
         b = e.get("budget")
         if not b or b.get("p_stay") is None:
             continue
-        parts.append(f"{e['n_models']} models reach {number(b['p_stay'], 2)} with "
+        parts.append(f"{e['n_models']} models reach {probability(b['p_stay'])} with "
                      f"{count(b['n_items'], 'item')} x {b['m']}")
     if not parts:
         return None
@@ -102,9 +106,9 @@ def _labels_sentences(labels: dict, stay) -> list[str]:
                 verb = "need" if name != p["pool"] else "needs"
                 bits.append(f"{name} {verb} {count(p['planned_m'], 'annotator')} per item"
                             + (f" (today's {number(p['judgments_per_item_now'], 0)}: "
-                               f"{percent(now)})" if finite(now) else ""))
+                               f"{probability_percent(now)})" if finite(now) else ""))
         out.append(f"For an item's majority label to be its pool's own on "
-                   f"{percent(stay, 0)} of items: " + "; ".join(bits) + ".")
+                   f"{setting_percent(stay)} of items: " + "; ".join(bits) + ".")
     cross = [c for c in labels.get("cross_pool", []) if finite(c.get("majority_differs_shrunk"))]
     if cross:
         c = max(cross, key=lambda c: c["majority_differs_shrunk"])

@@ -21,7 +21,7 @@ nothing for a result without the blocks (``check``'s, or one written before they
 from __future__ import annotations
 
 from ..contract.columns import EVERY_HUMAN_POOL
-from ..format import number, percent
+from ..format import number, probability, setting, setting_percent
 
 #: How an item advised to every human pool together (``all``) names whom to send it to.
 ANY_POOL = "any human annotator"
@@ -53,10 +53,10 @@ def advise_sentences(results: dict) -> list[str]:
     return _sentences("advise", results.get("advise"))
 
 
-def _interval(pair) -> str:
+def _interval(pair, show=number) -> str:
     if not pair or all(v is None for v in pair):
         return "-"
-    return f"{number(pair[0])} – {number(pair[1])}"
+    return f"{show(pair[0])} – {show(pair[1])}"
 
 
 def _significant(x) -> str:
@@ -68,9 +68,19 @@ def _significant(x) -> str:
 
 
 def _with_se(p, se) -> str:
+    """A simulated probability (:func:`_probability`) ± its Monte-Carlo s.e. in as many
+    decimals."""
     if p is None:
         return "-"
-    return number(p) + (f" ± {number(se, 3)}" if se is not None else "")
+    text = _probability(p)
+    decimals = len(text.rpartition(" ")[2].partition(".")[2])  # "> 0.999999": 6
+    return text + (f" ± {number(se, decimals)}" if se is not None else "")
+
+
+def _probability(p) -> str:
+    """A ``P(stay)`` in three decimals, more where those would show ``1.000`` short of 1
+    (:func:`audit.format.probability`)."""
+    return probability(p, 3)
 
 
 def stay(block: dict | None) -> float | None:
@@ -101,7 +111,8 @@ def plan_rows(block: dict | None) -> list[dict]:
                          "judgments": "-",
                          "p_stay": _with_se(e.get("ceiling"), e.get("ceiling_mc_se"))
                          + " (ceiling)",
-                         "interval": "P(stay) " + _interval(e.get("ceiling_ci95"))})
+                         "interval": "P(stay) " + _interval(e.get("ceiling_ci95"),
+                                                            _probability)})
             continue
         for r in sized:
             lo, hi = (r.get("n_items_ci95") or [None, None])[:2]
@@ -163,8 +174,8 @@ def section_view(results: dict, *, advice_csv: bool = False) -> dict:
     rows = advice_rows(advise)
     n = len(advised(advise))
     return {"sentences": plan_sentences(results) + advise_sentences(results),
-            "plan": plan_rows(plan), "stay": number(stay(plan), 2),
-            "labels": label_rows(plan), "stay_share": percent(stay(plan), 0),
+            "plan": plan_rows(plan), "stay": setting(stay(plan)),
+            "labels": label_rows(plan), "stay_share": setting_percent(stay(plan)),
             "advice": rows, "n_advised": number(n), "n_more": max(n - len(rows), 0),
             "pairwise": any(r["models"] for r in rows),
             "target": (advise or {}).get("target"), "more": (advise or {}).get("more"),
@@ -181,7 +192,7 @@ def label_rows(block: dict | None) -> list[dict]:
             continue
         planned_m = p.get("planned_m")
         rows.append({"pool": str(p.get("pool")), "now": number(p.get("judgments_per_item_now"), 0),
-                     "agreement_now": number(p.get("agreement_now")),
+                     "agreement_now": _probability(p.get("agreement_now")),
                      "planned": number(planned_m) if planned_m is not None else
                      f"more than {number(p.get('m_max'))}"})
     return rows
@@ -220,14 +231,14 @@ def card_sentences(results: dict, esc=str) -> list[str]:
         if row is None:
             ceiling = e.get("ceiling")
             out.append(f"No number of items lets a {number(k)}-model leaderboard keep its "
-                       f"order with probability {number(p, 2)}: the pool effect measured "
+                       f"order with probability {setting(p)}: the pool effect measured "
                        "here does not shrink with more items"
-                       + (f" and caps it at {number(ceiling, 2)}" if ceiling is not None
+                       + (f" and caps it at {probability(ceiling)}" if ceiling is not None
                           else "") + ".")
         elif n_items is not None and row["n_items"] > n_items:
             out.append(f"A {number(k)}-model leaderboard would need about "
                        f"{number(row['n_items'])} items ({number(row.get('m'))} "
                        f"{'judgment' if row.get('m') == 1 else 'judgments'} each, per "
-                       f"pool) to keep its order with probability {number(p, 2)}; this "
+                       f"pool) to keep its order with probability {setting(p)}; this "
                        f"dataset has {number(n_items)}.")
     return out
