@@ -101,6 +101,33 @@ def test_no_hint_when_most_failures_are_not_decimal_commas(tmp_path):
     assert "decimal" not in result.output
 
 
+@pytest.mark.parametrize("spec", ['label: {kind: interval}\n', None])
+def test_a_comma_before_three_digits_is_named_as_a_thousands_separator_too(tmp_path, spec):
+    # '1,234' in an English spreadsheet is 1234; the hint said read.decimal ',' reads it
+    # "as numbers", which reads it as 1.234 (found by tests/test_fuzz_tables.py)
+    data = 'item,model,annotator,label\n1,m,a,"1,234"\n1,m,b,"2,500"\n2,m,a,"3,000"\n2,m,b,17\n'
+    src = tmp_path / "t.csv"
+    src.write_text(data)
+    args = ["validate", str(src)]
+    if spec is not None:
+        (tmp_path / "s.yaml").write_text(spec)
+        args += ["--spec", str(tmp_path / "s.yaml")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "thousands separator (1,234 for 1234)" in result.stderr
+    assert "'1,234', '2,500', '3,000'" in result.stderr
+    assert "('1,234' as 1.234)" in result.stderr
+
+
+def test_a_plain_decimal_comma_hint_is_unchanged():
+    from audit.ingest.decimal_comma import hint
+
+    assert hint(["1,5", "2,25", "x"]) == (
+        "2 of these 3 label(s) look like numbers written with a decimal comma (1,5 for 1.5): "
+        'a spec\'s read: {decimal: ","} reads them as numbers')
+    assert "thousands" in hint(["1,5", "12,000"])
+
+
 @pytest.mark.parametrize("label", ["1.234,5", "1.234", "1.5"])
 def test_a_point_in_a_decimal_comma_number_is_refused(tmp_path, label):
     data = f"item;annotator;label\r\na;x;2,5\r\nb;x;{label}\r\n".encode()

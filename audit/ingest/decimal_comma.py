@@ -90,14 +90,33 @@ def point_error(value: str, *, path: str, column: str, row) -> InputError:
         path=path, column=column, key="read.decimal", row=row)
 
 
+#: An integer written with a comma before every group of three digits (``1,234``,
+#: ``-12,000,000``): a thousands separator as much as a decimal comma.
+GROUPED = re.compile(r"\s*[+-]?[0-9]{1,3}(?:,[0-9]{3})+\s*")
+
+
 def hint(values) -> str:
     """A sentence suggesting ``read: {decimal: ","}`` when most of ``values`` (labels that did
-    not read as numbers) have the decimal-comma form; else ``""``."""
+    not read as numbers) have the decimal-comma form; else ``""``.
+
+    A label such as ``1,234`` (:data:`GROUPED`) is that form, but as often an English
+    spreadsheet's thousands separator (1234), which the option would read as 1.234: the
+    sentence names such labels and both readings, and says which one the option gives, so
+    following it cannot change a number a thousandfold unnoticed."""
     texts = [v for v in values if isinstance(v, str)]
     if not texts:
         return ""
-    comma = sum(bool(COMMA_NUMBER.fullmatch(v)) for v in texts)
-    if 2 * comma <= len(texts):
+    comma = [v for v in texts if COMMA_NUMBER.fullmatch(v)]
+    if 2 * len(comma) <= len(texts):
         return ""
-    return (f"{comma} of these {len(texts)} label(s) look like numbers written with a decimal "
-            "comma (1,5 for 1.5): a spec's read: {decimal: \",\"} reads them as numbers")
+    grouped = [v for v in comma if GROUPED.fullmatch(v)]
+    if not grouped:
+        return (f"{len(comma)} of these {len(texts)} label(s) look like numbers written with a "
+                "decimal comma (1,5 for 1.5): a spec's read: {decimal: \",\"} reads them as "
+                "numbers")
+    shown = ", ".join(repr(v) for v in grouped[:3]) + (", ..." if len(grouped) > 3 else "")
+    return (f"{len(comma)} of these {len(texts)} label(s) look like numbers written with a "
+            f"comma; {len(grouped)} of them ({shown}) may hold a thousands separator (1,234 for "
+            "1234), which is not read, as much as a decimal comma (1,234 for 1.234): if the "
+            "comma separates thousands, write the numbers without it; if it is the decimal "
+            "mark, a spec's read: {decimal: \",\"} reads them as numbers ('1,234' as 1.234)")
