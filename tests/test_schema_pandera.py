@@ -56,16 +56,21 @@ def raw_frames(draw):
     return frame
 
 
+def missing(value) -> bool:
+    """A missing value; an id of empty or whitespace-only text is one too (it names no one)."""
+    return pd.isna(value) or (isinstance(value, str) and not value.strip())
+
+
 def oracle(raw) -> set[str]:
     """The checks ``raw`` fails, decided row by row in plain Python from the schema's rules."""
     failed = set()
     rows = raw.to_dict("records")
-    if any(pd.isna(v) for r in rows for v in r.values()):
+    if any(missing(v) for r in rows for v in r.values()):
         failed.add("not null")
     if any(not pd.isna(r[C.LABEL]) and r[C.LABEL] not in SCALE.values for r in rows):
         failed.add("label in declared set")
     keys = [(str(r[C.ITEM]), str(r[C.ANNOTATOR])) for r in rows
-            if not (pd.isna(r[C.ITEM]) or pd.isna(r[C.ANNOTATOR]))]
+            if not (missing(r[C.ITEM]) or missing(r[C.ANNOTATOR]))]
     if len(keys) != len(set(keys)):
         failed.add("one judgment per (item, annotator)")
     if C.MODEL_A in raw.columns and any(r[C.MODEL_A] == r[C.MODEL_B] for r in rows):

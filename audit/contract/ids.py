@@ -7,7 +7,11 @@ always text, exactly as written; a Parquet, JSON or in-memory column keeps its t
 typed value becomes text by :func:`id_text`:
 
 * text: as written, never parsed (``007`` stays ``007``, ``1.0`` written as text stays
-  ``1.0``, surrounding blanks stay);
+  ``1.0``, surrounding blanks stay), except that text of whitespace only (``" "``, a tab, a
+  no-break space: what a spreadsheet leaves in a cleared cell) or empty is missing, as an
+  empty CSV cell is (:func:`blank_missing`; Spark's
+  :func:`audit.ingest.spark.frame.canonical_frame` reads it so too), as a label of whitespace
+  only is: it names no one;
 * an integer: its digits (``7``, ``-3``);
 * a boolean: ``True`` / ``False``;
 * a float that is a whole number below 2**53 in size: its integer text (``1.0`` -> ``1``,
@@ -115,3 +119,38 @@ def id_texts(values) -> np.ndarray:
         out[rest] = [float_text(float(v)) for v in x[rest]]
         return out
     return np.asarray([id_text(v) for v in array], dtype=object)
+
+
+#: The characters ``str.isspace`` holds (``str.strip`` strips), those a blank text is made of
+#: (tests/test_blank_ids.py checks the list against Python's).
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+              "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+def blank_missing(ids: pd.Categorical) -> pd.Categorical:
+    """``ids`` (a categorical of id text) with each category that is empty or whitespace only
+    made missing: its codes -1, the category dropped (module docstring). Returned as it is
+    when there is none.
+
+    Sorted categories (as :func:`audit.contract.schema.string_categorical` makes them) are
+    not scanned: a blank text is empty or starts with one of :data:`WHITESPACE`, and the texts
+    starting with a character ``c`` lie between ``c`` and the next character, found by binary
+    search; only those are looked at."""
+    names = ids.categories
+    values = names.to_numpy(dtype=object)
+    if names.is_monotonic_increasing:
+        blank = np.zeros(len(values), dtype=bool)
+        blank[:1] = values[:1] == ""
+        for c in WHITESPACE:
+            lo, hi = np.searchsorted(values, [c, chr(ord(c) + 1)])
+            for i in range(lo, hi):
+                blank[i] = not values[i].strip()
+    else:
+        blank = np.fromiter((not v.strip() for v in values), dtype=bool, count=len(values))
+    if not blank.any():
+        return ids
+    keep = ~blank
+    new = np.append(np.where(keep, np.cumsum(keep) - 1, -1), -1)  # code -1 reads the last entry
+    kept = pd.Index(values[keep], dtype=object)
+    kept.is_monotonic_increasing  # noqa: B018 - sorted: uniqueness without hashing
+    return pd.Categorical.from_codes(new[np.asarray(ids.codes)], categories=kept)

@@ -70,7 +70,7 @@ def _pandera():
 
 from ..errors import InputError, SchemaError
 from . import columns as C
-from .ids import id_texts
+from .ids import blank_missing, id_texts
 from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
                      parse_number)
 
@@ -320,8 +320,8 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
                              row=bad[0])
     ids = {}
     for col in C.ID_COLUMNS:
-        if col in raw.columns:
-            ids[col] = string_categorical(raw[col])
+        if col in raw.columns:  # an id of whitespace only is missing: a not-null failure
+            ids[col] = blank_missing(string_categorical(raw[col]))
         elif col == C.POOL:
             ids[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
                                                  categories=pd.Index([C.DEFAULT_POOL]))

@@ -57,6 +57,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     """
     from pyspark.sql import functions as F
 
+    from .regex import java_fullmatch
+
     columns = [c for c in df.columns if c not in HIDDEN]
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     if spec.layout != "wide":
@@ -102,6 +104,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     out = []
     for col in keep:
         value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
+        if col in C.ID_COLUMNS:  # text of whitespace only is a missing id, as on pandas
+            value = F.when(~value.rlike(java_fullmatch(r"\s*")), value)
         if nulls and col not in (C.TEXT,):
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         out.append(value.alias(col))
