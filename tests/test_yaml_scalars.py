@@ -121,3 +121,36 @@ def test_export_spec_reads_back_text_labels_that_look_like_numbers(tmp_path):
                     tmp_path / "out" / "spec.yaml")
     assert result.exit_code == 0, result.output  # '08' was written bare: the number 8
     assert "6 judgments" in result.output
+
+
+# A spec written by json.dump (valid YAML 1.2) escapes a character past U+FFFF as a UTF-16
+# surrogate pair: PyYAML read the pair as two lone surrogates, so a rater named with an emoji
+# was "not in the table" (found by tests/test_fuzz_tables.py).
+@pytest.mark.parametrize("text, expected", [
+    ('"\\ud83d\\ude00"', "\U0001F600"),
+    ('["\\ud840\\udc0b x", "\\u00e9"]', ["\U0002000B x", "\u00e9"]),
+    ('{"\\ud83d\\udc4d": 1}', {"\U0001F44D": 1}),
+    ('"\\U0001F600"', "\U0001F600"),
+])
+def test_json_surrogate_pairs_read_as_one_character(text, expected):
+    assert value(text) == expected
+
+
+@pytest.mark.parametrize("text", ['a: "x\\ud83d"', 'a: "\\ude00"', 'a: ["\\ude00\\ud83d"]'])
+def test_a_lone_surrogate_is_refused_with_its_line(tmp_path, text):
+    (tmp_path / "t.csv").write_text("item,annotator,label\n1,a,x\n")
+    (tmp_path / "s.yaml").write_text(f"name: t\n{text}\n")
+    result = invoke("validate", tmp_path / "t.csv", "--spec", tmp_path / "s.yaml")
+    assert result.exit_code == 2, result.output
+    assert "line 2: the text holds \\ud" in result.stderr
+    assert "half of a UTF-16 surrogate pair" in result.stderr
+
+
+def test_a_json_spec_names_an_emoji_rater(tmp_path):
+    import json
+
+    (tmp_path / "w.csv").write_text("item,\U0001F600,r2\nq1,x,y\nq2,y,y\n", encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(json.dumps({"layout": "wide",
+                                                 "annotator_columns": ["\U0001F600", "r2"]}))
+    result = invoke("validate", tmp_path / "w.csv", "--spec", tmp_path / "w.yaml")
+    assert result.exit_code == 0, result.output

@@ -23,6 +23,10 @@ read as data and never as instructions, with bounds on what it can make the read
   such a value as its number (``order: [009, 010]`` is 9, 10).
 * **Keys are single values** (text, a number, a boolean); a list or a mapping as a key is
   refused with its line.
+* **Text is Unicode.** A pair of ``\\u`` escapes of UTF-16 surrogates (``"\\ud83d\\ude00"``,
+  how ``json.dump`` writes a character past U+FFFF) is the one character it encodes, as in
+  JSON, which YAML 1.2 reads; PyYAML left two lone surrogates, which no id or label holds. A
+  surrogate left alone is refused with its line.
 * **Depth.** At most :data:`MAX_DEPTH` levels of nested lists and mappings, counted with every
   alias written out; the reader stops at the first level too deep, so a document nested
   100,000 levels deep is refused at its line, not by a ``RecursionError``.
@@ -96,6 +100,10 @@ _CORE_SCALARS = (
                          r"|[-+]?[0-9]+[eE][-+]?[0-9]+"
                          r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), "-+.0123456789"),
 )
+#: A UTF-16 surrogate, as a ``\\u`` escape of a double-quoted scalar may write one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A high surrogate and the low one after it: one character past U+FFFF.
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: YAML 1.2 core schema's own integers, leading zeros included: what a dumped text must not be
 #: read as by another reader.
 _CORE_INT = re.compile(r"^[-+]?[0-9]+$")
@@ -128,6 +136,24 @@ class _Loader(yaml.SafeLoader):
             return int(text[2:], 8 if text[1] == "o" else 16)
         return int(text, 10)
 
+    def construct_yaml_str(self, node) -> str:
+        """Text, with each pair of ``\\u`` escapes of UTF-16 surrogates (``"\\ud83d\\ude00"``,
+        as JSON writes a character past U+FFFF) read as the one character it encodes, as a
+        JSON reader reads it (YAML 1.2 reads JSON); a surrogate left alone is no character,
+        and is refused with its line."""
+        text = self.construct_scalar(node)
+        if not _SURROGATE.search(text):
+            return text
+        text = _PAIR.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode(
+            "utf-16-le"), text)
+        lone = _SURROGATE.search(text)
+        if lone is not None:
+            line, column = _mark(node)
+            raise YamlProblem(f"the text holds \\u{ord(lone.group()):04x}, half of a UTF-16 "
+                              "surrogate pair, alone: it is no character; write the character "
+                              "itself, or \\U and its eight hex digits", line, column)
+        return text
+
     def __init__(self, stream):
         super().__init__(stream)
         self._depth = 0
@@ -158,6 +184,7 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor(_CORE + "int", _Loader.construct_yaml_int)
+_Loader.add_constructor(_CORE + "str", _Loader.construct_yaml_str)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -269,6 +296,8 @@ def _check_expanded(root: yaml.Node) -> None:
         if isinstance(node, yaml.ScalarNode):
             try:
                 construct_one(node)
+            except YamlProblem:
+                raise
             except (ValueError, OverflowError, yaml.YAMLError) as err:
                 line, column = _mark(node)
                 raise YamlProblem(f"cannot read {node.value!r} as {_shown_tag(node.tag)} "
