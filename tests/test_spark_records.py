@@ -91,3 +91,31 @@ def test_any_other_failure_gives_its_first_line_shortened(spark):
         spark.range(1).select(F.raise_error(F.lit(f"{long}\nsecond line"))).collect()
     reason = str(err.value).split("Spark failed on s.csv: ", 1)[1]
     assert reason.endswith("x…") and len(reason) == 300 and "second" not in reason
+
+
+def test_a_failure_in_the_pools_mapping_pass_is_one_message(spark, tmp_path):
+    """The pools mapping's pass over the annotators is the first to read every file of a
+    folder; it ran outside spark_failures, so a file Spark cannot read failed there as
+    'internal error ... (Py4JJavaError: An error occurred while calling o103.collectToPython.)',
+    exit 3. Now: Spark's reason in one line, exit 2, as without --pools."""
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from audit.cli import cli
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    pd.DataFrame({"item": ["q1", "q1", "q2", "q2"], "annotator": ["a", "b", "a", "b"],
+                  "label": ["1", "2", "1", "1"]}).to_parquet(lake / "a.parquet")
+    (lake / "b.parquet").write_bytes(b"PAR1" + b"not a footer" * 10 + b"PAR1")
+    pools = tmp_path / "pools.csv"
+    pools.write_text("annotator,pool\na,crowd\nb,crowd\n", encoding="utf-8")
+    with pytest.raises(EngineError) as err:
+        load(lake, engine="spark", pools=pools)
+    said = str(err.value)
+    assert said.startswith(f"Spark failed on {lake}: ") and "corrupted file" in said, said
+    assert "\n" not in said and "collectToPython" not in said
+    result = CliRunner().invoke(cli, ["run", str(lake), "--engine", "spark", "--pools",
+                                      str(pools), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert f"Spark failed on {lake}: " in result.stderr and "internal error" not in result.stderr

@@ -103,11 +103,14 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     spark = spark or get_session(master, config=conf)
     started = time.perf_counter()
     text = str(source)
-    raw = read_source(spark, text, read=spec.read)
-    df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
-    # not persisted: every pass below reads only the columns it needs from the files, which
-    # measured faster than caching every judgment's strings first (57 s against 89 s at 10M)
+    # every Spark job inside: reading (a quote: none file's lines), mapping (the pools
+    # mapping's pass over the annotators) and the passes below
     with spark_failures(text):
+        raw = read_source(spark, text, read=spec.read)
+        df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
+        # not persisted: every pass below reads only the columns it needs from the files,
+        # which measured faster than caching every judgment's strings first (57 s against 89 s
+        # at 10M)
         df, distinct, counted = count_judgments(df, layout=spec.layout, source=text)
         if spec.read.get("decimal") == "," and labels_are_text(raw, spec):
             df, distinct = decimal_comma(df, distinct, source=text)
