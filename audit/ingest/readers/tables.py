@@ -180,15 +180,22 @@ def _long_records(path: Path, *, sep: str, quoted: bool, options: dict,
                         comment=options.get("comment")).long_record() if len(sep) == 1 else None
     if found is None and not strict:
         return
-    what = "a record has more cells than the header has names"
     if found is not None:
-        where, n_cells, n_names, cells = found
-        raise InputError(f"{what} ({n_cells} against {n_names}; past them: "
-                         f"{', '.join(repr(c) for c in cells[n_names:][:3])}); the cells past "
-                         "the names would be dropped: add the missing column names to the "
-                         "header, or remove the extra cells", path=str(path), row=Where(where))
-    raise InputError(f"{what}; the cells past the names would be dropped: add the missing "
-                     "column names to the header, or remove the extra cells", path=str(path))
+        where, _, n_names, cells = found
+        raise InputError(long_record_words(cells, n_names), path=str(path), row=Where(where))
+    raise InputError(long_record_words(None, None), path=str(path))
+
+
+def long_record_words(cells: list[str] | None, n_names: int | None) -> str:
+    """What a refusal of a record with more cells than the header's ``n_names`` says, on
+    both engines (:func:`audit.ingest.spark.read.long_records`): how many ``cells`` it has
+    and the first three past the names (None: the record's cells are not known)."""
+    what = "a record has more cells than the header has names"
+    if cells is not None and n_names is not None and len(cells) > n_names:
+        what += (f" ({len(cells)} against {n_names}; past them: "
+                 f"{', '.join(repr(c) for c in cells[n_names:][:3])})")
+    return (f"{what}; the cells past the names would be dropped: add the missing column names "
+            "to the header, or remove the extra cells")
 
 
 #: Said when a tab-separated file that holds ``"`` cannot be read with CSV quoting.
@@ -237,7 +244,8 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str], quoted: bool = Tr
         if "UTF8" in str(err) or "utf-8" in str(err).lower():
             raise utf8_error(path) from None
         raise
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    named = unnamed_columns(names)
+    repeated = sorted({n for n in named if named.count(n) > 1})
     if repeated:
         raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
     text = pa.dictionary(pa.int32(), pa.string()) if categorical else pa.string()
@@ -260,7 +268,18 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str], quoted: bool = Tr
         if whole > _MAX_BLOCK_BYTES:  # too large for one block: pandas reads it
             raise _BlockEndInValue(path)
         block = whole  # read again as one block: no block end to cut a value
+    if named != names:
+        table = table.rename_columns(named)
     return _categorical_frame(table) if categorical else table.to_pandas()
+
+
+def unnamed_columns(names: list[str]) -> list[str]:
+    """The header ``names`` with each empty one named ``_c<i>``, its 0-based position, as
+    Spark's CSV reader names it: a spreadsheet's empty columns after the data
+    (``item,annotator,label,,``) and pandas' unnamed index column (``,item,...``) are columns
+    without a name, which no spec maps, not one column repeated (the pandas reader, for a
+    file pyarrow cannot parse, names them ``Unnamed: <i>``)."""
+    return [name or f"_c{i}" for i, name in enumerate(names)]
 
 
 #: The largest block pyarrow takes (its sizes are 32-bit).

@@ -230,7 +230,7 @@ def count_judgments(df, *, layout: str, source: str = ""):
         else:
             counts[r[C.LABEL]] = int(r["count"])
     if long:
-        raise long_records(df, source, n=long if layout != "wide" else None)
+        raise long_records(df, source)
     if ragged:
         df = df.drop(LONG_RECORD)
     info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}

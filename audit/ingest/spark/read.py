@@ -10,7 +10,12 @@ A CSV / TSV record need not have as many cells as its header has names. One with
 as the pandas engine reads it, its missing cells empty; one with more would lose its extra cells
 (Spark keeps the header's columns of it), so it carries its text in :data:`LONG_RECORD`, and the
 first pass over the judgments refuses it (:func:`.frame.count_judgments`), as the pandas engine
-refuses it ("Expected 3 fields in line 4, saw 4").
+refuses it, in the same words, naming the first such record in the file (:func:`long_records`).
+
+Lines are records as the pandas engine reads them: a line of spaces (and tabs, where the
+separator is not a tab) is no record, a line of separators is one (a completely empty record,
+counted). Spark's line-by-line reader (``read: {quote: none}``) passes over every line of
+blanks and control characters, so those lines are read again as text (:func:`_blank_lines`).
 """
 
 from __future__ import annotations
@@ -28,15 +33,19 @@ _GLOB_CHARS = set("*?[{")
 
 #: Each judgment's source file, carried through mapping so failures can name it.
 FILE = "__audit_file"
-#: A CSV / TSV record's text when it has more cells than the header has names, else missing
-#: (:func:`read_csv`).
+#: A CSV / TSV record with more cells than the header has names: its text and what names it
+#: (:func:`_long_record`, :func:`long_records`); else missing (:func:`read_csv`).
 LONG_RECORD = "__audit_long_record"
 #: The hidden columns the reader adds (dropped before anything crosses to the driver).
 HIDDEN = (FILE, LONG_RECORD)
 #: Spark's column for the text of a record it could not lay out by the header
-#: (``columnNameOfCorruptRecord``), and the cell :func:`read_csv` appends to that text to
-#: count its cells (a private-use character, which no dataset's cell is expected to be).
+#: (``columnNameOfCorruptRecord``), and the character of the cell :func:`read_csv` appends to
+#: that text to count its cells (a private-use character, repeated to be longer than any cell
+#: of the record, so no cell of the dataset is ever taken for it).
 _RECORD, _END = "__audit_record", "\ue000"
+#: A line Spark's line-by-line CSV reader passes over: every character at most U+0020 (Java's
+#: ``String.trim`` leaves nothing), control characters and tabs included.
+_SPARK_BLANK_LINE = "^[\\x00-\\x20]+\\z"
 _UNSUPPORTED_READ = ("skiprows",)
 #: What a Spark catalog table name looks like (``table``, ``db.table``, ``cat.db.`t-1```).
 _TABLE_NAME = re.compile(r"(?:\w+|`[^`]+`)(?:\.(?:\w+|`[^`]+`))*")
@@ -128,11 +137,12 @@ def read_source(spark, source, *, read: dict | None = None):
                    "encoding": "UTF-8", "escape": '"'}
         if read.get("quote", "double") == "none":
             # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
-            # engine reads it): Spark's CSV option quote "" turns quoting off. Line by line
-            # (Google's raw MQM TSVs name 11 columns over 10 cells: short records, read as
-            # pandas reads them, read_csv). (The line parser skips a line of tabs or spaces
-            # only, a completely empty record pandas counts.)
-            options.update(quote="", multiLine=False)
+            # engine reads it), line by line (Google's raw MQM TSVs name 11 columns over 10
+            # cells: short records, read as pandas reads them, read_csv). Quoting is turned
+            # off by a quote character no line holds, a line break: Spark's quote "" is NUL,
+            # which opened a quoted value (a text starting with NUL was read with it doubled).
+            # The lines this reader passes over are read by _blank_lines.
+            options.update(quote="\n", multiLine=False)
         if read.get("comment"):
             options["comment"] = read["comment"]
         return read_csv(spark, path, options)
@@ -152,29 +162,106 @@ def read_csv(spark, path: str, options: dict):
     a record whose number of cells differs (``columnNameOfCorruptRecord``), every cell parsed
     (the read's ``columnPruning`` option off; a multi-line read has it off anyway since Spark
     4.0, SPARK-46862), and such a record's cells are counted: its text with one more cell
-    appended (:data:`_END`) is parsed again (``from_csv``, with the reader's separator, quote
-    and escape), and the record has fewer cells than the header when that cell lands within
-    the header's columns. Only a record whose cells differ is parsed again; the counting is
-    done when :data:`LONG_RECORD` is read (:func:`.frame.count_judgments`), on the executors.
-    What it costs: a line-by-line read (``quote: none``) parses every cell in every pass.
+    appended is parsed again (``from_csv``, with the reader's separator, quote and escape), and
+    the record has fewer cells than the header when that cell lands within the header's
+    columns. The appended cell is :data:`_END` repeated once more than the record has
+    characters: no cell of the record can be as long (a record of ``\\ue000`` cells passed for a
+    short one when it was one ``\\ue000``). Only a record whose cells differ is parsed again;
+    the counting is done when :data:`LONG_RECORD` is read (:func:`.frame.count_judgments`), on
+    the executors. What it costs: a line-by-line read (``quote: none``) parses every cell in
+    every pass. A longer record's :data:`LONG_RECORD` holds its text and what
+    :func:`long_records` needs to name it as the pandas engine does (where its file split
+    starts, the header's number of names, the separator, whether ``"`` quotes).
+
+    Lines the pandas engine reads as no record (:func:`_no_record`: spaces, and tabs where the
+    separator is not a tab) are none here either: a multi-line read made one a short record of
+    one blank cell (a completely empty record, counted, where pandas counts nothing). The
+    lines a line-by-line read passes over that pandas reads are added from
+    :func:`_blank_lines`.
     """
     import pyspark.sql.types as T
     from pyspark.sql import functions as F
 
     header = spark.read.options(**options).csv(path).schema  # reads the header line only
     n = len(header.fields)
+    sep, quoted = options["sep"], options.get("quote", '"') == '"'
     schema = T.StructType([*header.fields, T.StructField(_RECORD, T.StringType())])
-    df = with_file(spark.read.options(**options, mode="PERMISSIVE", columnPruning="false",
-                                      columnNameOfCorruptRecord=_RECORD)
-                   .schema(schema).csv(path))
+    raw = (spark.read.options(**options, mode="PERMISSIVE", columnPruning="false",
+                              columnNameOfCorruptRecord=_RECORD)
+           .schema(schema).csv(path))
     record = F.col(_RECORD)
-    parsed = F.from_csv(F.concat(record, F.lit(options["sep"] + _END)),
+    end = F.repeat(F.lit(_END), F.length(record) + 1)
+    parsed = F.from_csv(F.concat(record, F.lit(sep), end),
                         ", ".join(f"c{i} string" for i in range(n)),
                         {k: options[k] for k in ("sep", "quote", "escape") if k in options})
-    short = F.array_contains(F.array(*[parsed[f"c{i}"] for i in range(n)]), _END)
-    long = F.when(record.isNotNull() & ~F.coalesce(short, F.lit(False)), record)
-    return df.select(*[F.col(_quoted(f.name)) for f in header.fields], FILE,
-                     long.alias(LONG_RECORD))
+    short = F.array_contains(F.array(*[parsed[f"c{i}"] for i in range(n)]), end)
+    long = F.when(record.isNotNull() & ~F.coalesce(short, F.lit(False)),
+                  _long_record(record, F.col("_metadata.file_block_start"), names=n, sep=sep,
+                               quoted=quoted, lines=False))
+    columns = [F.col(_quoted(f.name)) for f in header.fields]
+    if options.get("multiLine"):
+        # a line pandas reads as no record, read as a short record of that one cell (the
+        # cell named too: Spark refuses a query of a file's corrupt-record column alone)
+        none = record.isNotNull() & _no_record(record, sep) & (columns[0] == record)
+        return (raw.where(~F.coalesce(none, F.lit(False)))
+                .select(*columns, F.col("_metadata.file_path").alias(FILE),
+                        long.alias(LONG_RECORD)))
+    df = raw.select(*columns, F.col("_metadata.file_path").alias(FILE), long.alias(LONG_RECORD))
+    blank = _blank_lines(spark, path, names=[f.name for f in header.fields], sep=sep)
+    return df if blank is None else df.unionByName(blank)
+
+
+def _long_record(text, start, *, names: int, sep: str, quoted: bool, lines: bool):
+    """:data:`LONG_RECORD`'s value: the record's ``text``, the ``start`` of its file split, the
+    header's number of ``names``, the ``sep``, whether ``"`` ``quoted``, and whether it was read
+    by :func:`_blank_lines` (``lines``: another read of the file, whose order is its own)."""
+    from pyspark.sql import functions as F
+
+    return F.struct(text.alias("text"), start.alias("start"), F.lit(names).alias("names"),
+                    F.lit(sep).alias("sep"), F.lit(quoted).alias("quoted"),
+                    F.lit(lines).alias("lines"))
+
+
+def _no_record(text, sep: str):
+    """Whether the line ``text`` is no record to the pandas engine: pandas' tokenizer passes
+    over a line of spaces and tabs that are not the separator (its ``skip_blank_lines``;
+    pyarrow, which keeps such a line, gives it to pandas, as a line of one cell is short);
+    with a separator of several characters pandas' Python parser passes over a line that is
+    one cell of whitespace."""
+    from .regex import python_whitespace
+
+    if len(sep) == 1:
+        blanks = "[" + "".join(c for c in " \t" if c != sep).replace("\t", "\\t") + "]"
+    else:
+        blanks = python_whitespace()
+    return text.rlike(f"^{blanks}+\\z") & ~text.contains(sep)
+
+
+def _blank_lines(spark, path: str, *, names: list[str], sep: str):
+    """The lines a line-by-line CSV read passes over (:data:`_SPARK_BLANK_LINE`: Java's
+    ``String.trim`` leaves nothing of them, so Spark's reader skips them) that the pandas
+    engine reads as records (not :func:`_no_record`): a line of tabs, a completely empty
+    record pandas counts, or of control characters, cells pandas reads. As rows of the
+    reader's columns ``names`` (the line split at the separator, an empty cell missing, a
+    line with more cells than the names a :data:`LONG_RECORD`), or None when none: found
+    by one pass over its lines as text, when it is read, so that the passes over the
+    judgments read them only when there are some."""
+    from pyspark.sql import functions as F
+
+    lines = spark.read.text(path)
+    value = F.col("value")
+    blank = lines.where(value.rlike(_SPARK_BLANK_LINE) & ~_no_record(value, sep))
+    if not blank.count():
+        return None
+    cells = F.split(value, "\\Q" + sep.replace("\\E", "\\E\\\\E\\Q") + "\\E", -1)
+    out = []
+    for i, name in enumerate(names):
+        cell = F.get(cells, i)
+        out.append(F.when(cell != F.lit(""), cell).alias(name))
+    long = F.when(F.size(cells) > len(names),
+                  _long_record(value, F.col("_metadata.file_block_start"), names=len(names),
+                               sep=sep, quoted=False, lines=True))
+    return blank.select(*out, F.col("_metadata.file_path").alias(FILE), long.alias(LONG_RECORD))
 
 
 def _quoted(name: str) -> str:
@@ -182,32 +269,63 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def long_records(df, source: str, *, n: int | None) -> InputError:
+def long_records(df, source: str) -> InputError:
     """The refusal of the records of ``df`` with more cells than their header has names
-    (:data:`LONG_RECORD`): how many (``n``; None for a wide table, whose record is a
-    row per annotator column), one of them quoted (``repr``, shortened), its file and, in a
-    local file, its line (:func:`line_of`). Which one: the least by file and text, the same on
-    every run (Spark keeps no record's position)."""
-    import reprlib
+    (:data:`LONG_RECORD`), in the pandas engine's words
+    (:func:`audit.ingest.readers.tables.long_record_words`), naming the first of them in the
+    file (the first file by name, if several): its file and, in a local file, its line
+    (:func:`line_of`).
+
+    Spark keeps no record's position, but a file split is read by one task, in order: the
+    first record is the least by file, the start of its split and the task's running number
+    of its row (``monotonically_increasing_id``). Records from :func:`_blank_lines` come from
+    another read, whose numbers do not compare with the reader's: the first of each read is
+    found, and the earlier line of the two named."""
+    import math
 
     from pyspark.sql import functions as F
 
+    from ..readers.tables import long_record_words
+
     file = F.col(FILE) if FILE in df.columns else F.lit(None).cast("string")
     # the label read too: Spark refuses a query of a file's corrupt-record column alone
-    first = (df.where(F.col(LONG_RECORD).isNotNull())
-             .agg(F.min(F.struct(file, F.col(LONG_RECORD), F.col(C.LABEL))).alias("r"))
-             .first()["r"])
-    local = _local_path(first[0])
-    line = line_of(local, first[1]) if local is not None else None
-    many = f" (one of {n})" if n and n > 1 else ""
-    shorten = reprlib.Repr()
-    shorten.maxstring = 120
-    return InputError(
-        f"a record has more cells than the header has names, and Spark would drop the cells "
-        f"past them: {shorten.repr(first[1])}{many}; quote a cell that holds the separator, "
-        "or name every column in the header",
-        path=source if Path(source).is_file() else (local or first[0] or source),
-        row=Where(f"line {line}") if line else None)
+    candidates = (df.where(F.col(LONG_RECORD).isNotNull())
+                  .select(file.alias("file"), F.col(LONG_RECORD).alias("r"),
+                          F.monotonically_increasing_id().alias("at"), F.col(C.LABEL))
+                  .groupBy(F.col("r.lines"))
+                  .agg(F.min(F.struct("file", F.col("r.start"), "at", "r", C.LABEL)).alias("m"))
+                  .collect())
+    named = []
+    for row in candidates:
+        first = row["m"]
+        local = _local_path(first["file"])
+        line = line_of(local, first["r"]["text"]) if local is not None else None
+        named.append(((first["file"] or "", math.inf if line is None else line,
+                       first["start"], first["r"]["lines"]), first, local, line))
+    _, first, local, line = min(named, key=lambda x: x[0])
+    r = first["r"]
+    return InputError(long_record_words(_cells(r["text"], r["sep"], quoted=r["quoted"]),
+                                        r["names"]),
+                      path=source if Path(source).is_file() else (local or first["file"]
+                                                                  or source),
+                      row=Where(f"line {line}") if line else None)
+
+
+def _cells(text: str, sep: str, *, quoted: bool) -> list[str] | None:
+    """The cells of the record ``text`` as the pandas engine's ``csv`` reading of the line
+    finds them (:class:`audit.ingest.readers.lines.RecordLines`), or None where the ``csv``
+    module cannot read it so (a quoting separator of several characters)."""
+    import csv
+    import io
+
+    if not quoted:
+        return text.split(sep)
+    if len(sep) != 1:
+        return None
+    try:
+        return next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), None)
+    except csv.Error:
+        return None
 
 
 def _local_path(uri: str | None) -> str | None:
