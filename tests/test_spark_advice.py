@@ -149,3 +149,46 @@ def test_the_cluster_never_collects_a_units_frame(both_engines, monkeypatch):
     assert len(got["items"]) == 4 and len(sizes) == 3
     patterns = sizes[0]
     assert patterns < n_units and sizes[1] == 4 and sizes[2] <= 2 * 4 + 5
+
+
+def test_nothing_advised_on_the_cluster_prints_the_header_of_advice_csv(spark, tmp_path,
+                                                                        monkeypatch):
+    """``advise --csv`` with no item listed (4ddc699 on the pandas engine): a pairwise table
+    audited on the cluster prints, byte for byte, its own ``advice.csv`` and the pandas
+    engine's, the header with the text and every pool's count columns (a judge pool's too).
+    Leaderboard target under the judgment unit: nothing is listed there."""
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    import audit.ingest.spark.advice as cluster_advice
+    from audit.cli import cli
+
+    rows = ["item,annotator,pool,model_a,model_b,label,text"]
+    rows += [f"0{i},{a},{pool},m{i % 3},m{(i + 1) % 3},{-1 if i % 2 else 1},prompt {i}"
+             for i in range(30) for a, pool in (("a", "zz"), ("b", "zz"), ("c", "expert"),
+                                                ("d", "expert"), ("g", "gpt"))]
+    src, spec = tmp_path / "u.csv", tmp_path / "spec.yaml"
+    src.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spec.write_text("label: {kind: preference, order: [-1, 0, 1]}\njudge_pools: [gpt]\n")
+    framed = []
+    frame = cluster_advice.advise_frame_from_cluster
+    monkeypatch.setattr(cluster_advice, "advise_frame_from_cluster",
+                        lambda ct, block: framed.append(len(block["items"])) or frame(ct, block))
+    common = ["advise", str(src), "--spec", str(spec), "--bootstrap", "20", "--target",
+              "leaderboard", "--quiet"]
+    printed = {}
+    for engine in ("pandas", "spark"):
+        result = CliRunner().invoke(cli, [*common, "--engine", engine, "--csv"])
+        assert result.exit_code == 0, result.output
+        printed[engine] = result.stdout
+    result = CliRunner().invoke(cli, [*common, "--engine", "spark", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert framed == [0, 0]  # the cluster's frame, for --csv and for advice.csv
+    written = (tmp_path / "o" / "advice.csv").read_bytes()
+    assert printed["spark"].encode("utf-8") == written == printed["pandas"].encode("utf-8")
+    header = next(csv.reader(io.StringIO(printed["spark"])))
+    assert header[8:] == ["text"] + [f"{p}:count:{k}" for p in ("expert", "gpt", "zz")
+                                     for k in (-1, 0, 1)]
+    assert len(printed["spark"].splitlines()) == 1
