@@ -141,8 +141,10 @@ def test_read_only_input_loads(tmp_path):
 
 
 # -- round trip ------------------------------------------------------------------------------------
+# an id of whitespace only is a missing id (tests/test_blank_ids.py): ids hold something else
 _text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff")
-                | st.sampled_from(["\n", "\t", ",", '"', " "]), min_size=1, max_size=8)
+                | st.sampled_from(["\n", "\t", ",", '"', " "]), min_size=1,
+                max_size=8).filter(str.strip)
 _label = st.text("abcxyzABC", min_size=1, max_size=3)
 
 
