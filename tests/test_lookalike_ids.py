@@ -90,6 +90,7 @@ def test_clean_tables_say_nothing(tmp_path):
     (["ab", "a\u200bb", "a\u00adb"], [("ab", "a\u00adb", "a\u200bb")]),  # soft hyphen is Cf
     (["a", "A", "007", "7", "1.0", "1"], []),  # case, zeros, spellings: different ids
     ([1, "1", " 1", None], [(" 1", "1")]),  # values that are not text are left out
+    ([10**30, -10**30, 1], []),  # a scale's integers past int64 (pyarrow cannot hold them)
     ([], []),
 ])
 def test_lookalike_groups(texts, groups):
@@ -108,3 +109,13 @@ def test_the_spark_engine_warns_alike(spark, tmp_path):
         said.append([str(w.message) for w in seen if issubclass(w.category, LookalikeWarning)])
     assert len(said[0]) == 1
     assert said[0] == said[1]
+
+
+def test_a_scale_of_integers_past_int64_loads(tmp_path):
+    # the check ran pyarrow's type inference on the scale's values: an integer label past
+    # int64 was an OverflowError, exit 3 (found by tests/test_fuzz_tables.py)
+    (tmp_path / "t.csv").write_text("item,model,annotator,label\n1,m,a,123456789012345678901234567890"
+                                    "\n1,m,b,1\n2,m,a,2\n2,m,b,3\n")
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "t.csv")])
+    assert result.exit_code == 0, result.output
+

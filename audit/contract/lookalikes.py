@@ -57,12 +57,11 @@ def lookalike_groups(texts) -> list[tuple[str, ...]]:
         values = pd.unique(np.asarray(texts, dtype=object))
     if len(values) < 2:
         return []
-    try:
-        arr = pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types: their text ones
-        arr = pa.array([v for v in values if isinstance(v, str)], type=pa.string())
-    if not pa.types.is_string(arr.type) or len(arr) < 2:
-        return []
+    if pd.api.types.infer_dtype(values, skipna=False) != "string":  # numbers of a scale too
+        values = [v for v in values if isinstance(v, str)]
+        if len(values) < 2:
+            return []
+    arr = pa.array(values, type=pa.string())
     wide = pc.invert(pc.string_is_ascii(arr))
     keys = pc.utf8_trim_whitespace(arr)
     if pc.any(wide).as_py():
