@@ -20,9 +20,12 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
 
     * interval: the distinct numbers, sorted; a label that is no number fails the schema check;
     * preference: ``-k..k`` for the largest magnitude ``k`` observed (a scale from ``-1, 1``
-      alone is ``-1, 0, 1``);
+      alone is ``-1, 0, 1``); when no observed label reads as a number but ``aliases`` (a
+      spec's ``label.map``) are declared, for the largest magnitude among their values, so
+      each label the map lacks is a schema failure naming its row;
     * ordinal: the distinct numbers, sorted; text labels beside them fail the schema check;
-      ordinal text needs a declared order (its order cannot be guessed);
+      ordinal text needs a declared order (its order cannot be guessed); when no observed
+      label reads as a number, the values of ``aliases``, if declared, as for preference;
     * nominal: the distinct texts, sorted; shown as numbers, sorted numerically, when every text
       is a number in its shortest form.
 
@@ -48,6 +51,11 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
             return LabelScale(kind, tuple(sorted(numbers)), None, pairs)
         return LabelScale(kind, tuple(texts), None, pairs)
     numbers, codes = numbers_and_codes(distinct, pairs)
+    if not numbers and pairs and kind is not LabelKind.INTERVAL:
+        # no observed label is on the declared map: the map's values make the scale, and the
+        # schema check names each label it does not hold, with its row
+        numbers = sorted({n for n in parse_numbers([v for _, v in pairs]) if n is not None})
+        codes = None
     if kind is LabelKind.PREFERENCE:
         fractions = [n for n in numbers if not isinstance(n, int)]
         if not numbers or fractions:
