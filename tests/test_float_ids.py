@@ -271,3 +271,29 @@ def test_boolean_ids_are_true_and_false_on_both_engines(spark, tmp_path):
     frame.to_parquet(path, index=False)
     for engine in ("pandas", "spark"):
         assert _ids(_load(path, engine=engine), C.ANNOTATOR) == ["False", "True"], engine
+
+
+def test_spark_keeps_its_own_text_past_the_driver_bound(spark, monkeypatch):
+    """A float id column with more distinct non-whole values than the driver collects
+    (``DRIVER_TEXTS``: timestamps used as ids in a lake) is not collected: those ids keep
+    Spark's text, with a warning naming the column, and stay distinct; whole floats and NaN
+    follow the rule as below the bound."""
+    from audit.errors import AuditWarning
+    from audit.ingest.spark import ids
+
+    monkeypatch.setattr(ids, "DRIVER_TEXTS", 3)
+    values = [0.5, 1.25, 1e20, 12345678.5, 2.0, float("nan")]
+    df = spark.createDataFrame([(float(v), float(v)) for v in values], "key double, item double")
+    with pytest.warns(AuditWarning, match=r"column 'item': more than 3 distinct float ids"):
+        out = ids.id_columns(df, [C.ITEM])
+    got = {r["key"]: r["item"] for r in out.collect() if not math.isnan(r["key"])}
+    assert got[2.0] == "2" and got[0.5] == "0.5"
+    assert got[1e20] == "1.0E20"  # Spark's, not the pandas engine's '1e+20'
+    assert len(set(got.values())) == len(got)
+    assert [r["item"] for r in out.collect() if math.isnan(r["key"])] == [None]
+    monkeypatch.setattr(ids, "DRIVER_TEXTS", 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AuditWarning)
+        got = {r["key"]: r["item"] for r in ids.id_columns(df, [C.ITEM]).collect()
+               if not math.isnan(r["key"])}
+    assert got[1e20] == "1e+20" and got[12345678.5] == "12345678.5"

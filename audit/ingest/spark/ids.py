@@ -18,6 +18,11 @@ from ...contract.ids import EXACT_FLOAT_INTEGERS, float_text
 
 #: Driver-written float texts up to this many are broadcast to the join (encode.py's bound).
 BROADCAST_TEXTS = 5_000_000
+#: Most distinct floats of one column collected to be written on the driver (about 100 MB of
+#: Python floats and texts). A column holding more (timestamps or scores used as ids) keeps
+#: Spark's own text for them, with a warning: collecting them all would make the driver grow
+#: with the data, which the cluster path exists to avoid.
+DRIVER_TEXTS = 1_000_000
 _VALUE, _TEXT, _KEY = "__audit_id_value", "__audit_id_text", "__audit_id_key"
 
 
@@ -63,11 +68,22 @@ def _float_text(df, column: str):
     x = F.col(column).cast("double")
     whole = (F.abs(x) < F.lit(EXACT_FLOAT_INTEGERS)) & (x == F.floor(x))
     simple = x.isNull() | F.isnan(x) | whole
-    rare = [r[0] for r in df.where(~simple).select(x.alias(_VALUE)).distinct().collect()]
+    rare = [r[0] for r in df.where(~simple).select(x.alias(_VALUE)).distinct()
+            .limit(DRIVER_TEXTS + 1).collect()]
     text = (F.when(F.isnan(x), F.lit(None).cast("string"))
             .when(whole, x.cast("long").cast("string")))
     if not rare:
         return df, text
+    if len(rare) > DRIVER_TEXTS:
+        import warnings
+
+        from ...errors import AuditWarning
+
+        warnings.warn(f"column {column!r}: more than {DRIVER_TEXTS:,} distinct float ids that "
+                      f"are not whole numbers; they keep Spark's text (1.0E20 where the pandas "
+                      f"engine writes 1e+20), so compare such ids within one engine, or store "
+                      f"them as text", AuditWarning, stacklevel=2)
+        return df, text.otherwise(x.cast("string"))
     lookup = df.sparkSession.createDataFrame([(v, float_text(v)) for v in rare],
                                              f"`{_VALUE}` double, `{_TEXT}` string")
     if len(rare) <= BROADCAST_TEXTS:
