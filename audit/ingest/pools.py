@@ -24,7 +24,9 @@ keys (a list keeps its order, as its authors wrote it). A value that is absent, 
 an empty list / object gives the pool :data:`MISSING_POOL`, with one warning naming how many
 annotators have it.
 
-Ids are matched exactly first. Data ids the mapping does not name are then matched by number when
+Ids are matched exactly first, then as the mapping writes keys read from a file, without
+surrounding blanks (the data's ``" ann1"`` is the file's ``" ann1"``, read as ``ann1``). Data ids
+the mapping does not name are then matched by number when
 the two sides number annotators with different prefixes (the data's ``Ann17`` and a metadata key
 ``17``, ``ann_17`` or ``Annotator17``): same digits, leading zeros included (``Ann07`` is not
 ``7``), prefixes equal up to case and separators, or one empty, or one the start of the other,
@@ -231,7 +233,8 @@ def _prefixes_agree(a: str, b: str) -> bool:
 
 
 def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
-    """The mapping key that names each data id: the id itself, else the one key with its number.
+    """The mapping key that names each data id: the id itself, else the id without surrounding
+    blanks, else the one key with its number.
 
     See the module docstring for the rule. Ids no key names are left out. A key serves one id
     at most.
@@ -243,13 +246,16 @@ def match_keys(ids: Iterable[str], keys: Iterable[str]) -> dict[str, str]:
     for i in dict.fromkeys(str(i) for i in ids):
         if i in key_set:
             out[i] = i
+        elif i.strip() != i and i.strip() in key_set:  # a file's keys are stripped
+            out[i] = i.strip()
         else:
             rest.append(i)
     if not rest:
         return out
+    taken = set(out.values())
     by_number = defaultdict(list)
     for k in keys:
-        if k not in out:
+        if k not in taken:
             parts = _numbered(k)
             if parts is not None:
                 by_number[parts[1]].append((parts[0], k))
@@ -275,7 +281,8 @@ def warn_matched_by_number(key_of: Mapping[str, str], n_ids: int, *, source: str
     if by_number:
         i, k = next(iter(by_number.items()))
         warn(f"{source}: {len(by_number)} of {n_ids} annotator id(s) matched the pools "
-             f"mapping by number, not exactly (e.g. the data's {i!r} is the key {k!r}); "
+             f"mapping by number or without surrounding blanks, not exactly (e.g. the data's "
+             f"{i!r} is the key {k!r}); "
              f"{len(key_of) - len(by_number)} matched exactly")
 
 
