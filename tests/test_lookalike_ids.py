@@ -114,8 +114,9 @@ def test_the_spark_engine_warns_alike(spark, tmp_path):
 def test_a_scale_of_integers_past_int64_loads(tmp_path):
     # the check ran pyarrow's type inference on the scale's values: an integer label past
     # int64 was an OverflowError, exit 3 (found by tests/test_fuzz_tables.py)
-    (tmp_path / "t.csv").write_text("item,model,annotator,label\n1,m,a,123456789012345678901234567890"
-                                    "\n1,m,b,1\n2,m,a,2\n2,m,b,3\n")
+    (tmp_path / "t.csv").write_text("item,model,annotator,label\n"
+                                    "1,m,a,123456789012345678901234567890\n"
+                                    "1,m,b,1\n2,m,a,2\n2,m,b,3\n")
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "t.csv")])
     assert result.exit_code == 0, result.output
 
