@@ -443,8 +443,8 @@ def test_decimal_comma_tables(data):
 # -- ratings of systems: a model column, numbers as spreadsheets write them ------------------
 
 #: Numbers as cells hold them, with the number each writes.
-#: Magnitudes stop at 1e300: scores whose differences overflow a float (1e308 beside -1e308)
-#: break the leaderboard's simulation (test_scores_whose_differences_overflow_a_float, below).
+#: Magnitudes stop at 1e300; scores whose differences overflow a float (1e308 beside -1e308)
+#: have their own test (test_scores_whose_differences_overflow_a_float, below).
 RATINGS = {"4": 4, "4.0": 4, " 4": 4, "+4": 4, "04": 4, "4e0": 4, "-0": 0, "0.0": 0, "2.5": 2.5,
            "2.50": 2.5, ".5": 0.5, "1E1": 10, "3": 3, "-1": -1, "\u00a05 ": 5,
            "1e300": int(1e300), "-1e300": int(-1e300), "1e-300": 1e-300,
@@ -481,17 +481,20 @@ def test_rating_tables(data):
     audited(rating_table, data)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "audit/rank (off-limits to this change): two finite scores whose difference overflows a "
-    "float (1e308 and -1e308) give the leaderboard simulation an infinite gap: exit 3, "
-    "ResultsContractError at stability.simulation_model.gaps[0] (None); with two annotators, "
-    "exit 2 \"key 'gaps': gaps must be finite numbers >= 0\", naming no file and a key the "
-    "user never wrote (rank.simulation._check)"))
-def test_scores_whose_differences_overflow_a_float(tmp_path):
-    (tmp_path / "t.csv").write_text("item,model,annotator,label\n1,m,a,1e308\n2,n,a,-1e308\n")
+@pytest.mark.parametrize("rows", ["1,m,a,1e308\n2,n,a,-1e308\n",
+                                  "1,m,a,1e308\n1,m,b,1e308\n2,n,a,-1e308\n2,n,b,-1e308\n"])
+def test_scores_whose_differences_overflow_a_float(tmp_path, rows):
+    """Two finite scores whose difference overflows a float give the simulation an infinite
+    gap: it is skipped with the reason, the gap written as null (was exit 3, a results
+    contract error at ``gaps[0]``; with two annotators exit 2 naming a key ``gaps`` the user
+    never wrote)."""
+    (tmp_path / "t.csv").write_text("item,model,annotator,label\n" + rows)
     result = CliRunner().invoke(cli, ["run", str(tmp_path / "t.csv"), "--bootstrap", "20",
                                       "--no-report", "--quiet", "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
+    model = json.loads((tmp_path / "o" / "results.json").read_text())["stability"][
+        "simulation_model"]
+    assert model["gaps"] == [None] and "too large for a float" in model["skipped"]
 
 
 # -- A / B / tie preferences -----------------------------------------------------------------

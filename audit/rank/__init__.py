@@ -354,6 +354,11 @@ def _simulation(table, boards: dict[str, Board], pool_pairs, *, sizes, gap_model
                  perturbation_sd_df=df, perturbation_sd_df_rule=df_rule,
                  perturbation_sd_ci95=(sd_interval(sd, df) if df is not None and np.isfinite(sd)
                                        else [None, None]))
+    if not np.isfinite(gaps).all():  # finite scores whose difference overflows a float
+        model["skipped"] = ("a gap between neighbouring scores is too large for a float (the "
+                            "scores are more than about 1.8e308 apart): rescale the scores to "
+                            "simulate the leaderboard")
+        return [], model
     if len(scores) < 2 or not np.isfinite(sd):
         model["skipped"] = "fewer than two ranked models or no measurable perturbation"
         return [], model

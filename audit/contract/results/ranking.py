@@ -165,8 +165,10 @@ class SimulationModel(Block):
     """The leaderboard whose gaps are used (``all``)."""
     gap_model: GapModel = None
     """``resample`` the measured gaps, or spread them ``even``-ly over the score range."""
-    gaps: list[float] = None
-    """The measured gaps between neighbouring scores of the reference leaderboard."""
+    gaps: list[float | None] = None
+    """The measured gaps between neighbouring scores of the reference leaderboard; null where
+    a gap overflows a float (scores more than about 1.8e308 apart: the simulation is then
+    skipped)."""
     score_range: Interval = None
     """Lowest and highest score of the reference leaderboard."""
     perturbation: Perturbation = None
