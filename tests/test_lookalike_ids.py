@@ -120,3 +120,24 @@ def test_a_scale_of_integers_past_int64_loads(tmp_path):
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "t.csv")])
     assert result.exit_code == 0, result.output
 
+
+
+@pytest.mark.spark
+def test_a_table_kept_on_the_cluster_warns_alike(spark, tmp_path):
+    """A pairwise table that Spark keeps on the cluster is warned about from the dictionaries
+    the driver holds (pools, annotators, models, labels), in the pandas engine's words; its
+    item ids stay on the cluster."""
+    path = tmp_path / "pairs.csv"
+    path.write_text("item,annotator,model_a,model_b,label\n"
+                    f"1,{NFC},m1,m2,A\n1,{NFD},m1,m2,B\n2,ann1,m1,m2,A\n2,ann1 ,m1,m2,tie\n",
+                    encoding="utf-8")
+    said = {}
+    for engine, options in (("pandas", {}), ("spark", {"keep_on_cluster": True})):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            table = load(path, engine=engine, **options)
+        said[engine] = [str(w.message) for w in seen
+                        if issubclass(w.category, LookalikeWarning)]
+    assert type(table).__name__ == "ClusterTable"
+    assert len(said["pandas"]) == 1 and "column 'annotator'" in said["pandas"][0]
+    assert said["spark"] == said["pandas"]

@@ -90,10 +90,15 @@ def warn_lookalikes(table) -> None:
     and one for the label column when its values are text. Both engines call it on the table
     they build."""
     frame = table.frame
-    for col in (*C.ID_COLUMNS, C.LABEL):
-        if col not in frame.columns:
-            continue
-        values = frame[col].cat.categories if col != C.LABEL else table.scale.values
+    columns = {col: frame[col].cat.categories for col in C.ID_COLUMNS if col in frame.columns}
+    warn_lookalike_values(table.source, {**columns, C.LABEL: table.scale.values})
+
+
+def warn_lookalike_values(source: str, columns: dict) -> None:
+    """:func:`warn_lookalikes` of ``{column: distinct values}``: what the Spark engine's
+    cluster path holds on the driver (the pools', annotators' and models' dictionaries and the
+    label scale; the item ids stay on the cluster and are not checked there)."""
+    for col, values in columns.items():
         groups = lookalike_groups(values)
         if not groups:
             continue
@@ -101,7 +106,7 @@ def warn_lookalikes(table) -> None:
         listed = "; ".join(" / ".join(shown(t) for t in g) for g in groups[:SHOWN])
         more = f"; ... ({len(groups)} groups in all)" if len(groups) > SHOWN else ""
         warnings.warn(LookalikeWarning(
-            f"{table.source}: column {col!r} holds {what} that look alike but differ (Unicode "
+            f"{source}: column {col!r} holds {what} that look alike but differ (Unicode "
             f"normal form, invisible characters or surrounding spaces), audited as different "
             f"{what}: {listed}{more}; if they are one, write them alike in the source"),
-            stacklevel=3)
+            stacklevel=4)
