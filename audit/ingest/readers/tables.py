@@ -139,10 +139,17 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         # records longer than the header: when every record is, pandas makes the first
         # column(s) the index (every column shifted to the left, silently); some of them only,
         # a ParserError below; both are refused by :func:`_long_records`, naming the line
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=nulls,
-                            encoding="utf-8", engine="python" if len(sep) > 1 else "c",
+        source, options = path, pandas_options
+        if pandas_options.get("comment"):  # whole lines only: pandas would cut records
+            options = {k: v for k, v in pandas_options.items()
+                       if k not in ("comment", "skiprows")}
+            source = WithoutCommentLines(path, pandas_options["comment"],
+                                         skiprows=pandas_options.get("skiprows"))
+        frame = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
+                            na_values=nulls, encoding="utf-8",
+                            engine="python" if len(sep) > 1 else "c",
                             quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
-                            **pandas_options)
+                            **options)
         if not isinstance(frame.index, pd.RangeIndex):
             _long_records(path, sep=sep, quoted=quoted, options=pandas_options, strict=True)
     except UnicodeDecodeError:
@@ -160,6 +167,61 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         raise InputError(f"cannot read as delimited text: {err}{hint}",
                          path=str(path)) from None
     return frame
+
+
+class WithoutCommentLines:
+    """The text of a delimited file without its comment lines, as a file pandas reads.
+
+    ``read.comment`` names the character that starts a comment line, the meaning the Spark
+    engine and the line numbers of every message (:class:`.lines.RecordLines`) give it: a
+    line starting with it is skipped whole, after the first ``skiprows`` lines. pandas'
+    ``comment`` option also cuts every other line at that character, so a record's value
+    holding it (the label ``C#`` with ``comment: "#"``) was read cut short (``C``), with exit
+    0; it is never given to pandas. Read line by line as the file is parsed (nothing is held
+    but the current lines); a line is the ``csv`` module's (``newline=""``), its line break
+    kept for the parser."""
+
+    def __init__(self, path: Path, comment: str, *, skiprows: int | None = None):
+        self._lines = self._kept(path, comment, int(skiprows or 0))
+        self._buffer = ""
+
+    @staticmethod
+    def _kept(path: Path, comment: str, skiprows: int):
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            for n, line in enumerate(fh, 1):
+                if n > skiprows and not line.startswith(comment):
+                    yield line
+
+    def read(self, size: int = -1) -> str:
+        if size is None or size < 0:
+            out, self._buffer = self._buffer + "".join(self._lines), ""
+            return out
+        parts, have = [self._buffer], len(self._buffer)
+        while have < size:
+            line = next(self._lines, None)
+            if line is None:
+                break
+            parts.append(line)
+            have += len(line)
+        text = "".join(parts)
+        out, self._buffer = text[:size], text[size:]
+        return out
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def readline(self) -> str:
+        if self._buffer:
+            cut = self._buffer.find("\n") + 1 or len(self._buffer)
+            out, self._buffer = self._buffer[:cut], self._buffer[cut:]
+            return out
+        return next(self._lines, "")
 
 
 def _long_records(path: Path, *, sep: str, quoted: bool, options: dict,
