@@ -45,14 +45,20 @@ def test_a_record_with_more_cells_than_the_header_is_refused_naming_its_line(
         "the header, or remove the extra cells")
 
 
-def refusals(folder, name, text, spec=None) -> str:
-    """The message both engines refuse the file ``name`` of ``text`` with (asserted equal)."""
+def written(folder, name, text, spec=None) -> tuple:
+    """``(path, load options)`` of ``text`` written as ``folder / name``, with ``spec`` (YAML
+    text) written beside it as the options' spec."""
     src = folder / name
     src.write_text(text, encoding="utf-8")
-    options = {}
-    if spec:
-        (folder / "spec.yaml").write_text(spec, encoding="utf-8")
-        options["spec"] = folder / "spec.yaml"
+    if not spec:
+        return src, {}
+    (folder / "spec.yaml").write_text(spec, encoding="utf-8")
+    return src, {"spec": folder / "spec.yaml"}
+
+
+def refusals(folder, name, text, spec=None) -> str:
+    """The message both engines refuse the file ``name`` of ``text`` with (asserted equal)."""
+    src, options = written(folder, name, text, spec)
     said = []
     for engine in ("pandas", "spark"):
         with pytest.raises(InputError) as err:
@@ -133,12 +139,7 @@ def test_lines_of_blanks_are_counted_as_on_the_pandas_engine(spark, tmp_path, na
     CSV's lines of spaces (rows_read 8, 4 dropped)."""
     from audit.ingest.adapters.table import EMPTY_RECORD_RULE
 
-    src = tmp_path / name
-    src.write_text(text, encoding="utf-8")
-    options = {}
-    if spec:
-        (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
-        options["spec"] = tmp_path / "spec.yaml"
+    src, options = written(tmp_path, name, text, spec)
     pandas_table, _, spark_table, _ = both(src, **options)
     assert judgments(spark_table) == judgments(pandas_table) and len(spark_table.frame) == 4
     for table in (pandas_table, spark_table):
