@@ -33,7 +33,8 @@ line), tests/test_lookalike_ids.py, tests/test_read_decimal.py (``1,234`` read a
 comma by the hint's advice), tests/test_blank_ids.py, tests/test_yaml_scalars.py (JSON's
 surrogate pairs in a spec), tests/test_unnamed_columns.py, tests/test_label_map_unread.py,
 tests/test_pools_metadata.py (ids with surrounding blanks in a rater sheet); one outside the
-loader is kept below as a strict xfail (test_scores_whose_differences_overflow_a_float).
+loader, in the leaderboard simulation, has its test below
+(test_scores_whose_differences_overflow_a_float).
 """
 
 from __future__ import annotations
