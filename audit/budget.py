@@ -353,6 +353,11 @@ class Shape:
                    n_models=models, pairwise=table.is_pairwise,
                    max_pool_judgments=int(per_pool.max()) if len(per_pool) else 0)
 
+    @property
+    def largest_pool(self) -> int:
+        """Judgments of the largest pool (all the judgments when that is not known)."""
+        return self.max_pool_judgments or self.n_judgments
+
     def describe(self) -> str:
         models = f", {self.n_models:,} models" if self.n_models else ""
         return (f"{self.n_judgments:,} judgments, {self.n_items:,} items, "
@@ -431,8 +436,7 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
         if wide:
             cells = min(cells, TABLE_CELLS)
         if not wide:  # the pool's view: its items x values counts and their indicators
-            within["the pool's items x values counts"] = 3 * min(i, s.max_pool_judgments
-                                                                 or n) * q * w
+            within["the pool's items x values counts"] = 3 * min(i, s.largest_pool) * q * w
         within.update(_within_item_test(s, n_resamples=b, cells=cells))
         confusion = 0 if wide else 2 * q * q * CELL_BYTES
         results["pool pairs"] = grans * pool_pairs * 2 * (ENTRY_BYTES + confusion)
@@ -490,7 +494,7 @@ def _within_item_test(s: Shape, *, n_resamples: int, cells: int) -> dict[str, fl
     from .measure.cmh import BLOCK_ITEMS, CMH_MAX_DIM, asymptotic_fits, dense_fits
     from .measure.within_item import MIN_PERMUTATIONS, PERMUTATION_BUDGET
 
-    n = s.max_pool_judgments or s.n_judgments
+    n = s.largest_pool
     if n == 0:
         return {}
     b, w = int(n_resamples), 8
