@@ -223,7 +223,12 @@ def probability_percent(x, digits: int = 1) -> str:
     if text == NAN:
         return text
     bound, _, value = text.rpartition(" ")
-    shown = f"{100 * float(value):.{len(value.partition('.')[2]) - 2}f}%"
+    places = len(value.partition('.')[2]) - 2
+    if not bound:  # rounded once, from x: the shown 3-decimal value rounded again could move
+        shown = f"{100 * float(x):.{places}f}"
+        if not 0 < float(x) < 1 or 0 < float(shown) < 100:
+            return shown + "%"
+    shown = f"{100 * float(value):.{places}f}%"
     return f"{bound} {shown}" if bound else shown
 
 

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from audit.contract import columns as C
 from audit.errors import DegenerateDataWarning
+from audit.format import probability, probability_percent
 from audit.contract.labels import LabelKind, LabelScale
 from audit.pipeline import audit_table
 from audit.report.card import annotations_block
@@ -235,24 +236,25 @@ def test_stability_numbers_carry_their_uncertainty(audit):
     b, se = top["swap_probability_bootstrap"], top["swap_probability_bootstrap_mc_se"]
     cf, sd = top["swap_probability_closed_form"], top["closed_form_sd"]
     assert f"{b:.3f} ± {se:.3f} {cf:.3f} (SD {sd:.4f})" in cp
-    assert (f"swap in {pct(b)} ± {pct(se)} of bootstrap resamples (closed form "
-            f"Φ(−gap/(√2·SD)): {pct(cf)} at SD {sd:.4f})") in audit["card"]
-    assert f"swap probability {b:.3f} ± {se:.3f} bootstrap, {cf:.3f} closed form" \
-        in audit["summary"]
+    assert (f"swap in {probability_percent(b)} ± {pct(se)} of bootstrap resamples (closed form "
+            f"Φ(−gap/(√2·SD)): {probability_percent(cf)} at SD {sd:.4f})") in audit["card"]
+    assert (f"swap probability {probability(b, 3)} ± {se:.3f} bootstrap, "
+            f"{probability(cf, 3)} closed form") in audit["summary"]
     disp = section_text(audit["html"], "displacement")
     for pool, p in st["bootstrap_displacement_probability"].items():
         se = st["bootstrap_displacement_mc_se"][pool]
-        assert f"P(displaced) · {pool} {p:.3f} ± {se:.3f}" in disp
-        assert f"{pool} {p:.3f} ± {se:.3f}" in audit["summary"]
+        assert f"P(displaced) · {pool} {probability(p, 3)} ± {se:.3f}" in disp
+        assert f"{pool} {probability(p, 3)} ± {se:.3f}" in audit["summary"]
     sim = section_text(audit["html"], "simulation")
     for r in st["simulation"]:
-        lo, hi = r["interval95"]
-        assert (f"{r['n_models']} {r['displacement_probability']:.3f} {r['mc_se']:.4f} "
-                f"{lo:.3f} – {hi:.3f}") in sim
-        assert (f"{r['n_models']} models {r['displacement_probability']:.2f} ± "
-                f"{r['mc_se']:.3f} [{lo:.2f}, {hi:.2f}]") in audit["card"]
-        assert f"{r['n_models']}: {r['displacement_probability']:.2f} [{lo:.2f}, {hi:.2f}]" \
-            in audit["summary"]
+        # estimated probabilities never read as 1 (or 0) short of it: audit.format.probability
+        p, (lo, hi) = r["displacement_probability"], r["interval95"]
+        assert (f"{r['n_models']} {probability(p, 3)} {r['mc_se']:.4f} "
+                f"{probability(lo, 3)} – {probability(hi, 3)}") in sim
+        assert (f"{r['n_models']} models {probability(p)} ± "
+                f"{r['mc_se']:.3f} [{probability(lo)}, {probability(hi)}]") in audit["card"]
+        assert (f"{r['n_models']}: {probability(p)} [{probability(lo)}, {probability(hi)}]"
+                in audit["summary"])
     sd, (sd_lo, sd_hi) = (st["simulation_model"]["perturbation_sd"],
                           st["simulation_model"]["perturbation_sd_ci95"])
     assert f"SD {sd:.4f} [{sd_lo:.4f}, {sd_hi:.4f}]" in sim

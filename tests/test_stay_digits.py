@@ -15,14 +15,15 @@ from decimal import Decimal
 import pytest
 from click.testing import CliRunner
 from conftest import REPO
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from results_examples import section_text
 from rich.console import Console
 
 import audit
 from audit.cli import cli
-from audit.format import (NAN, probability, probability_percent, setting, setting_percent)
+from audit.format import (NAN, percent, probability, probability_percent, setting,
+                          setting_percent)
 from audit.planning import plan_sentences
 from audit.report.card import md_escape, render_card
 from audit.report.html import render_html
@@ -71,6 +72,22 @@ def test_an_estimate_short_of_0_or_1_never_reads_as_0_or_1(x, digits):
     decimals = len(text.partition(".")[2])
     assert 0 < shown < 1 and decimals >= digits
     assert abs(shown - x) <= 0.5 * 10.0 ** -decimals + 1e-15
+
+
+@given(st.floats(min_value=0, max_value=1, exclude_min=True, exclude_max=True))
+@example(0.3825)
+def test_an_estimate_as_a_percentage_is_rounded_once(x):
+    """``0.3825`` is ``38.2%`` as :func:`audit.format.percent` shows it, not ``38.3%`` (the
+    3-decimal ``0.383`` rounded again): the card's swap probabilities read ``probability_percent``
+    and the HTML's ``percent`` of the same number."""
+    share = probability_percent(x)
+    if share[0] in "<>":
+        return
+    decimals = len(share[:-1].partition(".")[2])
+    assert abs(float(share[:-1]) - 100 * x) <= 0.5 * 10.0 ** -decimals + 1e-12
+    assert 0 < float(share[:-1]) < 100
+    if 0.001 <= x <= 0.999:
+        assert share == percent(x)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ drawing (the tests do).
 from __future__ import annotations
 
 from ..contract.columns import EVERY_HUMAN_POOL
-from ..format import finite, number, percent, with_interval
+from ..format import finite, number, percent, probability, with_interval
 from ..metrics import METRICS as METRIC_LIST
 from ..metrics import get as metric
 from .svg import sanitize_svg
@@ -381,9 +381,9 @@ def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> st
     ys = [top + row * (i + 0.5) for i in range(len(rows))]
     category_labels(d, labels, ys, x=left)
     for (_, s), label, yy, fill, e in zip(rows, labels, ys, fills, err):
-        tip = (f"{label}: {number(s['bootstrap'])}"
+        tip = (f"{label}: {probability(s['bootstrap'], 3)}"
                + (f" ± {number(s['mc_se'], 3)}" if s["mc_se"] is not None else "")
-               + (f"; closed form {number(s['closed_form'])}"
+               + (f"; closed form {probability(s['closed_form'], 3)}"
                   if s["closed_form"] is not None else ""))
         g = d.group(cls="pair", tip=tip)
         d.rect(x(0.0), yy - row * 0.4, x.clamp(s["bootstrap"]) - x(0.0), row * 0.8, parent=g,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
-                      with_interval)
+                      probability, with_interval)
 from ..metrics import display_name, keys
 from .prose import ALPHA, interval_note
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
@@ -406,7 +406,7 @@ def _displacement(st, chart, ch) -> dict:
     hist = st.get("displacement_histogram") or {}
     if not probs and not hist:
         return {"na": "no leaderboard to resample"}
-    return {"probs": [(p, number(v) + (f" ± {number(se)}" if se is not None else ""))
+    return {"probs": [(p, probability(v, 3) + (f" ± {number(se)}" if se is not None else ""))
                       for p, v, se in probs],
             "chart": chart(ch.displacement_histogram, hist)}
 
@@ -417,8 +417,10 @@ def _simulation(st, chart, ch) -> dict:
         return {"na": "no leaderboard to simulate from"}
     model = st.get("simulation_model") or {}
     sd, sd_ci = model.get("perturbation_sd"), model.get("perturbation_sd_ci95")
-    return {"rows": [{"n": number(r["n_models"]), "p": number(r["p"]), "se": number(r["mc_se"], 4),
-                      "interval": (f"{number(r['interval95'][0])} – {number(r['interval95'][1])}"
+    return {"rows": [{"n": number(r["n_models"]), "p": probability(r["p"], 3),
+                      "se": number(r["mc_se"], 4),
+                      "interval": (f"{probability(r['interval95'][0], 3)} – "
+                                   f"{probability(r['interval95'][1], 3)}"
                                    if r["interval95"] else "-")} for r in rows],
             "interval_method": next((r["interval_method"] for r in rows
                                      if r["interval_method"]), None),

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 from ..contract.columns import EVERY_HUMAN_POOL
-from ..format import count, number, p_bound, p_is, percent, points, with_interval
+from ..format import (count, number, p_bound, p_is, percent, points, probability,
+                      probability_percent, with_interval)
 from ..metrics import display_name
 from .read import (against_null, at_floor, displacement, finite, judge_rows, simulation_row, swap,
                    swap_key, within_test)
@@ -365,12 +366,12 @@ def closest_by_pool(st: dict, *, at_least: float | None = None) -> dict:
 def swap_phrase(r: dict) -> str:
     """``swap in x% ± se of bootstrap resamples (closed form Φ(−gap/(√2·SD)): y%)``."""
     s = swap(r)
-    text = f"swap in {percent(s['bootstrap'])}"
+    text = f"swap in {probability_percent(s['bootstrap'])}"
     if s["mc_se"] is not None:
         text += f" ± {percent(s['mc_se'])}"
     text += " of bootstrap resamples"
     if s["closed_form"] is not None:
-        text += (f" (closed form Φ(−gap/(√2·SD)): {percent(s['closed_form'])}"
+        text += (f" (closed form Φ(−gap/(√2·SD)): {probability_percent(s['closed_form'])}"
                  + (f" at SD {number(s['closed_form_sd'], 4)}" if s["closed_form_sd"] is not None
                     else "") + ")")
     return text
@@ -379,14 +380,14 @@ def swap_phrase(r: dict) -> str:
 def simulated(r: dict, *, short: bool = False) -> str:
     """``p ± se (95% interval lo to hi over the SD's uncertainty)`` of one simulated size
     (``short``: ``p ± se [lo, hi]``, the reading said once for the list)."""
-    text = number(r["p"], 2)
+    text = probability(r["p"])
     if r["mc_se"] is not None:
         text += f" ± {number(r['mc_se'], 3)}"
     if r["interval95"] and short:
-        text += f" [{number(r['interval95'][0], 2)}, {number(r['interval95'][1], 2)}]"
+        text += f" [{probability(r['interval95'][0])}, {probability(r['interval95'][1])}]"
     elif r["interval95"]:
-        text += (f" (95% interval {number(r['interval95'][0], 2)} to "
-                 f"{number(r['interval95'][1], 2)} over the SD's uncertainty)")
+        text += (f" (95% interval {probability(r['interval95'][0])} to "
+                 f"{probability(r['interval95'][1])} over the SD's uncertainty)")
     return text
 
 

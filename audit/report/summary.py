@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..escape import terminal
 from ..format import (number, p_bound, p_is, p_value, percent, percent_with_interval,
-                      points_with_interval, with_interval)
+                      points_with_interval, probability, with_interval)
 from ..metrics import keys
 from .prose import interval_note
 from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, simulation_row,
@@ -265,23 +265,23 @@ def _leaderboards(results, console):
     bdp = displacement(st)
     if bdp:
         console.print(_text("bootstrap displacement probability (± MC s.e.): " + ", ".join(
-            f"{p} {number(v)}" + (f" ± {number(se)}" if se is not None else "")
+            f"{p} {probability(v, 3)}" + (f" ± {number(se)}" if se is not None else "")
             for p, v, se in bdp)))
     for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
         s = swap(r)
         console.print(_text(
             f"closest pair in {r.get('pool')}: {r.get('model_hi')} / {r.get('model_lo')} (gap "
-            f"{number(r.get('gap'), 4)}) swap probability {number(s['bootstrap'])}"
+            f"{number(r.get('gap'), 4)}) swap probability {probability(s['bootstrap'], 3)}"
             + (f" ± {number(s['mc_se'])}" if s["mc_se"] is not None else "") + " bootstrap"
-            + (f", {number(s['closed_form'])} closed form" if s["closed_form"] is not None
+            + (f", {probability(s['closed_form'], 3)} closed form" if s["closed_form"] is not None
                else "")))
     sim = [simulation_row(r) for r in st.get("simulation") or []]
     if sim:
         console.print(_text(
             "P(at least one model displaced) by leaderboard size [95% interval over the SD's "
             "uncertainty]: " + ", ".join(
-                f"{r['n_models']}: {number(r['p'], 2)}"
-                + (f" [{number(r['interval95'][0], 2)}, {number(r['interval95'][1], 2)}]"
+                f"{r['n_models']}: {probability(r['p'])}"
+                + (f" [{probability(r['interval95'][0])}, {probability(r['interval95'][1])}]"
                    if r["interval95"] else "") for r in sim)))
     fl = st.get("flipped_items") or {}
     if fl.get("count") is not None:
@@ -336,11 +336,11 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
         cells = [str(n)]
         if exact:
             r = exact[k]
-            cells += [number(r["displacement_probability"]), number(r["mc_se"], 4)]
+            cells += [probability(r["displacement_probability"], 3), number(r["mc_se"], 4)]
             cells += [_interval(r)] if with_interval else []
         if adjacent:
             r = adjacent[k]
-            cells += [number(r["displacement_probability"])]
+            cells += [probability(r["displacement_probability"], 3)]
             cells += [_interval(r)] if with_interval else []
         t.add_row(*cells)
     console.print(t)
@@ -348,4 +348,4 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
 
 def _interval(row: dict) -> str:
     lo, hi = row.get("interval95") or (None, None)
-    return f"[{number(lo)}, {number(hi)}]"
+    return f"[{probability(lo, 3)}, {probability(hi, 3)}]"
