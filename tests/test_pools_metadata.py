@@ -458,3 +458,89 @@ def test_the_spark_engine_matches_ids_with_blanks_alike(spark, tmp_path):
         table = load(data, pools=pools, engine="spark")
     got = dict(zip(table.frame["annotator"].astype(str), table.frame["pool"].astype(str)))
     assert got == {"\u00a0pad": "crowd", "b ": "expert"}
+
+
+# -- every pools file format reads its keys as the CSV does: without surrounding blanks -------
+#: One rater sheet, written with the data's own ids (blanks kept), in each format --pools reads.
+_SHEET = {"\u00a0pad": "crowd", "b ": "expert", " c": "crowd"}
+_SHEET_DATA = ("item,annotator,label\n1,\u00a0pad,x\n1,b ,y\n1,c,x\n"
+               "2,\u00a0pad,x\n2,b ,x\n2,c,y\n")
+
+
+def _sheet(tmp_path, fmt):
+    """The rater sheet as a ``fmt`` file, and the pool_column it needs."""
+    records = [{"annotator": a, "pool": p} for a, p in _SHEET.items()]
+    path = tmp_path / f"pools.{fmt.split('-')[0]}"
+    if fmt in ("csv", "tsv"):
+        sep = "," if fmt == "csv" else "\t"
+        path.write_text("annotator" + sep + "pool\n"
+                        + "".join(f"{a}{sep}{p}\n" for a, p in _SHEET.items()), encoding="utf-8")
+    elif fmt == "json":  # {annotator: pool}
+        path.write_text(json.dumps(_SHEET), encoding="utf-8")
+    elif fmt == "json-meta":  # {annotator: {field: value}}, LeWiDi's metadata
+        path = tmp_path / "pools_meta.json"
+        path.write_text(json.dumps({a: {"Group": p} for a, p in _SHEET.items()}),
+                        encoding="utf-8")
+        return path, "Group"
+    elif fmt == "json-records":  # [{annotator, pool}, ...]
+        path = tmp_path / "pools_records.json"
+        path.write_text(json.dumps(records), encoding="utf-8")
+    elif fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    elif fmt == "parquet":
+        pd.DataFrame.from_records(records).to_parquet(path, index=False)
+    return path, None
+
+
+_SHEET_FORMATS = ["csv", "tsv", "json", "json-meta", "json-records", "jsonl", "parquet"]
+_SHEET_POOLS = {"\u00a0pad": "crowd", "b ": "expert", "c": "crowd"}
+
+
+@pytest.mark.parametrize("fmt", _SHEET_FORMATS)
+def test_every_pools_file_format_reads_its_keys_without_surrounding_blanks(tmp_path, fmt):
+    # a JSON object's keys (and a metadata object's) were kept as written: the data's 'c' was
+    # not the key ' c', pool 'unknown', where the same sheet as a CSV named its pool
+    data = tmp_path / "t.csv"
+    data.write_text(_SHEET_DATA, encoding="utf-8")
+    pools, column = _sheet(tmp_path, fmt)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = load(data, pools=pools, pool_column=column)
+    said = [str(w.message) for w in caught]
+    assert any("2 of 3 annotator id(s) matched the pools mapping by number or without "
+               "surrounding blanks, not exactly" in s for s in said), said
+    assert not any("not in the pools mapping" in s for s in said), said
+    got = dict(zip(table.frame["annotator"].astype(str), table.frame["pool"].astype(str)))
+    assert got == _SHEET_POOLS
+
+
+@pytest.mark.parametrize("text", ['{"c": "x", " c": "y"}',
+                                  '{"c": {"g": "x"}, "c\\u00a0": {"g": "y"}}'])
+def test_json_keys_that_differ_only_by_blanks_with_two_pools_name_the_key(tmp_path, text):
+    data = tmp_path / "t.csv"
+    data.write_text(_SHEET_DATA, encoding="utf-8")
+    pools = tmp_path / "pools.json"
+    pools.write_text(text, encoding="utf-8")
+    run = CliRunner().invoke(cli, ["validate", str(data), "--pools", str(pools), "--quiet"]
+                             + (["--pool-column", "g"] if '"g"' in text else []))
+    assert run.exit_code == 2, run.output
+    line = run.output.strip()
+    assert "\n" not in line and str(pools) in line
+    assert re.search(r"key ' c'|key 'c\\xa0'", line), line
+    assert "annotator 'c' is given more than one pool ('x' and 'y')" in line
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fmt", _SHEET_FORMATS)
+def test_the_spark_engine_reads_every_pools_file_format_alike(spark, tmp_path, fmt):
+    data = tmp_path / "t.csv"
+    data.write_text(_SHEET_DATA, encoding="utf-8")
+    pools, column = _sheet(tmp_path, fmt)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = load(data, pools=pools, pool_column=column, engine="spark")
+    said = [str(w.message) for w in caught]
+    assert any("2 of 3 annotator id(s) matched the pools mapping by number or without "
+               "surrounding blanks, not exactly" in s for s in said), said
+    got = dict(zip(table.frame["annotator"].astype(str), table.frame["pool"].astype(str)))
+    assert got == _SHEET_POOLS

@@ -12,9 +12,11 @@ Accepted files:
 Annotator keys are written as the data's ids are (:func:`audit.contract.ids.id_text`), wherever
 the mapping comes from (a CSV / TSV / Parquet / JSON file, a spec's ``pools.map``, a mapping
 passed in): a key ``1.0`` (a float column, a YAML ``1.0:``) is ``1``, so it names the annotator a
-CSV writes ``1`` and a Parquet float column holds as ``1.0``; text keys stay text (``007``), those
-read from a file stripped of surrounding blanks. Two keys that write the same text with
-different pools are an error naming the key.
+CSV writes ``1`` and a Parquet float column holds as ``1.0``; text keys stay text (``007``).
+Keys read from a file, whatever its format (a CSV / TSV / Parquet column, a JSON object's keys,
+a metadata object's keys, a JSON array's records), are read without surrounding blanks
+(:func:`file_key`); a spec's ``pools.map`` and a mapping passed in keep their keys as written.
+Two keys that write the same text with different pools are an error naming the key.
 
 Pool names are text. A metadata value becomes a pool name by one deterministic rule
 (:func:`pool_name`): text is stripped of surrounding blanks; a number as an id is written
@@ -130,7 +132,8 @@ def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[s
         if pool_column is not None:
             raise InputError(f"--pool-column {pool_column!r} given, but this file maps annotators "
                              "straight to pools (no metadata fields)", path=str(path))
-        return _with_missing(_by_key(data, pool_name, path=str(path)), path, None)
+        mapping = _by_key(data, pool_name, path=str(path), where=None, key_text=file_key)
+        return _with_missing(mapping, path, None)
     if len(nested) != len(data):
         bad = next(k for k, v in data.items() if not isinstance(v, dict))
         raise InputError("mixes metadata objects and plain values", path=str(path), key=bad)
@@ -141,7 +144,8 @@ def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[s
     if pool_column not in fields:
         raise InputError(f"no field {pool_column!r} in the annotator metadata; fields: "
                          f"{join_names(fields)}", path=str(path), key=pool_column)
-    mapping = {str(k): pool_name(v.get(pool_column)) for k, v in data.items()}
+    mapping = _by_key({k: v.get(pool_column) for k, v in data.items()}, pool_name,
+                      path=str(path), where=None, key_text=file_key)
     return _with_missing(mapping, path, pool_column)
 
 
@@ -155,7 +159,7 @@ def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dic
     if no_id.any():
         raise InputError("empty annotator", path=str(path), column=C.ANNOTATOR,
                          row=int(no_id.argmax()))
-    ann = frame[C.ANNOTATOR].map(lambda v: v.strip() if isinstance(v, str) else id_text(v))
+    ann = frame[C.ANNOTATOR].map(file_key)
     pool = frame[pool_col].map(pool_name)
     clash = pd.DataFrame({"a": ann, "p": pool}).drop_duplicates().duplicated("a", keep=False)
     if clash.any():
@@ -163,6 +167,14 @@ def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dic
         raise InputError(f"annotator {who!r} is given more than one pool", path=str(path),
                          column=C.ANNOTATOR)
     return _with_missing(dict(zip(ann, pool)), path, pool_col)
+
+
+def file_key(value) -> str | None:
+    """An annotator key read from a pools file, any format (module docstring): text without
+    surrounding blanks, any other value by :func:`audit.contract.ids.id_text`. A rater sheet
+    exported beside the data keeps the data's blanks (``" ann1"``) in a CSV as in a JSON
+    object; the data's id is matched to the key without them (:func:`match_keys`)."""
+    return value.strip() if isinstance(value, str) else id_text(value)
 
 
 def _with_missing(mapping: dict[str, str], path: Path, field: str | None) -> dict[str, str]:
@@ -202,21 +214,24 @@ def pools_mapping(pools, *, pool_column: str | None, spec) -> dict[str, str] | N
     return mapping
 
 
-def _by_key(mapping: Mapping, name, *, path: str | None, where: str = "pools") -> dict[str, str]:
-    """``mapping`` with each annotator key written as the data's ids are (:func:`id_text`) and
-    each pool by ``name``. A missing key, or two keys of the same text (``1`` and ``"1"``)
-    with different pools, is an InputError naming the key."""
+def _by_key(mapping: Mapping, name, *, path: str | None, where: str | None = "pools",
+            key_text=id_text) -> dict[str, str]:
+    """``mapping`` with each annotator key written by ``key_text`` (as the data's ids are,
+    :func:`id_text`; a file's keys by :func:`file_key`) and each pool by ``name``. A missing
+    key, or two keys of the same text (``1`` and ``"1"``, a file's ``"a"`` and ``" a"``) with
+    different pools, is an InputError naming the key: ``<where>.<id>``, or (``where`` None,
+    a file's own keys) the key as the file writes it."""
     out: dict[str, str] = {}
     for key, value in mapping.items():
-        text = id_text(key)
+        text = key_text(key)
         if text is None:
-            raise InputError(f"a key of {where} is missing (null or NaN); keys are annotator "
-                             "ids", path=path, key=where)
+            raise InputError(f"a key of {where or 'the pools file'} is missing (null or NaN); "
+                             "keys are annotator ids", path=path, key=where)
         pool = name(value)
         if out.get(text, pool) != pool:
             raise InputError(f"annotator {text!r} is given more than one pool ({out[text]!r} "
                              f"and {pool!r}) by keys that write the same id", path=path,
-                             key=f"{where}.{text}")
+                             key=f"{where}.{text}" if where else str(key))
         out[text] = pool
     return out
 
