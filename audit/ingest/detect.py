@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..errors import InputError, join_names
 from .memory import InMemory, wrap
-from .sources import DATA_EXTENSIONS, PARQUET_EXTENSIONS, existing_path, is_hub_name
+from .sources import (DATA_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS, existing_path,
+                      is_hub_name)
 
 #: The formats :func:`audit.ingest.load` reads.
 FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
@@ -46,9 +47,10 @@ def detect_format(source) -> str:
         if path.is_dir():
             raise _folder_error(path)
         seen = ""
-        if path.is_file() and path.suffix.lower() not in PARQUET_EXTENSIONS:
+        ext = path.suffix.lower()
+        if path.is_file() and ext not in PARQUET_EXTENSIONS + WORKBOOK_EXTENSIONS:
             _refuse_unreadable(path)
-        if path.is_file() and path.suffix.lower() in DATA_EXTENSIONS:
+        if path.is_file() and ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
             from .adapters.table import separator_hint
 
             cols = table_columns(path)
@@ -90,7 +92,10 @@ def _refuse_unreadable(path: Path) -> None:
     UTF-8 (:func:`audit.ingest.readers.text_encoding_error`), or its first line is a
     spreadsheet's ``sep=,`` separator hint rather than the header."""
     from .readers.text import first_line, text_encoding_error
+    from .readers.workbooks import other_spreadsheet_error
 
+    if (other := other_spreadsheet_error(path)) is not None:
+        raise other
     if path.stat().st_size == 0 or not first_line(path) and not path.read_bytes().strip():
         raise InputError("the file is empty (no header row)", path=str(path))
     if (err := text_encoding_error(path)) is not None:
@@ -160,7 +165,7 @@ def _sniff(source) -> str | None:
         if kind == "object":
             return "lewidi" if {"annotators", "annotations"} <= set(rec) else None
         return format_from_columns(list(rec), folder=False)
-    if ext in DATA_EXTENSIONS:
+    if ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
         return format_from_columns(R.table_columns(path), folder=False)
     return None
 

@@ -18,6 +18,9 @@ JSONL_EXTENSIONS = (".jsonl", ".ndjson")
 PARQUET_EXTENSIONS = (".parquet", ".pq")
 #: File extensions the readers understand (a path with one of these is never a hub name).
 DATA_EXTENSIONS = CSV_EXTENSIONS + JSONL_EXTENSIONS + (".json",) + PARQUET_EXTENSIONS
+#: Excel workbooks, read as a table by :mod:`audit.ingest.readers.workbooks` (not as a split of
+#: a hub download: ``datasets`` does not read them).
+WORKBOOK_EXTENSIONS = (".xlsx", ".xlsm")
 _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
@@ -26,7 +29,8 @@ def is_hub_name(source) -> bool:
     text = str(source)
     if isinstance(source, Path) or Path(text).exists():
         return False
-    return bool(_HUB_NAME.match(text)) and not text.lower().endswith(DATA_EXTENSIONS)
+    return bool(_HUB_NAME.match(text)) and not text.lower().endswith(DATA_EXTENSIONS
+                                                                     + WORKBOOK_EXTENSIONS)
 
 
 def existing_path(source, *, what: str = "file") -> Path:
@@ -44,7 +48,7 @@ def default_name(source, fallback: str) -> str:
     if is_hub_name(text):
         return text.split("/", 1)[1]
     stem = Path(text).name
-    for ext in DATA_EXTENSIONS:
+    for ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
         if stem.lower().endswith(ext):
             return stem[: -len(ext)]
     return stem or fallback

@@ -43,7 +43,8 @@ class Pools(Strict):
 class Read(Strict):
     """``read``: options for reading a delimited text file; ``decimal`` is the decimal mark of
     its labels (:mod:`audit.ingest.decimal_comma`), ``quote`` whether ``"`` quotes a value
-    (``double``) or is an ordinary character (``none``: :func:`audit.ingest.readers.read_table`)."""
+    (``double``) or is an ordinary character (``none``: :func:`audit.ingest.readers.read_table`);
+    ``sheet`` the sheet of an Excel workbook (:mod:`audit.ingest.readers.workbooks`)."""
 
     sep: Text = None
     na_values: list[Scalar] = None
@@ -51,6 +52,7 @@ class Read(Strict):
     comment: Text = None
     decimal: one_of(DECIMAL_MARKS) = None
     quote: one_of(QUOTE_STYLES) = None
+    sheet: Scalar = None
 
 
 class Card(Strict):

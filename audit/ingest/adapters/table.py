@@ -53,7 +53,8 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
         Missing file, unreadable bytes, a spec or a column that does not fit.
     SchemaError
         Judgments that break the canonical schema, each named by the line its record starts on
-        in a CSV / TSV / JSON Lines file (:mod:`audit.ingest.readers.lines`), else by its source
+        in a CSV / TSV / JSON Lines file (:mod:`audit.ingest.readers.lines`), by its row on the
+        sheet in an Excel workbook (:mod:`audit.ingest.readers.workbooks`), else by its source
         row (0-based data row).
     """
     check_min_pool_annotators(min_pool_annotators)
@@ -63,7 +64,8 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     decimal = read.pop("decimal", ".")
     frame = read_table(path, categorical=True, **read)
     labels = _label_columns(spec)
-    lines = _record_lines(path, read)
+    # a workbook's records are named by their row on the sheet (readers.workbooks.SheetRows)
+    lines = frame.attrs.get("rows") or _record_lines(path, read)
     try:
         if decimal == ",":
             frame = read_decimal_comma(frame, labels, source=str(source))

@@ -1,5 +1,5 @@
 """Table files into frames: CSV / TSV, JSON Lines, JSON arrays of records, Parquet files and
-partitioned Parquet folders.
+partitioned Parquet folders; Excel workbooks by :mod:`.workbooks`.
 
 CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``, ``1,5`` stays
 ``1,5``); only empty cells are missing, so ``NA`` stays a label. pyarrow reads them when no
@@ -27,6 +27,7 @@ from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
 from .json_files import first_json_record, read_json, read_jsonl, records_frame
 from .text import first_line, is_utf8, utf8_error, text_encoding_error
+from .workbooks import is_workbook, other_spreadsheet_error
 
 
 def read_table(path, *, sep: str | None = None, na_values=None, quote: str = "double",
@@ -49,6 +50,17 @@ def read_table(path, *, sep: str | None = None, na_values=None, quote: str = "do
         raise InputError("is a folder, expected a table file (CSV, TSV, JSONL, JSON, Parquet) "
                          "or a partitioned Parquet dataset", path=str(path))
     ext = path.suffix.lower()
+    if is_workbook(path):
+        from .workbooks import read_workbook
+
+        return read_workbook(path, na_values=na_values, sep=sep,
+                             quote=None if quote == "double" else quote, **pandas_options)
+    if (other := other_spreadsheet_error(path)) is not None:
+        raise other
+    if pandas_options.get("sheet") is not None:
+        raise InputError("read.sheet names a sheet of an Excel workbook (.xlsx, .xlsm); this "
+                         "file is not one", path=str(path), key="read.sheet")
+    pandas_options.pop("sheet", None)
     if ext in PARQUET_EXTENSIONS:
         return read_parquet(path)
     if ext in JSONL_EXTENSIONS:
@@ -468,6 +480,10 @@ def table_columns(path: Path) -> list[str]:
 
         return list(ds.dataset(path, format="parquet", partitioning="hive").schema.names)
     ext = path.suffix.lower()
+    if is_workbook(path):
+        from .workbooks import workbook_columns
+
+        return workbook_columns(path)
     if ext in PARQUET_EXTENSIONS:
         import pyarrow.parquet as pq
 

@@ -52,6 +52,10 @@ def text_encoding_error(path: Path) -> InputError | None:
         if magic.match(head):
             if path.name.lower().endswith((".tar.gz", ".tgz")):
                 name, tool = "a gzip-compressed tar", "tar -xzf FILE"
+            if (sheet := _zipped_spreadsheet(path) if name == "a zip" else None) is not None:
+                how = ("rename it to end in .xlsx, how a workbook is read" if "Excel" in sheet
+                       else "save it as an Excel workbook (.xlsx) or as CSV UTF-8")
+                return InputError(f"{sheet} (a zip archive), not text: {how}", path=str(path))
             return InputError(f"{name} file, not text: decompress it first ({tool}) and "
                               "give the file it holds", path=str(path))
     for bom, name in _WIDE_BOMS:
@@ -130,3 +134,16 @@ def first_line(path: Path) -> str:
             if text:
                 return text
     return ""
+
+
+def _zipped_spreadsheet(path: Path) -> str | None:
+    """What a zip file is when it is a spreadsheet (:func:`.workbooks.zipped_spreadsheet`)."""
+    import zipfile
+
+    from .workbooks import zipped_spreadsheet
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return zipped_spreadsheet(archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return None

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...contract import columns as C
 from ...errors import InputError, Where
-from ..sources import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+from ..sources import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS
 from .failures import first_message_line
 
 _GLOB_CHARS = set("*?[{")
@@ -70,6 +70,10 @@ def source_kind(source: str) -> str:
         return kinds.pop()
     if path.exists():
         kind = _kind_of_name(path.name)
+        if kind is None and path.suffix.lower() in WORKBOOK_EXTENSIONS:
+            raise InputError("an Excel workbook (at most 1,048,576 rows a sheet) is read by the "
+                             "pandas engine: drop --engine spark, or save the sheet as CSV or "
+                             "Parquet for Spark", path=text)
         if kind is None:
             raise InputError("--engine spark reads Parquet, CSV / TSV and JSON(L) tables; "
                              f"{path.suffix or 'this file'} is none of them", path=text)
