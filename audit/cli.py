@@ -277,7 +277,7 @@ def load_options(f):
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto",
                      show_default=True, help="Source format; auto detects it from the file."),
         click.option("--spec", type=click.Path(dir_okay=False),
-                     help="YAML dataset spec mapping a CSV / JSONL / Parquet / datasets table."),
+                     help="YAML dataset spec mapping a CSV / JSONL / Parquet / Excel / datasets table."),
         click.option("--pools", type=click.Path(),
                      help="Annotator -> pool file (CSV, JSON, or a metadata JSON with --pool-column)."),
         click.option("--pool-column", help="Field of the --pools metadata file (any field; for "
