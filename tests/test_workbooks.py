@@ -304,3 +304,41 @@ def test_a_rater_sheet_for_pools_may_be_a_workbook(tmp_path):
     table = load(data, pools=tmp_path / "raters.xlsx")
     pools = table.frame.groupby(C.ANNOTATOR, observed=True)[C.POOL].first().astype(str).to_dict()
     assert pools == {"Jürgen": "crowd", "Zoë": "expert", "ann 3": "crowd"}
+
+
+def test_a_table_placed_away_from_a1_and_a_wrong_stored_size(tmp_path):
+    """A table at C3 (a margin left and above, as people lay sheets out), and the same file
+    whose stored size (``<dimension ref="A1"/>``, as some writers leave it) is wrong: both read
+    every cell, the margin is no column, and rows keep their numbers on the sheet."""
+    import re
+    import zipfile
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    for i, row in enumerate([["item", "annotator", "label"], ["q1", "a", 1], ["q1", "b", 2]]):
+        for j, v in enumerate(row):
+            ws.cell(row=3 + i, column=3 + j, value=v)
+    for j, v in enumerate(["q2", "a", 3]):
+        ws.cell(row=8, column=3 + j, value=v)
+    book.save(tmp_path / "offset.xlsx")
+    with zipfile.ZipFile(tmp_path / "offset.xlsx") as src, \
+            zipfile.ZipFile(tmp_path / "dimension.xlsx", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                data = re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="A1"/>', data)
+            dst.writestr(name, data)
+    for name in ("offset.xlsx", "dimension.xlsx"):
+        frame = read_workbook(tmp_path / name)
+        assert list(frame.columns) == ["item", "annotator", "label"], name
+        assert frame["label"].tolist()[:2] == ["1", "2"] and frame["label"].tolist()[4] == "3"
+        assert frame.attrs["rows"].names([0, 4]) == {0: "row 4 of sheet 'Sheet'",
+                                                     4: "row 8 of sheet 'Sheet'"}
+
+
+def test_a_title_row_read_as_the_header_says_how_to_skip_it(tmp_path):
+    path = workbook(tmp_path / "titled.xlsx", before=[["Ratings, round 2"]])
+    with pytest.raises(InputError, match=r"the header cells B1, C1, D1 of sheet 'Judgments' are "
+                                         r"empty over columns that hold values.*if row 1 is a "
+                                         r"title above the header, read: \{skiprows: 1\}"):
+        read_workbook(path)

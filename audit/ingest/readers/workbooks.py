@@ -20,8 +20,10 @@ Excel saved for formulas), cell by cell so that nothing is guessed:
 
 The header is the first row that holds a value, after ``read: {skiprows: N}`` rows; rows
 after the last one holding a value (a sheet formatted further down) are not records; an empty
-row between records is a completely empty record, counted as in a CSV. Trailing columns with
-neither a header nor a value are formatting and left out. Merged cells hold their value in
+row between records is a completely empty record, counted as in a CSV. Columns holding no
+value at all (a margin left of the table, formatting right of it) are left out; two or more
+columns holding values under empty header cells are exit 2 naming the cells. The sheet's
+stored size (which some writers leave wrong) is not trusted: every cell in the file is read. Merged cells hold their value in
 their top-left cell only, so an item id merged over three rows is missing on the other two
 (exit 2 naming them): unmerge and fill down. Hidden rows and columns are read like the others.
 Records are named in messages by their row on the sheet (``row 7 of sheet 'Judgments'``).
@@ -189,34 +191,31 @@ def _sheet(book, sheet, path: Path):
 
 
 def _rows(ws, title: str, path: Path, missing: set[str]):
-    """Every row of the sheet as (row number, [text or None]) up to its last value, and the
-    coordinates of cells that may be formulas without a saved value."""
+    """Every row of the sheet from row 1 and column A, as (row number, [text or None]), up to
+    its last value, and the coordinates of cells that may be formulas without a saved value.
+
+    The sheet's stored size (its ``dimension``, which some writers leave wrong) is not trusted:
+    every cell the file holds is read."""
     from openpyxl.cell.read_only import EmptyCell
 
+    ws.reset_dimensions()
     rows, suspects, last = [], [], 0
-    for cells in ws.iter_rows():
-        number, values = None, []
+    for number, cells in enumerate(ws.iter_rows(min_row=1, min_col=1), start=1):
+        values = []
         for cell in cells:
             if isinstance(cell, EmptyCell):
                 values.append(None)
-                continue
-            number = cell.row
-            if cell.value is None:  # a cell in the file with no value: styled, or a formula
-                suspects.append(cell.coordinate)
+            elif cell.value is None:  # a cell in the file with no value: styled, or a formula
+                suspects.append((number, cell.coordinate))
                 values.append(None)
-                continue
-            values.append(_text(cell, title, path, missing))
-        if number is None:  # a row of gaps only: its number is the previous row's + 1
-            number = (rows[-1][0] + 1) if rows else 1
+            else:
+                values.append(_text(cell, title, path, missing))
         rows.append((number, values))
         if any(v is not None for v in values):
             last = len(rows)
     del rows[last:]
-    return rows, [c for c in suspects if _row_of(c) <= (rows[-1][0] if rows else 0)]
-
-
-def _row_of(coordinate: str) -> int:
-    return int(re.sub(r"^[A-Z]+", "", coordinate))
+    end = rows[-1][0] if rows else 0
+    return rows, [c for n, c in suspects if n <= end]
 
 
 def _text(cell, title: str, path: Path, missing: set[str]) -> str | None:
@@ -289,22 +288,29 @@ def _frame(rows: list, title: str, path: Path, skiprows: int) -> pd.DataFrame:
     if not body:
         raise InputError(f"sheet {title!r} holds no header row", path=str(path))
     (header_row, header), records = body[0], body[1:]
-    width = max(len(v) for _, v in body)
-    used = max([i + 1 for _, v in body for i, x in enumerate(v) if x is not None] or [0])
-    names = [(header[i] if i < len(header) and header[i] is not None else "")
-             for i in range(min(width, used))]
-    columns = {}
-    seen: dict[str, int] = {}
-    for i, name in enumerate(names):
-        if name in seen:
-            from openpyxl.utils import get_column_letter
+    from openpyxl.utils import get_column_letter
 
-            raise InputError(f"repeated column name {name!r} (cells {get_column_letter(seen[name] + 1)}"
-                             f"{header_row} and {get_column_letter(i + 1)}{header_row} of sheet "
-                             f"{title!r})", path=str(path))
+    # columns holding no value at all (a margin left of the table, formatting right of it)
+    # are not columns of the table
+    kept = sorted({i for _, v in body for i, x in enumerate(v) if x is not None})
+    names = {i: (header[i] if i < len(header) and header[i] is not None else "") for i in kept}
+    unnamed = [f"{get_column_letter(i + 1)}{header_row}" for i in kept if names[i] == ""]
+    if len(unnamed) > 1:
+        raise InputError(f"the header cells {', '.join(unnamed[:5])} of sheet {title!r} are "
+                         "empty over columns that hold values: name those columns, or delete "
+                         f"them; if row {header_row} is a title above the header, read: "
+                         f"{{skiprows: {header_row}}} in a spec reads past it", path=str(path))
+    seen: dict[str, int] = {}
+    for i in kept:
+        name = names[i]
+        if name in seen:
+            raise InputError(f"repeated column name {name!r} (cells "
+                             f"{get_column_letter(seen[name] + 1)}{header_row} and "
+                             f"{get_column_letter(i + 1)}{header_row} of sheet {title!r})",
+                             path=str(path))
         seen[name] = i
-        columns[name] = np.array([v[i] if i < len(v) and v[i] is not None else np.nan
-                                  for _, v in records], dtype=object)
+    columns = {names[i]: np.array([v[i] if i < len(v) and v[i] is not None else np.nan
+                                   for _, v in records], dtype=object) for i in kept}
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(records)))
     frame.attrs["rows"] = SheetRows(title, [n for n, _ in records])
     return frame
