@@ -331,7 +331,11 @@ def test_option_out_of_range_is_refused_at_parse_time(d, tmp_path, args, words):
 # -- text files ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("name, data, words", [
     ("latin.csv", b"item,annotator,label\n1,a,caf\xe9\n", ["not UTF-8", "byte offset 28",
-                                                           "line 2"]),
+                                                           "line 2", "the byte 0xE9 is 'é' in "
+                                                           "Windows-1252", "'CSV UTF-8'"]),
+    # a byte Windows-1252 leaves undefined: no encoding named, only how to save it
+    ("undefined.csv", b"item,annotator,label\n1,a,x\x81\n", ["not UTF-8", "line 2",
+                                                              "save the file as UTF-8"]),
     ("latin.jsonl", b'{"item": "1", "annotator": "a", "label": "caf\xe9"}\n', ["not UTF-8"]),
     ("latin.json", b'[{"item": "1", "annotator": "a", "label": "caf\xe9"}]', ["not UTF-8"]),
     ("empty.csv", b"", ["empty.csv"]),

@@ -87,11 +87,30 @@ def utf8_error(path: Path) -> InputError:
                 offset = consumed - pending + err.start
                 line = lines + chunk[:max(0, err.start - pending)].count(b"\n") + 1
                 return InputError(f"not UTF-8 text: invalid byte at byte offset {offset} "
-                                  f"(line {line}); save the file as UTF-8", path=str(path))
+                                  f"(line {line}); {_save_as_utf8(path, offset)}",
+                                  path=str(path))
             consumed += len(chunk)
             lines += chunk.count(b"\n")
     return InputError(f"not UTF-8 text: the file ends inside a multi-byte character "
                       f"(byte offset {consumed - len(decoder.getstate()[0])})", path=str(path))
+
+
+def _save_as_utf8(path: Path, offset: int) -> str:
+    """How to make the file UTF-8, naming the byte at ``offset`` as Windows-1252 reads it when
+    it is a letter or sign there: Excel's "CSV (Comma delimited)" writes that encoding (``ë`` as
+    the byte 0xEB), its "CSV UTF-8" does not. A hint, not a reading: the file is not decoded."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)
+    try:
+        shown = byte.decode("cp1252")
+    except UnicodeDecodeError:
+        shown = ""
+    if not shown or not shown.isprintable() or shown.isspace():
+        return "save the file as UTF-8"
+    return (f"the byte 0x{byte[0]:02X} is {shown!r} in Windows-1252, the encoding of Excel's "
+            "'CSV (Comma delimited)': save it as 'CSV UTF-8' instead, or convert it "
+            "(iconv -f cp1252 -t utf-8 FILE > NEW)")
 
 
 def is_utf8(path: Path) -> bool:
