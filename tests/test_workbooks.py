@@ -197,8 +197,8 @@ def test_a_formula_without_a_saved_value_names_its_cell(tmp_path):
 
 def test_sheets_are_chosen_by_name_and_the_others_named(tmp_path, spec):
     path = workbook(tmp_path / "book.xlsx", more_sheets=("Notes",))
-    with pytest.warns(UserWarning, match=r"read sheet 'Judgments', the first of 2 \('Judgments', "
-                                         r"'Notes'\); read: \{sheet: NAME\}"):
+    with pytest.warns(UserWarning, match=r"read sheet 'Judgments', the first visible sheet of "
+                                         r"cells; the others: 'Notes'; read: \{sheet: NAME\}"):
         read_workbook(path)
     assert list(read_workbook(path, sheet="Notes").columns) == ["x"]
     assert list(read_workbook(path, sheet=1).columns) == ["x"]  # by position
@@ -342,3 +342,38 @@ def test_a_title_row_read_as_the_header_says_how_to_skip_it(tmp_path):
                                          r"empty over columns that hold values.*if row 1 is a "
                                          r"title above the header, read: \{skiprows: 1\}"):
         read_workbook(path)
+
+
+def test_chart_sheets_hidden_sheets_and_encrypted_workbooks(tmp_path):
+    """A chart sheet first in the tabs (no cells: it was exit 3) and a hidden look-up sheet
+    are not the data; the first visible sheet of cells is, and the warning says what the
+    others are. An encrypted workbook (an OLE file, not a zip) says so."""
+    from openpyxl.chart import BarChart, Reference
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Data"
+    for row in [HEADER] + ROWS:
+        ws.append(row)
+    chart = book.create_chartsheet("Chart", 0)
+    bars = BarChart()
+    bars.add_data(Reference(ws, min_col=4, min_row=1, max_row=4))
+    chart.add_chart(bars)
+    hidden = book.create_sheet("Lookup", 1)
+    hidden.append(["annotator", "pool"])
+    hidden.sheet_state = "hidden"
+    book.save(tmp_path / "charts.xlsx")
+    with pytest.warns(UserWarning, match=r"read sheet 'Data', the first visible sheet of cells; "
+                                         r"the others: 'Chart' \(a chart\), 'Lookup' \(hidden\)"):
+        frame = read_workbook(tmp_path / "charts.xlsx")
+    assert list(frame.columns) == HEADER and len(frame) == len(ROWS)
+    assert list(read_workbook(tmp_path / "charts.xlsx", sheet="Lookup").columns) == [
+        "annotator", "pool"]
+    with pytest.raises(InputError, match=r"sheet 'Chart' is a chart, not a sheet of cells"):
+        read_workbook(tmp_path / "charts.xlsx", sheet=0)
+    from audit.ingest.detect import detect_format
+
+    assert detect_format(tmp_path / "charts.xlsx") == "table"
+    (tmp_path / "locked.xlsx").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    result = run("run", tmp_path / "locked.xlsx", "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "an encrypted (password-protected) workbook" in result.output

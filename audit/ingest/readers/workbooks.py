@@ -52,6 +52,8 @@ OTHER_SPREADSHEETS = {".xls": "an Excel 97-2003 workbook", ".xlsb": "an Excel bi
                       ".ods": "an OpenDocument spreadsheet", ".numbers": "an Apple Numbers file"}
 #: ``read:`` keys that apply to a workbook (the others describe delimited text).
 WORKBOOK_READ_KEYS = ("sheet", "skiprows", "na_values", "decimal")
+#: The first bytes of an OLE compound file: an Excel 97-2003 workbook, or an encrypted .xlsx.
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 #: Significant digits Excel shows of a number.
 EXCEL_DIGITS = 15
 _ZEROS_FORMAT = re.compile(r"^0+$")
@@ -125,12 +127,13 @@ def read_workbook(path, *, sheet=None, skiprows=None, na_values=None,
 
 
 def workbook_columns(path) -> list[str]:
-    """The header of a workbook's first sheet, its first row holding a value (for format
-    detection and messages), read without reading the rest of the sheet."""
+    """The header of the sheet a workbook is read from by default, its first row holding a
+    value (for format detection and messages), read without reading the rest of the sheet."""
     path = Path(path)
     book = _open(path, data_only=True)
     try:
-        for values in book.worksheets[0].iter_rows(values_only=True):
+        ws, _ = _sheet(book, None, path, quiet=True)
+        for values in ws.iter_rows(values_only=True):
             if any(v is not None for v in values):
                 names = list(values)
                 while names and names[-1] is None:
@@ -161,6 +164,11 @@ def _open(path: Path, *, data_only: bool):
     import warnings
     import zipfile
 
+    with open(path, "rb") as fh:
+        if fh.read(8) == OLE_MAGIC:
+            raise InputError("an encrypted (password-protected) workbook, or an Excel 97-2003 "
+                             "file named .xlsx: remove its password, or save it as an Excel "
+                             "workbook (.xlsx) or as CSV UTF-8", path=str(path))
     try:
         with warnings.catch_warnings():  # "Data Validation extension is not supported" and kin
             warnings.simplefilter("ignore", UserWarning)
@@ -172,22 +180,46 @@ def _open(path: Path, *, data_only: bool):
                          path=str(path)) from None
 
 
-def _sheet(book, sheet, path: Path):
+def _sheet(book, sheet, path: Path, *, quiet: bool = False):
+    """The worksheet to read and its title: ``sheet`` by name, else by 0-based position among
+    all the workbook's tabs; by default the first visible sheet of cells (a hidden look-up
+    sheet or a chart sheet first in the tabs is not the data), with a warning naming the
+    others."""
     names = list(book.sheetnames)
+    cells = {ws.title: ws for ws in book.worksheets}  # sheets of cells, not chart sheets
+
+    def kind(name):
+        if name not in cells:
+            return f"{name!r} (a chart)"
+        return f"{name!r}" + ("" if cells[name].sheet_state == "visible" else " (hidden)")
+
     if sheet is None:
-        if len(names) > 1:
+        visible = [t for t, ws in cells.items() if ws.sheet_state == "visible"]
+        if not visible:
+            raise InputError("the workbook holds no visible sheet of cells (its sheets: "
+                             f"{', '.join(map(kind, names))}); read: {{sheet: NAME}} in a spec "
+                             "reads a hidden one", path=str(path))
+        title = visible[0]
+        if len(names) > 1 and not quiet:
             from ..common import warn
 
-            warn(f"{path}: read sheet {names[0]!r}, the first of {len(names)} "
-                 f"({', '.join(map(repr, names[:6]))}{', ...' if len(names) > 6 else ''}); "
+            others = [kind(n) for n in names if n != title]
+            warn(f"{path}: read sheet {title!r}, the first visible sheet of cells; the others: "
+                 f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''}; "
                  "read: {sheet: NAME} in a spec reads another")
-        return book[names[0]], names[0]
+        return cells[title], title
     if str(sheet) in names:  # a sheet named "2024" is that sheet, not the 2025th
-        return book[str(sheet)], str(sheet)
-    if isinstance(sheet, int) and not isinstance(sheet, bool) and 0 <= sheet < len(names):
-        return book[names[sheet]], names[sheet]
-    raise InputError(f"no sheet {sheet!r} in the workbook; its sheets: "
-                     f"{', '.join(map(repr, names))}", path=str(path), key="read.sheet")
+        title = str(sheet)
+    elif isinstance(sheet, int) and not isinstance(sheet, bool) and 0 <= sheet < len(names):
+        title = names[sheet]
+    else:
+        raise InputError(f"no sheet {sheet!r} in the workbook; its sheets: "
+                         f"{', '.join(map(kind, names))}", path=str(path), key="read.sheet")
+    if title not in cells:
+        raise InputError(f"sheet {title!r} is a chart, not a sheet of cells; the others: "
+                         f"{', '.join(kind(n) for n in names if n != title)}", path=str(path),
+                         key="read.sheet")
+    return cells[title], title
 
 
 def _rows(ws, title: str, path: Path, missing: set[str]):
