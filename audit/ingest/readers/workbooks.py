@@ -96,10 +96,12 @@ def read_workbook(path, *, sheet=None, skiprows=None, na_values=None,
                   **options) -> pd.DataFrame:
     """One sheet of an Excel workbook as a frame of text columns (the module's rules).
 
-    ``sheet`` is the sheet's name, or its 0-based position when no sheet is named so (a sheet
-    named ``2024`` is read for ``sheet: 2024``); the first sheet by default, with a warning
-    naming the others when there are several. The frame's ``attrs["rows"]`` is the
-    :class:`SheetRows` that names its records in messages.
+    ``sheet`` is the sheet's name, or its 0-based position among the tabs when no sheet is
+    named so (a sheet named ``2024`` is read for ``sheet: 2024``); by default the first
+    visible sheet of cells, with a warning naming the others when there are several.
+    ``skiprows`` rows of the sheet come before the header; ``na_values`` are cell texts read
+    as missing (``#N/A``). The frame's ``attrs["rows"]`` is the :class:`SheetRows` that names
+    its records in messages.
 
     Raises
     ------
