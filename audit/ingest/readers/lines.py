@@ -16,6 +16,8 @@ regular expression; a file that ends before the record), the record is named ``d
 from __future__ import annotations
 
 import csv
+import functools
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -92,19 +94,20 @@ class RecordLines:
 
     def _csv_records(self):
         """``(start line, cells)`` of each data record, as the ``csv`` reader reads them after
-        the header: the lines skipped (``skiprows``), blank or commented are not fed to it,
-        and a quoted value may take several lines. Stops where the ``csv`` reader cannot go
-        on (the rest cannot be told)."""
+        the header: the lines skipped (``skiprows``), blank or commented are not fed to it
+        (:func:`data_lines`: a line continuing a quoted value is neither), and a quoted value
+        may take several lines. Stops where the ``csv`` reader cannot go on (the rest cannot
+        be told)."""
         fed: list[int] = []  # the file's line number of each line handed to the csv reader
 
         def feed():
             with open(self.path, encoding="utf-8-sig", errors="replace", newline="") as fh:
-                for n, line in enumerate(fh, 1):
-                    if n <= self.skiprows or not line.strip("\r\n") or (
-                            self.comment and line.startswith(self.comment)):
-                        continue
-                    fed.append(n)
-                    yield line
+                for n, line, continued in data_lines(
+                        fh, sep=self.sep, quoted=self.quote != "none", skiprows=self.skiprows,
+                        comment=self.comment):
+                    if continued or line.strip("\r\n"):
+                        fed.append(n)
+                        yield line
 
         quoting = csv.QUOTE_NONE if self.quote == "none" else csv.QUOTE_MINIMAL
         reader = csv.reader(feed(), delimiter=self.sep, quoting=quoting)
@@ -131,6 +134,59 @@ class RecordLines:
             if len(cells) > names:
                 return line_name(start), len(cells), names, cells
         return None
+
+
+def data_lines(fh, *, sep: str, quoted: bool, skiprows: int = 0, comment: str | None = None):
+    r"""``(line number, line, continued)`` of each line of the delimited text file ``fh`` that
+    its reader is given: every line after the first ``skiprows`` but comment lines.
+
+    ``fh`` is open with ``newline=""``: a line ends at ``\n``, ``\r\n`` or a lone ``\r``, as
+    pandas', pyarrow's and the ``csv`` module's readers end one, and keeps its line break.
+    A comment line starts with ``comment`` (``read.comment``) outside a quoted value: a line
+    that starts inside one (``continued``) is more of that value, whatever it starts with (a
+    text's line ``# not a comment``). Quoted values are followed (:func:`quote_open_after`)
+    where the reader follows them: ``quoted`` (``read.quote: double``) and a separator of one
+    character (pandas' parser for a longer one, a regular expression, reads every line as a
+    record)."""
+    follow = quoted and len(sep) == 1
+    inside = False
+    for n, line in enumerate(fh, 1):
+        if n <= skiprows or (not inside and comment and line.startswith(comment)):
+            continue
+        continued = inside
+        if follow:
+            inside = quote_open_after(line, sep, inside)
+        yield n, line, continued
+
+
+def quote_open_after(line: str, sep: str, inside: bool) -> bool:
+    """Whether a quoted value is open at the end of ``line``, one line of a delimited file,
+    given whether one was at its start (``inside``).
+
+    RFC 4180 quoting as pandas' C parser and the ``csv`` module read it: a ``"`` opens a
+    quoted value only as a cell's first character (at the line's start or after the one-
+    character separator ``sep``); inside one, ``""`` is a ``"`` and a lone ``"`` closes it, and
+    what follows it up to the next separator is more of the cell (``"ab"cd`` is ``abcd``); a
+    ``"`` elsewhere is a character. A line break outside a quoted value ends the record, so a
+    line starts inside a quoted value or at a record's start, and the line leaves none open
+    when it matches :func:`_closing_line` whole."""
+    if '"' not in line:
+        return inside
+    return _closing_line(sep, inside).fullmatch(line) is None
+
+
+@functools.lru_cache(maxsize=16)
+def _closing_line(sep: str, inside: bool) -> re.Pattern:
+    """A line that closes every quoted value it opens: its cells (a quoted value and the rest
+    of its cell up to ``sep``, or a cell not starting with ``"``), after, when ``inside``, the
+    rest of the quoted value it starts in. Possessive (``*+``): a quoted value is read to its
+    closing ``"`` or not at all, as the parsers read it (``"a""b`` is open, not ``"a"`` and
+    ``"b``), and a failed match is not retried character by character."""
+    s, other = re.escape(sep), f"[^{re.escape(sep)}]*+"
+    quoted = f'"(?:[^"]|"")*+"{other}'
+    cell = f'(?:{quoted}|[^"{re.escape(sep)}]{other}|)'
+    first = f'(?:[^"]|"")*+"{other}' if inside else cell
+    return re.compile(f"{first}(?:{s}{cell})*+")
 
 
 def _is_position(value) -> bool:

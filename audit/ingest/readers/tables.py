@@ -155,8 +155,8 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         if pandas_options.get("comment"):  # whole lines only: pandas would cut records
             options = {k: v for k, v in pandas_options.items()
                        if k not in ("comment", "skiprows")}
-            source = WithoutCommentLines(path, pandas_options["comment"],
-                                         skiprows=pandas_options.get("skiprows"))
+            source = WithoutCommentLines(path, pandas_options["comment"], sep=sep,
+                                         quoted=quoted, skiprows=pandas_options.get("skiprows"))
         frame = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
                             na_values=nulls, encoding="utf-8",
                             engine="python" if len(sep) > 1 else "c",
@@ -189,20 +189,27 @@ class WithoutCommentLines:
     line starting with it is skipped whole, after the first ``skiprows`` lines. pandas'
     ``comment`` option also cuts every other line at that character, so a record's value
     holding it (the label ``C#`` with ``comment: "#"``) was read cut short (``C``), with exit
-    0; it is never given to pandas. Read line by line as the file is parsed (nothing is held
-    but the current lines); a line is the ``csv`` module's (``newline=""``), its line break
-    kept for the parser."""
+    0; it is never given to pandas. A line that starts inside a quoted value (``quoted``,
+    ``sep`` one character) is more of that value, not a comment, whatever it starts with: a
+    text's line ``# not a comment`` was dropped from it, with exit 0
+    (:func:`.lines.data_lines`, which :class:`.lines.RecordLines` reads the same way). Read
+    line by line as the file is parsed (nothing is held but the current lines); a line is the
+    ``csv`` module's (``newline=""``), its line break kept for the parser."""
 
-    def __init__(self, path: Path, comment: str, *, skiprows: int | None = None):
-        self._lines = self._kept(path, comment, int(skiprows or 0))
+    def __init__(self, path: Path, comment: str, *, sep: str, quoted: bool = True,
+                 skiprows: int | None = None):
+        self._lines = self._kept(path, comment, sep=sep, quoted=quoted,
+                                 skiprows=int(skiprows or 0))
         self._buffer = ""
 
     @staticmethod
-    def _kept(path: Path, comment: str, skiprows: int):
+    def _kept(path: Path, comment: str, *, sep: str, quoted: bool, skiprows: int):
+        from .lines import data_lines
+
         with open(path, encoding="utf-8-sig", newline="") as fh:
-            for n, line in enumerate(fh, 1):
-                if n > skiprows and not line.startswith(comment):
-                    yield line
+            for _, line, _ in data_lines(fh, sep=sep, quoted=quoted, skiprows=skiprows,
+                                         comment=comment):
+                yield line
 
     def read(self, size: int = -1) -> str:
         if size is None or size < 0:
