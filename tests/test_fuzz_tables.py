@@ -22,7 +22,8 @@ click's ``CliRunner`` and checks the exit-code contract and the conservation of 
 
 Shapes: long CSV / TSV / JSONL tables (nominal), ``;`` tables with decimal commas (interval),
 ratings of systems (a model column, numbers written in many ways), A / B / tie preference
-tables (a winner column inside and just outside the recognised vocabularies, or a team's own
+tables (a winner column inside and just outside the recognised vocabularies, written as the
+winning model's name (audit.ingest.winner), or a team's own
 words read through a spec's ``label.map``; A / B / tie count columns, which are not a shape the
 loader reads), wide tables (one column per rater) with blanks and mixed types, and pools from
 a rater sheet (``--pools``).
@@ -182,6 +183,9 @@ class Case:
     valid: bool = True  # every judgment readable: the load must succeed
     label_of: object = None  # written label -> the label read (None: compared as text)
     bad_lines: set = field(default_factory=set)  # lines of the records that must be refused
+    #: (item, annotator) -> the label read, where it depends on the row (a winner written as
+    #: the winning model's name), in place of ``label_of``
+    read_as: dict = field(default_factory=dict)
     id_columns: tuple = (C.ITEM, C.ANNOTATOR, C.POOL)
 
 
@@ -251,8 +255,10 @@ def read_back(case: Case) -> None:
     label_of = case.label_of or label_text
     got = {tuple(rec[:2]): (*rec[2:-1], rec[-1] if case.label_of else label_text(rec[-1]))
            for rec in frame[key + columns + [C.LABEL]].astype(object).itertuples(index=False)}
-    wanted = {(r[C.ITEM], r[C.ANNOTATOR]): (*(r[c] for c in columns), label_of(r[C.LABEL]))
-              for r in case.rows}
+    wanted = {(r[C.ITEM], r[C.ANNOTATOR]): (
+        *(r[c] for c in columns),
+        case.read_as[r[C.ITEM], r[C.ANNOTATOR]] if (r[C.ITEM], r[C.ANNOTATOR]) in case.read_as
+        else label_of(r[C.LABEL])) for r in case.rows}
     assert got == wanted
 
 
@@ -548,15 +554,24 @@ def preference_table(draw, folder: Path):
     elif mix == "unsigned":
         words = ["0", "1", "2"]
     rows = draw(judgments(labels=st.sampled_from(words), pairwise=True, models=MODEL_NAMES))
+    read_as = {}
     if mix == "model name":
         at = draw(st.integers(0, len(rows) - 1))
-        rows[at] = {**rows[at], C.LABEL: rows[at][draw(st.sampled_from([C.MODEL_A, C.MODEL_B]))]}
+        side = draw(st.sampled_from([C.MODEL_A, C.MODEL_B]))
+        name = rows[at][side]
+        rows[at] = {**rows[at], C.LABEL: name}
+        others = {r[C.LABEL] for i, r in enumerate(rows) if i != at}
+        if not name.isdigit() and others <= set(TIES) | set(INTEGERS):
+            # README: beside numbers and tie words only, a label that is its row's model's
+            # name is read as the winner's name: model_a's -1, model_b's 1
+            read_as[rows[at][C.ITEM], rows[at][C.ANNOTATOR]] = -1 if side == C.MODEL_A else 1
     labels = {r[C.LABEL] for r in rows}
     recognised = {w for family in SIDES.values() for w in family} | set(TIES) | set(INTEGERS)
     numbers = [int(t) for t in labels if t.strip().lstrip("+-").isdigit()]
     sides = {f for f, family_words in SIDES.items() if labels & set(family_words)}
-    valid = (labels <= recognised and len(sides) <= 1
-             and not (any(n > 0 for n in numbers) and not any(n < 0 for n in numbers)))
+    unsigned = any(n > 0 for n in numbers) and not any(n < 0 for n in numbers)
+    valid = (labels <= recognised | {name for name in labels if read_as}
+             and len(sides) <= 1 and not unsigned)
     winner = draw(st.sampled_from([C.LABEL, "winner"]))
     cols = [C.ITEM, C.ANNOTATOR, C.POOL, C.MODEL_A, C.MODEL_B, winner]
     dialect = draw(DIALECTS)
@@ -567,7 +582,7 @@ def preference_table(draw, folder: Path):
     spec = write_spec(folder / "prefs.yaml", read={"sep": ";"} if dialect.sep == ";" else None,
                       **({"columns": {C.LABEL: winner}} if winner != C.LABEL else {}))
     return Case(path, spec, n_records=len(rows), rows=rows, valid=valid,
-                label_of=preference_value,
+                label_of=preference_value, read_as=read_as,
                 id_columns=(C.ITEM, C.ANNOTATOR, C.POOL, C.MODEL_A, C.MODEL_B))
 
 
@@ -575,6 +590,63 @@ def preference_table(draw, folder: Path):
 @given(st.data())
 def test_preference_tables(data):
     audited(preference_table, data)
+
+
+#: Model names a winner column writes: none a number, a tie word or a vocabulary's side; with
+#: blanks around, Unicode in both normal forms, an emoji.
+WINNER_NAMES = ["gpt-4", "gpt-4-0613", " llama-2-70b ", "claude-2", "Mistral 7B", NFC_E, NFD_E,
+                "\u6a21\u578b-7b", "\U0001F916"]
+
+
+@st.composite
+def winner_name_table(draw, folder: Path):
+    """A long A/B table whose winner column holds the winning model's name or a tie word
+    (``0`` now and then), read without a spec or declared by ``label.names_winner: true``; now
+    and then one label is a model's name that is not one of its row's: exit 2 naming its line
+    (README: fewer such rows than rows read, each a schema failure naming its line)."""
+    rows = draw(judgments(labels=st.just("tie"), pairwise=True,
+                          models=st.sampled_from(WINNER_NAMES)))
+    read_as = {}
+    for i, r in enumerate(rows):
+        pick = draw(st.sampled_from([C.MODEL_A, C.MODEL_B, C.MODEL_A, C.MODEL_B, "tie", "0"]))
+        label = (r[pick] if pick in (C.MODEL_A, C.MODEL_B) else
+                 draw(st.sampled_from(TIES)) if pick == "tie" else "0")
+        rows[i] = {**r, C.LABEL: label}
+        read_as[r[C.ITEM], r[C.ANNOTATOR]] = {C.MODEL_A: -1, C.MODEL_B: 1}.get(pick, 0)
+    declared = draw(st.booleans())
+    stray = None
+    if len(rows) > 1 and draw(st.integers(0, 3)) == 0:
+        stray = draw(st.integers(0, len(rows) - 1))
+        named = [k for k, r in enumerate(rows) if k != stray
+                 and read_as[r[C.ITEM], r[C.ANNOTATOR]] != 0]
+        others = [m for m in WINNER_NAMES
+                  if m not in (rows[stray][C.MODEL_A], rows[stray][C.MODEL_B])]
+        if named or declared:  # inferred, the reading needs a row that names its model
+            rows[stray] = {**rows[stray], C.LABEL: draw(st.sampled_from(others))}
+        else:
+            stray = None
+    winner = draw(st.sampled_from([C.LABEL, "winner"]))
+    cols = [C.ITEM, C.ANNOTATOR, C.POOL, C.MODEL_A, C.MODEL_B, winner]
+    dialect = draw(DIALECTS)
+    path = folder / f"winners{suffix(dialect)}"
+    data, lines = delimited(cols, [[r[c if c != winner else C.LABEL] for c in cols]
+                                   for r in rows], dialect)
+    path.write_bytes(data)
+    keys = {"columns": {C.LABEL: winner}} if winner != C.LABEL else {}
+    if declared:
+        keys["label"] = {"kind": "preference", "names_winner": True}
+    spec = write_spec(folder / "winners.yaml",
+                      read={"sep": ";"} if dialect.sep == ";" else None, **keys)
+    return Case(path, spec, n_records=len(rows), rows=rows, valid=stray is None,
+                label_of=preference_value, read_as=read_as,
+                bad_lines={lines[stray]} if stray is not None else set(),
+                id_columns=(C.ITEM, C.ANNOTATOR, C.POOL, C.MODEL_A, C.MODEL_B))
+
+
+@FUZZ
+@given(st.data())
+def test_winner_name_tables(data):
+    audited(winner_name_table, data)
 
 
 #: A team's own winner words, declared by a spec's ``label: {kind: preference, map: ...}``.

@@ -26,6 +26,19 @@ vocabulary is read with the same notice. Where fewer labels are not recognised t
 (``A``, ``B``, ``tie`` and one stray ``C``; ``-1``, ``0``, ``1`` and ``C``), the recognised ones
 are read and the strays fail the schema check, each named with its source row; otherwise the
 whole vocabulary is unknown and the InputError above shows how to declare it.
+
+**The winning model's name** (``model_a, model_b, winner`` with ``winner`` = ``gpt-4``, as many
+A/B tools export it) is read row by row, by :mod:`audit.ingest.winner`: a label that is not
+missing, not a number and not a tie word, and that is its row's ``model_a`` (compared as ids
+are, :mod:`audit.contract.ids`: as written) is -1, its row's ``model_b`` +1, with one notice
+(``labels read as the winning model's name: ...``). The same rule for strays, counted in rows
+since the reading is per row: where fewer rows name neither of their models (or name a model
+that is both ``model_a`` and ``model_b``) than rows are read, those rows fail the schema check,
+each named with its source row; otherwise exit 2 names one of them. A spec says it outright
+with ``label: {kind: preference, names_winner: true}`` (``false``: never), which also settles a
+table whose models are named like a vocabulary's sides (a model called ``A``): when the
+vocabulary and the model names read some row differently, that is exit 2 naming the row and
+both lines, never a guess.
 """
 
 from __future__ import annotations
@@ -60,6 +73,18 @@ SHOWN = 20
 
 def _normalised(text: str) -> str:
     return _SEPARATORS.sub("_", text.strip().lower())
+
+
+def is_tie(raw) -> bool:
+    """Whether the raw label is a tie word (``tie``, ``tie (bothbad)``, ``draw``, ...)."""
+    return (not is_missing(raw) and parse_number(raw) is None
+            and _TIE.match(label_text(raw).strip().lower()) is not None)
+
+
+def may_name_a_model(raw) -> bool:
+    """Whether the raw label could be a model's name (:mod:`audit.ingest.winner`): it is not
+    missing, not a number and not a tie word."""
+    return not is_missing(raw) and parse_number(raw) is None and not is_tie(raw)
 
 
 def recognise_preference(labels: Iterable) -> tuple[dict, str | None, list]:
@@ -106,8 +131,19 @@ def kind_from_columns(columns: Sequence[str]) -> LabelKind | None:
     return LabelKind.NOMINAL
 
 
+def readable_vocabulary(distinct: list, *, order=None) -> tuple[dict, str | None, list, bool]:
+    """:func:`recognise_preference` of the distinct labels, and whether the vocabulary reads
+    them: False for positive integers without a negative one (without a declared order), or
+    when as many labels are not recognised as are (the module docstring's rule)."""
+    aliases, vocabulary, unrecognised = recognise_preference(distinct)
+    numbers = [n for n in (parse_number(v) for v in distinct) if n is not None]
+    unsigned = order is None and any(n > 0 for n in numbers) and not any(n < 0 for n in numbers)
+    strays = bool(unrecognised) and len(unrecognised) >= len(aliases) + len(numbers)
+    return aliases, vocabulary, unrecognised, not (unsigned or strays)
+
+
 def preference_scale(observed, *, source: str, declared: bool, order=None,
-                     names=None) -> LabelScale:
+                     names=None, winner=None) -> LabelScale:
     """A preference scale for labels without a ``label.map``: integers ``-k..k`` as they are, a
     recognised vocabulary through a notice (see the module docstring).
 
@@ -119,6 +155,9 @@ def preference_scale(observed, *, source: str, declared: bool, order=None,
         Whether a spec declared ``kind: preference`` (no notice for plain integers then).
     order, names
         A declared ``label.order`` (and ``names``); the vocabulary is read onto it.
+    winner
+        A :class:`audit.ingest.winner.Reading`: the labels naming a model are already read
+        (``-1`` / ``1``); the rest are read as numbers and tie words, its notice given.
 
     Raises
     ------
@@ -130,16 +169,16 @@ def preference_scale(observed, *, source: str, declared: bool, order=None,
     distinct = _distinct(observed)
     if not distinct:
         return _no_labels(LabelKind.PREFERENCE)
-    aliases, vocabulary, unrecognised = recognise_preference(distinct)
-    numbers = [n for n in (parse_number(v) for v in distinct) if n is not None]
-    unsigned = order is None and any(n > 0 for n in numbers) and not any(n < 0 for n in numbers)
-    if unsigned or (unrecognised and len(unrecognised) >= len(aliases) + len(numbers)):
-        raise _preference_error(distinct, aliases, source=source, declared=declared)
+    if winner is not None:
+        return winner.scale(distinct, order=order, names=names, source=source)
+    aliases, vocabulary, unrecognised, readable = readable_vocabulary(distinct, order=order)
+    if not readable:
+        raise preference_error(distinct, aliases, source=source, declared=declared)
     try:
         scale = infer_scale(LabelKind.PREFERENCE, distinct, order=order, names=names,
                             aliases=aliases)
     except InputError:
-        raise _preference_error(distinct, aliases, source=source, declared=declared) from None
+        raise preference_error(distinct, aliases, source=source, declared=declared) from None
     if aliases:
         read = ", ".join(f"{label_text(k)!r} -> {v}" for k, v in sorted(
             aliases.items(), key=lambda kv: (kv[1], label_text(kv[0]))))
@@ -190,7 +229,9 @@ def _no_labels(kind: LabelKind) -> LabelScale:
     return LabelScale(kind, (-1, 0, 1) if kind is LabelKind.PREFERENCE else (), None, ())
 
 
-def _preference_error(distinct: list, aliases: dict, *, source: str, declared: bool) -> InputError:
+def preference_error(distinct: list, aliases: dict, *, source: str, declared: bool) -> InputError:
+    """The InputError of preference labels no vocabulary reads: the distinct labels and the
+    ``label.map`` lines that would read them."""
     texts = sorted({label_text(v) for v in distinct}, key=lambda t: (parse_number(t) is None,
                                                                      parse_number(t) or 0, t))
     read = {label_text(k): v for k, v in aliases.items()}
@@ -199,7 +240,8 @@ def _preference_error(distinct: list, aliases: dict, *, source: str, declared: b
            "model_a / model_b columns make this pairwise data")
     return InputError(
         f"{why}, but its labels are neither the integers -k..k nor a preference vocabulary "
-        f"annotation-audit recognises (A / B / tie, model_a / model_b, left / right); distinct "
+        f"annotation-audit recognises (A / B / tie, model_a / model_b, left / right, or the "
+        f"winning model's name written as its row's model_a or model_b is); distinct "
         f"labels: {_shown(texts)}. Say how to read each (negative = model_a better, 0 = tie, "
         f"positive = model_b better) in a spec (--spec FILE), replacing each ?:\n"
         f"  label:\n    kind: preference\n    map: {{{entries}}}",

@@ -7,6 +7,8 @@
     columns: {item: tweet_id, annotator: worker, label: score, pool: worker_type, model: system}
     annotator_columns: [r1, r2, r3]   # wide layout only
     label: {kind: ordinal, order: [1, 2, 3, 4, 5], map: {"bad": 1}, names: [...]}
+    # or, for an A/B table whose label is the winning model's name (gpt-4, tie, ...):
+    # label: {kind: preference, names_winner: true}
     pools: {file: pools.csv, column: group}   # annotator -> pool file, in the spec's folder
     judge_pools: [gpt-4]
     read: {sep: "\\t"}
@@ -32,6 +34,14 @@ become the scale. How labels are read (numbers as numbers, text exactly as writt
 :mod:`audit.contract.labels`; without ``label.kind``, :mod:`audit.ingest.infer` decides the kind from the
 columns. In YAML, quote labels such as ``yes``, ``no``, ``on`` and ``off``: unquoted, YAML reads
 them as booleans.
+
+``label.names_winner: true`` declares that a preference label is the winning model's name: a
+label naming its row's ``model_a`` is -1, its ``model_b`` +1, read row by row
+(:mod:`audit.ingest.winner`), every other label read as without it (numbers, tie words, a
+``label.map``), and a label naming neither of its row's models a schema failure naming its row.
+``false`` says it never is (the label is a vocabulary's side even where a model is called
+``A``). Without the key the reading is inferred, as :mod:`audit.ingest.infer` states. It needs
+``kind: preference``, or no kind and ``model_a`` / ``model_b`` columns.
 """
 
 from __future__ import annotations
@@ -61,6 +71,7 @@ class DatasetSpec:
     label_order: tuple | None = None
     label_map: dict = field(default_factory=dict)
     label_names: tuple[str, ...] | None = None
+    label_names_winner: bool | None = None
     pools_file: str | None = None
     pools_column: str | None = None
     pools_map: dict | None = None
@@ -76,7 +87,7 @@ class DatasetSpec:
         return self.path.parent if self.path is not None else None
 
     def scale(self, observed, *, columns: Sequence[str] | None = None, source: str | None = None,
-              default_kind: str = LabelKind.NOMINAL.value) -> LabelScale:
+              default_kind: str = LabelKind.NOMINAL.value, winner=None) -> LabelScale:
         """The label scale, read from the declared ``label`` block and the observed raw labels.
 
         ``label.map`` becomes the scale's aliases (raw labels are read through it, once per
@@ -85,7 +96,9 @@ class DatasetSpec:
         (:func:`audit.contract.labels.infer_scale`). Without ``label.kind``, the kind comes from
         ``columns`` as :mod:`audit.ingest.infer` describes (preference for ``model_a`` /
         ``model_b``, ordinal or interval ratings for ``model``, else nominal), or is
-        ``default_kind`` when no columns are given.
+        ``default_kind`` when no columns are given. ``winner`` (a
+        :class:`audit.ingest.winner.Reading`) says the labels naming a model were read already
+        (``observed`` holds ``-1`` / ``1`` for them).
 
         Raises
         ------
@@ -109,7 +122,8 @@ class DatasetSpec:
             if kind is LabelKind.PREFERENCE and aliases is None:
                 return infer.preference_scale(observed, source=where,
                                               declared=self.label_kind is not None,
-                                              order=self.label_order, names=self.label_names)
+                                              order=self.label_order, names=self.label_names,
+                                              winner=winner)
             if kind is None and self.label_order is None:
                 return infer.rating_scale(observed, source=where, aliases=aliases)
             return infer_scale(kind or LabelKind.ORDINAL, observed, order=self.label_order,
@@ -275,6 +289,11 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
     if names is not None and (order is None or len(names) != len(order)):
         fail("label.names", ("label", "names"),
              "label.names needs label.order, with one name per value")
+    if label.get("names_winner") is not None and label.get("kind", LabelKind.PREFERENCE.value) \
+            != LabelKind.PREFERENCE.value:
+        fail("label.names_winner", ("label", "names_winner"),
+             "label.names_winner says whether a preference label is the winning model's "
+             f"name; it needs kind: preference (or no kind), not kind: {label['kind']}")
     if label.get("kind") == LabelKind.PREFERENCE.value and order is not None:
         try:
             LabelScale(LabelKind.PREFERENCE, order, names)
@@ -297,6 +316,7 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
     return DatasetSpec(
         name=spec.name, layout=layout, columns=columns, annotator_columns=ann_cols,
         label_kind=label.get("kind"), label_order=order, label_map=label.get("map", {}),
-        label_names=names, pools_file=pools.get("file"), pools_column=pools.get("column"),
+        label_names=names, label_names_winner=label.get("names_winner"),
+        pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
         read=given("read"), split=spec.split, card=given("card"), path=path)

@@ -14,7 +14,7 @@ from ..contract import columns as C
 from ..contract.labels import LabelKind
 from .decimal_comma import DECIMAL_MARKS
 from .readers.tables import QUOTE_STYLES
-from .yamlmodel import Integer, Scalar, Strict, Text, one_of
+from .yamlmodel import Boolean, Integer, Scalar, Strict, Text, one_of
 
 #: ``layout``: one row per judgment, or one column per annotator.
 LAYOUTS = ("long", "wide")
@@ -24,12 +24,14 @@ Columns = create_model("Columns", __base__=Strict, **{col: (Text, None) for col 
 
 
 class Label(Strict):
-    """``label``: the scale's kind, its values in order, how raw labels read, value names."""
+    """``label``: the scale's kind, its values in order, how raw labels read, value names, and
+    whether a preference label is the winning model's name (:mod:`audit.ingest.winner`)."""
 
     kind: one_of(k.value for k in LabelKind) = None
     order: list[Scalar] = None
     map: dict[Scalar, Scalar] = None
     names: list[Text] = None
+    names_winner: Boolean = None
 
 
 class Pools(Strict):

@@ -11,7 +11,8 @@ types; this module is what they share:
   :class:`Problem`: the key path, the dotted key, the line and a sentence. An unknown key gets
   a "did you mean" suggestion (:mod:`difflib`) and the keys allowed where it stands; an unknown
   tag of a discriminated union (a suite's ``expect``) the tags it could be;
-* the field types :data:`Text`, :data:`Integer`, :data:`Scalar` and :func:`one_of`, whose
+* the field types :data:`Text`, :data:`Integer`, :data:`Scalar`, :data:`Boolean` and
+  :func:`one_of`, whose
   errors are :func:`failure`: a sentence about the key's value, written in this toolkit's words
   rather than pydantic's.
 
@@ -176,12 +177,20 @@ def _scalar(value):
     return value
 
 
+def _boolean(value):
+    if not isinstance(single(value), bool):
+        raise failure(f" must be true or false; got {value!r}")
+    return value
+
+
 #: Text (a YAML string); null, numbers and booleans are refused.
 Text = Annotated[str, PlainValidator(_text)]
 #: A whole number (a boolean is not one).
 Integer = Annotated[int, PlainValidator(_integer)]
 #: One value: text, a number or a boolean (not null).
 Scalar = Annotated[str | int | float | bool, PlainValidator(_scalar)]
+#: ``true`` or ``false`` (text such as ``"yes"`` and numbers are refused).
+Boolean = Annotated[bool, PlainValidator(_boolean)]
 
 
 def one_of(values) -> object:

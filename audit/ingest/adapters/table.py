@@ -3,7 +3,8 @@
 A long table whose columns are already named ``item``, ``annotator``, ``label`` (optionally
 ``pool``, ``model_a``, ``model_b``, ``model``, ``category``, ``turn``, ``text``) needs no spec: its
 labels are preference with ``model_a`` / ``model_b`` (a recognised vocabulary such as ``A`` /
-``B`` / ``tie``, or integers ``-k..k``), ordinal or interval ratings with ``model``, else nominal
+``B`` / ``tie``, integers ``-k..k``, or the winning model's name, :mod:`audit.ingest.winner`),
+ordinal or interval ratings with ``model``, else nominal
 on the observed labels (:mod:`audit.ingest.infer`; each reading that is not nominal is stated in a
 notice). Anything else is mapped with a YAML dataset spec (:mod:`audit.ingest.spec`). Labels are
 read as :mod:`audit.contract.labels` states: numbers as numbers, text exactly as written. A CSV /
@@ -29,6 +30,7 @@ from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
 from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger
+from .. import winner
 from ..decimal_comma import read_decimal_comma
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, pools_mapping
 from ..readers import read_table
@@ -188,11 +190,15 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
-    scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source)
-    return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
-                       source=source, judge_pools=spec.judge_pools,
-                       info={"format": "table", "layout": spec.layout, **folded,
-                             **ledger.info()})
+    raw, reading = winner.read_frame(raw, spec=spec, source=source)
+    scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source, winner=reading)
+    try:
+        return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
+                           source=source, judge_pools=spec.judge_pools,
+                           info={"format": "table", "layout": spec.layout, **folded,
+                                 **ledger.info()})
+    except SchemaError as err:
+        raise winner.with_hint(err, reading) from None
 
 
 #: Separators a header read as one or two columns may hold instead of the one it was read

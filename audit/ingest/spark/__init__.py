@@ -3,7 +3,8 @@
 ``annotation-audit run SOURCE --engine spark [--spark-master URL]`` reads SOURCE (a Parquet,
 CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark catalog) with
 Spark (:mod:`.read`), maps it onto the canonical columns (:mod:`.frame`: a long table, or any
-table mapped by a YAML spec), validates it with pandera's pyspark backend and Spark group-bys
+table mapped by a YAML spec; a label that is the winning model's name read row by row,
+:mod:`.winner`), validates it with pandera's pyspark backend and Spark group-bys
 (:mod:`.validate`), and numbers every id column on the cluster. Then one of two paths:
 
 * **kept on the cluster** (pairwise preference tables, :func:`on_cluster`; the shape of LLM
@@ -88,7 +89,9 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
     from .read import read_source
+    from ..winner import with_hint
     from .validate import has_repeats, repeated, validate_frame
+    from .winner import read_names
 
     if format not in FORMATS:
         raise InputError(f"--engine spark reads long or spec-mapped tables (--format auto or "
@@ -118,8 +121,13 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         if not present:
             raise InputError("the table is empty: no judgments to audit", path=text)
         refuse_unstorable(df, C.LABEL, present, source=text)
-        scale = spec.scale(present, columns=df.columns, source=text)
-        label_codes = validate_frame(df, scale, distinct, source=text)
+        df, distinct, reading = read_names(df, distinct, spec=spec, source=text)
+        present = [v for v in distinct if v is not None]
+        scale = spec.scale(present, columns=df.columns, source=text, winner=reading)
+        try:
+            label_codes = validate_frame(df, scale, distinct, source=text)
+        except SchemaError as err:
+            raise with_hint(err, reading) from None
         info = {"format": "table", "layout": spec.layout, "engine": "spark",
                 "spark_master": _master(spark), "spark_version": spark.version, **counted}
         if keep_on_cluster is True or (keep_on_cluster == "auto"
