@@ -25,7 +25,6 @@ import importlib.util
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -34,6 +33,7 @@ import pandas as pd  # noqa: E402
 
 from audit.ingest.readers.workbooks import read_workbook  # noqa: E402
 from benchmarks import synth  # noqa: E402
+from benchmarks.measure_bench import best_of  # noqa: E402
 
 
 def write_xlsx(frame: pd.DataFrame, path: Path) -> None:
@@ -45,15 +45,6 @@ def write_xlsx(frame: pd.DataFrame, path: Path) -> None:
     for row in frame.itertuples(index=False):
         sheet.append([v.item() if hasattr(v, "item") else v for v in row])
     book.save(path)
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(argv=None) -> None:
@@ -83,7 +74,7 @@ def main(argv=None) -> None:
             synth.write(frame, csv)
             ours = None
             for name, read in readers.items():
-                seconds = best(lambda: read(xlsx, csv), args.repeat)
+                seconds = best_of(lambda: read(xlsx, csv), args.repeat)
                 ours = ours or seconds
                 line = (f"| {n:,} | {cells:,} | {name} | {seconds:.2f} | {cells / seconds:,.0f} "
                         f"| {seconds / ours:.2f}x |")
