@@ -100,7 +100,7 @@ def _refuse_unreadable(path: Path) -> None:
         raise InputError("the file is empty (no header row)", path=str(path))
     if (err := text_encoding_error(path)) is not None:
         raise err
-    head = first_line(path)
+    head = first_line(path, bare_cr=True)
     if len(head) == 5 and head.lower().startswith("sep="):
         sep = head[4]
         raise InputError(f"the first line {head!r} is a spreadsheet's separator hint, not the "

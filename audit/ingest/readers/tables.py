@@ -102,9 +102,10 @@ def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path, *, skiprows=None,
     ``text/tab-separated-values`` format has none; WMT's MQM files are read with
     ``QUOTE_NONE``), and there a text that merely starts with ``"`` joins every line up to the
     next lone ``"`` into one value: the judgments written on those lines are not read, and
-    nothing else would say so (the rows the reader made are all accounted for). Counted
-    once per distinct value; the first column holding one and the line its record starts on
-    (:mod:`.lines`) are named."""
+    nothing else would say so (the rows the reader made are all accounted for). A line break
+    is any the reader ends a line at: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (a file whose lines
+    end in ``\\r`` alone swallows them as silently). Counted once per distinct value; the first
+    column holding one and the line its record starts on (:mod:`.lines`) are named."""
     hits, first = 0, None
     for col in frame.columns:
         series = frame[col]
@@ -112,7 +113,7 @@ def _warn_line_breaks_in_tsv(frame: pd.DataFrame, path: Path, *, skiprows=None,
                   else pd.Index(series.dropna().unique()))
         if not len(values) or values.dtype != object:
             continue
-        broken = values[values.str.contains("\n", regex=False, na=False)]
+        broken = values[values.str.contains("[\r\n]", regex=True, na=False)]
         if len(broken):
             hits += len(broken)
             if first is None:
@@ -165,12 +166,12 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         if not isinstance(frame.index, pd.RangeIndex):
             _long_records(path, sep=sep, quoted=quoted, options=pandas_options, strict=True)
     except UnicodeDecodeError:
-        raise utf8_error(path) from None
+        raise utf8_error(path, bare_cr=True) from None
     except pd.errors.EmptyDataError:
         raise InputError("the file is empty (no header row)", path=str(path)) from None
     except (pd.errors.ParserError, ValueError, TypeError) as err:
         if not is_utf8(path):  # binary or mis-encoded bytes: the more useful message
-            raise utf8_error(path) from None
+            raise utf8_error(path, bare_cr=True) from None
         if isinstance(err, pd.errors.ParserError) and "fields in line" in str(err):
             # pandas counts records, not lines ("line 3" after a value spanning lines is on
             # line 4): name the record by its line, as every other message does
@@ -323,7 +324,7 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str], quoted: bool = Tr
         if "Empty CSV file" in str(err):
             raise InputError("the file is empty (no header row)", path=str(path)) from None
         if "UTF8" in str(err) or "utf-8" in str(err).lower():
-            raise utf8_error(path) from None
+            raise utf8_error(path, bare_cr=True) from None
         raise
     named = unnamed_columns(names)
     repeated = sorted({n for n in named if named.count(n) > 1})
@@ -339,7 +340,7 @@ def _read_csv_arrow(path: Path, *, sep: str, nulls: list[str], quoted: bool = Tr
                                   read_options=pcsv.ReadOptions(block_size=block))
         except pa.ArrowInvalid as err:
             if "UTF8" in str(err):
-                raise utf8_error(path) from None
+                raise utf8_error(path, bare_cr=True) from None
             raise
         if categorical:
             table = table.unify_dictionaries()
@@ -511,6 +512,6 @@ def table_columns(path: Path) -> list[str]:
     if ext == ".json":
         first = first_json_record(path)
         return list(first[1]) if first and first[0] == "array" and isinstance(first[1], dict) else []
-    head = first_line(path)
+    head = first_line(path, bare_cr=True)
     sep = "\t" if ext in (".tsv", ".tab") or ("\t" in head and "," not in head) else ","
     return [c.strip().strip('"') for c in head.split(sep)] if head else []

@@ -70,29 +70,42 @@ def text_encoding_error(path: Path) -> InputError | None:
     return None
 
 
-def utf8_error(path: Path) -> InputError:
+def utf8_error(path: Path, *, bare_cr: bool = False) -> InputError:
     """The InputError naming the first byte of ``path`` that is not UTF-8 (offset and line), or
-    saying that the file is compressed or UTF-16 / UTF-32 (:func:`text_encoding_error`)."""
+    saying that the file is compressed or UTF-16 / UTF-32 (:func:`text_encoding_error`).
+    Lines end at ``\\n``; with ``bare_cr`` (a delimited text file) at a lone ``\\r`` too, as
+    its readers end them (:func:`line_breaks`)."""
     wide = text_encoding_error(path)
     if wide is not None:
         return wide
+    breaks = line_breaks if bare_cr else (lambda data: data.count(b"\n"))
     decoder = codecs.getincrementaldecoder("utf-8")()
     consumed = lines = 0
+    after_cr = False  # the last chunk ended with \r: a \n starting this one ends no line
     with open(path, "rb") as fh:
         while chunk := fh.read(CHUNK_BYTES):
             pending = len(decoder.getstate()[0])   # bytes of a character split across chunks
+            split = bare_cr and after_cr and chunk.startswith(b"\n")
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as err:
                 offset = consumed - pending + err.start
-                line = lines + chunk[:max(0, err.start - pending)].count(b"\n") + 1
+                line = lines + breaks(chunk[:max(0, err.start - pending)]) - split + 1
                 return InputError(f"not UTF-8 text: invalid byte at byte offset {offset} "
                                   f"(line {line}); {_save_as_utf8(path, offset)}",
                                   path=str(path))
             consumed += len(chunk)
-            lines += chunk.count(b"\n")
+            lines += breaks(chunk) - split
+            after_cr = chunk.endswith(b"\r")
     return InputError(f"not UTF-8 text: the file ends inside a multi-byte character "
                       f"(byte offset {consumed - len(decoder.getstate()[0])})", path=str(path))
+
+
+def line_breaks(data: bytes) -> int:
+    """The line breaks in ``data`` as the readers of delimited text (pyarrow, pandas, the
+    ``csv`` module) end lines: each ``\\n``, ``\\r\\n`` and lone ``\\r`` (the line end of an
+    old Mac, and of some Excel exports)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
 def _save_as_utf8(path: Path, offset: int) -> str:
@@ -138,20 +151,23 @@ def read_text(path) -> str:
         raise utf8_error(path) from None
 
 
-def first_line(path: Path) -> str:
+def first_line(path: Path, *, bare_cr: bool = False) -> str:
     """The file's first line that is not blank (within its first :data:`CHUNK_BYTES`),
     stripped; bad bytes replaced, since it is only a cheap look at a header. Blank lines before
     it are passed over, as the readers pass over them (pyarrow and pandas before a CSV / TSV
     header, :func:`audit.ingest.readers.read_jsonl` anywhere): a file starting with an empty
-    line is read, so its columns must be seen."""
+    line is read, so its columns must be seen. Lines end at ``\\n``; with ``bare_cr`` (a
+    delimited text file) at a lone ``\\r`` too, as its readers end them: a file whose lines
+    end in ``\\r`` alone is not one line."""
     with open(path, "rb") as fh:
         left, start = CHUNK_BYTES, True
         while left > 0 and (raw := fh.readline(left)):
             left -= len(raw)
-            text = raw.decode("utf-8-sig" if start else "utf-8", errors="replace").strip()
+            text = raw.decode("utf-8-sig" if start else "utf-8", errors="replace")
             start = False
-            if text:
-                return text
+            for part in text.split("\r") if bare_cr else (text,):
+                if part.strip():
+                    return part.strip()
     return ""
 
 

@@ -345,9 +345,13 @@ def _local_path(uri: str | None) -> str | None:
 def line_of(path: str, record: str) -> int | None:
     """The line of the local file ``path`` on which ``record`` (a record's text as Spark read
     it, UTF-8) starts: the first place the text stands between two line ends (``\\n``,
-    ``\\r\\n`` or ``\\r``); None when it is nowhere (a compressed file). Read on the driver,
-    only to name a refused record."""
+    ``\\r\\n`` or ``\\r``); None when it is nowhere (a compressed file). Lines are counted as
+    the pandas engine counts them (:func:`audit.ingest.readers.text.line_breaks`): a lone
+    ``\\r`` ends one too, in a file of them or in a quoted value. Read on the driver, only to
+    name a refused record."""
     import mmap
+
+    from ..readers.text import line_breaks
 
     needle = record.encode("utf-8")
     try:
@@ -357,8 +361,7 @@ def line_of(path: str, record: str) -> int | None:
                 end = at + len(needle)
                 if (at == 0 or data[at - 1] in b"\r\n") and (end == len(data)
                                                              or data[end] in b"\r\n"):
-                    before = data[:at]
-                    return (before.count(b"\n") or before.count(b"\r")) + 1
+                    return line_breaks(data[:at]) + 1
                 at = data.find(needle, at + 1)
     except (OSError, ValueError):  # gone, unreadable, or empty (mmap of 0 bytes)
         return None
