@@ -271,6 +271,124 @@ def test_a_vocabulary_table_whose_models_have_other_names_is_unchanged(tmp_path)
         n for n in notices if NOTICE in n]
 
 
+# -- models named like a tie word or a number ------------------------------------------------------
+#: ``Both-7B`` and ``Same-LLM`` read as tie words (``both``, ``same``), ``7`` as a number; the
+#: other labels name their models. Line 2: Both-7B, model_a, wins; line 3: Same-LLM, model_b.
+LOOKALIKES = ("item,annotator,model_a,model_b,label\n"
+              "q1,x,Both-7B,Same-LLM,Both-7B\nq1,y,gpt-4,Same-LLM,Same-LLM\n"
+              "q2,x,gpt-4,llama,llama\nq2,y,gpt-4,llama,tie\nq3,x,7,gpt-4,gpt-4\n"
+              "q3,y,7,gpt-4,7\nq4,x,llama,7,-1\n")
+#: The labels as the winning model's name: each row's value.
+LOOKALIKE_VALUES = [-1, 1, 1, 0, 1, -1, -1]
+
+
+def declared(tmp_path, flag: str):
+    spec = tmp_path / f"{flag}.yaml"
+    spec.write_text(f"label: {{kind: preference, names_winner: {flag}}}\n")
+    return spec
+
+
+def test_a_model_named_like_a_tie_word_winning_is_exit_2_naming_the_row(tmp_path):
+    """Before, 'Both-7B' (a tie word, 'both') naming its row's model_a was read as a tie, exit
+    0: a changed judgment. Now the two readings are named, and the spec line that settles them."""
+    src = tmp_path / "t.csv"
+    src.write_text(LOOKALIKES.replace("q3,y,7,gpt-4,7\n", ""), encoding="utf-8")
+    result = invoke("validate", src)
+    assert result.exit_code == 2, result.output
+    (line,) = error_lines(result)
+    assert (f"{src}, column 'label', line 2: label 'Both-7B', model_a 'Both-7B', model_b "
+            f"'Same-LLM': the label reads two ways, which differ on 2 row(s): as a tie word "
+            f"it is 0 (a tie), as the winning model's name it is -1 (model_a better)") in line
+    assert "label: {kind: preference, names_winner: true}" in result.output
+    assert "Traceback" not in result.output
+    table, notices = loaded(src, spec=declared(tmp_path, "true"))
+    assert [table.scale.values[c] for c in table.label_codes] == \
+        LOOKALIKE_VALUES[:5] + LOOKALIKE_VALUES[6:]
+    assert not [n for n in notices if NOTICE in n]
+
+
+def test_a_model_named_as_a_number_winning_is_exit_2_naming_the_row(tmp_path):
+    """Before, '7' naming its row's model_a was read as the number 7 (model_b far better) on a
+    -7..7 scale, exit 0. Now exit 2; declared, it is model_a's win."""
+    src = tmp_path / "t.csv"
+    src.write_text(LOOKALIKES.replace("Both-7B", "mistral").replace("Same-LLM", "claude"),
+                   encoding="utf-8")
+    result = invoke("validate", src)
+    assert result.exit_code == 2, result.output
+    (line,) = error_lines(result)
+    assert (f"{src}, column 'label', line 7: label '7', model_a '7', model_b 'gpt-4': the "
+            f"label reads two ways, which differ on 1 row(s): as a number it is 7 (model_b "
+            f"better), as the winning model's name it is -1 (model_a better)") in line
+    assert "names_winner: true" in result.output
+    assert "4 other row(s) name their models ('claude', 'gpt-4', 'llama', 'mistral')" \
+        in result.output
+    table, _ = loaded(src, spec=declared(tmp_path, "true"))
+    assert [table.scale.values[c] for c in table.label_codes] == LOOKALIKE_VALUES
+    assert table.scale.values == (-1, 0, 1)
+    # a JSON Lines file whose numbers are typed (the model 7, the label 7) reads alike
+    jsonl = tmp_path / "t.jsonl"
+    with open(src, encoding="utf-8") as f:
+        records = list(csv.DictReader(f))
+    jsonl.write_text("".join(json.dumps({k: int(v) if v.lstrip("-").isdigit() else v
+                                         for k, v in r.items()}) + "\n" for r in records))
+    with pytest.raises(InputError, match="line 6: label '7', model_a '7'"):
+        load(jsonl)
+    table, _ = loaded(jsonl, spec=declared(tmp_path, "true"))
+    assert [table.scale.values[c] for c in table.label_codes] == LOOKALIKE_VALUES
+
+
+def test_a_tie_word_that_is_no_model_name_is_still_a_tie(tmp_path):
+    """'both' and 'same' are not the models 'Both-7B' and 'Same-LLM': ties, with or without
+    the declaration (a guard: so they were before)."""
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,model_a,model_b,label\n"
+                   "q1,x,Both-7B,Same-LLM,both\nq1,y,Both-7B,gpt-4,gpt-4\n"
+                   "q2,x,gpt-4,Same-LLM,same\nq2,y,Same-LLM,gpt-4,Tie\n", encoding="utf-8")
+    for spec in (None, declared(tmp_path, "true")):
+        table, _ = loaded(src, spec=spec)
+        assert [table.scale.values[c] for c in table.label_codes] == [0, 1, 0, 0]
+
+
+def test_a_number_naming_its_model_as_the_number_reads_it_is_read(tmp_path):
+    """'1' naming its row's model_b is +1 both ways: read without a question. Before, the
+    number 1 without a negative one was exit 2 (which side a positive number favours cannot
+    be told), though every row naming the model 1 read alike."""
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,model_a,model_b,label\n"
+                   "q1,x,gpt-4,1,1\nq1,y,gpt-4,1,gpt-4\nq2,x,llama,gpt-4,tie\n",
+                   encoding="utf-8")
+    table, notices = loaded(src)
+    assert [table.scale.values[c] for c in table.label_codes] == [1, -1, 0]
+    assert [n for n in notices if NOTICE in n]
+
+
+def test_models_all_named_like_tie_words_offer_both_spec_lines(tmp_path):
+    """No other label names a model: names_winner: false is a reading of the table (the old
+    one: ties), and the message offers it."""
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,model_a,model_b,label\n"
+                   "q1,x,Both-7B,Same-LLM,Both-7B\nq1,y,Both-7B,Same-LLM,tie\n",
+                   encoding="utf-8")
+    result = invoke("validate", src)
+    assert result.exit_code == 2, result.output
+    assert "line 2: label 'Both-7B'" in result.output
+    assert "names_winner: true}" in result.output and "names_winner: false}" in result.output
+    for flag, values in (("true", [-1, 0]), ("false", [0, 0])):
+        table, _ = loaded(src, spec=declared(tmp_path, flag))
+        assert [table.scale.values[c] for c in table.label_codes] == values
+
+
+def test_an_integer_table_whose_models_are_numbered_is_unchanged(tmp_path):
+    """Labels -1 / 0 / 1 and models 0, 1, 2: no label is text naming a model, so the numbers
+    are numbers (0 on a row whose model_a is 0 is a tie), as before."""
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,model_a,model_b,label\n"
+                   "q1,x,0,1,0\nq1,y,0,1,1\nq2,x,2,0,-1\nq2,y,1,2,1\n", encoding="utf-8")
+    table, notices = loaded(src)
+    assert [table.scale.values[c] for c in table.label_codes] == [0, 1, -1, 1]
+    assert not [n for n in notices if NOTICE in n]
+
+
 # -- the spec --------------------------------------------------------------------------------------
 def test_declared_names_are_read_without_a_notice(written, rows, tmp_path):
     spec = tmp_path / "s.yaml"
@@ -345,6 +463,21 @@ def test_spark_audits_the_names_on_the_cluster_as_the_integer_table(spark, writt
                   load_options={"spec": written["winner_spec"]})
     assert got["meta"]["engine"] == "spark"
     assert not same_audit(got, audited(written["ints"]))
+
+
+@pytest.mark.spark
+def test_spark_reads_models_named_like_tie_words_and_numbers_as_pandas(spark, tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text(LOOKALIKES, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load(src, engine="spark")
+    text = str(err.value)
+    assert "item 'q1', annotator 'x'" in text and "as a tie word it is 0 (a tie)" in text
+    assert "names_winner: true" in text
+    spec = declared(tmp_path, "true")
+    table, _ = loaded(src, engine="spark", spec=spec)
+    assert read(table) == read(loaded(src, spec=spec)[0])
+    assert sorted(read(table).values()) == sorted(LOOKALIKE_VALUES)
 
 
 @pytest.mark.spark

@@ -38,7 +38,9 @@ each named with its source row; otherwise exit 2 names one of them. A spec says 
 with ``label: {kind: preference, names_winner: true}`` (``false``: never), which also settles a
 table whose models are named like a vocabulary's sides (a model called ``A``): when the
 vocabulary and the model names read some row differently, that is exit 2 naming the row and
-both lines, never a guess.
+both lines, never a guess. So is a label that is a tie word or a number and also its row's
+``model_a`` or ``model_b`` (a model called ``Both-7B``, ``Same-LLM`` or ``7``) where the two
+readings differ: declared ``true``, it is the model.
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ label naming its row's ``model_a`` is -1, its ``model_b`` +1, read row by row
 (:mod:`audit.ingest.winner`), every other label read as without it (numbers, tie words, a
 ``label.map``), and a label naming neither of its row's models a schema failure naming its row.
 ``false`` says it never is (the label is a vocabulary's side even where a model is called
-``A``). Without the key the reading is inferred, as :mod:`audit.ingest.infer` states. It needs
+``A``, a tie word or a number even where a model is called ``Both-7B`` or ``7``; ``true``: the
+model). Without the key the reading is inferred, as :mod:`audit.ingest.infer` states. It needs
 ``kind: preference``, or no kind and ``model_a`` / ``model_b`` columns.
 """
 

@@ -11,7 +11,10 @@ Whether ``gpt-4`` is -1 or +1 depends on the row, so no ``label.map`` can read i
   (``gpt-4`` does not name the model `` gpt-4``, as the two are two models in the audit);
 * every other label is read as without this reading: numbers as numbers, tie words as 0;
 * a label naming neither of its row's models, or naming a model that is both ``model_a`` and
-  ``model_b``, is a *stray*.
+  ``model_b``, is a *stray*;
+* a label that is a tie word or a number and also its row's ``model_a`` or ``model_b`` (a model
+  called ``Both-7B``, ``Same-LLM`` or ``7``) is a *look-alike*: as the model's name it is -1 or
+  +1, as a tie word 0, as a number the number.
 
 Without a spec the reading is inferred (:func:`decide`) when some row's label names one of its
 models: with fewer strays than rows read (named, tie and number rows), each stray fails the
@@ -20,9 +23,15 @@ otherwise exit 2 names a stray row, unless the vocabulary reads the labels. When
 also a vocabulary's sides (models called ``A`` and ``B``, labelled ``A`` / ``B``), both
 readings are compared row by row: agreeing on every row, the table is read with the
 vocabulary's notice; differing on a row, exit 2 names that row and the two spec lines that
-settle it (``label.names_winner: true`` or ``false``, :mod:`audit.ingest.spec`). Declared
-``true``, the reading applies without these checks (each stray a schema failure); declared
-``false``, never.
+settle it (``label.names_winner: true`` or ``false``, :mod:`audit.ingest.spec`). So are
+look-alikes whose two readings differ (a tie word always; a number unless it is the same value,
+``1`` naming its row's ``model_b``), before any other rule: exit 2 names the row, how each
+reading reads it and the spec line that settles it, never a guess. A look-alike number is
+compared only where some label that is text names its row's model (a table of the integers
+``-k..k`` whose models are numbered ``0``, ``1``, ... is the integer table it always was). Declared
+``true``, the reading applies without these checks (each stray a schema failure, each
+look-alike the model it names); declared ``false``, never (a look-alike is the tie word or the
+number).
 
 The decision is made once, from a :class:`Tally` of rows per distinct label and side, which the
 pandas engine counts here (:func:`read_frame`) and the Spark engine with one group-by
@@ -65,8 +74,9 @@ class Tally:
     """Rows per distinct raw label (missing ones left out) and what the label names on them.
 
     ``labels`` are the distinct raw labels (in any order) and ``counts`` their rows by side
-    (``counts[i, SIDE_A]``: rows whose label ``labels[i]`` is their model_a); only labels that
-    may name a model (:attr:`candidates`) are compared with the models, every other label's
+    (``counts[i, SIDE_A]``: rows whose label ``labels[i]`` is their model_a). Labels that may
+    name a model (:attr:`candidates`) are compared with the models; so are tie words and
+    numbers that are some model's name (look-alikes, :meth:`lookalikes`); every other label's
     rows are counted under :data:`NEITHER`.
     """
 
@@ -93,6 +103,29 @@ class Tally:
         """Rows the reading reads: named, and those of numbers and tie words."""
         return self.named + int(self.counts[~self.candidates].sum())
 
+    def lookalikes(self, *, numbers: bool) -> dict:
+        """``{label: sides}`` of the rows whose label is a tie word (or, with ``numbers``, a
+        number) and its row's model_a or model_b, where the two readings differ: a tie word
+        always (0 against -1 / +1), a number unless it is the side's value (``1`` naming its
+        row's model_b)."""
+        out = {}
+        for i, label in enumerate(self.labels):
+            if self.candidates[i]:
+                continue
+            tie = infer.is_tie(label)
+            if not (tie or numbers):
+                continue
+            value = 0 if tie else parse_number(label)
+            sides = [s for s in (SIDE_A, SIDE_B) if self.counts[i, s] and value != VALUE[s]]
+            if sides:
+                out[label] = sides
+        return out
+
+    def kept(self) -> np.ndarray:
+        """Per label, whether some of its rows keep it once named rows (:data:`SIDE_A`,
+        :data:`SIDE_B`) are rewritten as ``-1`` / ``1``."""
+        return self.counts[:, [NEITHER, BOTH]].sum(axis=1) > 0
+
     def rows(self, pairs: dict) -> int:
         """Rows of the ``{label: sides}`` in ``pairs``."""
         at = {v: i for i, v in enumerate(self.labels)}
@@ -111,13 +144,13 @@ class Tally:
 
     def after(self, distinct: list) -> list:
         """``distinct`` (the raw distinct labels, None kept) as they are once the named rows
-        are rewritten: a label whose every row is named is gone, ``-1`` / ``1`` are added."""
+        (look-alikes' too) are rewritten: a label whose every row is named is gone, ``-1`` /
+        ``1`` are added."""
         at = {v: i for i, v in enumerate(self.labels)}
-        out = [v for v in distinct
-               if v not in at or not self.candidates[at[v]]
-               or self.counts[at[v], [NEITHER, BOTH]].sum()]
+        kept = self.kept()
+        out = [v for v in distinct if v not in at or kept[at[v]]]
         for side, text in WRITTEN.items():
-            if self.counts[self.candidates][:, side].sum():
+            if self.counts[:, side].sum():
                 out.append(text)
         return list(dict.fromkeys(out))
 
@@ -141,8 +174,9 @@ class Reading:
             The other labels' numbers are positive without a negative one (PandaLM's
             ``1`` / ``2``: which side they favour cannot be told) or not integers.
         """
-        raw_numbers = [n for n in (parse_number(v) for v, c in
-                                   zip(self.tally.labels, self.tally.candidates) if not c)
+        raw_numbers = [n for n in (parse_number(v) for v, c, k in
+                                   zip(self.tally.labels, self.tally.candidates,
+                                       self.tally.kept()) if not c and k)
                        if n is not None]
         if order is None and any(n > 0 for n in raw_numbers) and not any(
                 n < 0 for n in raw_numbers):
@@ -187,12 +221,15 @@ class Conflict:
     pairs: dict
     vocabulary: str | None = None
     aliases: dict | None = None
+    lookalike: bool = False
 
     def message(self, raw, model_a, model_b) -> str:
         """The message about the row whose raw label (a key of :attr:`pairs`) and models (as
         text) are given."""
         label = label_text(raw)
         row = f"label {label!r}, model_a {model_a!r}, model_b {model_b!r}"
+        if self.lookalike:
+            return self._lookalike(raw, row, model_a, model_b)
         if self.vocabulary is None:
             close = next((f" ({label!r} differs from {name} {model!r} only in surrounding "
                           "blanks: ids are read as written)"
@@ -215,6 +252,29 @@ class Conflict:
                 f"(--spec FILE):\n{DECLARE}\nor\n{NEVER} ({self.vocabulary} vocabulary)")
 
 
+    def _lookalike(self, raw, row: str, model_a, model_b) -> str:
+        """The message of a look-alike row: its two readings and what settles them."""
+        label = label_text(raw)
+        side = SIDE_A if label == model_a else SIDE_B
+        tie = infer.is_tie(raw)
+        what = "a tie word" if tie else "a number"
+        as_written = 0 if tie else parse_number(raw)
+        said = (f"{row}: the label reads two ways, which differ on "
+                f"{self.tally.rows(self.pairs)} row(s): as {what} {_value(as_written)}, as "
+                f"the winning model's name {_value(VALUE[side])}. annotation-audit does not "
+                f"guess; ")
+        if not self.tally.named:
+            never = NEVER.replace("the label is a side", "never a model's name")
+            return (f"{said}say which the table means in a spec (--spec FILE):\n{DECLARE}\n"
+                    f"or\n{never} ({label!r} {what})")
+        named = self.tally.named_labels()
+        shown = ", ".join(repr(label_text(v)) for v in named[:SHOWN])
+        more = ", ..." if len(named) > SHOWN else ""
+        return (f"{said}if the label is the model, say so in a spec (--spec FILE):\n"
+                f"{DECLARE}\nelse correct the row: {self.tally.named} other row(s) name their "
+                f"models ({shown}{more}), which names_winner: false would leave unread")
+
+
 def _value(value) -> str:
     if value is None:
         return "it is not read"
@@ -228,6 +288,9 @@ def decide(tally: Tally, *, declared: bool = False, order=None) -> Reading | Con
     is read as a name: the usual reading)."""
     if declared:
         return Reading(tally, declared=True)
+    differ = tally.lookalikes(numbers=tally.named > 0)
+    if differ:
+        return Conflict(tally, differ, lookalike=True)
     if not tally.named:
         return None
     aliases, vocabulary, _, readable = infer.readable_vocabulary(list(tally.labels),
@@ -283,7 +346,9 @@ def read_frame(raw: pd.DataFrame, *, spec, source: str) -> tuple[pd.DataFrame, R
     """
     declared = mode(spec, raw.columns, source=source)
     labels = raw[C.LABEL]
-    if declared is None or labels.dtype.kind in "iufb":
+    # typed numbers name a model only where declared (look-alike numbers are compared only
+    # beside labels that are text naming a model, :func:`decide`)
+    if declared is None or (not declared and labels.dtype.kind in "iufb"):
         return raw, None
     from ..contract.labels import factorize_labels
     from ..contract.schema import string_categorical
@@ -291,13 +356,19 @@ def read_frame(raw: pd.DataFrame, *, spec, source: str) -> tuple[pd.DataFrame, R
     codes, distinct = factorize_labels(labels)
     candidates = np.fromiter((infer.may_name_a_model(v) for v in distinct), dtype=bool,
                              count=len(distinct))
-    if not candidates.any():
+    ties = np.fromiter((infer.is_tie(v) for v in distinct), dtype=bool, count=len(distinct))
+    if not (candidates.any() or ties.any() or declared):
         return raw, None
     models = [string_categorical(raw[c]) for c in C.PAIRWISE]
     texts = np.array([label_text(v) for v in distinct], dtype=object)
-    if not declared and not _any_named(texts[candidates], models):
+    names = _names(models)
+    is_name = np.fromiter((t in names for t in texts), dtype=bool, count=len(texts))
+    if not declared and not (is_name & (candidates | ties)).any():
         return raw, None
-    rows = np.flatnonzero(np.append(candidates, False)[codes])
+    compared = candidates | is_name  # a candidate that is no model's name: a stray
+    if not compared.any():
+        return raw, None
+    rows = np.flatnonzero(np.append(compared, False)[codes])
     label = texts[codes[rows]]
     model_a, model_b = (_texts_at(m, rows) for m in models)
     is_a, is_b = model_a == label, model_b == label
@@ -324,10 +395,9 @@ def read_frame(raw: pd.DataFrame, *, spec, source: str) -> tuple[pd.DataFrame, R
     return out, outcome
 
 
-def _any_named(texts: np.ndarray, models: list) -> bool:
-    """Whether any of ``texts`` is among the models' names (their categories)."""
-    names = set(models[0].categories).union(models[1].categories)
-    return any(t in names for t in texts)
+def _names(models: list) -> set:
+    """The models' names (their categories' text)."""
+    return set(models[0].categories).union(models[1].categories)
 
 
 def _texts_at(model: pd.Categorical, rows: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@ The rules are the pandas engine's, decided by the same :func:`audit.ingest.winne
 :class:`~audit.ingest.winner.Tally` counted here by one group-by (rows per distinct label and
 what it names on its row: a few rows per distinct label come back, never the judgments); that
 pass runs only when some distinct label may name a model (text that is no number and no tie
-word). The labels read are then rewritten by a column expression (``-1`` for a label that is its
+word) or is a tie word, which a model may be called (``Both-7B``: a look-alike); numbers are
+compared too when the reading is declared or some label may name a model. The labels read are then rewritten by a column expression (``-1`` for a label that is its
 row's ``model_a``, ``1`` for ``model_b``), so a table kept on the cluster stays there.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...contract import columns as C
+from ...contract.labels import parse_number
 from ...errors import InputError
 from .. import infer, winner
 from ..winner import BOTH, N_SIDES, NEITHER, SIDE_A, SIDE_B, WRITTEN, Conflict, Tally
@@ -23,8 +25,8 @@ _SIDE = "__audit_side"
 
 def _sides(candidates: list):
     """What each row's label names (:data:`audit.ingest.winner.NEITHER` ...), as a column: the
-    label compared with the row's model ids as text, as written; a label that cannot name a
-    model (not among ``candidates``) names neither."""
+    label compared with the row's model ids as text, as written; a label not among
+    ``candidates`` (the labels compared) names neither."""
     from pyspark.sql import functions as F
 
     label, a, b = F.col(C.LABEL), F.col(C.MODEL_A), F.col(C.MODEL_B)
@@ -50,10 +52,13 @@ def read_names(df, distinct: list, *, spec, source: str):
     from pyspark.sql import functions as F
 
     declared = winner.mode(spec, df.columns, source=source)
-    candidates = [v for v in distinct if v is not None and infer.may_name_a_model(v)]
+    present = [v for v in distinct if v is not None]
+    names = [v for v in present if infer.may_name_a_model(v)]
+    candidates = [*names, *(v for v in present if infer.is_tie(v))]
+    if declared or names:  # look-alike numbers (see audit.ingest.winner.decide)
+        candidates += [v for v in present if parse_number(v) is not None]
     if declared is None or not candidates:
         return df, distinct, None
-    present = [v for v in distinct if v is not None]
     at = {v: i for i, v in enumerate(present)}
     counts = np.zeros((len(present), N_SIDES), dtype=np.int64)
     for r in (df.where(F.col(C.LABEL).isNotNull())
