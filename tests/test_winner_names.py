@@ -389,6 +389,76 @@ def test_an_integer_table_whose_models_are_numbered_is_unchanged(tmp_path):
     assert not [n for n in notices if NOTICE in n]
 
 
+# -- a winner column without a spec ----------------------------------------------------------------
+COLUMN_NOTICE = "no label column: labels read from the column 'winner' (beside model_a / model_b)"
+
+
+def test_a_winner_column_is_the_label_without_a_spec(written, rows):
+    """Before: 'cannot detect the format' (exit 2), a spec's columns: {label: winner} needed.
+    Now detected as a table, read as the spec reads it, with a notice saying so."""
+    from audit.ingest import detect_format
+
+    assert detect_format(written["winner"]) == "table"
+    table, notices = loaded(written["winner"])
+    assert read(table) == expected(rows)
+    assert [n for n in notices if COLUMN_NOTICE in n] == [
+        f"{written['winner']}: {COLUMN_NOTICE}; a spec's columns: {{label: COLUMN}} reads them "
+        "from another"]
+    assert len([n for n in notices if NOTICE in n]) == 1
+    # mapped by a spec: no notice about the column
+    _, mapped = loaded(written["winner"], spec=written["winner_spec"])
+    assert not [n for n in mapped if COLUMN_NOTICE in n]
+    # the audit is the -1 / 0 / 1 table's, from the command line too
+    assert not same_audit(audited(written["winner"]), audited(written["ints"]))
+    result = invoke("validate", written["winner"])
+    assert result.exit_code == 0 and COLUMN_NOTICE in result.output, result.output
+
+
+def test_a_winner_column_in_memory_and_with_a_spec_that_maps_no_label(written, rows):
+    import pandas as pd
+
+    frame = pd.read_csv(written["winner"], dtype=str, keep_default_na=False)
+    table, notices = loaded(frame)
+    assert read(table) == expected(rows) and [n for n in notices if COLUMN_NOTICE in n]
+    table, notices = loaded(written["winner"], spec={"label": {"names_winner": True}})
+    assert read(table) == expected(rows) and [n for n in notices if COLUMN_NOTICE in n]
+
+
+@pytest.mark.parametrize("header, detected", [
+    ("item,annotator,model_a,model_b,winner", "table"),
+    ("item,annotator,pool,model_a,model_b,category,winner", "table"),
+    # MT-Bench's columns (judge, question_id, ...) are MT-Bench, item and annotator or not
+    ("question_id,model_a,model_b,winner,judge,turn", "mt-bench"),
+    ("item,annotator,question_id,model_a,model_b,winner,judge,turn", "mt-bench"),
+    # a label column is the label, a winner column beside it an extra
+    ("item,annotator,model_a,model_b,winner,label", "table"),
+    # a winner without both model columns or without the ids is no table
+    ("item,annotator,winner", None),
+    ("item,annotator,model_a,winner", None),
+    ("item,model_a,model_b,winner", None),
+])
+def test_detection_of_a_winner_column(header, detected):
+    from audit.ingest.detect import format_from_columns
+
+    assert format_from_columns(header.split(","), folder=False) == detected
+
+
+def test_a_label_column_beside_a_winner_column_is_the_label(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,model_a,model_b,winner,label\n"
+                   "q1,x,gpt-4,llama,gpt-4,B\nq1,y,gpt-4,llama,llama,A\n", encoding="utf-8")
+    table, notices = loaded(src)
+    assert [table.scale.values[c] for c in table.label_codes] == [1, -1]
+    assert not [n for n in notices if COLUMN_NOTICE in n]
+
+
+def test_a_winner_column_without_model_columns_is_still_not_detected(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,winner\nq1,x,gpt-4\n", encoding="utf-8")
+    result = invoke("validate", src)
+    assert result.exit_code == 2 and "cannot detect the format" in result.output
+
+
 # -- the spec --------------------------------------------------------------------------------------
 def test_declared_names_are_read_without_a_notice(written, rows, tmp_path):
     spec = tmp_path / "s.yaml"
@@ -478,6 +548,18 @@ def test_spark_reads_models_named_like_tie_words_and_numbers_as_pandas(spark, tm
     table, _ = loaded(src, engine="spark", spec=spec)
     assert read(table) == read(loaded(src, spec=spec)[0])
     assert sorted(read(table).values()) == sorted(LOOKALIKE_VALUES)
+
+
+@pytest.mark.spark
+def test_spark_reads_a_winner_column_without_a_spec_as_pandas(spark, written, rows):
+    table, notices = loaded(written["winner"], engine="spark")
+    assert read(table) == expected(rows)
+    assert [n for n in notices if COLUMN_NOTICE in n] == [
+        n for n in loaded(written["winner"])[1] if COLUMN_NOTICE in n]
+    kept, _ = loaded(written["winner"], engine="spark", keep_on_cluster="auto")
+    from audit.ingest.spark.coded import ClusterTable
+
+    assert isinstance(kept, ClusterTable)
 
 
 @pytest.mark.spark

@@ -25,8 +25,10 @@ def detect_format(source) -> str:
     ``<DS>_<split>.json`` files) is ``lewidi``; rows with ``normal_worker_annotations`` /
     ``expert_worker_annotations`` are ``multipref``; rows with ``judge``, ``winner``,
     ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; columns ``item``, ``annotator``,
-    ``label`` are ``table`` (``hf`` for a ``datasets`` folder). Known hub names map to their
-    format, other hub names to ``hf``.
+    ``label`` are ``table`` (``hf`` for a ``datasets`` folder), and so are ``item``,
+    ``annotator``, ``model_a``, ``model_b`` and ``winner`` without ``label`` (the winner is the
+    label, :func:`audit.ingest.winner.takes_winner`). Known hub names map to their format,
+    other hub names to ``hf``.
 
     Raises
     ------
@@ -177,6 +179,7 @@ def format_from_columns(columns, *, folder: bool) -> str | None:
     from ..contract import columns as C
     from .adapters.mtbench import FIELDS as MTBENCH_FIELDS
     from .adapters.multipref import POOL_COLUMNS
+    from .winner import takes_winner
 
     cols = {str(c) for c in columns}
     if cols & set(POOL_COLUMNS):
@@ -187,6 +190,6 @@ def format_from_columns(columns, *, folder: bool) -> str | None:
         return "pandalm"
     if {"annotators", "annotations"} <= cols:
         return "lewidi"
-    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols:
+    if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols or takes_winner(cols):
         return "hf" if folder else "table"
     return None

@@ -33,6 +33,12 @@ compared only where some label that is text names its row's model (a table of th
 look-alike the model it names); declared ``false``, never (a look-alike is the tie word or the
 number).
 
+A table without a ``label`` column whose ``winner`` column stands beside ``item``,
+``annotator``, ``model_a`` and ``model_b`` (no spec needed, or a spec that maps no label) takes
+its labels from ``winner``, with a notice (:func:`winner_as_label`); format detection reads such
+columns as a table (:func:`audit.ingest.detect.format_from_columns`; MT-Bench's columns,
+``judge`` and ``question_id`` among them, are still MT-Bench).
+
 The decision is made once, from a :class:`Tally` of rows per distinct label and side, which the
 pandas engine counts here (:func:`read_frame`) and the Spark engine with one group-by
 (:mod:`audit.ingest.spark.winner`); the labels read are then rewritten as ``-1`` / ``1`` (a
@@ -41,7 +47,7 @@ column expression on Spark), so the label scale, validation and encoding are the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -67,6 +73,33 @@ DECLARE = ("  label: {kind: preference, names_winner: true}    "
 NEVER = "  label: {kind: preference, names_winner: false}   # the label is a side"
 #: Labels (or names) shown in a message, at most.
 SHOWN = 5
+#: The column a table without a ``label`` column takes its labels from (:func:`takes_winner`).
+WINNER = "winner"
+
+
+def takes_winner(columns, spec=None) -> bool:
+    """Whether a table of source ``columns`` read by ``spec`` (None: no spec) takes its labels
+    from its ``winner`` column: it has no ``label`` column and the spec maps none (nor maps
+    ``winner`` to another column), its layout is long, and its other columns fit a table:
+    ``item``, ``annotator``, ``model_a`` and ``model_b``, as named or as the spec maps them."""
+    mapped = spec.columns if spec is not None else {}
+    if spec is not None and spec.layout == "wide" or C.LABEL in mapped \
+            or WINNER in mapped.values():
+        return False
+    cols = {str(c) for c in columns}
+    if C.LABEL in cols or WINNER not in cols:
+        return False
+    return all(mapped.get(c, c) in cols for c in (C.ITEM, C.ANNOTATOR, *C.PAIRWISE))
+
+
+def winner_as_label(spec, columns, *, source: str):
+    """``spec`` reading the labels from the ``winner`` column, with a notice, where
+    :func:`takes_winner`; else ``spec`` itself."""
+    if not takes_winner(columns, spec):
+        return spec
+    warn(f"{source}: no label column: labels read from the column {WINNER!r} (beside model_a / "
+         f"model_b); a spec's columns: {{label: COLUMN}} reads them from another")
+    return replace(spec, columns={**spec.columns, C.LABEL: WINNER})
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,7 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     :class:`audit.ingest.readers.lines.RecordLines`, for a text file) names them by their line
     in this function's warnings.
     """
-    spec = spec or DatasetSpec()
+    spec = winner.winner_as_label(spec or DatasetSpec(), frame.columns, source=source)
     raw = _rename(frame, spec, source)
     ledger = Ledger(rows_read=len(raw))
     if spec.layout == "wide":

@@ -88,8 +88,8 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     from ...errors import SchemaError
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
-    from .read import read_source
-    from ..winner import with_hint
+    from .read import HIDDEN, read_source
+    from ..winner import winner_as_label, with_hint
     from .validate import has_repeats, repeated, validate_frame
     from .winner import read_names
 
@@ -110,6 +110,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     # mapping's pass over the annotators) and the passes below
     with spark_failures(text):
         raw = read_source(spark, text, read=spec.read)
+        spec = winner_as_label(spec, [c for c in raw.columns if c not in HIDDEN], source=text)
         df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
         # not persisted: every pass below reads only the columns it needs from the files,
         # which measured faster than caching every judgment's strings first (57 s against 89 s
