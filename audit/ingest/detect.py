@@ -56,11 +56,36 @@ def detect_format(source) -> str:
             from .adapters.table import separator_hint
 
             cols = table_columns(path)
-            seen = (f" (columns: {join_names(cols, limit=12)}){separator_hint(cols)}"
-                    if cols else "")
+            seen = (f" (columns: {join_names(cols, limit=12)})"
+                    f"{separator_hint(cols) or missing_columns_hint(cols)}" if cols else "")
         raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
+
+
+def missing_columns_hint(columns) -> str:
+    """For a table that is almost a long table: which of ``item``, ``annotator``, ``label``
+    it lacks, with the names it has that differ from them only in case or blanks (``Item``,
+    ``annotator ``: names are matched exactly), and what a table without annotators is (vote
+    counts per item hold no judgment to audit); ``""`` when it shares none of the three."""
+    from ..contract import columns as C
+
+    names = [str(c) for c in columns]
+    wanted = [C.ITEM, C.ANNOTATOR, C.LABEL]
+    folded = {n.strip().lower(): n for n in names}
+    if not any(w in folded for w in wanted):
+        return ""
+    missing = [w for w in wanted if w not in names]
+    near = [f"{folded[w]!r} for {w!r}" for w in missing if w in folded and folded[w] != w]
+    text = (f"; a long table needs the column{'s' if len(missing) > 1 else ''} "
+            f"{join_names(missing)}, which it lacks")
+    if near:
+        text += f" (names are matched exactly: it has {', '.join(near)})"
+    text += "; a spec's columns: {...} maps columns named otherwise"
+    if C.ANNOTATOR in missing and not any(C.ANNOTATOR == n.strip().lower() for n in names):
+        text += ("; the audit reads judgments, one row per (item, annotator) or one column per "
+                 "annotator (layout: wide): a table of vote counts per item holds none")
+    return text
 
 
 def _folder_error(path: Path) -> InputError:
