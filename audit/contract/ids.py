@@ -28,10 +28,11 @@ typed value becomes text by :func:`id_text`:
 
 A 32-bit float is read as the 64-bit float holding the same value (``float32(0.1)`` is
 ``0.10000000149011612``), on both engines. The rule is per value: in an object column mixing
-types each value is written by its own (``1.0`` and ``"1"`` are one id). Spark reads a JSON
-field mixing numbers and text as a text column holding each number as the file writes it
-(``1.0``), so on such a field the engines agree only where its numbers are integers (labels
-have the same limit, :func:`audit.ingest.spark.frame.label_text`).
+types each value is written by its own (``1.0`` and ``"1"`` are one id). A JSON field mixing
+numbers and text (``"item": 1`` beside ``"item": "q2"``) is read so on both engines: Spark,
+whose text column would hold each number as the file writes it (``1.0``, ``1.50``, ``1e2``),
+reads such a field with each value's JSON type and writes it by this rule
+(:func:`audit.ingest.spark.ids.variant_texts`; labels by theirs).
 
 :func:`id_texts` applies the rule to many values at once (the pandas engine,
 :func:`audit.contract.schema.string_categorical`); the Spark engine writes whole floats on the

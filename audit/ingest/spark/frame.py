@@ -6,8 +6,9 @@ reads: a long table whose columns are already canonical, and any table mapped by
 spec (:mod:`audit.ingest.spec`: renamed columns, a wide layout, ``label.map``, pools from a file,
 a mapping or a column). Ids and labels are cast to text here, as the pandas engine compares them
 (ids by :mod:`audit.contract.ids`' rule, :func:`.ids.id_columns`: ``1.0`` as ``1``; labels as
-:func:`audit.contract.labels.label_text` writes a typed value: ``7.0`` as ``7``): the two
-engines see the same strings. A spec's ``label.map`` is
+:func:`audit.contract.labels.label_text` writes a typed value: ``7.0`` as ``7``; a JSON field
+mixing numbers and text, read as a VARIANT, by the same rules per value,
+:func:`.ids.variant_texts`): the two engines see the same strings. A spec's ``label.map`` is
 not applied here: it is part of the scale (:meth:`audit.contract.labels.LabelScale.codes`), which reads
 each distinct raw label once on the driver.
 
@@ -34,7 +35,7 @@ from ...errors import InputError, join_names
 from ..common import warn
 from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
-from .ids import id_columns
+from .ids import id_columns, variant_texts
 from .read import FILE, HIDDEN, LONG_RECORD, long_records
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
@@ -59,6 +60,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
 
     from .regex import java_fullmatch
 
+    df = variant_texts(df, _roles(spec, pool_column))  # a JSON field mixing types
     columns = [c for c in df.columns if c not in HIDDEN]
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     if spec.layout != "wide":
@@ -110,6 +112,20 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         out.append(value.alias(col))
     return df.select(*out, *hidden)
+
+
+def _roles(spec: DatasetSpec, pool_column: str | None) -> dict[str, str]:
+    """The role of each source column that becomes an id, a label or an extra column
+    (:data:`.ids.VARIANT_ROLES`): how :func:`.ids.variant_texts` writes its values."""
+    roles = {}
+    for canon in C.COLUMNS:
+        roles[spec.columns.get(canon, canon)] = (
+            "label" if canon == C.LABEL else "id" if canon in C.ID_COLUMNS else "extra")
+    if spec.layout == "wide":
+        roles.update((c, "label") for c in spec.annotator_columns)
+    if pool_column is not None:
+        roles[pool_column] = "id"
+    return roles
 
 
 def _with_blank_flags(df, columns: list[str], spec: DatasetSpec, nulls: list[str]):
@@ -274,8 +290,8 @@ def labels_are_text(df, spec: DatasetSpec) -> bool:
 
     names = (spec.annotator_columns if spec.layout == "wide"
              else [spec.columns.get(C.LABEL, C.LABEL)])
-    return all(isinstance(df.schema[n].dataType, T.StringType)
-               for n in names if n in df.columns)
+    return all(isinstance(df.schema[n].dataType, (T.StringType, T.VariantType))
+               for n in names if n in df.columns)  # a variant: a JSON field holding text
 
 
 def decimal_comma(df, distinct: list, *, source: str):

@@ -10,6 +10,11 @@ Java 19), so those, which an id column rarely holds, are collected once per dist
 and written on the driver by :func:`audit.contract.ids.float_text`, the pandas engine's own
 function, and joined back. That costs one pass over the column, only for a column typed
 float.
+
+A JSON field whose values mix types (numbers in some records, text in others) is read as a
+VARIANT (:func:`audit.ingest.spark.read.read_json`) and written by :func:`variant_texts`, each
+value by its JSON type as the pandas engine writes it: ids by this rule, labels by
+:func:`audit.contract.labels.label_text`.
 """
 
 from __future__ import annotations
@@ -91,3 +96,149 @@ def _float_text(df, column: str):
     df = df.withColumn(_KEY, x)
     df = df.join(lookup, F.col(_KEY) == F.col(_VALUE), how="left")
     return df, text.otherwise(F.col(_TEXT))
+
+
+
+#: The roles a column of a JSON source mixing types is written by (:func:`variant_texts`):
+#: ``id`` (:func:`audit.contract.ids.id_text`), ``label``
+#: (:func:`audit.contract.labels.label_text`), ``extra`` (``category``, ``turn``, ``text``:
+#: ``str``, as :func:`audit.contract.table.extra_categorical` writes a typed value). Any other
+#: column is looked at only for blank cells and keeps Spark's text of each value.
+VARIANT_ROLES = ("id", "label", "extra")
+
+#: Variant types of a JSON integer (``json.loads`` gives a Python int). Spark's parser stores
+#: a float written with a zero fraction (``7.0``) as a decimal of scale 0 (``7``), and an
+#: integer past the int64 range (``12345678901234567890``) as one too: a decimal of scale 0
+#: and more than 18 digits is taken for an integer.
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_LONG_DECIMAL = r"^DECIMAL\((19|[2-9][0-9]|[0-9]{3,}),0\)$"
+_PAIR_COLUMN, _PAIR_VALUE = "__audit_vt_column", "__audit_vt_value"
+
+
+def variant_texts(df, roles):
+    """``df`` with each VARIANT column (a JSON field whose values mix numbers, text or
+    booleans, :func:`audit.ingest.spark.read.read_json`) as text: each value written as the
+    pandas engine writes the Python value ``json.loads`` gives for it, by the column's role
+    (``roles``: source column -> one of :data:`VARIANT_ROLES`).
+
+    Spark reads such a field as a text column holding each number as the file writes it
+    (``7.0``, ``1.50``, ``1e2``, ``true``), where the pandas engine reads the numbers
+    (``7``, ``1.5``, ``100``, ``True``): ids and labels differed between the engines, and
+    from a CSV's or a ``--pools`` file's. Here text stays as written (the JSON string
+    ``"7.0"`` stays ``7.0``); an integer is its digits; ``true`` / ``false`` are ``True`` /
+    ``False``; ``null`` is missing; an object or a list is its JSON text. A float is written
+    on the executors when it is a whole number below 2**53 (its integer text: ids and labels
+    alike); any other (and every float of an ``extra`` column) on the driver by the role's
+    own function, once per distinct value: one pass over the columns that hold such floats
+    (:data:`DRIVER_TEXTS` values at most, past which they keep Spark's text, with a warning,
+    as :func:`id_columns` does).
+    """
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    names = [f.name for f in df.schema.fields if isinstance(f.dataType, T.VariantType)]
+    if not names:
+        return df
+    parts = {name: _variant_parts(F.col(_quoted(name))) for name in names}
+    written = {name: roles[name] for name in names if roles.get(name) in VARIANT_ROLES}
+    texts, fallback = _driver_texts(df, written, parts)
+    out, helpers = {}, []
+    for i, name in enumerate(names):
+        p, role = parts[name], written.get(name)
+        if role is None:
+            out[name] = (F.when(p["nested"], F.to_json(p["v"]))
+                         .otherwise(F.try_variant_get(p["v"], "$", "string")))
+            continue
+        # an extra's floats are all written on the driver (str(7.0) is '7.0')
+        floats = None if role == "extra" else (
+            F.when(F.isnan(p["x"]), F.lit(None).cast("string"))
+            .when(p["whole"], p["x"].cast("long").cast("string")))
+        if name in fallback:
+            floats = _otherwise(floats, p["x"].cast("string"))
+        elif texts.get(name):
+            key, value, text = (f"__audit_vt_key_{i}", f"__audit_vt_x_{i}",
+                                f"__audit_vt_text_{i}")
+            lookup = df.sparkSession.createDataFrame(texts[name],
+                                                     f"`{value}` double, `{text}` string")
+            if len(texts[name]) <= BROADCAST_TEXTS:
+                lookup = F.broadcast(lookup)
+            df = df.withColumn(key, p["x"]).join(lookup, F.col(key) == F.col(value),
+                                                  how="left")
+            helpers += [key, value, text]
+            floats = _otherwise(floats, F.col(text))
+        if floats is None:  # an extra column without floats
+            floats = F.lit(None).cast("string")
+        out[name] = (F.when(p["string"] | p["integer"],
+                            F.try_variant_get(p["v"], "$", "string"))
+                     .when(p["boolean"], F.when(F.try_variant_get(p["v"], "$", "boolean"),
+                                                F.lit("True")).otherwise(F.lit("False")))
+                     .when(p["float"], floats)
+                     .when(p["nested"], F.to_json(p["v"])))
+    return df.select(*[out[c].alias(c) if c in out else F.col(_quoted(c))
+                       for c in df.columns if c not in helpers])
+
+
+def _otherwise(chain, value):
+    """``chain.otherwise(value)``, or ``value`` when there is no chain."""
+    return value if chain is None else chain.otherwise(value)
+
+
+def _quoted(name: str) -> str:
+    """A column name as Spark reads it literally (it may hold ``.`` or a backquote)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _variant_parts(v):
+    """The type tests of each value of the variant column ``v`` (:func:`variant_texts`) and
+    its value as a float (``x``, null unless it is one)."""
+    from pyspark.sql import functions as F
+
+    t = F.schema_of_variant(v)
+    integer = t.isin(*_INTEGER_TYPES) | t.rlike(_LONG_DECIMAL)
+    is_float = ~integer & (t.isin("DOUBLE", "FLOAT") | t.startswith("DECIMAL("))
+    x = F.when(is_float, F.try_variant_get(v, "$", "double"))
+    whole = (F.abs(x) < F.lit(EXACT_FLOAT_INTEGERS)) & (x == F.floor(x))
+    return {"v": v, "x": x, "whole": whole, "float": is_float, "integer": integer,
+            "string": t == "STRING", "boolean": t == "BOOLEAN",
+            "nested": t.startswith("OBJECT") | t.startswith("ARRAY")}
+
+
+def _driver_texts(df, written: dict, parts: dict):
+    """``(texts, fallback)``: for each column of ``written`` (name -> role), the
+    ``(value, text)`` of each distinct float the driver writes (:func:`variant_texts`),
+    collected in one pass over those columns; ``fallback``, the columns whose floats keep
+    Spark's text because there are more than :data:`DRIVER_TEXTS` of them in all."""
+    import warnings
+
+    from pyspark.sql import functions as F
+
+    from ...contract.labels import label_text
+    from ...errors import AuditWarning
+
+    if not written:
+        return {}, set()
+    write = {"id": float_text, "label": label_text, "extra": str}
+    names = list(written)
+    pairs = []
+    for i, name in enumerate(names):
+        p = parts[name]
+        need = p["float"] & p["x"].isNotNull()
+        if written[name] != "extra":  # NaN is missing, a whole number below 2**53 its digits
+            need = need & ~F.isnan(p["x"]) & ~p["whole"]
+        pairs.append(F.when(need, F.struct(F.lit(i).alias(_PAIR_COLUMN),
+                                           p["x"].alias(_PAIR_VALUE))))
+    rows = (df.select(F.inline(F.filter(F.array(*pairs), lambda e: e.isNotNull())))
+            .distinct().limit(DRIVER_TEXTS + 1).collect())
+    if len(rows) > DRIVER_TEXTS:
+        fallback = {names[i] for i in sorted({r[0] for r in rows})}
+        warnings.warn(f"column(s) {', '.join(repr(n) for n in sorted(fallback))}: more than "
+                      f"{DRIVER_TEXTS:,} distinct JSON numbers in fields that also hold text; "
+                      f"they keep Spark's text (1.0E20 where the pandas engine writes 1e+20), "
+                      f"so compare them within one engine, or write the field as text",
+                      AuditWarning, stacklevel=3)
+        return {}, fallback
+    texts: dict = {}
+    for i, x in rows:
+        name = names[i]
+        texts.setdefault(name, []).append((x, write[written[name]](x)))
+    return texts, set()

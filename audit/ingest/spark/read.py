@@ -132,7 +132,7 @@ def read_source(spark, source, *, read: dict | None = None):
             return with_file(spark.read.parquet(path))
         if kind == "json":
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
-            return with_file(spark.read.json(path, multiLine=multiline))
+            return with_file(read_json(spark, path, multiline=multiline))
         sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
         # escape '"': a quote inside a quoted field is written doubled (RFC 4180, as pandas
         # and pyarrow read and write it); Spark's default escape is a backslash, which kept
@@ -152,6 +152,48 @@ def read_source(spark, source, *, read: dict | None = None):
         return read_csv(spark, path, options)
     except PySparkException as err:
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
+
+
+def read_json(spark, path: str, *, multiline: bool):
+    """The JSON Lines (or, ``multiline``, JSON array) file(s) at ``path``, each top-level field
+    whose values mix types read as a VARIANT, so each value keeps its JSON type
+    (:func:`audit.ingest.spark.ids.variant_texts` writes it as the pandas engine does, by the
+    column's role).
+
+    Spark's schema inference reads a field holding numbers in some records and text in others
+    (``"item": 1`` beside ``"item": "q2"``) as text, each number as the file writes it (``7.0``,
+    ``1.50``, ``1e2``, ``true``), where the pandas engine reads the number (``7``, ``1.5``,
+    ``100``, ``True``): ids matched neither the other engine's nor a CSV pools file's. Which
+    of the fields inferred as text hold a value that is not text is found in one pass over
+    them (read as VARIANTs); only those are read so, the others stay text, as does Spark's
+    column for malformed records."""
+    import pyspark.sql.types as T
+    from pyspark.sql import functions as F
+
+    reader = spark.read.options(multiLine=multiline)
+    inferred = reader.json(path)
+    corrupt = spark.conf.get("spark.sql.columnNameOfCorruptRecord", "_corrupt_record")
+    text = [f.name for f in inferred.schema.fields
+            if isinstance(f.dataType, T.StringType) and f.name != corrupt]
+    if not text:
+        return inferred
+
+    def schema(variants):
+        return T.StructType([T.StructField(f.name, T.VariantType(), f.nullable, f.metadata)
+                             if f.name in variants else f for f in inferred.schema.fields])
+
+    probe = reader.schema(schema(text)).json(path)
+    typed = probe.select(*[F.max(F.when(~F.schema_of_variant(_column(name)).isin(
+        "STRING", "VOID"), F.lit(True))).alias(str(i)) for i, name in enumerate(text)]).first()
+    mixed = {name for i, name in enumerate(text) if typed[i]}
+    return reader.schema(schema(mixed)).json(path) if mixed else inferred
+
+
+def _column(name: str):
+    """Column ``name`` read literally (a name may hold ``.`` or a backquote)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def read_csv(spark, path: str, options: dict):
