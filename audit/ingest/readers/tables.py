@@ -152,19 +152,27 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         # records longer than the header: when every record is, pandas makes the first
         # column(s) the index (every column shifted to the left, silently); some of them only,
         # a ParserError below; both are refused by :func:`_long_records`, naming the line
-        source, options = path, pandas_options
+        options = pandas_options
         if pandas_options.get("comment"):  # whole lines only: pandas would cut records
             options = {k: v for k, v in pandas_options.items()
                        if k not in ("comment", "skiprows")}
-            source = WithoutCommentLines(path, pandas_options["comment"], sep=sep,
-                                         quoted=quoted, skiprows=pandas_options.get("skiprows"))
-        frame = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
-                            na_values=nulls, encoding="utf-8",
-                            engine="python" if len(sep) > 1 else "c",
-                            quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
-                            **options)
+
+        def parse(**header):
+            source = path
+            if pandas_options.get("comment"):
+                source = WithoutCommentLines(path, pandas_options["comment"], sep=sep,
+                                             quoted=quoted,
+                                             skiprows=pandas_options.get("skiprows"))
+            return pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
+                               na_values=[] if header else nulls, encoding="utf-8",
+                               engine="python" if len(sep) > 1 else "c",
+                               quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
+                               **options, **header)
+
+        frame = parse()
         if not isinstance(frame.index, pd.RangeIndex):
             _long_records(path, sep=sep, quoted=quoted, options=pandas_options, strict=True)
+        frame = _named_by_position(frame, path, header=lambda: parse(header=None, nrows=1))
     except UnicodeDecodeError:
         raise utf8_error(path, bare_cr=True) from None
     except pd.errors.EmptyDataError:
@@ -359,9 +367,34 @@ def unnamed_columns(names: list[str]) -> list[str]:
     """The header ``names`` with each empty one named ``_c<i>``, its 0-based position, as
     Spark's CSV reader names it: a spreadsheet's empty columns after the data
     (``item,annotator,label,,``) and pandas' unnamed index column (``,item,...``) are columns
-    without a name, which no spec maps, not one column repeated (the pandas reader, for a
-    file pyarrow cannot parse, names them ``Unnamed: <i>``)."""
+    without a name, which no spec maps, not one column repeated. Both text readers name them
+    so (pyarrow's, and pandas' for a file read with ``skiprows`` or ``comment`` or that pyarrow
+    cannot parse, :func:`_named_by_position`), and so does the header a format is detected
+    from (:func:`table_columns`)."""
     return [name or f"_c{i}" for i, name in enumerate(names)]
+
+
+def _named_by_position(frame: pd.DataFrame, path: Path, *, header) -> pd.DataFrame:
+    """``frame`` (read by pandas) with each column whose header cell is empty named as
+    :func:`unnamed_columns` names it (``_c3``), not pandas' ``Unnamed: 3``, which messages
+    ("columns present: ...") then showed and a spec mapping ``_c3`` (the name the pyarrow
+    reader and Spark give) did not find. ``header()`` reads the header row's cells as pandas
+    parsed them, only when a name has pandas' form for its position: a header cell written
+    ``Unnamed: 0`` (a file pandas wrote from a frame it had read) keeps its name. A name so
+    given that another column has is refused, as the pyarrow reader refuses it."""
+    names = [str(c) for c in frame.columns]
+    if not any(name == f"Unnamed: {i}" for i, name in enumerate(names)):
+        return frame
+    cells = header().iloc[0].tolist() if len(names) else []
+    if len(cells) != len(names):
+        return frame  # cannot tell which cells were empty: pandas' names stay
+    named = [f"_c{i}" if name == f"Unnamed: {i}" and (pd.isna(cell) or cell == "") else name
+             for i, (name, cell) in enumerate(zip(names, cells))]
+    repeated = sorted({n for n in named if named.count(n) > 1})
+    if repeated:
+        raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
+    frame.columns = named
+    return frame
 
 
 #: The largest block pyarrow takes (its sizes are 32-bit).
@@ -514,4 +547,4 @@ def table_columns(path: Path) -> list[str]:
         return list(first[1]) if first and first[0] == "array" and isinstance(first[1], dict) else []
     head = first_line(path, bare_cr=True)
     sep = "\t" if ext in (".tsv", ".tab") or ("\t" in head and "," not in head) else ","
-    return [c.strip().strip('"') for c in head.split(sep)] if head else []
+    return unnamed_columns([c.strip().strip('"') for c in head.split(sep)]) if head else []
