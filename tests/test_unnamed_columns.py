@@ -129,6 +129,25 @@ def test_the_pandas_reader_refuses_a_position_name_a_column_has(tmp_path):
         read_table(path, skiprows=1)
 
 
+@pytest.mark.parametrize("options", [{}, {"skiprows": 1}, {"comment": "#"}],
+                         ids=["pyarrow", "pandas-skiprows", "pandas-comment"])
+def test_a_repeated_header_name_is_refused_by_every_reader(tmp_path, options):
+    """pandas renamed the second ``label`` to ``label.1`` without a word, so the audit read the
+    first and ignored the second (exit 0), where the pyarrow reader refuses the file."""
+    path = tmp_path / "t.csv"
+    path.write_text(("title\n" if "skiprows" in options else "# note\n" if options else "")
+                    + "item,annotator,label,label\n1,a,x,y\n1,b,x,y\n")
+    with pytest.raises(InputError, match=r"repeated column name\(s\) 'label'"):
+        read_table(path, **options)
+
+
+@pytest.mark.parametrize("options", [{}, {"skiprows": 1}], ids=["pyarrow", "pandas"])
+def test_a_column_named_like_pandas_renaming_is_kept(tmp_path, options):
+    path = tmp_path / "t.csv"
+    path.write_text(("title\n" if options else "") + "item,annotator,label,label.1\n1,a,x,y\n")
+    assert list(read_table(path, **options).columns) == ["item", "annotator", "label", "label.1"]
+
+
 def test_format_detection_names_an_empty_header_cell_by_position(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("Item,annotator,,lab\n1,a,,x\n")

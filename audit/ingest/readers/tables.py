@@ -17,6 +17,7 @@ is an InputError naming the file.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -374,6 +375,10 @@ def unnamed_columns(names: list[str]) -> list[str]:
     return [name or f"_c{i}" for i, name in enumerate(names)]
 
 
+#: A name pandas gives the second and later columns of a repeated header name (``label.1``).
+_MANGLED = re.compile(r"(.+)\.\d+")
+
+
 def _named_by_position(frame: pd.DataFrame, path: Path, *, header) -> pd.DataFrame:
     """``frame`` (read by pandas) with each column whose header cell is empty named as
     :func:`unnamed_columns` names it (``_c3``), not pandas' ``Unnamed: 3``, which messages
@@ -381,11 +386,19 @@ def _named_by_position(frame: pd.DataFrame, path: Path, *, header) -> pd.DataFra
     reader and Spark give) did not find. ``header()`` reads the header row's cells as pandas
     parsed them, only when a name has pandas' form for its position: a header cell written
     ``Unnamed: 0`` (a file pandas wrote from a frame it had read) keeps its name. A name so
-    given that another column has is refused, as the pyarrow reader refuses it."""
+    given that another column has, and a name the header row repeats (which pandas renames
+    ``label.1`` without a word), are refused, as the pyarrow reader refuses them."""
     names = [str(c) for c in frame.columns]
-    if not any(name == f"Unnamed: {i}" for i, name in enumerate(names)):
+    # pandas renames a repeated name ('label', 'label' -> 'label', 'label.1') without a word,
+    # where the pyarrow reader refuses it: the header row tells which it was
+    mangled = any(m and m.group(1) in names for m in map(_MANGLED.fullmatch, names))
+    if not mangled and not any(name == f"Unnamed: {i}" for i, name in enumerate(names)):
         return frame
     cells = header().iloc[0].tolist() if len(names) else []
+    written = [c for c in cells if isinstance(c, str) and c != ""]
+    repeated = sorted({c for c in written if written.count(c) > 1})
+    if repeated:
+        raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
     if len(cells) != len(names):
         return frame  # cannot tell which cells were empty: pandas' names stay
     named = [f"_c{i}" if name == f"Unnamed: {i}" and (pd.isna(cell) or cell == "") else name
