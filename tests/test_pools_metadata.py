@@ -489,10 +489,22 @@ def _sheet(tmp_path, fmt):
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     elif fmt == "parquet":
         pd.DataFrame.from_records(records).to_parquet(path, index=False)
+    elif fmt == "yaml":  # keys quoted: YAML would drop their blanks otherwise
+        path.write_text("".join(f"{json.dumps(a)}: {p}\n" for a, p in _SHEET.items()),
+                        encoding="utf-8")
+    elif fmt == "xlsx":  # a rater sheet kept as a workbook
+        import openpyxl
+
+        book = openpyxl.Workbook()
+        book.active.append(["annotator", "pool"])
+        for a, p in _SHEET.items():
+            book.active.append([a, p])
+        book.save(path)
     return path, None
 
 
-_SHEET_FORMATS = ["csv", "tsv", "json", "json-meta", "json-records", "jsonl", "parquet"]
+_SHEET_FORMATS = ["csv", "tsv", "json", "json-meta", "json-records", "jsonl", "parquet", "yaml",
+                  "xlsx"]
 _SHEET_POOLS = {"\u00a0pad": "crowd", "b ": "expert", "c": "crowd"}
 
 
@@ -544,3 +556,17 @@ def test_the_spark_engine_reads_every_pools_file_format_alike(spark, tmp_path, f
                "surrounding blanks, not exactly" in s for s in said), said
     got = dict(zip(table.frame["annotator"].astype(str), table.frame["pool"].astype(str)))
     assert got == _SHEET_POOLS
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[a, b]\n", "expected a YAML mapping of annotator: pool"),
+    ("a: [\n", "invalid YAML at line 2"),
+    ("a: !!python/object:os.system x\n", "tag"),
+])
+def test_a_yaml_pools_file_that_is_no_mapping_names_the_problem(tmp_path, text, words):
+    data = tmp_path / "t.csv"
+    data.write_text(_SHEET_DATA, encoding="utf-8")
+    (tmp_path / "pools.yaml").write_text(text, encoding="utf-8")
+    run = CliRunner().invoke(cli, ["validate", str(data), "--pools", str(tmp_path / "pools.yaml"),
+                                   "--quiet"])
+    assert run.exit_code == 2 and words in run.output and "pools.yaml" in run.output, run.output

@@ -7,7 +7,10 @@ Accepted files:
 * JSON object ``{annotator: pool}``;
 * JSON metadata object ``{annotator: {field: value, ...}}`` (LeWiDi's ``*_annotators_meta.json``)
   or JSON array of records, with ``pool_column`` naming the field that becomes the pool, e.g.
-  ``Nationality``. Any field works.
+  ``Nationality``. Any field works;
+* YAML (``.yaml`` / ``.yml``) mapping, either shape of the JSON objects, read as a spec is
+  (YAML 1.2's core schema: ``007`` and ``yes`` stay text);
+* an Excel rater sheet (``.xlsx``), read as the CSV is (:mod:`.readers.workbooks`).
 
 Annotator keys are written as the data's ids are (:func:`audit.contract.ids.id_text`), wherever
 the mapping comes from (a CSV / TSV / Parquet / JSON file, a spec's ``pools.map``, a mapping
@@ -105,7 +108,8 @@ def pool_name(value) -> str:
 
 
 def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
-    """Read an annotator -> pool mapping from a CSV / TSV / JSON file (see the module docstring).
+    """Read an annotator -> pool mapping from a CSV / TSV / JSON / YAML file, or an Excel rater
+    sheet (see the module docstring).
 
     Raises
     ------
@@ -115,6 +119,12 @@ def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
         (the message lists the fields).
     """
     path = existing_path(source, what="pools file")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        data = _read_yaml(path)
+        if not isinstance(data, dict):
+            raise InputError("expected a YAML mapping of annotator: pool (or annotator: "
+                             "{field: value} with --pool-column)", path=str(path))
+        return _from_json_object(data, path, pool_column)
     if path.suffix.lower() == ".json":
         data = read_json(path)
         if isinstance(data, list):
@@ -124,6 +134,19 @@ def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
                              path=str(path))
         return _from_json_object(data, path, pool_column)
     return _from_frame(read_table(path), path, pool_column)
+
+
+def _read_yaml(path: Path):
+    """A YAML pools file as plain data, read as a spec is (:mod:`.yamlsafe`: YAML 1.2's core
+    schema, so ``yes`` stays text and ``007`` stays ``007``; no tags, bounded aliases)."""
+    from . import yamlsafe
+    from .spec import _yaml_message
+
+    try:
+        return yamlsafe.construct(yamlsafe.compose(yamlsafe.read_yaml_text(path,
+                                                                           what="pools file")))
+    except yamlsafe.YamlProblem as err:
+        raise InputError(_yaml_message(err), path=str(path)) from None
 
 
 def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[str, str]:
