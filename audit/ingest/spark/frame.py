@@ -36,7 +36,8 @@ from ..common import warn
 from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
-from .read import FILE, HIDDEN, LONG_RECORD, long_records
+from .read import FILE, HIDDEN, LONG_RECORD, long_records, text_checks
+from .rewrites import FLAGS, REPLACED, refuse_replaced, settle, with_flags
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
 #: blank, and whether all its other cells are: a completely empty record is both
@@ -62,6 +63,9 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
 
     df = variant_texts(df, _roles(spec, pool_column))  # a JSON field mixing types
     columns = [c for c in df.columns if c not in HIDDEN]
+    # what Spark's reader may have written otherwise than the file: looked for in the counting
+    # pass, over the source's cells as read
+    df = with_flags(df, columns, text_checks(source, spec.read))
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     if spec.layout != "wide":
         df = _with_blank_flags(df, columns, spec, nulls)
@@ -97,7 +101,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read
     keep = [c for c in C.COLUMNS if c in df.columns]
-    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST) if c in df.columns]
+    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
@@ -221,12 +225,15 @@ def count_judgments(df, *, layout: str, source: str = ""):
     columns that pass reads anyway); only when some are does a second pass read the other
     cells of those records, and one number (and a file name) comes back. So are the records
     with more cells than the header (the pass groups by whether :data:`.read.LONG_RECORD` is
-    set too).
+    set too), and by whether a record holds text Spark's reader may have written otherwise than
+    the file (:mod:`.rewrites`, looked for as :func:`.read.text_checks` asks).
 
     Raises
     ------
     InputError
-        A CSV / TSV record has more cells than the header has names (:func:`long_records`).
+        A CSV / TSV record has more cells than the header has names (:func:`long_records`);
+        a source read on the cluster holds U+FFFD or bytes that are not UTF-8
+        (:mod:`.rewrites`).
     """
     from pyspark.sql import functions as F
 
@@ -237,18 +244,25 @@ def count_judgments(df, *, layout: str, source: str = ""):
     ragged = LONG_RECORD in df.columns
     if ragged:
         keys.append(F.col(LONG_RECORD).isNotNull().alias(LONG_RECORD))
-    counts, candidates, long = {}, 0, 0
+    rewritten = [f for f in FLAGS if f in df.columns]
+    keys.extend(F.col(f).isNotNull().alias(f) for f in rewritten)
+    counts, candidates, long, found = {}, 0, 0, set()
     for r in df.groupBy(*keys).count().collect():
+        found.update(f for f in rewritten if r[f])
         if ragged and r[LONG_RECORD]:
             long += int(r["count"])
         elif flagged and r[BLANK_IDS]:
             candidates += int(r["count"])
-        else:
-            counts[r[C.LABEL]] = int(r["count"])
+        else:  # a label's groups: one per flag set
+            counts[r[C.LABEL]] = counts.get(r[C.LABEL], 0) + int(r["count"])
+    if REPLACED in found:  # before anything else, as the pandas engine decodes first
+        raise refuse_replaced(df, source)
     if long:
         raise long_records(df, source)
     if ragged:
         df = df.drop(LONG_RECORD)
+    if rewritten:
+        df, counts = settle(df, found, counts, source=source)
     info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}
     if candidates:
         empty, where = 0, None
@@ -348,7 +362,7 @@ def _unpivot(df, spec: DatasetSpec, source: str):
         raise InputError(f"a wide table needs an item column; columns present: "
                          f"{join_names(df.columns, limit=20)}", path=source, column=C.ITEM)
     keep = [c for c in C.COLUMNS if c in df.columns and c not in (C.ANNOTATOR, C.LABEL, C.POOL)
-            and c not in cols] + [c for c in HIDDEN if c in df.columns]
+            and c not in cols] + [c for c in (*HIDDEN, *FLAGS) if c in df.columns]
     values = df.select(*keep, *[label_text(df, c).alias(c) for c in cols])
     # empty cells stay (a missing label) until count_judgments counts and drops them
     return values.unpivot(keep, cols, C.ANNOTATOR, C.LABEL)
