@@ -64,8 +64,12 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     df = variant_texts(df, _roles(spec, pool_column))  # a JSON field mixing types
     columns = [c for c in df.columns if c not in HIDDEN]
     # what Spark's reader may have written otherwise than the file: looked for in the counting
-    # pass, over the source's cells as read
-    df = with_flags(df, columns, text_checks(source, spec.read))
+    # pass, over the source's cells as read (the ids and labels: the columns they come from)
+    values = [spec.columns.get(c, c) for c in (*C.ID_COLUMNS, C.LABEL)]
+    values += [*spec.annotator_columns] if spec.layout == "wide" else []
+    values += [pool_column] if pool_column is not None else []
+    df = with_flags(df, columns, [c for c in dict.fromkeys(values) if c in columns],
+                    text_checks(source, spec.read))
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     if spec.layout != "wide":
         df = _with_blank_flags(df, columns, spec, nulls)
@@ -232,8 +236,8 @@ def count_judgments(df, *, layout: str, source: str = ""):
     ------
     InputError
         A CSV / TSV record has more cells than the header has names (:func:`long_records`);
-        a source read on the cluster holds U+FFFD or bytes that are not UTF-8
-        (:mod:`.rewrites`).
+        a source read on the cluster holds U+FFFD or bytes that are not UTF-8; an id or label
+        holds a line break Spark may have rewritten (:mod:`.rewrites`).
     """
     from pyspark.sql import functions as F
 

@@ -15,7 +15,8 @@ refuses it, in the same words, naming the first such record in the file (:func:`
 A CSV / TSV / JSON(L) file is UTF-8 text, as the pandas engine reads it: a local one (a file, the
 files of a folder or glob) is checked on the driver before Spark reads it, and one that is not is
 refused in the pandas engine's words (:func:`_check_utf8`); Spark's reader would put U+FFFD for
-each bad byte and read on. A file Spark reads on the cluster is looked at in the first pass over
+each bad byte and read on. What Spark reads on the cluster, and what its reader writes otherwise
+than the file where no option makes it read as pandas does, is looked for in the first pass over
 the judgments (:func:`text_checks`, :mod:`.rewrites`).
 
 Lines are records as the pandas engine reads them: a line of spaces (and tabs, where the
@@ -253,19 +254,41 @@ def _check_utf8(files: list[Path], *, bare_cr: bool) -> None:
 
 #: What :func:`text_checks` asks the first pass over the judgments to look for.
 #: ``replacement``: U+FFFD, or bytes that are not UTF-8, in a text cell (a file read on the
-#: cluster, whose bytes the driver does not check).
-REPLACEMENT = "replacement"
+#: cluster, whose bytes the driver does not check); ``line_break``: ``\n`` in an id or label
+#: (a quoted CSV value's line breaks are rewritten by Spark where lines end in ``\r\n`` or
+#: ``\r``).
+REPLACEMENT, LINE_BREAK = "replacement", "line_break"
 
 
 def text_checks(source: str, read: dict | None = None) -> frozenset[str]:
-    """Which of :data:`REPLACEMENT` apply to the CSV / TSV / JSON(L) ``source`` read with
-    ``read`` (none for Parquet or a catalog table: their text is decoded already, and not by
-    a CSV reader). See :mod:`.rewrites`."""
+    """Which of :data:`REPLACEMENT` and :data:`LINE_BREAK` apply to the CSV / TSV / JSON(L)
+    ``source`` read with ``read`` (none for Parquet or a catalog table: their text is decoded
+    already, and not by a CSV reader). See :mod:`.rewrites`."""
+    read = read or {}
     text = str(source)
     kind = source_kind(text)
     if kind not in ("csv", "json"):
         return frozenset()
-    return frozenset() if local_files(text, kind) is not None else frozenset({REPLACEMENT})
+    files = local_files(text, kind)
+    checks = set() if files is not None else {REPLACEMENT}
+    if kind == "csv" and read.get("quote", "double") != "none":
+        if files is None or not all(_lines_end_in_lf(f) for f in files):
+            checks.add(LINE_BREAK)
+    return frozenset(checks)
+
+
+def _lines_end_in_lf(path: Path) -> bool:
+    """Whether Spark's multi-line CSV reader takes ``\\n`` for the line end of the file at
+    ``path``: the first line break in its first block is ``\\n`` (the reader's line-end
+    detection). Only in such a file does it read a quoted value's ``\\r\\n`` and ``\\r`` as
+    they are; where lines end in ``\\r\\n`` it reads ``\\r\\n`` as ``\\n``, where they end in
+    ``\\r`` each ``\\r`` as ``\\n`` (``\\r\\n`` as ``\\n\\n``)."""
+    from ..readers.text import CHUNK_BYTES
+
+    with open(path, "rb") as fh:
+        head = fh.read(CHUNK_BYTES)
+    breaks = [at for at in (head.find(b"\r"), head.find(b"\n")) if at >= 0]
+    return bool(breaks) and head[min(breaks)] == ord("\n")
 
 
 def read_csv(spark, path: str, options: dict):

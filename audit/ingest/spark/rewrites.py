@@ -1,6 +1,5 @@
 """Text that Spark's CSV / JSON readers write otherwise than the file holds it, found in the
-pass that counts the judgments (:func:`.frame.count_judgments`), and refused as the pandas
-engine refuses it.
+pass that counts the judgments (:func:`.frame.count_judgments`), and refused.
 
 Each is looked for only where it can happen (:func:`.read.text_checks`), by a hidden column
 (:func:`with_flags`) holding the column and value of a record's first cell that has it (else
@@ -15,23 +14,34 @@ more is read unless a record has one.
   text kept, bytes and all, in Spark's column for such records. Every text column of the
   source is looked at, that one included: a value holding U+FFFD or bytes that are not
   UTF-8 is refused (the file is not UTF-8, or holds U+FFFD itself).
+* **A line break in an id or label** (:data:`BROKEN`), read from a quoted CSV value: Spark's
+  multi-line reader writes each line break of the file's own line end as ``\\n``, inside
+  quoted values too (a file whose lines end in ``\\r\\n``: ``"q\\r\\n1"`` read ``q\\n1``; in
+  ``\\r``: ``\\r`` read ``\\n``, ``\\r\\n`` read ``\\n\\n``), where pyarrow and pandas keep
+  what the file holds. No reader option keeps them (the parser's setting for it is not one
+  of Spark's; a line end given as ``\\n`` keeps them, but leaves ``\\r`` at the end of every
+  record of a CRLF file and cannot read one of lone ``\\r``), and the file's ``\\n`` cannot be
+  told from its ``\\r\\n`` afterwards: an id or label holding ``\\n`` is refused, unless every
+  file is local and ends its lines in ``\\n`` alone (then Spark reads it as written). Texts
+  keep Spark's reading.
 """
 
 from __future__ import annotations
 
 from ...contract import columns as C
 from ...errors import InputError, Where
-from .read import FILE, REPLACEMENT
+from .read import FILE, LINE_BREAK, REPLACEMENT
 
 #: The hidden columns (:func:`with_flags`).
-REPLACED = "__audit_replaced"
-FLAGS = (REPLACED,)
+REPLACED, BROKEN = "__audit_replaced", "__audit_line_break"
+FLAGS = (REPLACED, BROKEN)
 
 
-def with_flags(df, columns: list[str], checks):
+def with_flags(df, columns: list[str], values: list[str], checks):
     """``df`` (the source as read) plus the flags ``checks`` (:func:`.read.text_checks`) ask
-    for: :data:`REPLACED` over its text ``columns``. Each flag is the column and value of the
-    first cell that has it, else missing, tested on the cells as read, before anything is
+    for: :data:`REPLACED` over its text ``columns``, :data:`BROKEN` over the text columns
+    among ``values`` (those that become ids and labels). Each flag is the column and value of
+    the first cell that has it, else missing, tested on the cells as read, before anything is
     mapped."""
     import pyspark.sql.types as T
     from pyspark.sql import functions as F
@@ -44,6 +54,8 @@ def with_flags(df, columns: list[str], checks):
         flags.append(_first_cell(texts(columns),
                                  lambda c: c.contains("\ufffd") | ~F.is_valid_utf8(c))
                      .alias(REPLACED))
+    if LINE_BREAK in checks and texts(values):
+        flags.append(_first_cell(texts(values), lambda c: c.contains("\n")).alias(BROKEN))
     return df.select("*", *flags) if flags else df
 
 
@@ -78,7 +90,22 @@ def refuse_replaced(df, source: str) -> InputError:
 
 def settle(df, found: set, counts: dict, *, source: str):
     """``(df, counts)`` once the flags ``found`` set in the counting pass are dealt with (see
-    the module docstring), without the flag columns."""
+    the module docstring), without the flag columns.
+
+    Raises
+    ------
+    InputError
+        An id or label holds a line break Spark may have rewritten.
+    """
+    if BROKEN in found:
+        first, path = _first(df, BROKEN, source)
+        raise InputError(
+            f"a line break inside a quoted id or label ({first['flag']['value']!r} as Spark "
+            "reads it): Spark's CSV reader writes the line breaks of a quoted value as '\\n' "
+            "in a file whose lines end in '\\r\\n' or '\\r' (the pandas engine reads them as "
+            "the file holds them), so the value may not read as it is written; remove the "
+            "line break from it, or drop --engine spark",
+            path=path, column=first["flag"]["column"], row=_judgment(first))
     return df.drop(*[f for f in FLAGS if f in df.columns]), counts
 
 
