@@ -213,7 +213,7 @@ def label_text(df, column: str):
     return F.when(~text.rlike(java_fullmatch(r"\s*")), text)
 
 
-def count_judgments(df, *, layout: str, source: str = ""):
+def count_judgments(df, *, layout: str, source: str = "", read: dict | None = None):
     """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
 
     Returns ``(df, distinct, info)``: the frame without a wide table's empty cells and without a
@@ -230,14 +230,17 @@ def count_judgments(df, *, layout: str, source: str = ""):
     cells of those records, and one number (and a file name) comes back. So are the records
     with more cells than the header (the pass groups by whether :data:`.read.LONG_RECORD` is
     set too), and by whether a record holds text Spark's reader may have written otherwise than
-    the file (:mod:`.rewrites`, looked for as :func:`.read.text_checks` asks).
+    the file (:mod:`.rewrites`, looked for as :func:`.read.text_checks` asks; ``read`` is the
+    spec's ``read`` section, for the second reading of a CSV that a cell quoted in part
+    needs).
 
     Raises
     ------
     InputError
         A CSV / TSV record has more cells than the header has names (:func:`long_records`);
-        a source read on the cluster holds U+FFFD or bytes that are not UTF-8; an id or label
-        holds a line break Spark may have rewritten (:mod:`.rewrites`).
+        a source read on the cluster holds U+FFFD (a byte that is not UTF-8); an id or label
+        holds a line break Spark may have rewritten, or was read from a cell quoted in part
+        as the pandas engine cannot be matched (:mod:`.rewrites`).
     """
     from pyspark.sql import functions as F
 
@@ -266,7 +269,7 @@ def count_judgments(df, *, layout: str, source: str = ""):
     if ragged:
         df = df.drop(LONG_RECORD)
     if rewritten:
-        df, counts = settle(df, found, counts, source=source)
+        df, counts = settle(df, found, counts, source=source, read=read)
     info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}
     if candidates:
         empty, where = 0, None

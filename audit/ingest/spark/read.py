@@ -143,25 +143,30 @@ def read_source(spark, source, *, read: dict | None = None):
         if kind == "json":
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
             return with_file(read_json(spark, path, multiline=multiline))
-        sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
-        # escape '"': a quote inside a quoted field is written doubled (RFC 4180, as pandas
-        # and pyarrow read and write it); Spark's default escape is a backslash, which kept
-        # both quotes of '""' in the text
-        options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
-                   "encoding": "UTF-8", "escape": '"'}
-        if read.get("quote", "double") == "none":
-            # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
-            # engine reads it), line by line (Google's raw MQM TSVs name 11 columns over 10
-            # cells: short records, read as pandas reads them, read_csv). Quoting is turned
-            # off by a quote character no line holds, a line break: Spark's quote "" is NUL,
-            # which opened a quoted value (a text starting with NUL was read with it doubled).
-            # The lines this reader passes over are read by _blank_lines.
-            options.update(quote="\n", multiLine=False)
-        if read.get("comment"):
-            options["comment"] = read["comment"]
-        return read_csv(spark, path, options)
+        return read_csv(spark, path, _csv_options(text, read))
     except PySparkException as err:
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
+
+
+def _csv_options(text: str, read: dict) -> dict:
+    """Spark's CSV reader options for the source ``text`` and the spec's ``read`` section."""
+    sep = read.get("sep") or ("\t" if Path(text).suffix.lower() in (".tsv", ".tab") else ",")
+    # escape '"': a quote inside a quoted field is written doubled (RFC 4180, as pandas
+    # and pyarrow read and write it); Spark's default escape is a backslash, which kept
+    # both quotes of '""' in the text
+    options = {"header": True, "sep": sep, "inferSchema": False, "multiLine": True,
+               "encoding": "UTF-8", "escape": '"'}
+    if read.get("quote", "double") == "none":
+        # '"' an ordinary character, every line one record (csv.QUOTE_NONE, as the pandas
+        # engine reads it), line by line (Google's raw MQM TSVs name 11 columns over 10
+        # cells: short records, read as pandas reads them, read_csv). Quoting is turned
+        # off by a quote character no line holds, a line break: Spark's quote "" is NUL,
+        # which opened a quoted value (a text starting with NUL was read with it doubled).
+        # The lines this reader passes over are read by _blank_lines.
+        options.update(quote="\n", multiLine=False)
+    if read.get("comment"):
+        options["comment"] = read["comment"]
+    return options
 
 
 def read_json(spark, path: str, *, multiline: bool):
@@ -256,14 +261,15 @@ def _check_utf8(files: list[Path], *, bare_cr: bool) -> None:
 #: ``replacement``: U+FFFD, or bytes that are not UTF-8, in a text cell (a file read on the
 #: cluster, whose bytes the driver does not check); ``line_break``: ``\n`` in an id or label
 #: (a quoted CSV value's line breaks are rewritten by Spark where lines end in ``\r\n`` or
-#: ``\r``).
-REPLACEMENT, LINE_BREAK = "replacement", "line_break"
+#: ``\r``); ``part_quoted``: an id or label starting with ``"`` (how Spark keeps a cell quoted
+#: in part, ``"ab"cd``).
+REPLACEMENT, LINE_BREAK, PART_QUOTED = "replacement", "line_break", "part_quoted"
 
 
 def text_checks(source: str, read: dict | None = None) -> frozenset[str]:
-    """Which of :data:`REPLACEMENT` and :data:`LINE_BREAK` apply to the CSV / TSV / JSON(L)
-    ``source`` read with ``read`` (none for Parquet or a catalog table: their text is decoded
-    already, and not by a CSV reader). See :mod:`.rewrites`."""
+    """Which of :data:`REPLACEMENT`, :data:`LINE_BREAK` and :data:`PART_QUOTED` apply to the
+    CSV / TSV / JSON(L) ``source`` read with ``read`` (none for Parquet or a catalog table:
+    their text is decoded already, and not by a CSV reader). See :mod:`.rewrites`."""
     read = read or {}
     text = str(source)
     kind = source_kind(text)
@@ -272,6 +278,7 @@ def text_checks(source: str, read: dict | None = None) -> frozenset[str]:
     files = local_files(text, kind)
     checks = set() if files is not None else {REPLACEMENT}
     if kind == "csv" and read.get("quote", "double") != "none":
+        checks.add(PART_QUOTED)
         if files is None or not all(_lines_end_in_lf(f) for f in files):
             checks.add(LINE_BREAK)
     return frozenset(checks)
@@ -289,6 +296,35 @@ def _lines_end_in_lf(path: Path) -> bool:
         head = fh.read(CHUNK_BYTES)
     breaks = [at for at in (head.find(b"\r"), head.find(b"\n")) if at >= 0]
     return bool(breaks) and head[min(breaks)] == ord("\n")
+
+
+def part_quoted_cells(spark, source: str, read: dict | None = None) -> bool:
+    """Whether the CSV / TSV ``source`` holds a cell quoted in part (``"ab"cd``: a quote
+    closed before the cell ends, which RFC 4180 does not allow).
+
+    Spark's reader keeps such a cell as written (``unescapedQuoteHandling``
+    ``STOP_AT_DELIMITER``, how :func:`read_source` reads), starting with ``"``, and reads it
+    as missing with ``SKIP_VALUE``; a cell quoted whole reads the same either way. So the file
+    is read both ways and the values starting with ``"`` counted, column by column: a count
+    that differs is a cell quoted in part. (Failing on one, ``RAISE_ERROR``, would tell the
+    same in one reading, but a failed task is logged with its stack trace, on the terminal of
+    a local session, under a run that then goes on.) Two more passes over the file, made
+    only when an id or label starts with ``"`` (:mod:`.rewrites`)."""
+    from pyspark.sql import functions as F
+
+    text = str(source)
+    path = str(Path(text).expanduser()) if "://" not in text else text
+    options = _csv_options(text, read or {})
+    header = spark.read.options(**options).csv(path).schema  # the header line only
+    names = [F.col(_quoted(n)) for n in header.names]
+
+    def counted(handling: str):
+        df = (spark.read.options(**options, mode="PERMISSIVE", columnPruning="false",
+                                 unescapedQuoteHandling=handling)
+              .schema(header).csv(path))
+        return tuple(df.select(*[F.count(F.when(c.startswith('"'), 1)) for c in names]).first())
+
+    return counted("STOP_AT_DELIMITER") != counted("SKIP_VALUE")
 
 
 def read_csv(spark, path: str, options: dict):

@@ -1,11 +1,12 @@
 """Text that Spark's CSV / JSON readers write otherwise than the file holds it, found in the
-pass that counts the judgments (:func:`.frame.count_judgments`), and refused.
+pass that counts the judgments (:func:`.frame.count_judgments`), and refused or read as the
+pandas engine reads it.
 
 Each is looked for only where it can happen (:func:`.read.text_checks`), by a hidden column
 (:func:`with_flags`) holding the column and value of a record's first cell that has it (else
-missing), tested on the cells as read, before they are mapped (a character in the text: no
-pattern runs on every judgment); the counting pass groups by whether it is set, so nothing
-more is read unless a record has one.
+missing), tested on the cells as read, before they are mapped (a character in the text, or its
+first: no pattern runs on every judgment); the counting pass groups by whether it is set, so
+nothing more is read unless a record has one.
 
 * **Bytes that are not UTF-8** (:data:`REPLACED`), in a file Spark reads on the cluster
   (``s3a://``): its CSV reader puts U+FFFD for each and reads on, where the pandas engine
@@ -24,25 +25,44 @@ more is read unless a record has one.
   told from its ``\\r\\n`` afterwards: an id or label holding ``\\n`` is refused, unless every
   file is local and ends its lines in ``\\n`` alone (then Spark reads it as written). Texts
   keep Spark's reading.
+* **A cell quoted in part** (:data:`QUOTED`): ``"ab"cd``, a quote closed before the cell ends,
+  which RFC 4180 does not allow. The pandas engine's readers (pyarrow, pandas, the ``csv``
+  module) all read the quoted part and then the rest (``abcd``); Spark keeps the quotes
+  (``"ab"cd``, a doubled quote in the quoted part made single: ``"a""b"c`` read ``"a"b"c``),
+  and none of its options reads it as they do. Such a value starts with ``"``, as does a value
+  quoted whole whose text starts with one (the text ``"ab"cd``, its quotes doubled); so when
+  an id or label starts with ``"``, the file is read again to tell whether it holds a cell
+  quoted in part (:func:`.read.part_quoted_cells`). If it holds none, the values stand. If it
+  does, an id or label that starts with ``"`` and holds one more quote before its end is read
+  as the pandas engine reads it, without its two quotes (``"ab"cd`` -> ``abcd``; a value
+  quoted whole that reads so, in such a file, cannot be told from one and is read so too);
+  one that holds more quotes could be read more than one way (``"a"b"c``: ``a"bc`` or
+  ``ab"c``) and is refused, naming it. Texts keep Spark's reading.
 """
 
 from __future__ import annotations
 
+import re
+
 from ...contract import columns as C
 from ...errors import InputError, Where
-from .read import FILE, LINE_BREAK, REPLACEMENT
+from .read import FILE, LINE_BREAK, PART_QUOTED, REPLACEMENT
 
 #: The hidden columns (:func:`with_flags`).
-REPLACED, BROKEN = "__audit_replaced", "__audit_line_break"
-FLAGS = (REPLACED, BROKEN)
+REPLACED, BROKEN, QUOTED = "__audit_replaced", "__audit_line_break", "__audit_part_quoted"
+FLAGS = (REPLACED, BROKEN, QUOTED)
+#: What a value read from a cell quoted in part looks like: ``"``, then another ``"`` with
+#: something after it (Java's regex, for ``rlike``; :data:`_PART` is Python's).
+_PART_JAVA = '^"[\\s\\S]*"[\\s\\S]'
+_PART = re.compile(r'"[\s\S]*"[\s\S]')
 
 
 def with_flags(df, columns: list[str], values: list[str], checks):
     """``df`` (the source as read) plus the flags ``checks`` (:func:`.read.text_checks`) ask
-    for: :data:`REPLACED` over its text ``columns``, :data:`BROKEN` over the text columns
-    among ``values`` (those that become ids and labels). Each flag is the column and value of
-    the first cell that has it, else missing, tested on the cells as read, before anything is
-    mapped."""
+    for: :data:`REPLACED` over its text ``columns``, :data:`BROKEN` and :data:`QUOTED` over
+    the text columns among ``values`` (those that become ids and labels). Each flag is the
+    column and value of the first cell that has it, else missing; the cheap tests (a
+    character in the text, its first) run on the cells as read, before anything is mapped."""
     import pyspark.sql.types as T
     from pyspark.sql import functions as F
 
@@ -56,6 +76,8 @@ def with_flags(df, columns: list[str], values: list[str], checks):
                      .alias(REPLACED))
     if LINE_BREAK in checks and texts(values):
         flags.append(_first_cell(texts(values), lambda c: c.contains("\n")).alias(BROKEN))
+    if PART_QUOTED in checks and texts(values):
+        flags.append(_first_cell(texts(values), lambda c: c.startswith('"')).alias(QUOTED))
     return df.select("*", *flags) if flags else df
 
 
@@ -88,14 +110,16 @@ def refuse_replaced(df, source: str) -> InputError:
                       column=None if column == corrupt else column, row=_judgment(first))
 
 
-def settle(df, found: set, counts: dict, *, source: str):
+def settle(df, found: set, counts: dict, *, source: str, read: dict | None):
     """``(df, counts)`` once the flags ``found`` set in the counting pass are dealt with (see
-    the module docstring), without the flag columns.
+    the module docstring), without the flag columns; ``counts`` (judgments by raw label) with
+    labels read anew where a cell quoted in part is.
 
     Raises
     ------
     InputError
-        An id or label holds a line break Spark may have rewritten.
+        An id or label holds a line break Spark may have rewritten, or was read from a cell
+        quoted in part that Spark cannot read as the pandas engine does.
     """
     if BROKEN in found:
         first, path = _first(df, BROKEN, source)
@@ -106,7 +130,51 @@ def settle(df, found: set, counts: dict, *, source: str):
             "the file holds them), so the value may not read as it is written; remove the "
             "line break from it, or drop --engine spark",
             path=path, column=first["flag"]["column"], row=_judgment(first))
+    if QUOTED in found:
+        df, counts = _part_quoted(df, counts, source=source, read=read)
     return df.drop(*[f for f in FLAGS if f in df.columns]), counts
+
+
+def _part_quoted(df, counts: dict, *, source: str, read: dict | None):
+    """Ids and labels read from cells quoted in part, read as the pandas engine reads them
+    (module docstring), or the refusal of one that cannot be."""
+    from pyspark.sql import functions as F
+
+    from .read import part_quoted_cells
+
+    if not part_quoted_cells(df.sparkSession, source, read):
+        return df, counts  # values quoted whole that start with '"': as the file writes them
+    names = [c for c in (*C.ID_COLUMNS, C.LABEL) if c in df.columns]
+
+    def part(c):
+        return c.rlike(_PART_JAVA)
+
+    def quotes(c):
+        return F.length(c) - F.length(F.translate(c, '"', ""))
+
+    ambiguous = "__audit_ambiguous"
+    flagged = df.select("*", _first_cell(names, lambda c: part(c) & (quotes(c) != 2))
+                        .alias(ambiguous))
+    if flagged.where(F.col(ambiguous).isNotNull()).limit(1).count():
+        first, path = _first(flagged, ambiguous, source)
+        raise InputError(
+            f"a value quoted in part ({first['flag']['value']!r} as Spark reads it: a quote "
+            "closed before the cell ends, which RFC 4180 does not allow): the pandas "
+            "engine's readers read the quoted part and then the rest, Spark's reader keeps "
+            "the quotes, and with more than two quotes it cannot be told which the quoted part "
+            "was; quote the whole cell (each quote inside it doubled), or read a file written "
+            "without CSV quoting with read: {quote: none}",
+            path=path, column=first["flag"]["column"], row=_judgment(first))
+    for name in names:
+        value = F.col(name)
+        df = df.withColumn(name, F.when(part(value), F.translate(value, '"', ""))
+                           .otherwise(value))
+    read_anew = {}
+    for label, n in counts.items():
+        if isinstance(label, str) and _PART.match(label):
+            label = label.replace('"', "")
+        read_anew[label] = read_anew.get(label, 0) + n
+    return df, read_anew
 
 
 def _first(df, flag: str, source: str):
