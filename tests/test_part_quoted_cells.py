@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from audit.cli import cli
 from audit.ingest import load
+from tests.test_quoted_line_breaks import _judgments
 
 
 def _write(tmp_path, rows, *, name: str = "t.csv"):
@@ -31,14 +32,6 @@ def _write(tmp_path, rows, *, name: str = "t.csv"):
     path = tmp_path / name
     path.write_bytes("".join(sep.join(r) + "\n" for r in rows).encode())
     return path
-
-
-def _judgments(path, **options):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = load(str(path), **options)
-    f = table.frame
-    return sorted(zip(*(f[c].astype(str) for c in ("item", "annotator", "label"))))
 
 
 #: an item, an annotator and a label quoted in part, as the pandas engine's readers read them
