@@ -377,3 +377,80 @@ def test_chart_sheets_hidden_sheets_and_encrypted_workbooks(tmp_path):
     (tmp_path / "locked.xlsx").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
     result = run("run", tmp_path / "locked.xlsx", "--out", tmp_path / "o")
     assert result.exit_code == 2 and "an encrypted (password-protected) workbook" in result.output
+
+
+def _merged_sheet(path, merges, rows, header=HEADER):
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Judgments"
+    ws.append(header)
+    for r in rows:
+        ws.append(r)
+    for ref in merges:
+        ws.merge_cells(ref)
+    book.save(path)
+    return path
+
+
+def test_an_id_merged_down_its_rows_reads_as_the_sheet_shows_it(tmp_path, spec):
+    """An item id (and its text) merged down the rows of its judgments, as sheets keep them:
+    read in each row, with a warning counting the ranges; the same table with the id in every
+    row reads the same canonical table and results."""
+    rows = [["q1", "a", "crowd", 1], [None, "b", "expert", 2], [None, "c", "crowd", 1],
+            ["q2", "a", "crowd", 3], [None, "b", "expert", 3], [None, "c", "crowd", 2]]
+    path = _merged_sheet(tmp_path / "merged.xlsx", ["A2:A4", "A5:A7"], rows)
+    with pytest.warns(UserWarning, match=r"sheet 'Judgments': read 2 merged ranges within one "
+                                         r"column \(A2:A4, A5:A7\) as the sheet shows them"):
+        frame = read_workbook(path)
+    assert frame["item"].tolist() == ["q1"] * 3 + ["q2"] * 3
+    filled = [[r[0] or ("q1" if i < 3 else "q2")] + r[1:] for i, r in enumerate(rows)]
+    plain = workbook(tmp_path / "plain.xlsx", filled)
+    with pytest.warns(UserWarning):
+        ours = load(path, spec=spec)
+    theirs = load(plain, spec=spec)
+    pd.testing.assert_frame_equal(ours.frame, theirs.frame)
+
+
+def test_merged_ranges_that_are_not_filled(tmp_path):
+    """A range over several columns (a note across a wide sheet's raters) keeps its value in
+    its first cell; an otherwise empty row inside a merged id stays an empty record; a merged
+    header over columns holding values is named as merged."""
+    header = ["segment", "rater1", "rater2", "rater3"]
+    rows = [["s1", 1, 2, 3], [None, "n/a", None, None], [None, None, None, None],
+            ["s2", 3, 3, 3]]
+    path = _merged_sheet(tmp_path / "wide.xlsx", ["A2:A4", "B3:D3"], rows, header=header)
+    with pytest.warns(UserWarning, match=r"read 1 merged range within one column \(A2:A4\).*"
+                                         r"1 merged over several columns \(B3:D3\) hold"):
+        frame = read_workbook(path)
+    assert frame["segment"].tolist()[:2] == ["s1", "s1"] and pd.isna(frame["segment"][2])
+    assert frame.iloc[1, 1:].tolist()[0] == "n/a" and frame.iloc[1, 2:].isna().all()
+    assert frame.iloc[2].isna().all()
+
+    header_merged = _merged_sheet(tmp_path / "head.xlsx", ["B1:D1"],
+                                  [["s1", 1, 2, 3], ["s2", 3, 3, 3]],
+                                  header=["segment", "ratings", None, None])
+    with pytest.raises(InputError, match=r"header cells C1, D1 .* inside the merged range "
+                                         r"B1:D1: unmerge it and name each column"):
+        read_workbook(header_merged)
+
+
+def test_merged_ranges_are_found_in_any_namespace_prefix_and_across_blocks():
+    """The scan of the sheet's XML (openpyxl's read-only sheets do not keep merged ranges)
+    finds a range written with a namespace prefix, and one split across two 1 MiB blocks."""
+    import io
+
+    from audit.ingest.readers.workbooks import _merged_ranges
+
+    class Sheet:
+        def __init__(self, xml):
+            self.xml = xml
+
+        def _get_source(self):
+            return io.BytesIO(self.xml)
+
+    body = b"<x:row>" + b"<x:c t='inlineStr'><x:is><x:t>&lt;mergeCell ref=\"Z9:Z10\"/&gt;</x:t></x:is></x:c>" + b"</x:row>"
+    pad = b" " * ((1 << 20) - 40 - len(body))
+    xml = body + pad + b'<x:mergeCells><x:mergeCell ref="A2:A4"/><mergeCell ref="C7:E7"/></x:mergeCells>'
+    assert [r[4] for r in _merged_ranges(Sheet(xml))] == ["A2:A4", "C7:E7"]
+    assert _merged_ranges(Sheet(xml))[0][:4] == (1, 2, 1, 4)
+    assert _merged_ranges(object()) == []
