@@ -19,6 +19,9 @@ code   meaning
        as a process stopped by SIGPIPE (128 + 13)
 =====  ========================================================================================
 
+An error message that cannot be printed (standard error closed by its reader) is dropped; the
+exit code stays the error's.
+
 ``--debug`` (before or after the command name, or ``AUDIT_DEBUG=1``) prints the full traceback of
 an error; the exit code stays the same. A command can register a reporter for errors in
 ``ctx.meta[ON_ERROR]`` (``check`` writes its JUnit file and GitHub annotation through one), so even
@@ -120,8 +123,11 @@ class AuditGroup(click.Group):
             _silence_stdout()
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except KeyboardInterrupt:
-            click.echo("\ninterrupted", err=True)
+            _tell("\ninterrupted")
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except click.ClickException as err:  # a usage error: shown by click, its code kept
+            _keep_code(err)
+            raise
         ctx.meta[ARGV] = argv
         return ctx
 
@@ -145,10 +151,13 @@ class AuditGroup(click.Group):
                 _print_notices(ctx)
                 sys.stdout.flush()  # a reader gone away shows here, not at interpreter exit
                 return result
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except click.ClickException as err:
+            _keep_code(err)
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
-            click.echo("\ninterrupted", err=True)
+            _tell("\ninterrupted")
             ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             _silence_stdout()
@@ -176,17 +185,41 @@ def _report(ctx, err: Exception) -> int:
     else:
         code, message = 3, _internal_line(err, ctx, debug=debug)
     if debug:
-        click.echo("".join(traceback.format_exception(err)).rstrip(), err=True)
+        _tell("".join(traceback.format_exception(err)).rstrip())
     reporter = ctx.meta.get(ON_ERROR)
     if reporter is not None:
         try:
             reporter(err, code, message)
         except Exception as extra:  # noqa: BLE001 - never hide the error being reported
-            click.echo(f"warning: could not record the error ({_detail(extra)})", err=True)
+            _tell(f"warning: could not record the error ({_detail(extra)})")
     from .escape.terminal import lines
 
-    click.echo(lines(message), err=True)  # messages quote data: shown inert, line by line
+    _tell(lines(message))  # messages quote data: shown inert, line by line
     return code
+
+
+def _tell(message: str) -> None:
+    """Print an error line on standard error. When its reader has gone away (``2>&1 | head``)
+    the line is lost, not the exit code: click would exit 1 on the broken pipe, which reads as
+    ``check``'s failed expectation."""
+    try:
+        click.echo(message, err=True)
+    except BrokenPipeError:
+        _silence(sys.stderr)
+
+
+def _keep_code(err: click.ClickException) -> None:
+    """Make ``err``'s message, which click prints as the process ends, go the way of
+    :func:`_tell`: a usage error into a closed standard error is still exit 2."""
+    show = err.show
+
+    def show_or_drop(file=None):
+        try:
+            show(file)
+        except BrokenPipeError:
+            _silence(file if file is not None else sys.stderr)
+
+    err.show = show_or_drop
 
 
 def _detail(err: BaseException) -> str:
@@ -219,10 +252,15 @@ def _os_message(err: OSError) -> str:
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's last flush does not raise again."""
+    _silence(sys.stdout)
+
+
+def _silence(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (:func:`_silence_stdout`)."""
     import os
 
     try:
-        fd = sys.stdout.fileno()
+        fd = stream.fileno()
     except (AttributeError, OSError, ValueError):  # a captured stream (tests), already closed
         return
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -197,6 +197,45 @@ def test_closed_stdout_in_a_real_process(args):
     assert proc.stderr == ""
 
 
+
+def _closed_stderr(args, cwd, code=None):
+    """Run the console script (or, with ``code``, Python running ``code`` then the CLI) with
+    standard error a pipe whose reader is gone before anything is written."""
+    exe = Path(sys.executable).with_name("annotation-audit")
+    cmd = ([sys.executable, "-c", code + "\nfrom audit.cli import main; main()"] if code
+           else [str(exe)]) + [str(a) for a in args]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=write, cwd=cwd,
+                              timeout=120).returncode
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("args, code", [
+    (["validate", "nope.csv"], 2),
+    (["--debug", "validate", "nope.csv"], 2),
+    (["check", "nope.csv", "--suite", "s.yaml"], 2),  # bad input, never check's verdict 1
+    (["check", "t.csv", "--suite", "s.yaml", "--bootstrap", "abc"], 2),  # a usage error
+    (["run", "t.csv", "--bootstrap", "abc"], 2),
+    (["card", "t.csv"], 2),  # a usage error raised by the command
+    (["--no-such-option"], 2),
+    (["no-such-command"], 2),
+])
+def test_closed_stderr_keeps_the_exit_code(files, args, code):
+    assert _closed_stderr(args, files) == code
+
+
+def test_closed_stderr_keeps_exit_3_of_an_internal_error(files):
+    patch = ("import audit.suites.check as m\n"
+             "def boom(*a, **k): raise RuntimeError('boom')\n"
+             "m.fit_table = boom\n"
+             "import sys; sys.argv[0] = 'annotation-audit'")
+    args = ["check", "t.csv", "--suite", "s.yaml", "--bootstrap", 5, "--quiet"]
+    assert _closed_stderr(args, files, code=patch) == 3
+
+
 # -- 2: bad input, one message, from every command ---------------------------------------------------
 @pytest.mark.parametrize("args", [
     ["run", "nope.csv"],
