@@ -562,6 +562,11 @@ def test_the_spark_engine_reads_every_pools_file_format_alike(spark, tmp_path, f
     ("[a, b]\n", "expected a YAML mapping of annotator: pool"),
     ("a: [\n", "invalid YAML at line 2"),
     ("a: !!python/object:os.system x\n", "tag"),
+    # empty: was exit 3 (construct(None)); a key given twice: was the last one, exit 0
+    ("", "the pools file is empty; expected a YAML mapping"),
+    ("# pools\n# to do\n", "the pools file is empty; expected a YAML mapping"),
+    ("a: crowd\nb: crowd\na: expert\n", "key 'a': line 3: key 'a' is given twice (first on line 1)"),
+    ("a: {g: x,\n    g: y}\n", "key 'a.g': line 2: key 'g' is given twice (first on line 1)"),
 ])
 def test_a_yaml_pools_file_that_is_no_mapping_names_the_problem(tmp_path, text, words):
     data = tmp_path / "t.csv"

@@ -122,7 +122,8 @@ def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
     if path.suffix.lower() in (".yaml", ".yml"):
         data = _read_yaml(path)
         if not isinstance(data, dict):
-            raise InputError("expected a YAML mapping of annotator: pool (or annotator: "
+            empty = "the pools file is empty; " if data is None else ""
+            raise InputError(f"{empty}expected a YAML mapping of annotator: pool (or annotator: "
                              "{field: value} with --pool-column)", path=str(path))
         return _from_json_object(data, path, pool_column)
     if path.suffix.lower() == ".json":
@@ -137,16 +138,19 @@ def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
 
 
 def _read_yaml(path: Path):
-    """A YAML pools file as plain data, read as a spec is (:mod:`.yamlsafe`: YAML 1.2's core
-    schema, so ``yes`` stays text and ``007`` stays ``007``; no tags, bounded aliases)."""
-    from . import yamlsafe
+    """A YAML pools file as plain data (None when empty), read as a spec is
+    (:func:`.yamlmodel.read`: YAML 1.2's core schema, so ``yes`` stays text and ``007`` stays
+    ``007``; no tags, bounded aliases; a key given twice in one mapping refused)."""
+    from . import yamlmodel, yamlsafe
     from .spec import _yaml_message
 
     try:
-        return yamlsafe.construct(yamlsafe.compose(yamlsafe.read_yaml_text(path,
-                                                                           what="pools file")))
+        return yamlmodel.read(yamlsafe.read_yaml_text(path, what="pools file"))[0]
     except yamlsafe.YamlProblem as err:
         raise InputError(_yaml_message(err), path=str(path)) from None
+    except yamlmodel.YamlInvalid as err:
+        raise InputError(f"line {err.problem.line}: {err.problem.message}", path=str(path),
+                         key=err.problem.key) from None
 
 
 def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[str, str]:
