@@ -389,6 +389,40 @@ def test_an_integer_table_whose_models_are_numbered_is_unchanged(tmp_path):
     assert not [n for n in notices if NOTICE in n]
 
 
+#: Models named 1 and 2, the winner written as the winning model's name.
+NUMBERED = ("item,annotator,model_a,model_b,winner\n"
+            "q1,x,1,2,1\nq1,y,1,2,2\nq2,x,2,1,1\nq2,y,2,1,{tie}\n")
+NUMBERED_VALUES = [-1, 1, 1, 0]
+NAMES_HINT = ("or, as '1', '2' are also the names of models in model_a / model_b, if the label "
+              "names the winning model, say so instead:")
+
+
+@pytest.mark.parametrize("tie", ["tie", "1"])
+def test_models_named_as_the_numbers_their_labels_are_point_to_names_winner(tmp_path, tie):
+    """Models named 1 and 2 and labels 1 / 2 (with a tie word, or only numbers: read as typed
+    integers): the numbers without a negative one are not -k..k, and the name reading is not
+    guessed (:func:`audit.ingest.winner.decide`). Before, the message asked for a label.map
+    only; now it also says the labels are the models' names and gives the names_winner line,
+    which reads the table."""
+    src = tmp_path / "t.csv"
+    src.write_text(NUMBERED.format(tie=tie), encoding="utf-8")
+    result = invoke("validate", src)
+    assert result.exit_code == 2, result.output
+    assert NAMES_HINT in result.output and "names_winner: true}" in result.output
+    assert "Traceback" not in result.output
+    table, _ = loaded(src, spec=declared(tmp_path, "true"))
+    values = NUMBERED_VALUES if tie == "tie" else NUMBERED_VALUES[:3] + [1]
+    assert [table.scale.values[c] for c in table.label_codes] == values
+    # labels that name no model get the message without the line; names_winner: false too
+    other = tmp_path / "other.csv"
+    other.write_text(NUMBERED.format(tie=tie).replace(",1,2,", ",a,b,").replace(",2,1,", ",b,a,"),
+                     encoding="utf-8")
+    for source, spec in ((other, None), (src, declared(tmp_path, "false"))):
+        result = invoke("validate", source, *(["--spec", spec] if spec else []))
+        assert result.exit_code == 2 and "neither the integers -k..k" in result.output
+        assert "also the name" not in result.output, result.output
+
+
 # -- a winner column without a spec ----------------------------------------------------------------
 COLUMN_NOTICE = "no label column: labels read from the column 'winner' (beside model_a / model_b)"
 
@@ -548,6 +582,16 @@ def test_spark_reads_models_named_like_tie_words_and_numbers_as_pandas(spark, tm
     table, _ = loaded(src, engine="spark", spec=spec)
     assert read(table) == read(loaded(src, spec=spec)[0])
     assert sorted(read(table).values()) == sorted(LOOKALIKE_VALUES)
+
+
+@pytest.mark.spark
+def test_spark_points_numbered_models_to_names_winner_as_pandas(spark, tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text(NUMBERED.format(tie="tie"), encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(NAMES_HINT)):
+        load(src, engine="spark")
+    table, _ = loaded(src, engine="spark", spec=declared(tmp_path, "true"))
+    assert [table.scale.values[c] for c in table.label_codes] == NUMBERED_VALUES
 
 
 @pytest.mark.spark

@@ -231,6 +231,15 @@ def _no_labels(kind: LabelKind) -> LabelScale:
     return LabelScale(kind, (-1, 0, 1) if kind is LabelKind.PREFERENCE else (), None, ())
 
 
+class UnreadPreference(InputError):
+    """:func:`preference_error`'s InputError; ``texts`` are the distinct labels, for
+    :func:`audit.ingest.winner.names_hint` (labels that are also models' names)."""
+
+    def __init__(self, message: str, *, texts: list, **where):
+        super().__init__(message, **where)
+        self.texts = texts
+
+
 def preference_error(distinct: list, aliases: dict, *, source: str, declared: bool) -> InputError:
     """The InputError of preference labels no vocabulary reads: the distinct labels and the
     ``label.map`` lines that would read them."""
@@ -240,14 +249,14 @@ def preference_error(distinct: list, aliases: dict, *, source: str, declared: bo
     entries = ", ".join(f"{_yaml(t)}: {read.get(t, '?')}" for t in texts[:SHOWN])
     why = ("the spec declares preference labels" if declared else
            "model_a / model_b columns make this pairwise data")
-    return InputError(
+    return UnreadPreference(
         f"{why}, but its labels are neither the integers -k..k nor a preference vocabulary "
         f"annotation-audit recognises (A / B / tie, model_a / model_b, left / right, or the "
         f"winning model's name written as its row's model_a or model_b is); distinct "
         f"labels: {_shown(texts)}. Say how to read each (negative = model_a better, 0 = tie, "
         f"positive = model_b better) in a spec (--spec FILE), replacing each ?:\n"
         f"  label:\n    kind: preference\n    map: {{{entries}}}",
-        path=source, column=C.LABEL)
+        texts=texts, path=source, column=C.LABEL)
 
 
 def _distinct(observed) -> list:

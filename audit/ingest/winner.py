@@ -308,6 +308,24 @@ class Conflict:
                 f"models ({shown}{more}), which names_winner: false would leave unread")
 
 
+def names_hint(err: "infer.UnreadPreference", names, *, spec) -> InputError:
+    """``err`` (preference labels no vocabulary reads) with a last line when some of its labels
+    are also models' names (``names``: the model_a / model_b ids among them, a set): a table
+    whose models are named ``1`` and ``2`` and whose winner column names them reads as numbers
+    without a negative one, which :func:`decide` leaves to that message; the name reading is
+    declared, not guessed. ``err`` itself when none is, or the spec says
+    ``names_winner: false``."""
+    named = [t for t in err.texts if t in names]
+    if not named or spec.label_names_winner is False:
+        return err
+    shown = ", ".join(repr(t) for t in named[:SHOWN])
+    more = ", ..." if len(named) > SHOWN else ""
+    return InputError(f"{err.message}\nor, as {shown}{more} {'is' if len(named) == 1 else 'are'}"
+                      f" also the name{'s' if len(named) > 1 else ''} of models in model_a / "
+                      "model_b, if the label names the winning model, say so instead:\n"
+                      f"{DECLARE}", path=err.path, column=err.column, row=err.row)
+
+
 def _value(value) -> str:
     if value is None:
         return "it is not read"
@@ -426,6 +444,15 @@ def read_frame(raw: pd.DataFrame, *, spec, source: str) -> tuple[pd.DataFrame, R
     out = raw.copy(deep=False)
     out[C.LABEL] = values
     return out, outcome
+
+
+def model_names(raw: pd.DataFrame) -> set:
+    """The model ids of ``raw``'s model_a / model_b columns, as text (none without them)."""
+    if not all(c in raw.columns for c in C.PAIRWISE):
+        return set()
+    from ..contract.schema import string_categorical
+
+    return _names([string_categorical(raw[c]) for c in C.PAIRWISE])
 
 
 def _names(models: list) -> set:

@@ -30,7 +30,7 @@ from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
 from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger
-from .. import winner
+from .. import infer, winner
 from ..decimal_comma import read_decimal_comma
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, pools_mapping
 from ..readers import read_table
@@ -191,7 +191,10 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     raw, reading = winner.read_frame(raw, spec=spec, source=source)
-    scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source, winner=reading)
+    try:
+        scale = spec.scale(raw[C.LABEL], columns=raw.columns, source=source, winner=reading)
+    except infer.UnreadPreference as err:
+        raise winner.names_hint(err, winner.model_names(raw), spec=spec) from None
     try:
         return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                            source=source, judge_pools=spec.judge_pools,

@@ -89,9 +89,10 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
     from .read import HIDDEN, read_source
-    from ..winner import winner_as_label, with_hint
+    from ..infer import UnreadPreference
+    from ..winner import names_hint, winner_as_label, with_hint
     from .validate import has_repeats, repeated, validate_frame
-    from .winner import read_names
+    from .winner import model_names, read_names
 
     if format not in FORMATS:
         raise InputError(f"--engine spark reads long or spec-mapped tables (--format auto or "
@@ -125,7 +126,10 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         refuse_unstorable(df, C.LABEL, present, source=text)
         df, distinct, reading = read_names(df, distinct, spec=spec, source=text)
         present = [v for v in distinct if v is not None]
-        scale = spec.scale(present, columns=df.columns, source=text, winner=reading)
+        try:
+            scale = spec.scale(present, columns=df.columns, source=text, winner=reading)
+        except UnreadPreference as err:
+            raise names_hint(err, model_names(df, err.texts), spec=spec) from None
         try:
             label_codes = validate_frame(df, scale, distinct, source=text)
         except SchemaError as err:

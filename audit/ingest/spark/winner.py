@@ -37,6 +37,17 @@ def _sides(candidates: list):
             .otherwise(F.lit(NEITHER)))
 
 
+def model_names(df, texts: list) -> set:
+    """Which of ``texts`` are model ids in ``df``'s model_a / model_b (one small job; only on
+    the way to exit 2, for :func:`audit.ingest.winner.names_hint`)."""
+    from pyspark.sql import functions as F
+
+    if not texts or not all(c in df.columns for c in C.PAIRWISE):
+        return set()
+    ids = df.select(F.explode(F.array(*(F.col(c) for c in C.PAIRWISE))).alias("id"))
+    return {r["id"] for r in ids.where(F.col("id").isin(list(texts))).distinct().collect()}
+
+
 def read_names(df, distinct: list, *, spec, source: str):
     """``(df, distinct, reading)``: the canonical frame with the labels naming a model read as
     ``-1`` / ``1`` (a column expression), its distinct labels as they then are (None kept), and
