@@ -1052,7 +1052,30 @@ def main(argv=None):
     from .allocator import tune
 
     tune()
+    _encodable_streams()
     return cli.main(args=argv, prog_name="annotation-audit")
+
+
+def _encodable_streams() -> None:
+    """Let standard output and error show any text in any encoding. Model names, pools, ids
+    and our own '·' and '–' are Unicode; on a stream that is not UTF-8 (``LC_ALL=C`` with
+    ``PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``, a Latin-1 locale, Windows redirected to a file)
+    a character the encoding lacks raised UnicodeEncodeError, exit 3. Such characters are now
+    written as Python escapes (``\\u043c``), as Python's own standard error does."""
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        try:
+            utf = codecs.lookup(encoding).name.startswith("utf") if encoding else True
+        except LookupError:
+            utf = False
+        # strict, or surrogateescape (Python's choice in the C locale): both raise on '·'
+        if not utf and getattr(stream, "errors", None) in ("strict", "surrogateescape"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed
+                pass
 
 
 if __name__ == "__main__":
