@@ -47,7 +47,24 @@ def test_unknown_key_names_key_and_line(tmp_path, text, key, line):
     ("name: x\nannotator_columns: r1\nlayout: wide\n", "annotator_columns", 2, "must be a list"),
     ("label:\n  kind: ordinal\n  order: 3\n", "label.order", 3, "must be a list"),
     ("judge_pools: [gpt-4, [a]]\n", "judge_pools", 1, "single value"),
-    ("read: {skiprows: two}\n", "read.skiprows", 1, "integer"),
+    ("read: {skiprows: two}\n", "read.skiprows", 1, "whole number from 0 to 1,000,000"),
+    # a count out of range: -1 was read as no skip, 10**20 exit 3 (OverflowError), 2**62 out
+    # of memory (pandas holds the skipped line numbers)
+    ("read: {skiprows: -1}\n", "read.skiprows", 1, "whole number from 0 to 1,000,000; got -1"),
+    ("read:\n  skiprows: 99999999999999999999\n", "read.skiprows", 2, "from 0 to 1,000,000"),
+    ("read: {skiprows: 4611686018427387904}\n", "read.skiprows", 1, "from 0 to 1,000,000"),
+    # empty text: pandas' words naming the data file ('Py_UCS4'), Spark read ',' (exit 0); an
+    # empty name or column name was dropped or sought in the table
+    ("read: {sep: ''}\n", "read.sep", 1, "'read.sep' must be non-empty text; got ''"),
+    ("read: {comment: ''}\n", "read.comment", 1, "must be non-empty text"),
+    ("name: ''\n", "name", 1, "'name' must be non-empty text"),
+    ("columns: {item: ''}\n", "columns.item", 1, "'columns.item' must be non-empty text"),
+    ("pools:\n  map: {a: ''}\n", "pools.map", 2, "'pools.map' must be non-empty text"),
+    # a line break as separator: pandas' words naming the data file
+    ('read: {sep: "\\n"}\n', "read.sep", 1, "cannot hold a line break"),
+    ('read: {sep: ";\\r"}\n', "read.sep", 1, "cannot hold a line break"),
+    # README: 'a character'; '##' was a line prefix on pandas and refused by Spark
+    ("read: {comment: '##'}\n", "read.comment", 1, "must be one character; got '##'"),
     ("columns: [item, annotator]\n", "columns", 1, "mapping"),
     ("label: {kind: preference, order: [0, 1, 2]}\n", "label.order", 1, "-k..k"),
     ("layout: wide\n", "annotator_columns", 1, "needs annotator_columns"),

@@ -52,7 +52,8 @@ def bad_input(result, path, *words):
     ("name: x\nlabel:\n  kind: ordinal\n  oder: [1, 2]\n",
      ["key 'label.oder'", "line 4", "unknown key 'oder'", "did you mean 'order'"]),
     ("name: x\nread: {skiprows: two}\n",
-     ["key 'read.skiprows'", "line 2", "'read.skiprows' must be an integer; got 'two'"]),
+     ["key 'read.skiprows'", "line 2",
+      "'read.skiprows' must be a whole number from 0 to 1,000,000; got 'two'"]),
     ("columns:\n  item: 7\n", ["key 'columns.item'", "line 2", "must be text; got 7"]),
 ])
 def test_spec_unknown_key_and_wrong_type_exit_2(tmp_path, data, text, words):

@@ -8,16 +8,31 @@ keys (a wide layout needs ``annotator_columns``), are in :mod:`audit.ingest.spec
 
 from __future__ import annotations
 
-from pydantic import create_model
+from typing import Annotated
+
+from pydantic import AfterValidator, create_model
 
 from ..contract import columns as C
 from ..contract.labels import LabelKind
 from .decimal_comma import DECIMAL_MARKS
 from .readers.tables import QUOTE_STYLES
-from .yamlmodel import Boolean, Integer, Scalar, Strict, Text, one_of
+from .yamlmodel import Boolean, Character, Scalar, Strict, Text, count, failure, one_of
 
 #: ``layout``: one row per judgment, or one column per annotator.
 LAYOUTS = ("long", "wide")
+#: Most lines ``read.skiprows`` may skip: a preamble, not a file (pandas holds the numbers of
+#: the lines it skips, so 10**18 ran out of memory).
+MAX_SKIPROWS = 1_000_000
+
+
+def _no_line_break(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise failure(f" cannot hold a line break (records end at one); got {value!r}")
+    return value
+
+
+#: ``read.sep``: the separator (longer than one character: a regular expression).
+Separator = Annotated[Text, AfterValidator(_no_line_break)]
 
 #: ``columns``: a canonical column's name in the source, for any canonical column.
 Columns = create_model("Columns", __base__=Strict, **{col: (Text, None) for col in C.COLUMNS})
@@ -32,6 +47,7 @@ class Label(Strict):
     map: dict[Scalar, Scalar] = None
     names: list[Text] = None
     names_winner: Boolean = None
+    from_columns: dict[Text, Scalar] = None
 
 
 class Pools(Strict):
@@ -48,10 +64,10 @@ class Read(Strict):
     (``double``) or is an ordinary character (``none``: :func:`audit.ingest.readers.read_table`);
     ``sheet`` the sheet of an Excel workbook (:mod:`audit.ingest.readers.workbooks`)."""
 
-    sep: Text = None
+    sep: Separator = None
     na_values: list[Scalar] = None
-    skiprows: Integer = None
-    comment: Text = None
+    skiprows: count(at_most=MAX_SKIPROWS) = None
+    comment: Character = None
     decimal: one_of(DECIMAL_MARKS) = None
     quote: one_of(QUOTE_STYLES) = None
     sheet: Scalar = None

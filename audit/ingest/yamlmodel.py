@@ -11,10 +11,9 @@ types; this module is what they share:
   :class:`Problem`: the key path, the dotted key, the line and a sentence. An unknown key gets
   a "did you mean" suggestion (:mod:`difflib`) and the keys allowed where it stands; an unknown
   tag of a discriminated union (a suite's ``expect``) the tags it could be;
-* the field types :data:`Text`, :data:`Integer`, :data:`Scalar`, :data:`Boolean` and
-  :func:`one_of`, whose
-  errors are :func:`failure`: a sentence about the key's value, written in this toolkit's words
-  rather than pydantic's.
+* the field types :data:`Text`, :data:`Scalar`, :data:`Boolean`, :data:`Character`,
+  :func:`count` and :func:`one_of`, whose errors are :func:`failure`: a sentence about the
+  key's value, written in this toolkit's words rather than pydantic's.
 
 pydantic is imported when a spec or suite is read, never at the CLI's start-up: this module
 and the models are imported inside the functions that read one
@@ -162,12 +161,14 @@ def single(value):
 def _text(value):
     if not isinstance(single(value), str):
         raise failure(f" must be text; got {value!r}")
+    if not value:
+        raise failure(" must be non-empty text; got ''")
     return value
 
 
-def _integer(value):
-    if isinstance(single(value), bool) or not isinstance(value, int):
-        raise failure(f" must be an integer; got {value!r}")
+def _character(value):
+    if len(_text(value)) != 1:
+        raise failure(f" must be one character; got {value!r}")
     return value
 
 
@@ -183,14 +184,28 @@ def _boolean(value):
     return value
 
 
-#: Text (a YAML string); null, numbers and booleans are refused.
+#: Text (a YAML string), not empty; null, numbers and booleans are refused.
 Text = Annotated[str, PlainValidator(_text)]
-#: A whole number (a boolean is not one).
-Integer = Annotated[int, PlainValidator(_integer)]
+#: One character of text.
+Character = Annotated[str, PlainValidator(_character)]
 #: One value: text, a number or a boolean (not null).
 Scalar = Annotated[str | int | float | bool, PlainValidator(_scalar)]
 #: ``true`` or ``false`` (text such as ``"yes"`` and numbers are refused).
 Boolean = Annotated[bool, PlainValidator(_boolean)]
+
+
+def count(*, at_most: int) -> object:
+    """The type of a whole number from 0 to ``at_most`` (a boolean is not one): a bound, so a
+    value no reader could act on (``-1``, ``10**20``) is refused at its key, not by the reader
+    that would misread it or run out of memory."""
+
+    def check(value):
+        if isinstance(single(value), bool) or not isinstance(value, int) \
+                or not 0 <= value <= at_most:
+            raise failure(f" must be a whole number from 0 to {at_most:,}; got {value!r}")
+        return value
+
+    return Annotated[int, PlainValidator(check)]
 
 
 def one_of(values) -> object:
