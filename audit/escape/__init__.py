@@ -14,18 +14,20 @@ GitHub Actions log    :mod:`.github`     a workflow command's message and proper
                                          string can start a line as ``::command`` or hold a legacy
                                          ``##[command]``, so data cannot add, mask or silence a
                                          workflow command
-terminal and logs     :mod:`.terminal`   control, line-separator and bidi characters shown as
-                                         ``\\x1b``-style escapes, never sent raw; rich markup
+terminal and logs     :mod:`.terminal`   control, line-separator, bidi and invisible characters
+                                         shown as ``\\x1b``-style escapes, never raw; rich markup
                                          escaped (``[/x]`` shows as text); workflow-command syntax
                                          defused (every terminal line may be a CI log line)
-JUnit XML             :mod:`.xml`        characters XML 1.0 cannot hold shown as escapes; the file
-                                         built by :mod:`xml.etree` (a serializer)
+JUnit XML             :mod:`.xml`        characters XML 1.0 cannot hold, and the rest of
+                                         :data:`CONTROL` but tab, LF and CR, shown as escapes; the
+                                         file built by :mod:`xml.etree` (a serializer)
 dataset card          :mod:`.markdown`   Markdown and HTML-active characters escaped in the body;
                                          YAML front matter written by a YAML serializer
 HTML report           :mod:`.html`       autoescape in :mod:`audit.report.html`, and every plain
-                                         string's control, separator and bidi characters shown as
-                                         escapes (Jinja2 ``finalize``); chart labels made XML-safe
-                                         by :mod:`.xml` and shown the same way
+                                         string's control, separator, bidi and invisible
+                                         characters shown as escapes (Jinja2 ``finalize``); chart
+                                         labels made XML-safe by :mod:`.xml` and shown the same
+                                         way
 CSV / Parquet export  (none)             cells written as data, formula-looking ones included
                                          (:mod:`audit.export` says why); so is ``items.parquet``
 spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column name a spreadsheet
@@ -34,19 +36,37 @@ spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column na
 ====================  =================  ===========================================================
 
 :func:`visible` is the shared primitive: it shows chosen characters the way Python's ``repr`` does
-(``\\n``, ``\\x1b``, ``\\u202e``), so a reader sees that the string holds them.
+(``\\n``, ``\\x1b``, ``\\u202e``, ``\\u200b``), so a reader sees that the string holds them;
+:data:`CONTROL` (and :data:`CONTROL_BUT_BREAKS`, the same without tab, LF and CR) is the one list
+of characters every channel shows, so a name reads the same in each.
 """
 
 from __future__ import annotations
 
 import re
 
-#: Characters no terminal or log line should receive raw: C0 and C1 controls and DEL (ESC starts
-#: terminal escape sequences; CR, LF, VT, FF and NEL end lines), lone surrogates (not encodable),
-#: the line and paragraph separators, and the bidirectional controls (Unicode Technical Report 36,
-#: "Trojan Source", Boucher & Anderson 2021), which reorder what a reader sees.
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-                     "\ud800-\udfff]")
+#: Characters that draw nothing, so that ``crowd`` and ``crowd`` + U+200B read as one name in a
+#: table while the audit counts two (and the tag characters U+E0000-U+E007F spell hidden ASCII
+#: text, "ASCII smuggling"): the soft hyphen, the Mongolian vowel separator, the zero-width space,
+#: the word joiner and the invisible operators, the deprecated format controls U+206A-U+206F, the
+#: byte-order mark (zero-width no-break space), the interlinear annotation controls, the tags, and
+#: the noncharacters U+FDD0-U+FDEF, U+FFFE, U+FFFF, which no text should hold. Left as they are:
+#: the zero-width joiner and non-joiner (U+200C, U+200D), which shape Persian, Indic and emoji
+#: text, and the variation selectors, which pick a glyph's form; both draw as part of a visible
+#: character.
+INVISIBLE = ("\xad\u180e\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\ufdd0-\ufdef"
+             "\ufffe\uffff\U000e0000-\U000e007f")
+#: What every channel shows as an escape besides the C0 controls: DEL and the C1 controls (ESC
+#: starts terminal escape sequences; NEL ends lines), lone surrogates (not encodable), the line
+#: and paragraph separators, the bidirectional controls (Unicode Technical Report 36, "Trojan
+#: Source", Boucher & Anderson 2021), which reorder what a reader sees, and :data:`INVISIBLE`.
+_SHOWN = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff" + INVISIBLE
+#: Characters no terminal or log line should receive raw: the C0 controls (CR, LF, VT and FF end
+#: lines) and everything above.
+CONTROL = re.compile(f"[\x00-\x1f{_SHOWN}]")
+#: :data:`CONTROL` but tab, line feed and carriage return: for a channel that has its own way to
+#: keep line breaks (HTML renders them as white space; a workflow command and XML escape them).
+CONTROL_BUT_BREAKS = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_SHOWN}]")
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 

@@ -5,20 +5,19 @@ string can add markup. It leaves characters a browser acts on without showing th
 bidirectional controls (Unicode Technical Report 36; "Trojan Source", Boucher & Anderson 2021),
 which reorder the sentence around a pool name so that a reader sees another claim than the one
 written, the line and paragraph separators, C0 and C1 controls (an ESC replays terminal escape
-sequences when the file is printed with ``cat``) and lone surrogates. :func:`text` shows those
+sequences when the file is printed with ``cat``), lone surrogates, and the characters that draw
+nothing (a zero-width space, a byte-order mark: :data:`audit.escape.INVISIBLE`), which make two
+pools' columns read alike. :func:`text` shows those
 as escapes (``\\u202e``, ``\\x1b``), as the terminal and the dataset card do; tab, line feed and
 carriage return stay (HTML renders them as white space).
 """
 
 from __future__ import annotations
 
-import re
-
-from . import visible
+from . import CONTROL_BUT_BREAKS, visible
 
 #: :data:`audit.escape.CONTROL` but tab, line feed and carriage return.
-HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                    "\u2066-\u2069\ud800-\udfff]")
+HIDDEN = CONTROL_BUT_BREAKS
 
 
 def text(value) -> str:

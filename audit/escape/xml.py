@@ -5,8 +5,10 @@ Markup characters (``<``, ``&``, quotes) are the serializer's business: document
 character XML 1.0 does not allow at all, even as a character reference (the ``Char`` production,
 XML 1.0 section 2.2): C0 controls other than tab, LF and CR, lone surrogates, U+FFFE and U+FFFF.
 One of them in a model name would make the whole file unparseable, so they are shown as escapes
-(``\\x1b``, ``\\ud800``), as are the C1 controls and DEL, which XML 1.0 allows but discourages
-and which CI viewers show as nothing.
+(``\\x1b``, ``\\ud800``), as is everything else the other channels show
+(:data:`audit.escape.CONTROL`): the C1 controls and DEL, which XML 1.0 allows but discourages and
+which CI viewers show as nothing, the bidirectional controls, which reorder a test's name where a
+CI server shows it, and the characters that draw nothing (:data:`audit.escape.INVISIBLE`).
 
 :func:`attribute` keeps tab, LF and CR (ElementTree writes them as character references, so they
 parse back); :func:`text` also shows CR as ``\\r``, because an XML parser turns a literal CR in
@@ -18,11 +20,12 @@ from __future__ import annotations
 
 import re
 
-from . import visible
+from . import CONTROL_BUT_BREAKS, visible
 
-#: Characters outside XML 1.0's ``Char`` production, plus DEL and the C1 controls.
-NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_NOT_XML_TEXT = re.compile("[^\x09\x0a\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Characters outside XML 1.0's ``Char`` production (C0 controls but tab, LF and CR; lone
+#: surrogates; U+FFFE, U+FFFF), and the rest of :data:`audit.escape.CONTROL` but tab, LF and CR.
+NOT_XML = CONTROL_BUT_BREAKS
+_NOT_XML_TEXT = re.compile(f"{NOT_XML.pattern}|\r")
 
 
 def attribute(value) -> str:

@@ -18,17 +18,15 @@ through :mod:`audit.escape.markdown`. Suite paths are made relative to the repos
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..escape import visible
+from ..escape import CONTROL_BUT_BREAKS, visible
 from ..escape import github as esc
 from .outcomes import summary
 
 #: The control characters shown as escapes in a command; tab, LF and CR are GitHub's to escape.
-_SHOWN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                    "\u2066-\u2069\ud800-\udfff]")
+_SHOWN = CONTROL_BUT_BREAKS
 
 
 def command(level: str, message, *, file=None, line=None, title=None) -> str:
