@@ -172,6 +172,60 @@ def test_a_failure_while_writing_leaves_the_old_set(src, tmp_path, monkeypatch):
     assert staging_left(out) == []
 
 
+
+def _disk_full(where, monkeypatch):
+    """Make the disk fill up at ``where``: a flush of a file this package writes (no file
+    named, as a failed write's error), or pyarrow's write of items.parquet (its own words)."""
+    import errno
+
+    if where == "fsync":
+        from audit.outputs import fs
+
+        def fsync(fd):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(fs.os, "fsync", fsync)
+    else:
+        import pyarrow.parquet as pq
+
+        def write_table(self, *args, **kwargs):
+            err = OSError("Error writing bytes to file. Detail: [errno 28] No space left on "
+                          "device")
+            err.errno = errno.ENOSPC
+            raise err
+
+        monkeypatch.setattr(pq.ParquetWriter, "write_table", write_table)
+
+
+@pytest.mark.parametrize("where", ["fsync", "pyarrow"])
+def test_a_full_disk_names_out_and_leaves_the_old_set(src, tmp_path, monkeypatch, where):
+    out = tmp_path / "o"
+    run_cli(src, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _disk_full(where, monkeypatch)
+    result = invoke("run", src, "--out", out, "--bootstrap", 5, "--seed", 9, "--quiet")
+    assert result.exit_code == 2, result.output
+    (line,) = [ln for ln in result.output.splitlines() if not ln.startswith("warning:")]
+    assert line.startswith(f"error: {out}: No space left on device"), line
+    assert "nothing in it was written or replaced" in line and ".tmp-" not in line
+    if where == "fsync":
+        assert "(writing results.json)" in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert staging_left(out) == []
+
+
+def test_a_full_disk_names_a_single_file(src, tmp_path, monkeypatch):
+    _disk_full("fsync", monkeypatch)
+    junit = tmp_path / "j.xml"
+    junit.write_text("old")
+    result = invoke("simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--sims", 10,
+                    "--json", junit)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == f"error: {junit}: No space left on device"
+    assert junit.read_text() == "old" and [p.name for p in tmp_path.iterdir()
+                                            if ".tmp-" in p.name] == []
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

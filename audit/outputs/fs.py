@@ -61,9 +61,11 @@ def write_bytes(path, data: bytes) -> Path:
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, final)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename is None:  # a write or flush (disk full)
+            raise OSError(err.errno, err.strerror or str(err), os.fspath(path)) from err
         raise
     fsync_dir(final.parent)
     return Path(path)

@@ -51,13 +51,38 @@ def staged(target, *, command: str, replace: bool = True,
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     stage = Stage(fs.stage_name(target), target, command, replace)
-    os.mkdir(stage.path)
     try:
+        os.mkdir(stage.path)
         yield stage
         _commit(stage, recheck)
+    except OSError as err:
+        named = _named_for_target(err, stage)
+        if named is None:
+            raise
+        raise named from err
     finally:
         if os.path.lexists(stage.path):
             shutil.rmtree(stage.path, ignore_errors=True)
+
+
+def _named_for_target(err: OSError, stage: Stage) -> OSError | None:
+    """``err``, refused by the system while the set was written (a full disk, a quota, a
+    folder it may not write in), naming the output folder and the file of the set it was
+    writing, not the staging folder or no file at all (pyarrow's and a failed write's errors
+    name none); None when ``err`` names a file outside the staging folder (as it is)."""
+    names = [Path(os.fsdecode(f)) for f in (err.filename, err.filename2) if f is not None]
+    inside = []
+    for name in names:
+        with contextlib.suppress(ValueError):
+            inside.append(name.relative_to(stage.path))
+    if names and not inside:
+        return None
+    reason = err.strerror or (os.strerror(err.errno) if err.errno else str(err))
+    writing = [str(p) for p in inside if str(p) != "."]
+    if writing:
+        reason = f"{reason} (writing {writing[0]})"
+    return OSError(err.errno, f"{reason}; nothing in it was written or replaced",
+                   os.fspath(stage.target))
 
 
 def _commit(stage: Stage, recheck) -> None:
