@@ -11,8 +11,11 @@ of ``%``, CR and LF in the message; also ``:`` and ``,`` in properties): whateve
 item id or suite line holds, a command stays one line and exactly one command. Control characters
 other than tab, LF and CR are shown as escapes (``\\x1b``) first, so none reaches a terminal or
 the annotation raw; line breaks stay line breaks of the annotation. The summary's strings go
-through :mod:`audit.escape.markdown`. Suite paths are made relative to the repository root
-(:func:`repo_path`), which GitHub needs to attach an annotation to a pull request's diff.
+through :mod:`audit.escape.markdown`, each cut to :data:`SUMMARY_FIELD` characters, and the
+summary never takes the step's summary file past GitHub's limit (:data:`SUMMARY_LIMIT`): past it
+the runner uploads none of the step's summary, so one 100,000-character model name would have
+cost the whole page. Suite paths are made relative to the repository root (:func:`repo_path`),
+which GitHub needs to attach an annotation to a pull request's diff.
 """
 
 from __future__ import annotations
@@ -91,6 +94,27 @@ def _git_root(folder: Path) -> Path | None:
 
 
 _MARK = {True: "✅ pass", False: "❌ **FAIL**"}
+#: GitHub's limit on one step's job summary, in bytes: past it the runner uploads none of it
+#: ("$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of 1024k").
+SUMMARY_LIMIT = 1024 * 1024
+#: Characters of one string (a name, a message, a claim) the summary shows; the annotations, the
+#: JUnit file and results.json keep it whole.
+SUMMARY_FIELD = 2_000
+#: The line that ends a summary cut at :data:`SUMMARY_LIMIT`.
+#: (after a blank line, which ends a table the cut may fall in).
+_CUT_NOTE = ("\n_The rest of this summary is left out: a step's job summary holds at most 1 MiB "
+             "(GitHub's limit). The annotations and the JUnit file hold every result._\n")
+
+
+def _summary_text(value, limit: int = SUMMARY_FIELD) -> str:
+    """``value`` as inert Markdown (:func:`audit.escape.markdown.inline`), cut to ``limit``
+    characters first, the cut said with the whole length."""
+    from ..escape.markdown import inline
+
+    text = str(value)
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text):,} characters)"
+    return inline(text)
 
 
 def step_summary(block: Mapping, *, baseline: Mapping | None = None, path: str | None = None,
@@ -102,11 +126,11 @@ def step_summary(block: Mapping, *, baseline: Mapping | None = None, path: str |
     failure's message and claim, and with ``baseline`` what the pull request changed. Every
     string from the suite or the data goes through :func:`audit.escape.markdown.inline` (one
     line, Markdown and HTML inert, ``|`` escaped), so no name can break the table or inject
-    markup into the page.
+    markup into the page, cut to :data:`SUMMARY_FIELD` characters.
     """
-    from ..escape.markdown import inline as md
     from ..format import significant
 
+    md = _summary_text
     path = path or block.get("path") or block.get("suite") or "suite"
     ok = bool(block.get("success"))
     skipped = block.get("skipped") or []
@@ -169,23 +193,49 @@ def _baseline_summary(b: Mapping, md) -> list[str]:
 def error_summary(message: str, *, title: str, file=None, line: int | None = None) -> str:
     """The job-summary Markdown of a check that could not run (exit 2 or 3), naming the file
     and line when known."""
-    from ..escape.markdown import inline as md
-
+    md = _summary_text
     where = "" if file is None else md(file) + (f", line {line}: " if line is not None
                                                 else ": ")
-    return f"### annotation-audit check: could not run ({md(title)})\n\n{where}{md(message)}\n"
+    return (f"### annotation-audit check: could not run ({md(title)})\n\n{where}"
+            f"{md(message, 10 * SUMMARY_FIELD)}\n")
 
 
 def append_step_summary(markdown: str, *, environ=None) -> str | None:
     """Append ``markdown`` to ``$GITHUB_STEP_SUMMARY`` when it is set; return the path.
 
-    The file is opened for appending (other steps' summaries stay) and written in one call, so
-    the summary lands whole. Without the variable (not in GitHub Actions) nothing is written.
+    The file is opened for appending (what the step wrote before stays) and written in one call,
+    so the summary lands whole; when it would take the file past :data:`SUMMARY_LIMIT`, only its
+    first lines that fit are written, with a line saying so (:func:`fit_summary`). Without the
+    variable (not in GitHub Actions) nothing is written.
     """
     environ = os.environ if environ is None else environ
     target = environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
     with open(target, "a", encoding="utf-8") as fh:
-        fh.write(("\n" if fh.tell() else "") + markdown)
+        held = fh.tell()
+        text = fit_summary(("\n" if held else "") + markdown, SUMMARY_LIMIT - held)
+        if text:
+            fh.write(text)
     return target
+
+
+def fit_summary(markdown: str, budget: int) -> str:
+    """``markdown`` whole when it takes at most ``budget`` bytes (UTF-8); else its first whole
+    lines that fit with :data:`_CUT_NOTE` after them, or nothing when not even the note fits."""
+    if len(markdown.encode("utf-8")) <= budget:
+        return markdown
+    room = budget - len(_CUT_NOTE.encode("utf-8"))
+    if room < 0:
+        return ""
+    lines = markdown.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    kept, used = [], 0
+    for line in (piece + "\n" for piece in lines):
+        size = len(line.encode("utf-8"))
+        if used + size > room:
+            break
+        kept.append(line)
+        used += size
+    return "".join(kept) + _CUT_NOTE
