@@ -65,6 +65,18 @@ def test_unknown_key_names_key_and_line(tmp_path, text, key, line):
     ('read: {sep: ";\\r"}\n', "read.sep", 1, "cannot hold a line break"),
     # README: 'a character'; '##' was a line prefix on pandas and refused by Spark
     ("read: {comment: '##'}\n", "read.comment", 1, "must be one character; got '##'"),
+    # a declared scale the table cannot fit: was named by the data file and column 'label', or
+    # (an empty order) a schema failure for every judgment
+    ("label: {kind: ordinal, order: [1, 1.0, 2]}\n", "label.order", 1, "label values repeat"),
+    ("label:\n  order: [1, '1']\n", "label.order", 2, "label values repeat"),
+    ("label: {kind: nominal, order: []}\n", "label.order", 1, "label.order is empty"),
+    ("label: {order: []}\n", "label.order", 1, "label.order is empty"),
+    ("label: {kind: interval, order: [1, x]}\n", "label.order", 1, "must be numbers; got ['x']"),
+    # read silently: two values with one name, a label read by the first of two keys
+    ("label: {order: [x, y], names: [a, a]}\n", "label.names", 1, "label.names repeat"),
+    ("label:\n  map:\n    1: a\n    '1': b\n", "label.map", 4,
+     "keys 1 and '1' read the same label"),
+    ("label: {map: {x: a, ' x': b}}\n", "label.map", 1, "keys 'x' and ' x' read the same label"),
     ("columns: [item, annotator]\n", "columns", 1, "mapping"),
     ("label: {kind: preference, order: [0, 1, 2]}\n", "label.order", 1, "-k..k"),
     ("layout: wide\n", "annotator_columns", 1, "needs annotator_columns"),
@@ -76,6 +88,15 @@ def test_wrong_types_name_key_and_line(tmp_path, text, key, line, words):
         read_spec(write(tmp_path, text))
     assert f"line {line}" in str(err.value) and words in str(err.value)
     assert err.value.key == key
+
+
+@pytest.mark.parametrize("text", [
+    "label: {map: {x: a, ' x': a, 1: b, '1': b}}\n",  # keys alike, values alike
+    "label: {kind: interval, order: []}\n",  # an open interval range
+    "label: {kind: nominal, order: [1, '01', 2]}\n",  # nominal: '01' is not 1
+])
+def test_specs_the_label_checks_keep(tmp_path, text):
+    read_spec(write(tmp_path, text))
 
 
 def test_invalid_yaml_names_the_line(tmp_path):

@@ -32,8 +32,14 @@ written the same way, but for surrounding whitespace, or, for a key written as a
 the same number; unmapped labels are read as they are); without ``order`` the observed values
 become the scale. How labels are read (numbers as numbers, text exactly as written) is stated in
 :mod:`audit.contract.labels`; without ``label.kind``, :mod:`audit.ingest.infer` decides the kind from the
-columns. In YAML, quote labels such as ``yes``, ``no``, ``on`` and ``off``: unquoted, YAML reads
-them as booleans.
+columns. Plain YAML values are read by YAML 1.2's core schema (:mod:`audit.ingest.yamlsafe`):
+``yes``, ``no``, ``on`` and ``off`` are text, ``true`` and ``false`` booleans.
+
+The declared scale is checked when the spec is read, naming the key: ``label.order`` empty
+(but for ``kind: interval``, an open range) or with values that repeat on its kind's scale
+(as text without a kind: ``1`` and ``"1"``), ``label.names`` that repeat, and two
+``label.map`` keys read as the same label (``1`` and ``"1"``, ``"x"`` and ``" x"``) with
+different values.
 
 ``label.names_winner: true`` declares that a preference label is the winning model's name: a
 label naming its row's ``model_a`` is -1, its ``model_b`` +1, read row by row
@@ -251,6 +257,23 @@ def _invalid(problem, path: Path | None) -> InputError:
                       key=problem.key or "(top level)")
 
 
+def _keys_reading_one_label(mapping: Mapping) -> tuple | None:
+    """The first two keys of a ``label.map`` that a raw label is read through alike (the same
+    text, or the same text without surrounding blanks: ``1`` and ``"1"``, ``"x"`` and
+    ``" x"``; :class:`audit.contract.labels.reading.Aliases`) with different values: which
+    one a label is read by would be the order of the keys, not the spec."""
+    from ..contract.labels.text import label_text
+
+    seen: dict[str, object] = {}
+    for key, value in mapping.items():
+        text = label_text(key)
+        for form in {text, text.strip()} if text is not None else ():
+            other = seen.setdefault(form, key)
+            if other is not key and mapping[other] != value:
+                return other, key
+    return None
+
+
 def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> DatasetSpec:
     """The :class:`DatasetSpec` of a spec's plain ``data``, validated by
     :class:`audit.ingest.spec_model.SpecFile`, then the checks that relate two keys."""
@@ -295,11 +318,26 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         fail("label.names_winner", ("label", "names_winner"),
              "label.names_winner says whether a preference label is the winning model's "
              f"name; it needs kind: preference (or no kind), not kind: {label['kind']}")
-    if label.get("kind") == LabelKind.PREFERENCE.value and order is not None:
+    if order is not None:
+        # without a kind the data decides it; values repeating as text repeat on any scale
+        kind = LabelKind(label.get("kind", LabelKind.NOMINAL.value))
+        if not order and kind is not LabelKind.INTERVAL:
+            fail("label.order", ("label", "order"), "label.order is empty; list the label "
+                 "values in scale order, or leave it out to read them from the data")
         try:
-            LabelScale(LabelKind.PREFERENCE, order, names)
+            LabelScale(kind, order, names)
         except InputError as err:
             fail("label.order", ("label", "order"), err.message)
+    if names is not None and len(set(names)) != len(names):
+        fail("label.names", ("label", "names"), f"label.names repeat: {list(names)!r}; "
+             "each value needs a name of its own")
+    clash = _keys_reading_one_label(label.get("map", {}))
+    if clash is not None:
+        first, second = clash
+        fail("label.map", ("label", "map", second),
+             f"label.map keys {first!r} and {second!r} read the same label (as written, or "
+             f"without surrounding blanks) as different values ({label['map'][first]!r}, "
+             f"{label['map'][second]!r}); keep one")
     pools = given("pools")
     if "file" in pools and "map" in pools:
         fail("pools", ("pools",), "give pools.file or pools.map, not both")
