@@ -12,17 +12,30 @@ the screen to tell them apart.
 Merging them would change what the source says (and which texts ``check --baseline``, a pools
 mapping or an export compare), so they stay apart; instead :func:`warn_lookalikes` names them,
 one warning per column, each text shown with its invisible differences escaped
-(``'Jos\\xe9' / 'Jose\\u0301'``). Two texts look alike when they are equal once both are in
-normal form NFC, without format characters (Unicode category Cf) and without surrounding
-whitespace (:func:`lookalike_groups`).
+(``'Jos\\xe9' / 'Jose\\u0301'``). Two texts look alike when they have the same key
+(:func:`lookalike_groups`, :func:`lookalike_key`): the text in Unicode normal form NFKC (which
+also writes a fullwidth ``１`` as ``1`` and a no-break or narrow no-break space as a space),
+without format characters (Unicode category Cf: zero-width space and joiner, soft hyphen, a
+byte-order mark, direction marks), every run of whitespace inside it one space and none
+around it, and a text that then writes a decimal number (in any script's digits, with ``-``
+or U+2212 for minus) written as that number's one form: ``7``, ``7.0``, ``007``, ``+7``,
+``7e0`` and ``٧`` are one key, as ``0.5`` and ``.50`` are. Case is not in the key (``GPT-4``
+and ``gpt-4`` are different ids with nothing said), nor are letters of one script that look
+like another's (a Cyrillic ``а`` in ``аnna``).
 
-The check costs one vectorised pass over each column's distinct values (pyarrow's NFC
-normalisation, regular expression and trim), and nothing more when no value changes under it.
+The check costs a few vectorised passes over each column's distinct values (pyarrow's NFKC
+normalisation on the non-ASCII ones, two regular expressions and a trim), and Python only for
+the texts that write a number in a form other than a plain integer's.
 """
 
 from __future__ import annotations
 
+import decimal
+import re
+import sys
+import unicodedata
 import warnings
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -38,15 +51,58 @@ class LookalikeWarning(AuditWarning):
     """Ids (or text labels) of one column that look alike but differ: audited apart."""
 
 
+#: A run of whitespace (what ``str.split`` splits at, and Unicode's other spaces) in RE2.
+_SPACES = r"[\s\x0b\x1c-\x1f\x85\p{Z}]+"
+#: Text that may write a decimal number in some script's digits (RE2), checked by
+#: :func:`_number_key`; and an integer written in the one form :func:`_number_key` gives it.
+_NUMBERISH = r"^[+\-\x{2212}]?[\p{Nd}.]+(?:[eE][+\-\x{2212}]?\p{Nd}+)?$"
+_PLAIN_INTEGER = r"^(?:0|-?[1-9][0-9]*)$"
+#: A decimal number in ASCII (:data:`audit.contract.labels.text.DECIMAL`).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: Exponents past which a whole number is not written out digit by digit.
+_LONGEST = 1000
+
+
+@cache
+def _ascii_digits() -> dict:
+    """``str.translate``'s table writing every decimal digit (Unicode category Nd) as its ASCII
+    digit, and U+2212 MINUS SIGN as ``-``."""
+    table = {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
+             if c > 127 and unicodedata.category(chr(c)) == "Nd"}
+    return {**table, 0x2212: "-"}
+
+
+def _number_key(text: str) -> str:
+    """The one form of the decimal number ``text`` writes (``7.0``, ``007``, ``+7``, ``٧`` ->
+    ``7``; ``.50`` -> ``0.5``; ``-0`` -> ``0``), else ``text`` itself."""
+    ascii_text = text.translate(_ascii_digits())
+    if not _DECIMAL.fullmatch(ascii_text):
+        return text
+    number = decimal.Decimal(ascii_text)
+    if number.is_zero():
+        return "0"
+    if number == number.to_integral_value() and number.adjusted() < _LONGEST:
+        return str(int(number))
+    return str(number.normalize())
+
+
+def lookalike_key(text: str) -> str:
+    """The key of one text (module docstring), as :func:`lookalike_groups` computes it for many
+    at once."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
+                   if unicodedata.category(ch) != "Cf")
+    return _number_key(" ".join(text.split()))
+
+
 def lookalike_groups(texts) -> list[tuple[str, ...]]:
     """The groups of distinct ``texts`` that look alike (module docstring), each sorted, in the
     order of their first member; texts that look like no other, and values that are not text,
     are left out.
 
     Only texts that change under the key can look like another (of two distinct texts with one
-    key, at least one is not its key), and only non-ASCII texts can change under NFC or lose a
-    format character: the ASCII ones are only trimmed, and the rest is done on the few that
-    change.
+    key, at least one is not its key), and only non-ASCII texts can change under NFKC or lose a
+    format character: the ASCII ones are only spaced and read as numbers, and the rest is done
+    on the few that change.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -63,19 +119,29 @@ def lookalike_groups(texts) -> list[tuple[str, ...]]:
             return []
     arr = pa.array(values, type=pa.string())
     wide = pc.invert(pc.string_is_ascii(arr))
-    keys = pc.utf8_trim_whitespace(arr)
+    keys = arr
     if pc.any(wide).as_py():
-        keys = pc.if_else(wide, pc.utf8_trim_whitespace(pc.replace_substring_regex(
-            pc.utf8_normalize(arr, "NFC"), r"\p{Cf}", "")), keys)
-    changed = pc.not_equal(keys, arr)
-    if not pc.any(changed).as_py():  # every text is its own key: nothing looks alike
+        keys = pc.if_else(wide, pc.replace_substring_regex(
+            pc.utf8_normalize(arr, "NFKC"), r"\p{Cf}", ""), keys)
+    keys = pc.utf8_trim_whitespace(pc.replace_substring_regex(keys, _SPACES, " "))
+    numbers = pc.and_(pc.match_substring_regex(keys, _NUMBERISH),
+                      pc.invert(pc.match_substring_regex(keys, _PLAIN_INTEGER)))
+    if pc.any(numbers).as_py():
+        at = np.flatnonzero(numbers.to_numpy(zero_copy_only=False))
+        written = keys.to_pylist()
+        for i in at:
+            written[i] = _number_key(written[i])
+        keys = pa.array(written, type=pa.string())
+    if not pc.any(pc.not_equal(keys, arr)).as_py():  # every text is its own key
         return []
-    involved = set(pc.filter(keys, changed).to_pylist())
+    # the texts are distinct, so a key two of them share is a group (hashed as arrays: the
+    # texts of a column written alike, each with a no-break space, all change and share none)
+    shared = np.flatnonzero(pd.Series(keys.to_numpy(zero_copy_only=False))
+                            .duplicated(keep=False).to_numpy())
     groups: dict[str, list[str]] = {}
-    for text, key in zip(arr.to_pylist(), keys.to_pylist()):
-        if key in involved:
-            groups.setdefault(key, []).append(text)
-    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+    for i in shared:
+        groups.setdefault(keys[i].as_py(), []).append(arr[i].as_py())
+    return [tuple(sorted(g)) for g in groups.values()]
 
 
 def shown(text: str) -> str:
@@ -107,6 +173,7 @@ def warn_lookalike_values(source: str, columns: dict) -> None:
         more = f"; ... ({len(groups)} groups in all)" if len(groups) > SHOWN else ""
         warnings.warn(LookalikeWarning(
             f"{source}: column {col!r} holds {what} that look alike but differ (Unicode "
-            f"normal form, invisible characters or surrounding spaces), audited as different "
+            f"normal form, invisible characters, spaces, or one number written two ways), "
+            f"audited as different "
             f"{what}: {listed}{more}; if they are one, write them alike in the source"),
             stacklevel=4)
