@@ -60,6 +60,8 @@ ON_ERROR = "annotation_audit.on_error"
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 _DETAIL_CHARS = 200
+#: An internal error's rerun command longer than this is described, not quoted.
+_RERUN_CHARS = 2000
 _DEBUG_HELP = "On an error, print the full traceback (the exit code stays)."
 
 
@@ -240,12 +242,34 @@ def _internal_line(err: Exception, ctx, *, debug: bool) -> str:
                "please report it"
     if debug:
         return f"{what} (traceback above)"
-    rerun = shlex.join([PROG, "--debug", *ctx.meta.get(ARGV, [])])
+    rerun = " ".join(_shell_word(a) for a in [PROG, "--debug", *ctx.meta.get(ARGV, [])])
+    if len(rerun) > _RERUN_CHARS:
+        return f"{what}; rerun the command with --debug after {PROG} for the traceback"
     return f"{what}; rerun with --debug for the traceback: {rerun}"
 
 
+def _shell_word(arg: str) -> str:
+    """``arg`` quoted for a POSIX shell, on one line: one holding a line break or another
+    control character as bash's ``$'...'``, each byte of it outside printable ASCII as ``\\xNN``
+    (the file name's own bytes, so the command reruns on the same file)."""
+    import os
+
+    from .escape import CONTROL
+
+    if not CONTROL.search(arg):
+        return shlex.quote(arg)
+    shown = "".join(chr(b) if 0x20 <= b < 0x7f and b not in b"\\'" else f"\\x{b:02x}"
+                    for b in os.fsencode(arg))
+    return f"$'{shown}'"
+
+
 def _os_message(err: OSError) -> str:
-    files = [str(f) for f in (err.filename, err.filename2) if f is not None]
+    import os
+
+    from .errors import shown_path
+
+    files = [shown_path(os.fsdecode(f) if isinstance(f, bytes) else f)
+             for f in (err.filename, err.filename2) if f is not None]
     reason = err.strerror or str(err)
     return f"{' -> '.join(files)}: {reason}" if files else reason
 

@@ -16,6 +16,14 @@ class AuditError(Exception):
     exit_code = 2
 
 
+def shown_path(path) -> str:
+    """``path`` as a message names it: a line break or other control character in a file name
+    shown as its escape (``a\\nb.csv``), so the message stays one line."""
+    from .escape import visible
+
+    return visible(str(path))
+
+
 class InputError(AuditError):
     """A source file, column, row or option that cannot be used.
 
@@ -31,7 +39,7 @@ class InputError(AuditError):
         self.path, self.column, self.row, self.key = path, column, row, key
         where = []
         if path is not None:
-            where.append(f"{path}")
+            where.append(shown_path(path))
         if key is not None:
             where.append(f"key {key!r}")
         if column is not None:
@@ -95,7 +103,7 @@ class SuiteFileError(SuiteError):
 
     def __init__(self, message: str, *, path=None, line: int | None = None):
         self.path, self.line, self.message = path, line, message
-        where = ", ".join(p for p in (str(path) if path else None,
+        where = ", ".join(p for p in (shown_path(path) if path else None,
                                       f"line {line}" if line else None) if p)
         super().__init__(f"{where}: {message}" if where else message)
 

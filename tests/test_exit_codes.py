@@ -107,6 +107,50 @@ def test_internal_error_is_exit_3_and_one_line(files, monkeypatch, name):
     assert result.stdout.count("error") == 0 or name == "check"
 
 
+
+ODD_NAME = "it's\t\u00e9\nx.csv"  # a quote, a tab, a line break, a letter outside ASCII
+
+
+def test_internal_error_naming_an_odd_file_is_still_one_line_that_reruns(files, monkeypatch):
+    """The rerun command quotes a file name holding a line break as bash's $'...' (its bytes),
+    so the line stays one line and bash reads the name back exactly."""
+    import shutil
+
+    odd = files / ODD_NAME
+    shutil.copy(files / "t.csv", odd)
+    force(monkeypatch, "audit.report.summary:print_dataset", RuntimeError("boom"))
+    result = invoke("validate", odd)
+    assert result.exit_code == 3
+    (line,) = error_lines(result)
+    command = line.split("rerun with --debug for the traceback: ", 1)[1]
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash to read the command back")
+    words = subprocess.run([bash, "-c", 'printf "%s\\0" ' + command], capture_output=True,
+                           check=True).stdout.split(b"\0")[:-1]
+    assert words == [b"annotation-audit", b"--debug", b"validate", os.fsencode(str(odd))]
+
+
+def test_internal_error_of_a_huge_command_line_is_one_short_line(files, monkeypatch):
+    force(monkeypatch, "audit.report.card:render_card", RuntimeError("boom"))
+    tags = [arg for i in range(2000) for arg in ("--tag", f"t{i}")]
+    result = invoke("card", files / "t.csv", "--out", files / "c", "--bootstrap", 5, *tags)
+    assert result.exit_code == 3
+    (line,) = error_lines(result)
+    assert len(line) < 400 and "rerun the command with --debug after annotation-audit" in line
+
+
+@pytest.mark.parametrize("args", [["validate", ODD_NAME], ["validate", "nope\n.csv"],
+                                  ["check", "t.csv", "--suite", "no\nsuite.yaml"]])
+def test_bad_input_naming_an_odd_file_is_one_line(files, monkeypatch, args):
+    monkeypatch.chdir(files)
+    (files / ODD_NAME).write_text("item,annotator\n1,a\n")  # no label: bad input
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    (line,) = error_lines(result)
+    assert "\\n" in line, line
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 @pytest.mark.parametrize("where", ["group", "command", "env"])
 def test_debug_shows_the_traceback_and_keeps_exit_3(files, monkeypatch, name, where):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError, join_names
+from ..errors import InputError, join_names, shown_path
 from .memory import InMemory, wrap
 from .sources import (DATA_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS, existing_path,
                       is_hub_name)
@@ -54,11 +54,13 @@ def detect_format(source) -> str:
             _refuse_unreadable(path)
         if path.is_file() and ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
             from .adapters.table import separator_hint
+            from .label_columns import outcome_columns_hint
 
             cols = table_columns(path)
             seen = (f" (columns: {join_names(cols, limit=12)})"
-                    f"{separator_hint(cols) or missing_columns_hint(cols)}" if cols else "")
-        raise InputError(f"cannot detect the format of {source}{seen}; pass --format "
+                    f"{separator_hint(cols) or missing_columns_hint(cols)}"
+                    f"{outcome_columns_hint(cols)}" if cols else "")
+        raise InputError(f"cannot detect the format of {shown_path(source)}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, shown_path
 from .fs import real_path
 from .layout import MANIFEST, RUN_FILES, read_manifest
 
@@ -122,15 +122,16 @@ def find_inputs(source=None, *, spec=None, pools=None, suite=None, baseline=None
         given.append((role, path))
         real = real_path(path)
         if real.is_dir():
-            folders.setdefault(real, f"the {role} folder {path}")
+            folders.setdefault(real, f"the {role} folder {shown_path(path)}")
             for root, dirs, names in os.walk(real):
                 dirs.sort()
                 for name in sorted(names):
                     inner = Path(root) / name
                     files.setdefault(real_path(inner),
-                                     f"a file of the {role} folder {path}: {inner}")
+                                     f"a file of the {role} folder {shown_path(path)}: "
+                                     f"{shown_path(inner)}")
         else:
-            files.setdefault(real, f"the {role} {path}")
+            files.setdefault(real, f"the {role} {shown_path(path)}")
             if companions:
                 for meta in sorted(real.parent.glob(_LEWIDI_META)):
                     files.setdefault(real_path(meta), f"the {role}'s metadata file {meta}")
