@@ -172,6 +172,10 @@ def assert_suite_error(result, path, line, *words):
      ["'min' must be a number in [-1, 1], got 'high'"]),
     ("  - expect: max_within_pool_disagreement\n    max: 1.5\n", 4,
      ["'max' = 1.5 is out of range", "[0, 1]"]),
+    # a share is unbounded above but finite: max .inf claimed nothing and passed (exit 0)
+    ("  - expect: max_added_item_share\n    max: .inf\n", 4,
+     ["max_added_item_share: 'max' = inf is out of range; it must be a number >= 0"]),
+    ("  - expect: max_added_item_share\n    max: .nan\n", 4, ["'max' = nan is out of range"]),
     ("  - expect: labels_in_set\n    values: [x, y]\n    colum: label\n", 5,
      ["unknown key 'colum'"]),
     ("  - expect: judgments_per_item\n    pool: gold\n    min: 1\n", 4,

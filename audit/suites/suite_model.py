@@ -40,8 +40,8 @@ def _check(p: Param, value):
         if math.isnan(value) or not lo <= value <= hi:
             raise failure(f" = {value:g} is out of range; it must be {expected}")
         return value
-    if p.kind == "share":
-        if math.isnan(_number(value, p)) or value < 0:
+    if p.kind == "share":  # unbounded above, but finite: max .inf would claim nothing
+        if not math.isfinite(_number(value, p)) or value < 0:
             raise failure(f" = {value:g} is out of range; it must be {expected}")
         return float(value)
     if p.kind == "count":
