@@ -14,6 +14,7 @@ from audit.cli import cli
 from audit.errors import InputError, SuiteFileError
 from audit.ingest.spec import read_spec, spec_from_dict
 from audit.ingest.yamlmodel import YamlInvalid, read, validate
+from audit.ingest.yamlsafe import YamlProblem
 from audit.suites.catalogue import CATALOGUE
 from audit.suites.suite_file import load_suite, parse_suite
 from audit.suites.suite_model import MODELS, Entry
@@ -176,6 +177,22 @@ def test_a_key_given_twice_names_both_lines():
     with pytest.raises(YamlInvalid) as err:
         read("a: 1\nb: 2\na: 3\n")
     assert err.value.problem.line == 3 and "first on line 1" in err.value.problem.message
+
+
+@pytest.mark.parametrize("text, line", [
+    ("base: &b {sep: ';'}\nread:\n  <<: *b\n", 3),
+    ("a: {g: x}\nb: {<<: {g: y}}\n", 2),
+])
+def test_a_merge_key_is_refused_with_its_line(text, line):
+    """YAML 1.2 has no merge key: a plain '<<' was read as a key named '<<' (a --pools metadata
+    file's field: the pool 'missing', exit 0)."""
+    with pytest.raises(YamlProblem, match="merge key") as err:
+        read(text)
+    assert err.value.line == line
+
+
+def test_a_quoted_merge_key_is_a_key():
+    assert read("'<<': 1\nb: <<\n")[0] == {"<<": 1, "b": "<<"}
 
 
 def test_pydantic_is_not_imported_at_start_up():

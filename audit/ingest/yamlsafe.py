@@ -8,8 +8,11 @@ read as data and never as instructions, with bounds on what it can make the read
   mapping. Any other tag is refused with its line: ``!!python/name:``, ``!!python/object``
   and every other ``!!python/...`` tag, ``!!binary``, ``!!set``, ``!!omap``, ``!!timestamp``
   and any custom ``!tag``. A date such as ``2021-01-01`` is the text ``"2021-01-01"``, and
-  ``=`` and ``<<`` are text too (PyYAML's ``value`` and merge-key types are not resolved), so
-  no plain value can fail to construct.
+  ``=`` is text too (PyYAML's ``value`` and merge-key types are not resolved), so no plain
+  value can fail to construct. A plain ``<<:`` key, a YAML 1.1 merge key that YAML 1.2 does
+  not have, is refused with its line rather than read as a key named ``<<`` (which a spec
+  refused as an unknown key and a ``--pools`` metadata file read as a field, exit 0); a
+  quoted ``"<<"`` is a key.
 * **Plain values are read by YAML 1.2's core schema** (YAML 1.2.2, section 10.3), not by
   PyYAML's YAML 1.1 rules, which turn words and ids into other values: ``yes`` / ``no`` /
   ``on`` / ``off`` (a binary label, a pool named ``on``) are text, not booleans (only
@@ -180,6 +183,11 @@ class _Loader(yaml.SafeLoader):
                     what = "list" if isinstance(key, yaml.SequenceNode) else "mapping"
                     raise YamlProblem(f"a {what} is used as a key; a key must be a single "
                                       "value (a name or a number)", line, column)
+                if key.value == "<<" and key.style is None and key.tag == _CORE + "str":
+                    line, column = _mark(key)
+                    raise YamlProblem("'<<' (a YAML 1.1 merge key) does not merge here: write "
+                                      "the keys out, or quote '<<' to use it as a key",
+                                      line, column)
         return node
 
 
