@@ -77,6 +77,11 @@ def test_unknown_key_names_key_and_line(tmp_path, text, key, line):
     ("label:\n  map:\n    1: a\n    '1': b\n", "label.map", 4,
      "keys 1 and '1' read the same label"),
     ("label: {map: {x: a, ' x': b}}\n", "label.map", 1, "keys 'x' and ' x' read the same label"),
+    # .nan equals nothing: a map key no label matched, a value every label mapped to failed
+    ("label:\n  map: {.nan: x}\n", "label.map", 2, "got .nan, which is not a number"),
+    ("label: {map: {x: .nan}}\n", "label.map", 1, "got .nan"),
+    ("label: {kind: interval, order: [.NaN, 1]}\n", "label.order", 1, "got .nan"),
+    ("read: {na_values: [.nan]}\n", "read.na_values", 1, "got .nan"),
     ("columns: [item, annotator]\n", "columns", 1, "mapping"),
     ("label: {kind: preference, order: [0, 1, 2]}\n", "label.order", 1, "-k..k"),
     ("layout: wide\n", "annotator_columns", 1, "needs annotator_columns"),

@@ -175,6 +175,9 @@ def _character(value):
 def _scalar(value):
     if value is None or not isinstance(single(value), (str, int, float, bool)):
         raise failure(f" must be a value; got {value!r}")
+    if isinstance(value, float) and math.isnan(value):
+        raise failure(" must be a value; got .nan, which is not a number and equals nothing "
+                      "(quote it to mean the text)")
     return value
 
 
@@ -188,7 +191,7 @@ def _boolean(value):
 Text = Annotated[str, PlainValidator(_text)]
 #: One character of text.
 Character = Annotated[str, PlainValidator(_character)]
-#: One value: text, a number or a boolean (not null).
+#: One value: text, a number or a boolean (not null, not NaN).
 Scalar = Annotated[str | int | float | bool, PlainValidator(_scalar)]
 #: ``true`` or ``false`` (text such as ``"yes"`` and numbers are refused).
 Boolean = Annotated[bool, PlainValidator(_boolean)]
