@@ -226,6 +226,29 @@ def test_a_full_disk_names_a_single_file(src, tmp_path, monkeypatch):
                                             if ".tmp-" in p.name] == []
 
 
+
+def test_a_folder_that_refuses_the_file_names_the_file_not_its_temporary(tmp_path, monkeypatch):
+    """A folder we may not write in (root passes permission checks, so the refusal is made
+    here): the message names the --json file asked for, not ``.s.json.tmp-<pid>-...``."""
+    import errno
+
+    from audit.outputs import fs
+
+    real_open = os.open
+
+    def refuse(path, flags, *args):
+        if flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(fs.os, "open", refuse)
+    target = tmp_path / "s.json"
+    result = invoke("simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--sims", 10,
+                    "--json", target)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == f"error: {target}: Permission denied"
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

@@ -52,7 +52,10 @@ def write_bytes(path, data: bytes) -> Path:
     except FileNotFoundError:
         mode = None
     tmp = stage_name(final)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    except OSError as err:  # a folder we may not write in: named as the file asked for
+        raise _naming(err, path) from err
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -64,11 +67,19 @@ def write_bytes(path, data: bytes) -> Path:
     except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        if isinstance(err, OSError) and err.filename is None:  # a write or flush (disk full)
-            raise OSError(err.errno, err.strerror or str(err), os.fspath(path)) from err
+        # a write or flush (a full disk) names no file, the rest the temporary one
+        if isinstance(err, OSError) and (err.filename is None
+                                         or os.fsdecode(err.filename) == os.fspath(tmp)):
+            raise _naming(err, path) from err
         raise
     fsync_dir(final.parent)
     return Path(path)
+
+
+def _naming(err: OSError, path) -> OSError:
+    """``err`` naming ``path``, the file the caller asked for (not its temporary file)."""
+    reason = err.strerror or (os.strerror(err.errno) if err.errno else str(err))
+    return OSError(err.errno, reason, os.fspath(path))
 
 
 def sha256_file(path) -> str:
