@@ -335,12 +335,12 @@ def audit_options(f):
 def load_options(f):
     """The options every command that reads a dataset shares."""
     opts = [
-        click.argument("source"),
+        click.argument("source", type=SOURCE),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto",
                      show_default=True, help="Source format; auto detects it from the file."),
-        click.option("--spec", type=click.Path(dir_okay=False),
+        click.option("--spec", type=PathArg(dir_okay=False),
                      help="YAML dataset spec mapping a CSV / JSONL / Parquet / Excel / datasets table."),
-        click.option("--pools", type=click.Path(),
+        click.option("--pools", type=PathArg(),
                      help="Annotator -> pool file (CSV, JSON, or a metadata JSON with --pool-column)."),
         click.option("--pool-column", help="Field of the --pools metadata file (any field; for "
                      "LeWiDi, of the dataset's own *_annotators_meta.json) that names the pool."),
@@ -374,6 +374,34 @@ def load_options(f):
     for opt in reversed(opts):
         f = opt(f)
     return f
+
+
+_EMPTY = "an empty path (an unset shell variable?)"
+
+
+class PathArg(click.Path):
+    """:class:`click.Path` refusing an empty value: to the system '' is the current folder, so
+    ``--junit "$REPORT"`` with the variable unset wrote nothing without a word."""
+
+    def convert(self, value, param, ctx):
+        if value == "":
+            self.fail(_EMPTY, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class SourceArg(click.ParamType):
+    """SOURCE and --baseline: a path or URL, never empty (``run "$DATA"`` with the variable
+    unset audited the current folder)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        if value == "":
+            self.fail(_EMPTY, param, ctx)
+        return value
+
+
+SOURCE = SourceArg()
 
 
 def _spark_conf(ctx, param, values) -> dict | None:
@@ -498,7 +526,7 @@ def cli():
 
 @cli.command()
 @load_options
-@click.option("--out", type=click.Path(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False),
               help="Write results.json (and reports) here, with manifest.json, replacing the "
                    "folder's files as one set.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
@@ -578,7 +606,7 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark
 
 @cli.command()
 @load_options
-@click.argument("out_dir", metavar="OUT", type=click.Path(file_okay=False))
+@click.argument("out_dir", metavar="OUT", type=PathArg(file_okay=False))
 @click.option("--no-partition", is_flag=True, help="One flat folder instead of one per pool.")
 def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
            out_dir, no_partition):
@@ -600,9 +628,9 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
 
 @cli.command()
 @load_options
-@click.option("--out", type=click.Path(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False),
               help="Write OUT/dataset_card.md (and OUT/manifest.json), replacing OUT's files.")
-@click.option("--card", "card_path", type=click.Path(dir_okay=False),
+@click.option("--card", "card_path", type=PathArg(dir_okay=False),
               help="Write, or update in place between its markers, this Markdown card "
                    "(*.md or *.markdown).")
 @click.option("--default-creator", default="expert-generated", show_default=True,
@@ -670,19 +698,19 @@ class CheckCommand(AuditCommand):
 
 @cli.command(cls=CheckCommand)
 @load_options
-@click.option("--suite", "suite_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--suite", "suite_path", required=True, type=PathArg(dir_okay=False),
               help="Expectation suite (YAML), e.g. expectations/preference.yaml.")
-@click.option("--baseline", help="Previous version of the dataset (dataset-PR mode): report what "
+@click.option("--baseline", type=SOURCE, help="Previous version of the dataset (dataset-PR mode): report what "
               "changed and run the suite's baseline claims.")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False),
+@click.option("--junit", "junit_path", type=PathArg(dir_okay=False),
               help="Write JUnit XML here: one test case per expectation.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+@click.option("--json", "json_path", type=PathArg(dir_okay=False),
               help="Write great_expectations' validation result (JSON) here.")
 @click.option("--github", is_flag=True,
               help="Print GitHub Actions ::error annotations pointing at the suite's lines "
                    "(paths relative to the repository root), and append a Markdown summary to "
                    "$GITHUB_STEP_SUMMARY when it is set.")
-@click.option("--out", type=click.Path(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False),
               help="Write what run --out writes (results.json, report.html, dataset card), "
                    "results.json with the pass/fail table (expectations) and, with --baseline, "
                    "what changed (baseline).")
@@ -886,7 +914,7 @@ def _sizes(ctx, param, text: str) -> list[int]:
 @click.option("--sims", "n_sims", type=click.IntRange(1, MAX_SIMS), default=20000,
               show_default=True, help=f"Simulated leaderboards per size (1 to {MAX_SIMS:,}).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+@click.option("--json", "json_path", type=PathArg(dir_okay=False),
               help="Also write the inputs and every row (JSON) here.")
 @click.option("--max-memory", type=MemorySize(), metavar="SIZE|N%", expose_value=False,
               callback=_set_max_memory,
@@ -962,7 +990,7 @@ def next_options(f):
     """What ``plan`` and ``advise`` share with ``run``: the audit's seed, resamples, counting
     and output options, so their figures are ``run``'s."""
     opts = [
-        click.option("--out", type=click.Path(file_okay=False),
+        click.option("--out", type=PathArg(file_okay=False),
                      help="Write what run --out writes (results.json with this block, the report "
                           "and card) here, as one set."),
         click.option("--no-report", "no_report", is_flag=True,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from audit.cli import cli
@@ -105,6 +106,36 @@ def test_input_is_never_written(tmp_path):
 # -- bad input: one message naming the place, exit 2 -------------------------------------------------
 def test_missing_file(tmp_path):
     assert_clean_error(invoke("run", tmp_path / "nope.csv"), "nope.csv", "not found")
+
+
+
+def _parquet_folder(folder):
+    import pandas as pd
+
+    folder.mkdir()
+    pd.DataFrame({"item": ["1", "1", "2", "2"], "annotator": ["a", "b", "a", "b"],
+                  "label": ["x", "y", "x", "x"]}).to_parquet(folder / "part-0.parquet")
+    return folder
+
+
+@pytest.mark.parametrize("args, option", [
+    (["run", ""], "SOURCE"),  # "$DATA" unset: it audited the current folder, exit 0
+    (["validate", ""], "SOURCE"),
+    (["export", "", "x"], "SOURCE"),
+    (["run", DEMO, "--spec", ""], "--spec"),
+    (["run", DEMO, "--pools", ""], "--pools"),
+    (["run", DEMO, "--out", ""], "--out"),
+    (["card", DEMO, "--card", ""], "--card"),
+    (["check", DEMO, "--suite", ""], "--suite"),
+    (["check", DEMO, "--suite", "s.yaml", "--baseline", ""], "--baseline"),
+    (["check", DEMO, "--suite", "s.yaml", "--junit", ""], "--junit"),  # ignored, exit as ran
+    (["check", DEMO, "--suite", "s.yaml", "--json", ""], "--json"),
+    (["simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--json", ""], "--json"),
+])
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(_parquet_folder(tmp_path / "data"))  # '' would read this folder
+    result = invoke(*args)
+    assert_clean_error(result, option, "an empty path")
 
 
 def test_unknown_format_option():
