@@ -28,6 +28,9 @@ from .svgdraw import Drawing, text_width
 
 #: Longest label drawn on an axis; the tables carry the full string.
 MAX_LABEL = 32
+#: Longest name a tooltip shows: there a name is read whole (two model ids alike in their first
+#: 32 characters are told apart by hovering).
+MAX_TIP = 300
 #: Most models drawn in one leaderboard panel (the best ones, by the first pool's rank).
 MAX_MODELS = 40
 #: Width of every chart in user units: the width the page shows it at (``.chart svg``).
@@ -76,11 +79,57 @@ def short(text, limit: int = MAX_LABEL) -> str:
     """A label cut to ``limit`` characters with an ellipsis, on one line, with characters XML
     cannot hold shown as escapes (:func:`audit.escape.xml.text`): the SVG must parse; and the
     bidi and other controls a browser would act on unseen (:func:`audit.escape.html.text`)."""
+    text = _shown(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shown(text) -> str:
+    """``text`` on one line, as the SVG may hold it and a browser shows it (see :func:`short`)."""
     from ..escape.html import text as html_text
     from ..escape.xml import text as xml_text
 
-    text = html_text(xml_text(" ".join(str(text).split())))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return html_text(xml_text(" ".join(str(text).split())))
+
+
+def shorts(texts, limit: int = MAX_LABEL) -> list[str]:
+    """:func:`short` of each of ``texts``, different texts kept apart on one chart.
+
+    Where two different texts would be cut to one label (model ids of one family,
+    ``meta-llama/Meta-Llama-3.1-70B-Instruct`` and ``...-Instruct-Turbo``), each of them is cut
+    in the middle instead (``meta-llama/Meta…-70B-Instruct``), keeping the end, where such
+    names usually differ; texts alike at both ends are numbered (``#1``, ``#2``) in order.
+    """
+    texts = [str(t) for t in texts]
+    labels = [short(t, limit) for t in texts]
+    clash = _clashes(texts, labels)
+    if not clash:
+        return labels
+    labels = [_middle(t, limit) if label in clash else label for t, label in zip(texts, labels)]
+    clash = _clashes(texts, labels)
+    numbers: dict[str, dict[str, int]] = {}
+    for t, label in zip(texts, labels):
+        if label in clash:
+            seen = numbers.setdefault(label, {})
+            seen.setdefault(t, len(seen) + 1)
+    return [f"{label} #{numbers[label][t]}" if label in clash else label
+            for t, label in zip(texts, labels)]
+
+
+def _clashes(texts: list[str], labels: list[str]) -> set[str]:
+    """The labels that two different texts share."""
+    owners: dict[str, set[str]] = {}
+    for t, label in zip(texts, labels):
+        owners.setdefault(label, set()).add(t)
+    return {label for label, names in owners.items() if len(names) > 1}
+
+
+def _middle(text, limit: int) -> str:
+    """``text`` as :func:`short` shows it, cut in the middle to ``limit`` characters."""
+    text = _shown(text)
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
 
 
 # -- shared marks ----------------------------------------------------------------------------------
@@ -157,7 +206,7 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
     names = [p for p in series if any(p == q for _, q, _ in rows)]  # pools with a finite value
     pools = list(reliability.get("by_pool") or {})
     labels = [_label(m) for m in metrics]
-    keys = [Key(short(p), _colour(colours, p, pools)) for p in names]
+    keys = [Key(k, _colour(colours, p, pools)) for p, k in zip(names, shorts(names))]
     left = 14 + max(text_width(t) for t in labels)
     right = WIDTH - 16
     top = 8 + legend_height(keys, right - left) + 6
@@ -185,7 +234,8 @@ def reliability_chart(reliability: dict | None, *, metrics=None,
                 continue
             y = top + band * (i + 0.1 + 0.8 * (j + 0.5) / len(names))
             _estimate(d, x, y, e["value"], e.get("ci95"), colour, parent=g,
-                      tip=f"{short(pool)}, {label}: {with_interval(e['value'], e.get('ci95'))}")
+                      tip=f"{short(pool, MAX_TIP)}, {label}: "
+                          f"{with_interval(e['value'], e.get('ci95'))}")
     return sanitize_svg(d.to_svg())
 
 
@@ -202,18 +252,19 @@ def _blues(share: float) -> str:
 def confusion_heatmap(labels_a: list, labels_b: list, counts, *, pool_a: str, pool_b: str,
                       name: str = "confusion") -> str | None:
     """Heatmap of majority labels, ``pool_a`` (rows) against ``pool_b`` (columns): each cell's
-    count written in it, shaded by its share of the row."""
+    count written in it, shaded by its share of the row, its two labels whole in its tooltip."""
     import numpy as np
 
     m = np.asarray(counts, dtype=float)
     if m.ndim != 2 or m.size == 0 or m.shape != (len(labels_a), len(labels_b)):
         return None
     share = m / m.sum(axis=1, keepdims=True).clip(min=1)
-    rows = [short(v, 18) for v in labels_a]
-    cols = [short(v, 18) for v in labels_b]
+    rows = shorts(labels_a, 18)
+    cols = shorts(labels_b, 18)
     texts = [[f"{int(c):,}" for c in line] for line in m]
     cell = max(40.0, 10 + max(text_width(t) for line in texts for t in line))
-    x_label, y_label = f"majority label: {short(pool_b)}", f"majority label: {short(pool_a)}"
+    name_a, name_b = shorts([pool_a, pool_b])
+    x_label, y_label = f"majority label: {name_b}", f"majority label: {name_a}"
     left = 30 + max(text_width(t) for t in rows)
     top = 8
     grid_w, grid_h = cell * len(cols), cell * len(rows)
@@ -221,7 +272,7 @@ def confusion_heatmap(labels_a: list, labels_b: list, counts, *, pool_a: str, po
     width = max(left + grid_w, left + text_width(x_label)) + 12
     height = max(top + grid_h + drop + 40, top + text_width(y_label) + 20)
     d = Drawing(name, width, height,
-                title=f"Majority labels: {short(pool_a)} against {short(pool_b)}",
+                title=f"Majority labels: {name_a} against {name_b}",
                 desc="Rows: an item's majority label in the first pool; columns: in the second; "
                      "each cell counts the items both pools judged unanimously, shaded by its "
                      "share of the row.")
@@ -230,7 +281,10 @@ def confusion_heatmap(labels_a: list, labels_b: list, counts, *, pool_a: str, po
         for j in range(len(cols)):
             x, y = left + cell * j, top + cell * i
             d.rect(x, y, cell, cell, parent=g, cls="cell", fill=_blues(share[i, j]),
-                   stroke="#ffffff", stroke_width=1)
+                   stroke="#ffffff", stroke_width=1,
+                   tip=f"{short(labels_a[i], MAX_TIP)} in {short(pool_a, MAX_TIP)}, "
+                       f"{short(labels_b[j], MAX_TIP)} in {short(pool_b, MAX_TIP)}: "
+                       f"{texts[i][j]} items")
             d.text(x + cell / 2, y + cell / 2, texts[i][j], parent=g, cls="count",
                    anchor="middle", fill="#ffffff" if share[i, j] > 0.6 else "#222222")
     category_labels(d, rows, [top + cell * (i + 0.5) for i in range(len(rows))], x=left + 2)
@@ -260,7 +314,8 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
         return None
     order = model_order(boards)
     pools = list(boards)
-    labels = [short(m) for m in order]
+    labels = shorts(order)
+    titles = shorts(pools, 24)
     left = 12 + max(text_width(t) for t in labels)
     gap = 26
     panel = max(150.0, (WIDTH - left - 12 - gap * (len(pools) - 1)) / len(pools))
@@ -281,13 +336,13 @@ def leaderboard_chart(leaderboards: dict | None, *, colours: dict | None = None)
         lo, hi, step = nice_domain(*_span(ends), n=4)
         x = Linear(lo, hi, x0 + 4, x0 + panel - 4)
         g = d.group(cls="panel")
-        d.text(x0, 12, short(pool, 24), parent=g, cls="panel-title", bold=True)
+        d.text(x0, 12, titles[k], parent=g, cls="panel-title", bold=True)
         x_axis(d, x, ticks_within(lo, hi, step=step), y=bottom, top=top, label="score (95% CI)",
                parent=g)
         colour = _colour(colours, pool, pools)
         for i, r in rows:
             _estimate(d, x, ys[i], r["score"], r.get("ci95"), colour, parent=g,
-                      tip=f"{short(r['model'])} in {short(pool)}: "
+                      tip=f"{short(r['model'], MAX_TIP)} in {short(pool, MAX_TIP)}: "
                           f"{with_interval(r['score'], r.get('ci95'))} ({_rank(r.get('rank'))})")
     return sanitize_svg(d.to_svg())
 
@@ -305,7 +360,7 @@ def slope_chart(leaderboards: dict | None) -> str | None:
     drawn = [r for p in pools for m in order if finite(r := ranks[p].get(m))]
     if not drawn:
         return None
-    names = [short(m, 24) for m in order]
+    names = shorts(order, 24)
     name_w = max(text_width(t) for t in names)
     axis = 56
     x_first = axis + 14 + name_w
@@ -321,8 +376,8 @@ def slope_chart(leaderboards: dict | None) -> str | None:
     y_axis(d, y, ticks_within(lo, hi, n=max(3, round((bottom - top) / 60)), integer=True),
            x=axis, label="rank (1 = best)")
     cols = [x_first + gap * j for j in range(len(pools))]
-    for j, pool in enumerate(pools):
-        d.text(cols[j], bottom + 14, short(pool, 20), cls="x-tick", anchor="middle")
+    for j, pool in enumerate(shorts(pools, 20)):
+        d.text(cols[j], bottom + 14, pool, cls="x-tick", anchor="middle")
     for model, name in zip(order, names):
         pts = [(cols[j], ranks[p].get(model)) for j, p in enumerate(pools)]
         pts = [(x, r) for x, r in pts if finite(r)]
@@ -330,8 +385,8 @@ def slope_chart(leaderboards: dict | None) -> str | None:
             continue
         moved = len({r for _, r in pts}) > 1
         colour = INK if moved else _GREY
-        tip = f"{short(model)}: " + ", ".join(
-            f"{_rank(ranks[p].get(model))} in {short(p)}" for p in pools
+        tip = f"{short(model, MAX_TIP)}: " + ", ".join(
+            f"{_rank(ranks[p].get(model))} in {short(p, MAX_TIP)}" for p in pools
             if finite(ranks[p].get(model)))
         g = d.group(cls="model", tip=tip)
         xy = [(x, y(r)) for x, r in pts]
@@ -354,8 +409,14 @@ def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> st
     rows = [(r, s) for r, s in rows if s["bootstrap"] is not None]
     if not rows:
         return None
-    labels = [f"{short(r.get('model_hi'), 20)} / {short(r.get('model_lo'), 20)}"
-              + (f" ({short(r['pool'], 12)})" if r.get("pool") else "") for r, _ in rows]
+    models = [str(r.get(k)) for r, _ in rows for k in ("model_hi", "model_lo")]
+    model_label = dict(zip(models, shorts(models, 20)))
+    pool_names = [str(r["pool"]) for r, _ in rows if r.get("pool")]
+    pool_label = dict(zip(pool_names, shorts(pool_names, 12)))
+    labels = [f"{model_label[str(r.get('model_hi'))]} / {model_label[str(r.get('model_lo'))]}"
+              + (f" ({pool_label[str(r['pool'])]})" if r.get("pool") else "") for r, _ in rows]
+    tips = [f"{short(r.get('model_hi'), MAX_TIP)} / {short(r.get('model_lo'), MAX_TIP)}"
+            + (f" ({short(r['pool'], MAX_TIP)})" if r.get("pool") else "") for r, _ in rows]
     names = [r.get("pool") for r, _ in rows if r.get("pool") is not None]
     fills = [_colour(colours, r.get("pool"), names) for r, _ in rows]
     err = [2 * s["mc_se"] if s["mc_se"] is not None else 0.0 for _, s in rows]
@@ -380,7 +441,7 @@ def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> st
            label="P(order of the pair reverses)")
     ys = [top + row * (i + 0.5) for i in range(len(rows))]
     category_labels(d, labels, ys, x=left)
-    for (_, s), label, yy, fill, e in zip(rows, labels, ys, fills, err):
+    for (_, s), label, yy, fill, e in zip(rows, tips, ys, fills, err):
         tip = (f"{label}: {probability(s['bootstrap'], 3)}"
                + (f" ± {number(s['mc_se'], 3)}" if s["mc_se"] is not None else "")
                + (f"; closed form {probability(s['closed_form'], 3)}"
@@ -412,7 +473,7 @@ def displacement_histogram(histograms: dict | None, *,
     pools = list(hist)
     named = [p for p in pools if p != EVERY_HUMAN_POOL]
     fills = {p: _colour(colours, p, named) for p in pools}
-    keys = [Key(short(p), fills[p], "bar") for p in pools]
+    keys = [Key(k, fills[p], "bar") for p, k in zip(pools, shorts(pools))]
     xs = sorted({k for h in hist.values() for k in h})
     shares = {p: {k: v / sum(h.values()) for k, v in h.items()} for p, h in hist.items()}
     left, right = 62, WIDTH - 16
@@ -441,7 +502,7 @@ def displacement_histogram(histograms: dict | None, *,
             left_edge = x(k) - 0.4 * unit + width * j
             d.rect(left_edge, y(share), width, y(0.0) - y(share), parent=g, cls="bar",
                    fill=fills[pool],
-                   tip=f"{short(pool)}: {k} moved in {percent(share)} of resamples "
+                   tip=f"{short(pool, MAX_TIP)}: {k} moved in {percent(share)} of resamples "
                        f"({number(hist[pool].get(k, 0))} of {number(total)})")
     return sanitize_svg(d.to_svg())
 
