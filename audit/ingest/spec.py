@@ -9,6 +9,9 @@
     label: {kind: ordinal, order: [1, 2, 3, 4, 5], map: {"bad": 1}, names: [...]}
     # or, for an A/B table whose label is the winning model's name (gpt-4, tie, ...):
     # label: {kind: preference, names_winner: true}
+    # or, for a label written as one column per outcome, each row marking one (MTurk's
+    # Answer.pref.A / .B / .tie true / false): audit.ingest.label_columns
+    # label: {from_columns: {Answer.pref.A: A, Answer.pref.B: B, Answer.pref.tie: tie}}
     pools: {file: pools.csv, column: group}   # annotator -> pool file, in the spec's folder
     judge_pools: [gpt-4]
     read: {sep: "\\t"}
@@ -79,6 +82,7 @@ class DatasetSpec:
     label_map: dict = field(default_factory=dict)
     label_names: tuple[str, ...] | None = None
     label_names_winner: bool | None = None
+    label_from_columns: dict = field(default_factory=dict)
     pools_file: str | None = None
     pools_column: str | None = None
     pools_map: dict | None = None
@@ -338,6 +342,20 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
              f"label.map keys {first!r} and {second!r} read the same label (as written, or "
              f"without surrounding blanks) as different values ({label['map'][first]!r}, "
              f"{label['map'][second]!r}); keep one")
+    from_columns = dict(label.get("from_columns") or {})
+    if from_columns:
+        if layout == "wide":
+            fail("label.from_columns", ("label", "from_columns"),
+                 "label.from_columns reads a long table's label from one column per outcome; "
+                 "a wide layout's labels are its annotator_columns")
+        if C.LABEL in columns:
+            fail("label.from_columns", ("label", "from_columns"),
+                 "label.from_columns makes each row's label from the columns it names; "
+                 "columns.label cannot also name a label column")
+        if len(from_columns) < 2:
+            fail("label.from_columns", ("label", "from_columns"),
+                 "label.from_columns needs two or more columns (one per outcome: "
+                 "{A_column: A, B_column: B, tie_column: tie})")
     pools = given("pools")
     if "file" in pools and "map" in pools:
         fail("pools", ("pools",), "give pools.file or pools.map, not both")
@@ -356,6 +374,7 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         name=spec.name, layout=layout, columns=columns, annotator_columns=ann_cols,
         label_kind=label.get("kind"), label_order=order, label_map=label.get("map", {}),
         label_names=names, label_names_winner=label.get("names_winner"),
+        label_from_columns=from_columns,
         pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
         read=given("read"), split=spec.split, card=given("card"), path=path)

@@ -47,6 +47,7 @@ class Label(Strict):
     map: dict[Scalar, Scalar] = None
     names: list[Text] = None
     names_winner: Boolean = None
+    from_columns: dict[Text, Scalar] = None
 
 
 class Pools(Strict):

@@ -69,6 +69,10 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     # a workbook's records are named by their row on the sheet (readers.workbooks.SheetRows)
     lines = frame.attrs.get("rows") or _record_lines(path, read)
     try:
+        if spec.label_from_columns:
+            from ..label_columns import labels_from_columns
+
+            frame = labels_from_columns(frame, spec.label_from_columns, source=str(source))
         if decimal == ",":
             frame = read_decimal_comma(frame, labels, source=str(source))
         table = from_frame(frame, spec=spec, source=str(source), pools=pools,

@@ -117,7 +117,8 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         # which measured faster than caching every judgment's strings first (57 s against 89 s
         # at 10M)
         df, distinct, counted = count_judgments(df, layout=spec.layout, source=text,
-                                                read=spec.read)
+                                                read=spec.read,
+                                                outcomes=list(spec.label_from_columns))
         if spec.read.get("decimal") == "," and labels_are_text(raw, spec):
             df, distinct = decimal_comma(df, distinct, source=text)
         present = [v for v in distinct if v is not None]

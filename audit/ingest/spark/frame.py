@@ -37,6 +37,7 @@ from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
 from .read import FILE, HIDDEN, LONG_RECORD, long_records, text_checks
+from .label_columns import MARKS
 from .rewrites import FLAGS, REPLACED, refuse_replaced, settle, with_flags
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
@@ -86,6 +87,11 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
             df = df.withColumnRenamed(src, canon)
     if spec.layout == "wide":
         df = _unpivot(df, spec, source)
+    if spec.label_from_columns:
+        from .label_columns import with_label
+
+        df = with_label(df, spec.label_from_columns, source=source, nulls=nulls,
+                        blank=F.col(BLANK_IDS) & F.col(BLANK_REST))
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
     if missing and spec.path is None:
         from ..detect import format_from_columns
@@ -105,7 +111,7 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read
     keep = [c for c in C.COLUMNS if c in df.columns]
-    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS) if c in df.columns]
+    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS, MARKS) if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
@@ -131,6 +137,7 @@ def _roles(spec: DatasetSpec, pool_column: str | None) -> dict[str, str]:
             "label" if canon == C.LABEL else "id" if canon in C.ID_COLUMNS else "extra")
     if spec.layout == "wide":
         roles.update((c, "label") for c in spec.annotator_columns)
+    roles.update((c, "label") for c in spec.label_from_columns)
     if pool_column is not None:
         roles[pool_column] = "id"
     return roles
@@ -213,7 +220,8 @@ def label_text(df, column: str):
     return F.when(~text.rlike(java_fullmatch(r"\s*")), text)
 
 
-def count_judgments(df, *, layout: str, source: str = "", read: dict | None = None):
+def count_judgments(df, *, layout: str, source: str = "", read: dict | None = None,
+                    outcomes: list | None = None):
     """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
 
     Returns ``(df, distinct, info)``: the frame without a wide table's empty cells and without a
@@ -229,7 +237,9 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
     columns that pass reads anyway); only when some are does a second pass read the other
     cells of those records, and one number (and a file name) comes back. So are the records
     with more cells than the header (the pass groups by whether :data:`.read.LONG_RECORD` is
-    set too), and by whether a record holds text Spark's reader may have written otherwise than
+    set too), whether ``label.from_columns`` refuses it (:data:`.label_columns.MARKS`, its kind
+    and column; ``outcomes`` are that key's columns, in order), and by whether a record holds
+    text Spark's reader may have written otherwise than
     the file (:mod:`.rewrites`, looked for as :func:`.read.text_checks` asks; ``read`` is the
     spec's ``read`` section, for the second reading of a CSV that a cell quoted in part
     needs).
@@ -253,9 +263,15 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
         keys.append(F.col(LONG_RECORD).isNotNull().alias(LONG_RECORD))
     rewritten = [f for f in FLAGS if f in df.columns]
     keys.extend(F.col(f).isNotNull().alias(f) for f in rewritten)
-    counts, candidates, long, found = {}, 0, 0, set()
+    marked = MARKS in df.columns  # label.from_columns: .label_columns
+    if marked:
+        keys += [F.col(MARKS)["kind"].alias("__kind"), F.col(MARKS)["column"].alias("__column")]
+    counts, candidates, long, found, refused = {}, 0, 0, set(), {}
     for r in df.groupBy(*keys).count().collect():
         found.update(f for f in rewritten if r[f])
+        if marked and r["__kind"] is not None:
+            key = (r["__kind"], r["__column"])
+            refused[key] = refused.get(key, 0) + int(r["count"])
         if ragged and r[LONG_RECORD]:
             long += int(r["count"])
         elif flagged and r[BLANK_IDS]:
@@ -270,6 +286,12 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
         df = df.drop(LONG_RECORD)
     if rewritten:
         df, counts = settle(df, found, counts, source=source, read=read)
+    if refused:
+        from .label_columns import refuse
+
+        raise refuse(df, refused, source=source, order=list(outcomes or ()))
+    if marked:
+        df = df.drop(MARKS)
     info = {"rows_read": sum(counts.values()) + candidates, "dropped": []}
     if candidates:
         empty, where = 0, None
