@@ -249,6 +249,44 @@ def test_a_folder_that_refuses_the_file_names_the_file_not_its_temporary(tmp_pat
     assert result.output.strip().splitlines()[-1] == f"error: {target}: Permission denied"
 
 
+
+def _as_a_user() -> list[str] | None:
+    """A command prefix that runs without the right to pass file permissions: nothing for a
+    user, ``setpriv`` dropping CAP_DAC_OVERRIDE for root; None where neither can."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    drop = "-dac_override,-dac_read_search"
+    prefix = [setpriv, "--bounding-set", drop, "--inh-caps", drop]
+    probe = subprocess.run([*prefix, "true"], capture_output=True)
+    return prefix if probe.returncode == 0 else None
+
+
+def test_a_read_only_out_folder_leaves_no_old_set_behind(src, tmp_path):
+    """A set keeps its folder's mode; the old set of a read-only folder, moved out by the
+    swap, could not be emptied by a user and stayed as a hidden .o.tmp-* folder each run."""
+    prefix = _as_a_user()
+    if prefix is None:
+        pytest.skip("root, and no setpriv to drop CAP_DAC_OVERRIDE")
+    out = tmp_path / "o"
+    run_cli(src, out, "--no-report")
+    out.chmod(0o555)
+    exe = Path(sys.executable).with_name("annotation-audit")
+    try:
+        for seed in (1, 2):
+            proc = subprocess.run([*prefix, str(exe), "run", str(src), "--out", str(out),
+                                   "--bootstrap", "5", "--seed", str(seed), "--no-report",
+                                   "--quiet"], capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            assert read(out / "results.json")["meta"]["seed"] == seed
+            assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+    finally:
+        for folder in [out, *tmp_path.glob(".o.tmp-*")]:
+            folder.chmod(0o755)
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

@@ -175,10 +175,26 @@ def remove_stale(parent: Path, name: str) -> None:
         if m and m.group("name") == name and not _alive(int(m.group("pid"))):
             path = parent / entry
             if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path)
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+def remove_tree(path) -> None:
+    """Remove a staging folder (ours): a set written into a folder made read-only takes its
+    mode, so the old set moved out by the next swap is read-only too, and removing it as a user
+    (root passes) failed without a word, leaving a ``.<name>.tmp-*`` folder per run. Folders in
+    the tree are made writable and the removal tried again; what still resists is left."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path) or os.path.islink(path):
+        return
+    for root, dirs, _ in os.walk(path):
+        for folder in [root, *(os.path.join(root, d) for d in dirs)]:
+            if not os.path.islink(folder):
+                with contextlib.suppress(OSError):
+                    os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | stat.S_IRWXU)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _renameat2(src: Path, dst: Path, flags: int) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -62,7 +61,7 @@ def staged(target, *, command: str, replace: bool = True,
         raise named from err
     finally:
         if os.path.lexists(stage.path):
-            shutil.rmtree(stage.path, ignore_errors=True)
+            fs.remove_tree(stage.path)
 
 
 def _named_for_target(err: OSError, stage: Stage) -> OSError | None:
