@@ -37,12 +37,16 @@ def _text(value, style: str = "") -> Text:
 
 
 class Table(_RichTable):
-    """A rich table whose headers and cells are inert text (:func:`_text`), never markup."""
+    """A rich table whose headers and cells are inert text (:func:`_text`), never markup, and
+    whose columns fold a name too long for them onto the next lines of its cell rather than cut
+    it with an ellipsis (on a CI log's 80 columns, ``crowdworkers-recruited-2024-batch-1`` and
+    ``-batch-2`` both read ``crowdworkers…``); a folded line starts inside the table's border, so
+    it cannot start a workflow command."""
 
     def __init__(self, *headers, **kwargs):
         super().__init__(**kwargs)
         for header in headers:
-            self.add_column(_text(header))
+            self.add_column(_text(header), overflow="fold")
 
     def add_row(self, *cells, **kwargs):
         super().add_row(*(_text(c) if isinstance(c, str) else c for c in cells), **kwargs)

@@ -1,0 +1,74 @@
+"""The terminal's tables show every pool and model name whole, on 80 columns too.
+
+A CI log has no terminal, so rich lays the summary's tables out on 80 columns; a name longer
+than its column was cut with an ellipsis, and names of one family lost what tells them apart:
+three pools ``crowdworkers-recruited-2024-batch-1`` .. ``-3`` were three columns headed
+``crowdworkers…``, and ``meta-llama/Meta-Llama-3.1-70B-Instruct`` beside its ``-Turbo`` and
+``-FP8`` variants three leaderboard rows reading ``meta-llama/Me…``. Every column now folds a
+long name onto the next lines of its cell (``overflow="fold"``), so nothing is lost; the cells
+stay inside the table's borders, so no folded line can start with ``::`` (a workflow command).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from actions_runner import commands
+from click.testing import CliRunner
+
+from audit.cli import cli
+
+FAMILY = ("meta-llama/Meta-Llama-3.1-70B-Instruct", "meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo",
+          "meta-llama/Meta-Llama-3.1-70B-Instruct-FP8", "gpt-4::error::x")
+POOLS = ("crowdworkers-recruited-2024-batch-1", "crowdworkers-recruited-2024-batch-2",
+         "crowdworkers-recruited-2024-batch-3")
+
+
+def columns(output: str, title: str) -> tuple[list[str], list[str]]:
+    """The header and body text of each column of the table titled ``title``, each column's
+    fragments joined without separators (a folded name reads whole)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    head, body = [], []
+    for line in lines[start + 1:]:
+        if line.startswith("┃"):
+            cells = line.strip("┃").split("┃")
+            head = [h + c.strip() for h, c in zip(head, cells)] if head else \
+                [c.strip() for c in cells]
+        elif line.startswith("│"):
+            cells = line.strip("│").split("│")
+            body = [b + c.strip() for b, c in zip(body, cells)] if body else \
+                [c.strip() for c in cells]
+        elif line.startswith("└"):
+            break
+    return head, body
+
+
+def test_names_are_whole_in_an_80_column_log(tmp_path):
+    rng = random.Random(5)
+    rows = []
+    for i in range(30):
+        a, b = FAMILY[i % 4], FAMILY[(i + 1 + i % 3) % 4]
+        for pool in POOLS:
+            for j in range(2):
+                rows.append({"item": f"q{i}", "annotator": f"{pool}-{j}", "pool": pool,
+                             "model_a": a, "model_b": b, "label": rng.choice([-1, 0, 1])})
+    data = tmp_path / "prefs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(
+        cli, ["run", str(data), "--out", str(tmp_path / "out"), "--bootstrap", "20"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert max(len(line) for line in out.splitlines() if line[:1] in "┃│┏┗└┡") <= 80
+    head, _ = columns(out, "reliability (95% CI)")
+    assert head[2:] == list(POOLS), head
+    head, body = columns(out, "leaderboards: score [95% CI] (rank)")
+    assert head[1:4] == list(POOLS), head
+    for model in FAMILY:
+        assert model in body[0], (model, body[0])
+    _, body = columns(out, "pools")
+    assert all(pool in body[0] for pool in POOLS)
+    assert "…" not in "".join(line for line in out.splitlines() if line[:1] in "┃│")
+    assert [line for line, _ in commands(out)] == []  # a folded '::' is inside a cell
