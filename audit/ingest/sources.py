@@ -33,11 +33,27 @@ def is_hub_name(source) -> bool:
                                                                      + WORKBOOK_EXTENSIONS)
 
 
-def existing_path(source, *, what: str = "file") -> Path:
-    """``source`` as a Path that exists; an InputError naming the path when it does not."""
+def existing_path(source, *, what: str = "file", once: bool = False) -> Path:
+    """``source`` as a Path that exists; an InputError naming the path when it does not.
+
+    It must be a regular file or a folder: a pipe (``<(zcat data.csv.gz)``), a FIFO, a socket
+    or a device is refused, unless ``once`` (a file read once, as a spec is). Data files are
+    read more than once (the format detected, the columns, then the table; a pools file sized,
+    then read), and a pipe read a second time is empty, which was told as "the file is empty"
+    or a parse error; a FIFO nobody writes to waited for ever. Only ``stat`` is called: nothing
+    is opened."""
+    import stat
+
     path = Path(source).expanduser()
     if not path.exists():
         raise InputError(f"{what} not found", path=str(source))
+    if not once:
+        mode = path.stat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            kind = ("a pipe or FIFO" if stat.S_ISFIFO(mode) else "a socket"
+                    if stat.S_ISSOCK(mode) else "a device")
+            raise InputError(f"is {kind}, not a regular file: data is read more than once; "
+                             "write it to a file and give that", path=str(source))
     return path
 
 

@@ -169,7 +169,7 @@ def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
         return source
     if isinstance(source, Mapping):
         return spec_from_dict(source)
-    path = existing_path(source, what="spec file")
+    path = existing_path(source, what="spec file", once=True)
     if path.is_dir():
         raise InputError("is a folder, expected a YAML spec file", path=str(path))
     try:
