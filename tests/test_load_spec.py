@@ -82,6 +82,12 @@ def test_unknown_key_names_key_and_line(tmp_path, text, key, line):
     ("label: {map: {x: .nan}}\n", "label.map", 1, "got .nan"),
     ("label: {kind: interval, order: [.NaN, 1]}\n", "label.order", 1, "got .nan"),
     ("read: {na_values: [.nan]}\n", "read.na_values", 1, "got .nan"),
+    # one table column named twice: 'missing required column item' naming the data file; a
+    # wide layout's annotator column twice was read once, exit 0
+    ("columns:\n  item: q\n  text: q\n", "columns.text", 3,
+     "columns.item and columns.text both name the column 'q'"),
+    ("layout: wide\nannotator_columns: [r1, r2, r1]\n", "annotator_columns", 2,
+     "annotator_columns names 'r1' twice"),
     ("columns: [item, annotator]\n", "columns", 1, "mapping"),
     ("label: {kind: preference, order: [0, 1, 2]}\n", "label.order", 1, "-k..k"),
     ("layout: wide\n", "annotator_columns", 1, "needs annotator_columns"),

@@ -300,6 +300,15 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
     layout = spec.layout or "long"
     columns = given("columns")
     ann_cols = tuple(str(c) for c in spec.annotator_columns or [])
+    named: dict[str, str] = {}
+    for col, source in columns.items():  # a table's column becomes one canonical column
+        if named.setdefault(source, col) != col:
+            fail(f"columns.{col}", ("columns", col), f"columns.{named[source]} and columns."
+                 f"{col} both name the column {source!r}; a column can be only one of them")
+    if len(set(ann_cols)) != len(ann_cols):
+        twice = next(c for i, c in enumerate(ann_cols) if c in ann_cols[:i])
+        fail("annotator_columns", ("annotator_columns",),
+             f"annotator_columns names {twice!r} twice; one column per annotator")
     if layout == "wide":
         if not ann_cols:
             fail("annotator_columns", ("layout",),
