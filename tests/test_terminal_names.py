@@ -72,3 +72,21 @@ def test_names_are_whole_in_an_80_column_log(tmp_path):
     assert all(pool in body[0] for pool in POOLS)
     assert "…" not in "".join(line for line in out.splitlines() if line[:1] in "┃│")
     assert [line for line, _ in commands(out)] == []  # a folded '::' is inside a cell
+
+
+def test_a_very_long_name_is_cut_in_its_cell():
+    """Folding a 100,000-character name would print thousands of lines: a cell shows at most
+    MAX_CELL characters and says the whole length."""
+    import io
+
+    from rich.console import Console
+
+    from audit.report.summary import MAX_CELL, Table
+
+    t = Table("pool", "n")
+    t.add_row("p" * 100_000, "3")
+    buf = io.StringIO()
+    Console(file=buf, width=80, soft_wrap=True, emoji=False).print(t)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) < 2 * MAX_CELL / 60 + 10, len(lines)
+    assert "…(100,000characters)" in "".join(lines).replace("│", "").replace(" ", "")

@@ -41,15 +41,28 @@ class Table(_RichTable):
     whose columns fold a name too long for them onto the next lines of its cell rather than cut
     it with an ellipsis (on a CI log's 80 columns, ``crowdworkers-recruited-2024-batch-1`` and
     ``-batch-2`` both read ``crowdworkers…``); a folded line starts inside the table's border, so
-    it cannot start a workflow command."""
+    it cannot start a workflow command. A cell holds at most :data:`MAX_CELL` characters (the
+    rest said as a count), so that a 100,000-character name is not thousands of folded lines."""
 
     def __init__(self, *headers, **kwargs):
         super().__init__(**kwargs)
         for header in headers:
-            self.add_column(_text(header), overflow="fold")
+            self.add_column(_cell(header), overflow="fold")
 
     def add_row(self, *cells, **kwargs):
-        super().add_row(*(_text(c) if isinstance(c, str) else c for c in cells), **kwargs)
+        super().add_row(*(_cell(c) if isinstance(c, str) else c for c in cells), **kwargs)
+
+
+#: Characters a table cell shows (after escaping); results.json holds every name whole.
+MAX_CELL = 300
+
+
+def _cell(value) -> Text:
+    """:func:`_text` of a table cell, cut to :data:`MAX_CELL` characters."""
+    text = _text(value)
+    if len(text.plain) > MAX_CELL:
+        text = Text(f"{text.plain[:MAX_CELL]}… ({len(text.plain):,} characters)", style=text.style)
+    return text
 
 
 def _entry(entry: dict | None) -> str:
