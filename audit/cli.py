@@ -868,6 +868,9 @@ def _numbers(ctx, param, text: str | None) -> list[float] | None:
     if bad:
         raise click.BadParameter(f"every value must be a finite number >= 0; got {bad[0]!r}",
                                  ctx=ctx, param=param)
+    if not values:
+        raise click.BadParameter(f"give at least one number; got {text!r}", ctx=ctx,
+                                 param=param)
     return values
 
 

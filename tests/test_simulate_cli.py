@@ -77,3 +77,13 @@ def test_help_documents_the_paper_inputs():
     for word in ("--closest-gap", "--gaps", "--score-range", "--sizes", "--approximation",
                  "independent-adjacent", "--sd-models", "--sd-df", "--json"):
         assert word in text
+
+
+@pytest.mark.parametrize("gaps", [",", " ", ""])
+def test_gaps_without_a_number_names_the_option(gaps):
+    """'--gaps ,' (an empty list from a script) said 'key 'gaps': gap_model="resample" needs the
+    measured gaps', the library's words; it is --gaps' usage error."""
+    res = invoke("simulate", "--perturbation-sd", 1, "--gaps", gaps, "--sims", 10)
+    assert res.exit_code == 2, res.output
+    assert "Invalid value for '--gaps': give at least one number" in res.output
+    assert "gap_model" not in res.output
