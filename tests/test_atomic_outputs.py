@@ -287,6 +287,39 @@ def test_a_read_only_out_folder_leaves_no_old_set_behind(src, tmp_path):
             folder.chmod(0o755)
 
 
+
+def test_a_long_legal_name_is_written(src, tmp_path):
+    """An output named with 231 to 255 bytes is legal, but its staging name (25 bytes more)
+    was not: 'File name too long'. The staging name now holds a cut name and a digest."""
+    long = "x" * 245
+    out, single = tmp_path / long, tmp_path / (long[:250] + ".json")
+    for seed in (1, 2):  # written, then replaced
+        run_cli(src, out, "--no-report", seed=seed)
+        assert read(out / "results.json")["meta"]["seed"] == seed
+    result = invoke("simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--sims", 10,
+                    "--json", single)
+    assert result.exit_code == 0, result.output
+    assert json.loads(single.read_text())["inputs"]["n_sims"] == 10
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+
+
+def test_long_names_stage_apart_and_their_leftovers_are_removed(src, tmp_path):
+    from audit.outputs import fs
+
+    a, b = "é" * 120 + "a", "é" * 120 + "b"  # 241 bytes each, alike in their first 230
+    assert fs.stage_stem(a) != fs.stage_stem(b)
+    for name in (a, b, "short"):
+        staged = fs.stage_name(tmp_path / name)
+        assert len(os.fsencode(staged.name)) <= fs.NAME_MAX
+        assert fs.STAGE_NAME.fullmatch(staged.name)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f".{fs.stage_stem(a)}.tmp-{dead}-0123abcd"
+    stale.mkdir()
+    run_cli(src, tmp_path / a, "--no-report")
+    assert not stale.exists()
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

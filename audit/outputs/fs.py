@@ -30,9 +30,29 @@ def real_path(path) -> Path:
     return Path(os.path.realpath(os.fspath(path)))
 
 
+#: The longest file name most file systems take (ext4, xfs, btrfs, tmpfs, APFS: 255 bytes).
+NAME_MAX = 255
+#: What a staging name adds to its target's name: '.', '.tmp-', a pid (at most 2**22 on
+#: Linux, 7 digits; 10 allowed), '-' and 8 hex digits.
+_STAGE_EXTRA = 1 + len(STAGE) + 10 + 1 + 8
+
+
+def stage_stem(name: str) -> str:
+    """The part of ``name`` a staging name holds: ``name`` itself, or, when the staging name
+    would pass :data:`NAME_MAX` (an output named with more than 230 bytes, a legal name that could
+    not be written), its first bytes and a digest of the whole, so two long names stay apart."""
+    raw = os.fsencode(name)
+    if len(raw) + _STAGE_EXTRA <= NAME_MAX:
+        return name
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    head = raw[:NAME_MAX - _STAGE_EXTRA - len(digest) - 1]
+    return os.fsdecode(head) + "~" + digest  # a character cut in two stays its bytes
+
+
 def stage_name(target: Path) -> Path:
     """A fresh staging path beside ``target`` (pid and random digits: never two alike)."""
-    return target.parent / f".{target.name}{STAGE}{os.getpid()}-{secrets.token_hex(4)}"
+    return (target.parent
+            / f".{stage_stem(target.name)}{STAGE}{os.getpid()}-{secrets.token_hex(4)}")
 
 
 def write_text(path, text: str) -> Path:
@@ -172,7 +192,7 @@ def remove_stale(parent: Path, name: str) -> None:
     stays until the next write after that process ends."""
     for entry in os.listdir(parent):
         m = STAGE_NAME.fullmatch(entry)
-        if m and m.group("name") == name and not _alive(int(m.group("pid"))):
+        if m and m.group("name") == stage_stem(name) and not _alive(int(m.group("pid"))):
             path = parent / entry
             if os.path.isdir(path) and not os.path.islink(path):
                 remove_tree(path)
