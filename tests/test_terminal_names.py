@@ -90,3 +90,40 @@ def test_a_very_long_name_is_cut_in_its_cell():
     lines = buf.getvalue().splitlines()
     assert len(lines) < 2 * MAX_CELL / 60 + 10, len(lines)
     assert "…(100,000characters)" in "".join(lines).replace("│", "").replace(" ", "")
+
+
+def test_a_table_without_borders_never_folds_a_word_onto_a_new_line():
+    """advise's item table has no borders: a word folded at '::' would begin a line with it, a
+    workflow command the runner obeys ('    ::error::forged' once its spaces are stripped), so
+    such a table cuts a long word instead."""
+    import io
+
+    from actions_runner import parse_v2
+    from rich.console import Console
+
+    from audit.report.summary import Table
+
+    for n in range(20, 90):  # the word's '::' at every place around the column's width
+        t = Table("#", "item", "why", "reduction", box=None)
+        t.add_row("1", "x" * n + "::error::forged", "uncertain", "0.128")
+        buf = io.StringIO()
+        Console(file=buf, width=80, soft_wrap=True, emoji=False).print(t)
+        for line in buf.getvalue().splitlines():
+            assert parse_v2(line) is None, (n, line)
+
+
+def test_a_pool_name_in_a_table_title_is_text(tmp_path):
+    """advise names the one pool its items go to in the table's title; rich reads a str title as
+    console markup, so a pool named 'crowd[/x]' was exit 3 (MarkupError) and '[link=...]' a
+    hyperlink."""
+    pool = "crowd[/x] [red]R[/red] [link=http://evil.example]L[/link]"
+    rng = random.Random(1)
+    rows = [{"item": f"i{i}", "annotator": f"a{j}", "pool": pool, "label": rng.choice("xyz")}
+            for i in range(30) for j in range(3)]
+    data = tmp_path / "pool.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner(env={"COLUMNS": "120"}).invoke(
+        cli, ["advise", str(data), "--budget", "5"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"items to send back to {pool} (target: labels)" in result.stdout
+    assert "\x1b" not in result.stdout

@@ -37,17 +37,24 @@ def _text(value, style: str = "") -> Text:
 
 
 class Table(_RichTable):
-    """A rich table whose headers and cells are inert text (:func:`_text`), never markup, and
-    whose columns fold a name too long for them onto the next lines of its cell rather than cut
-    it with an ellipsis (on a CI log's 80 columns, ``crowdworkers-recruited-2024-batch-1`` and
-    ``-batch-2`` both read ``crowdworkers…``); a folded line starts inside the table's border, so
-    it cannot start a workflow command. A cell holds at most :data:`MAX_CELL` characters (the
-    rest said as a count), so that a 100,000-character name is not thousands of folded lines."""
+    """A rich table whose title, headers and cells are inert text (:func:`_text`), never markup
+    (a str title is read as markup by rich), and whose columns fold a name too long for them
+    onto the next lines of its cell rather than cut it with an ellipsis (on a CI log's 80
+    columns, ``crowdworkers-recruited-2024-batch-1`` and ``-batch-2`` both read
+    ``crowdworkers…``); a folded line starts inside the table's border, so it cannot start a
+    workflow command. A table drawn without borders (``box=None``) keeps the
+    ellipsis: there a word folded at ``::`` would start a line with it. A cell holds at most
+    :data:`MAX_CELL` characters (the rest said as a count), so that a 100,000-character name is
+    not thousands of folded lines."""
 
     def __init__(self, *headers, **kwargs):
+        for key in ("title", "caption"):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = _text(kwargs[key])
         super().__init__(**kwargs)
+        overflow = "fold" if self.box is not None else "ellipsis"
         for header in headers:
-            self.add_column(_cell(header), overflow="fold")
+            self.add_column(_cell(header), overflow=overflow)
 
     def add_row(self, *cells, **kwargs):
         super().add_row(*(_cell(c) if isinstance(c, str) else c for c in cells), **kwargs)
