@@ -212,8 +212,12 @@ def label_text(df, column: str):
         return F.when(value, F.lit("True")).when(~value, F.lit("False"))
     if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
         x = value.cast("double")
-        whole = (x == F.floor(x)) & (F.abs(x) < F.lit(2.0 ** 63))
+        # floor only below 2**63: an infinite double's floor overflows a long, which
+        # Spark's ANSI mode raises (a JSON Infinity label failed the job); inf is Python's text
+        whole = F.when(F.abs(x) < F.lit(2.0 ** 63), x == F.floor(x)).otherwise(F.lit(False))
         return (F.when(F.isnan(x), F.lit(None).cast("string"))
+                .when(x == F.lit(float("inf")), F.lit("inf"))
+                .when(x == F.lit(float("-inf")), F.lit("-inf"))
                 .when(whole, x.cast("long").cast("string"))
                 .otherwise(x.cast("string")))
     text = value.cast("string")
