@@ -743,14 +743,17 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
     from .progress import steps
     from .results import dumps
 
-    state = {"suite": Path(suite_path).stem, "junit": None}
+    state = {"suite": Path(suite_path).stem, "junit": None, "summary": None}
     ctx.meta[ON_ERROR] = lambda err, code, message: _check_error(
-        err, code, message, suite=state["suite"], junit_path=state["junit"], github=github)
+        err, code, message, suite=state["suite"], junit_path=state["junit"], github=github,
+        summary=state["summary"], argv=ctx.meta.get(ARGV, []))
     inputs = find_inputs(source, spec=spec, pools=pools, suite=suite_path, baseline=baseline,
                          format=fmt)
     out_folders = [out] if out else []
     if junit_path:  # first: a run refused below is still recorded there
         state["junit"] = guard_file(junit_path, inputs, option="--junit", out_folders=out_folders)
+    if github:
+        state["summary"] = _step_summary(inputs, out_folders=out_folders)
     if out:
         guard_folder(out, inputs)
     json_real = guard_file(json_path, inputs, option="--json", out_folders=out_folders) \
@@ -781,14 +784,53 @@ def check(ctx, source, fmt, spec, pools, pool_column, aspect, split, engine, spa
             click.echo(line)
         gh.append_step_summary(gh.step_summary(
             outcome.results["expectations"], baseline=outcome.results.get("baseline"),
-            path=shown, report=str(Path(out) / "report.html") if out else None))
+            path=shown, report=str(Path(out) / "report.html") if out else None),
+            environ=_summary_env(state["summary"]))
     _print_profile(timer)
     ctx.exit(0 if outcome.success else 1)
 
 
-def _check_error(err, code, message, *, suite, junit_path, github) -> None:
+def _step_summary(inputs, *, out_folders=()):
+    """``$GITHUB_STEP_SUMMARY`` (``check --github`` appends to it), resolved, or None when
+    unset; refused like ``--junit`` (:func:`audit.outputs.guard_file`) when it is an input or
+    lies in an input or output folder: pointed at the source or the suite, it was appended to."""
+    import os
+
+    from .outputs import guard_file
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    return guard_file(target, inputs, option="$GITHUB_STEP_SUMMARY", out_folders=out_folders)
+
+
+def _summary_env(summary) -> dict:
+    """The environment :func:`audit.suites.github.append_step_summary` reads: the guarded
+    step summary, or none."""
+    return {"GITHUB_STEP_SUMMARY": str(summary)} if summary is not None else {}
+
+
+def _named_paths(argv: list[str], *, skip: int = -1, skip_option: str | None = None) -> list:
+    """Every path the raw arguments name that exists (``find_inputs(extra=...)``'s form), but
+    the argument at index ``skip`` and the value of ``skip_option=VALUE``: what an output
+    written before (or without) parsing must not be."""
+    from pathlib import Path
+
+    named = [("argument", a) for i, a in enumerate(argv)
+             if i != skip and not a.startswith("-") and Path(a).exists()]
+    named += [("argument", a.partition("=")[2]) for a in argv
+              if a.startswith("--") and "=" in a
+              and not (skip_option and a.startswith(f"{skip_option}="))
+              and Path(a.partition("=")[2]).exists()]
+    return named
+
+
+def _check_error(err, code, message, *, suite, junit_path, github, summary=None,
+                 argv=()) -> None:
     """``check``'s record of a run that could not finish (exit 2 or 3): a JUnit file with one
-    ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite)."""
+    ``<error>`` test case, and a GitHub ``::error`` (at the suite line for a bad suite).
+    ``summary``: the step summary guarded by the run; when the run did not get that far, it is
+    guarded here against the paths ``argv`` names, and left unwritten when refused."""
     from .suites import github as gh
     from .suites.junit import junit_error_xml
     from .errors import SuiteFileError
@@ -813,7 +855,15 @@ def _check_error(err, code, message, *, suite, junit_path, github) -> None:
                                    file=file, line=line))
     if github:
         click.echo(gh.command("error", text, file=file, line=line, title=title))
-        gh.append_step_summary(gh.error_summary(text, title=title, file=file, line=line))
+        if summary is None:
+            from .outputs import find_inputs
+
+            try:
+                summary = _step_summary(find_inputs(extra=_named_paths(list(argv))))
+            except AuditError:  # an input, or a folder: the error says so, if it was that
+                summary = None
+        gh.append_step_summary(gh.error_summary(text, title=title, file=file, line=line),
+                               environ=_summary_env(summary))
 
 
 def _check_usage_error(err: click.UsageError, argv: list[str]) -> None:
@@ -842,15 +892,11 @@ def _check_usage_error(err: click.UsageError, argv: list[str]) -> None:
         return
     junit_real = None
     if junit:
-        named = [("argument", a) for i, a in enumerate(argv)
-                 if i != junit_at and not a.startswith("-") and Path(a).exists()]
-        named += [("argument", a.partition("=")[2]) for a in argv
-                  if a.startswith("--") and "=" in a and not a.startswith("--junit=")
-                  and Path(a.partition("=")[2]).exists()]
+        named = _named_paths(argv, skip=junit_at, skip_option="--junit")
         junit_real = guard_file(junit, find_inputs(extra=named), option="--junit")
     _check_error(err, 2, f"error: {err.format_message()}",
                  suite=Path(suite).stem if suite else "check", junit_path=junit_real,
-                 github=github)
+                 github=github, argv=argv)
 
 
 def _numbers(ctx, param, text: str | None) -> list[float] | None:

@@ -381,6 +381,42 @@ def test_check_github_appends_the_summary_and_annotates_relative_paths(repo_with
     assert rows[2][0] == "✅ pass"
 
 
+
+@pytest.mark.parametrize("points_at", ["source", "suite", "spec"])
+@pytest.mark.parametrize("how", ["run", "bad data", "usage error"])
+def test_step_summary_is_never_an_input(repo_with_suite, points_at, how):
+    """--github appends to $GITHUB_STEP_SUMMARY; pointed at the source, the suite or the
+    spec (a workflow's mistake) it appended to that file. It is refused as --junit is: exit 2,
+    the input as it was, the ::error annotation still printed."""
+    root, data, suite = repo_with_suite
+    spec = root / "spec.yaml"
+    spec.write_text("columns:\n  item: item\n  annotator: annotator\n  label: label\n")
+    if how == "bad data":
+        data.write_text("item,annotator\n1,a\n")
+    target = {"source": data, "suite": suite, "spec": spec}[points_at]
+    before = {p: p.read_bytes() for p in (data, suite, spec)}
+    args = ["check", str(data), "--suite", str(suite), "--github", "--bootstrap",
+            "x" if how == "usage error" else "5"]
+    if points_at == "spec" or how != "bad data":
+        args += ["--spec", str(spec)]
+    result = CliRunner(env={"GITHUB_WORKSPACE": None, "GITHUB_STEP_SUMMARY": str(target)}) \
+        .invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert {p: p.read_bytes() for p in before} == before
+    assert any(x.startswith("::error ") for x in result.output.splitlines())
+
+
+def test_step_summary_in_a_folder_still_written_on_an_error(repo_with_suite):
+    root, data, suite = repo_with_suite
+    data.write_text("item,annotator\n1,a\n")  # no label: bad input, exit 2
+    summary = root.parent / "summary.md"
+    result = CliRunner(env={"GITHUB_WORKSPACE": None, "GITHUB_STEP_SUMMARY": str(summary)}) \
+        .invoke(cli, ["check", str(data), "--suite", str(suite), "--github"],
+                catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert "could not run (bad input)" in summary.read_text()
+
+
 def table_rows(markdown: str) -> list[list[str]]:
     """The cells of every row of the Markdown's tables, rendered as GitHub does (CommonMark
     with tables), as HTML."""
