@@ -209,3 +209,26 @@ def test_joiners_and_variation_selectors_are_left_as_written(text):
 
     assert terminal.text(text) == text and md.inline(text) == text
     assert xml_esc.text(text) == text
+
+
+def test_card_yaml_writes_them_as_yaml_escapes(tmp_path):
+    """The card's YAML header keeps a name exactly (a YAML reader gets it back), but wrote a
+    bidi control or a zero-width space raw, reordering or hiding part of the line for whoever
+    reviews the card's source (a pull request on the Hub, an editor): they are written as YAML
+    escapes now (``\\u202E``), in double quotes."""
+    from huggingface_hub import DatasetCard
+
+    name = "prefs\u202etxt.exe \u200bJos\u00e9"
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows(False)),
+                                      encoding="utf-8")
+    (tmp_path / "spec.yaml").write_text(f"name: {json.dumps(name)}\n", encoding="utf-8")
+    result = invoke("card", tmp_path / "t.jsonl", "--spec", tmp_path / "spec.yaml", "--out",
+                    tmp_path / "out", "--bootstrap", 5)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "out" / "dataset_card.md").read_text("utf-8")
+    assert not HIDDEN.search(text)
+    assert 'pretty_name: "prefs\\u202Etxt.exe \\u200BJos\\xE9"' in text
+    assert DatasetCard(text).data.pretty_name == name
+    assert yaml.safe_load(md.front_matter({"tags": ["a\u2066b", "plain é"]})) == \
+        {"tags": ["a\u2066b", "plain é"]}
+    assert md.front_matter({"t": "plain é"}) == "t: plain é"  # only such strings are escaped

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from . import CONTROL, visible
+from . import CONTROL, CONTROL_BUT_BREAKS, visible
 
 _PUNCTUATION = re.compile(r"([\\`*_{}\[\]|~#$!])")
 _BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")
@@ -45,10 +45,13 @@ def front_matter(data: Mapping) -> str:
     Written by :func:`yaml.dump` with the safe representer, so any value, whatever it holds, is
     read back by :func:`yaml.safe_load` as written. Two things are added to PyYAML's defaults: a
     string holding a character outside printable Unicode (controls, NEL, the line and paragraph
-    separators, a byte-order mark, a lone surrogate) is written double-quoted, where YAML escapes
-    it (``\\x1b``, ``\\N``, ``\\L``), because PyYAML writes NEL raw in its other styles and
-    reads it back as a space; and strings are never folded across lines, so no line of the block
-    can begin with ``---`` and end it early in a reader that does not parse YAML.
+    separators, a byte-order mark, a lone surrogate) or any other :data:`audit.escape.CONTROL`
+    character (the bidi controls, a zero-width space) is written double-quoted, with every such
+    character as its YAML escape (``\\x1b``, ``\\N``, ``\\u202E``): PyYAML writes NEL raw in
+    its other styles and reads it back as a space, and would write a bidi control raw, reordering
+    the line for whoever reviews the card's source; and strings are never folded across lines, so
+    no line of the block can begin with ``---`` and end it early in a reader that does not parse
+    YAML.
     """
     import yaml
 
@@ -60,14 +63,30 @@ _UNSAFE_IN_YAML = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd"
                              "\U00010000-\U0010ffff]")
 
 
+def _unsafe(value: str) -> bool:
+    return bool(_UNSAFE_IN_YAML.search(value) or CONTROL_BUT_BREAKS.search(value))
+
+
 def _dumper():
     import yaml
 
     class Dumper(yaml.SafeDumper):
-        """The safe dumper, writing a string with unsafe characters double-quoted."""
+        """The safe dumper, writing a string with unsafe characters double-quoted and escaped."""
+
+        def write_double_quoted(self, text, split=True):
+            # PyYAML escapes in double quotes only what it cannot print; with allow_unicode off
+            # it escapes every character past ASCII, the CONTROL ones included (only a string
+            # holding one is written so; line breaks alone keep it readable)
+            if not CONTROL_BUT_BREAKS.search(text):
+                return super().write_double_quoted(text, split)
+            unicode, self.allow_unicode = self.allow_unicode, False
+            try:
+                return super().write_double_quoted(text, split)
+            finally:
+                self.allow_unicode = unicode
 
     def represent_str(dumper, value):
-        style = '"' if _UNSAFE_IN_YAML.search(value) else None
+        style = '"' if _unsafe(value) else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, represent_str)
