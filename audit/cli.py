@@ -151,7 +151,8 @@ class AuditGroup(click.Group):
                     _print_notices(ctx)
                     raise
                 _print_notices(ctx)
-                sys.stdout.flush()  # a reader gone away shows here, not at interpreter exit
+                if sys.stdout is not None:  # None when started with standard output closed
+                    sys.stdout.flush()  # a reader gone away shows here, not at interpreter exit
                 return result
         except click.ClickException as err:
             _keep_code(err)
@@ -1153,8 +1154,30 @@ def main(argv=None):
     from .allocator import tune
 
     tune()
+    _standard_fds()
     _encodable_streams()
     return cli.main(args=argv, prog_name="annotation-audit")
+
+
+def _standard_fds() -> None:
+    """Open /dev/null on standard input, output or error when the process started with one
+    closed (``>&-``, some service managers): else the first file opened (a results.json being
+    written) would take that number, and whatever writes to it (a library, a child process such
+    as Spark's JVM) would write into the file. Python itself writes nothing there: its stream
+    is None."""
+    import os
+
+    for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                opened = os.open(os.devnull, flags)
+            except OSError:
+                continue
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
 
 
 def _encodable_streams() -> None:

@@ -280,6 +280,32 @@ def test_closed_stderr_keeps_exit_3_of_an_internal_error(files):
     assert _closed_stderr(args, files, code=patch) == 3
 
 
+
+@pytest.mark.parametrize("name", ["run", "validate", "schema", "simulate", "advise"])
+def test_started_with_stdout_closed(files, name):
+    """``annotation-audit run ... >&-``: standard output is None in Python, and the flush
+    before exit was exit 3 (AttributeError) after the work was done."""
+    args, _ = COMMANDS[name]
+    exe = Path(sys.executable).with_name("annotation-audit")
+    proc = subprocess.run([str(exe), *map(str, args(files))], stderr=subprocess.PIPE,
+                          text=True, timeout=300, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 0, proc.stderr
+    assert "internal error" not in proc.stderr
+
+
+def test_a_closed_stdout_is_not_the_next_file_opened(tmp_path):
+    """With fd 1 closed, the first file opened (a results.json being written) took number 1,
+    where a library or a child process writing to standard output would write into it."""
+    code = ("import os; os.close(1)\n"
+            "from audit.cli import _standard_fds; _standard_fds()\n"
+            f"fd = os.open({str(tmp_path / 'x')!r}, os.O_WRONLY | os.O_CREAT)\n"
+            "os.write(2, str(fd).encode())")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stderr) > 2
+
+
 # -- 2: bad input, one message, from every command ---------------------------------------------------
 @pytest.mark.parametrize("args", [
     ["run", "nope.csv"],
