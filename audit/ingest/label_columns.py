@@ -67,6 +67,27 @@ def mark(value) -> int:
     return ON if text in MARKED else BAD
 
 
+def bad_cell(value, n: int) -> str:
+    """The words of a cell neither marked nor unmarked, ``n`` such cells in its column (both
+    engines)."""
+    return (f"label.from_columns: the cell {value!r} is neither marked nor unmarked "
+            f"({ALLOWED}); {n} row(s) of this column hold such values")
+
+
+def several_marks(marked: list, n: int) -> str:
+    """The words of a row marking the columns ``marked``, ``n`` such rows (both engines)."""
+    return (f"the row marks {len(marked)} columns of label.from_columns "
+            f"({join_names(marked)}), and a judgment has one label; {n} row(s) mark more "
+            "than one")
+
+
+def no_mark(columns: list, n: int) -> str:
+    """The words of a row marking none of ``columns``, ``n`` such rows (both engines)."""
+    return (f"the row marks none of the columns of label.from_columns ({join_names(columns)}), "
+            f"so it holds no label; {n} row(s) mark none: delete them (an unanswered "
+            "assignment, for example) or mark their label")
+
+
 def check_columns(mapping: dict, columns, *, source: str, label_column: str | None) -> None:
     """Exit 2 when a column of ``mapping`` is not in the table, or the table (or
     ``columns.label``) already has the label column the marks are written to."""
@@ -104,9 +125,8 @@ def labels_from_columns(frame: pd.DataFrame, mapping: dict, *, source: str) -> p
         bad = np.flatnonzero(marks[:, j] == BAD)
         if len(bad):
             value = frame[col].iloc[bad[0]]
-            raise InputError(f"label.from_columns: the cell {value!r} is neither marked nor "
-                             f"unmarked ({ALLOWED}); {len(bad)} row(s) of this column hold "
-                             "such values", path=source, column=col, row=frame.index[bad[0]])
+            raise InputError(bad_cell(value, len(bad)), path=source, column=col,
+                             row=frame.index[bad[0]])
     from .adapters.table import empty_records
 
     count = marks.sum(axis=1)
@@ -117,16 +137,11 @@ def labels_from_columns(frame: pd.DataFrame, mapping: dict, *, source: str) -> p
     if len(several):
         at = several[0]
         marked = [c for c, m in zip(cols, marks[at]) if m == ON]
-        raise InputError(f"the row marks {len(marked)} columns of label.from_columns "
-                         f"({join_names(marked)}), and a judgment has one label; "
-                         f"{len(several)} row(s) mark more than one", path=source,
+        raise InputError(several_marks(marked, len(several)), path=source,
                          key="label.from_columns", row=frame.index[at])
     none = np.flatnonzero(count == 0)
     if len(none):
-        raise InputError(f"the row marks none of the columns of label.from_columns "
-                         f"({join_names(cols)}), so it holds no label; {len(none)} row(s) mark "
-                         "none: delete them (an unanswered assignment, for example) or mark "
-                         "their label", path=source, key="label.from_columns",
+        raise InputError(no_mark(cols, len(none)), path=source, key="label.from_columns",
                          row=frame.index[none[0]])
     values = np.array(list(mapping.values()) + [None], dtype=object)
     chosen = np.where(blank, len(cols), np.argmax(marks, axis=1))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...contract.labels import label_text
 from ...contract.labels.text import DECIMAL
-from ...errors import InputError, join_names
+from ...errors import InputError
 from .. import label_columns as L
 
 #: The hidden flag: ``struct(kind, column, value)`` of a refused record, else missing.
@@ -101,20 +101,11 @@ def refuse(df, found: dict, *, source: str, order: list[str]) -> InputError:
         column = bad[0][1]
         where = (F.col(MARKS)["kind"] == BAD) & (F.col(MARKS)["column"] == column)
         first, path = _first(df.where(where), MARKS, source)
-        return InputError(f"label.from_columns: the cell {first['flag']['value']!r} is neither "
-                          f"marked nor unmarked ({L.ALLOWED}); {found[(BAD, column)]} row(s) "
-                          "of this column hold such values", path=path, column=column,
-                          row=_judgment(first))
+        return InputError(L.bad_cell(first["flag"]["value"], found[(BAD, column)]),
+                          path=path, column=column, row=_judgment(first))
     kind = SEVERAL if any(k == SEVERAL for k, _ in found) else NONE
     first, path = _first(df.where(F.col(MARKS)["kind"] == kind), MARKS, source)
     n = sum(v for (k, _), v in found.items() if k == kind)
-    if kind == SEVERAL:
-        marked = first["flag"]["value"].split("\u0000")
-        message = (f"the row marks {len(marked)} columns of label.from_columns "
-                   f"({join_names(marked)}), and a judgment has one label; {n} row(s) mark "
-                   "more than one")
-    else:
-        message = (f"the row marks none of the columns of label.from_columns "
-                   f"({join_names(order)}), so it holds no label; {n} row(s) mark none: "
-                   "delete them (an unanswered assignment, for example) or mark their label")
+    message = (L.several_marks(first["flag"]["value"].split("\u0000"), n) if kind == SEVERAL
+               else L.no_mark(order, n))
     return InputError(message, path=path, key="label.from_columns", row=_judgment(first))
