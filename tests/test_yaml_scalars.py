@@ -111,6 +111,39 @@ def test_dump_quotes_what_either_yaml_would_read_as_another_value(text):
         assert f"'{text}'" in written
 
 
+@pytest.mark.parametrize("text", ["a\x85b", "l\u2028p", "p\u2029q", "x\u202ey", "z\u200bw",
+                                  "e\x1bb", "bom\ufeff", "t\U000e0041"])
+def test_dump_writes_control_and_invisible_characters_as_escapes(text):
+    """PyYAML wrote NEL raw in a plain or quoted scalar and read it back as a space (the
+    export's spec then declared a label the data does not hold), and wrote bidi controls and
+    invisible characters raw: such a text is written double-quoted with YAML escapes."""
+    import re
+
+    import yaml
+
+    from audit.ingest.yamlsafe import dump
+
+    written = dump({"order": [text, "plain é"]})
+    assert value(written) == yaml.safe_load(written) == {"order": [text, "plain é"]}
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028-\u202e\u200b\ufeff"
+                         "\U000e0000-\U000e007f]", written), written
+    assert "- plain é" in written
+
+
+def test_export_spec_reads_back_a_label_holding_nel(tmp_path):
+    src = tmp_path / "ex.jsonl"
+    labels = ["a\x85b", "c", "x\u202ey"]
+    src.write_text("".join(f'{{"item": {i}, "annotator": "{a}", "label": "{labels[(i + k) % 3]}"}}\n'
+                           .replace("\x85", "\\u0085").replace("\u202e", "\\u202e")
+                           for i in range(6) for k, a in enumerate("ab")), encoding="utf-8")
+    result = invoke("export", src, tmp_path / "out", "--quiet")
+    assert result.exit_code == 0, result.output
+    result = invoke("validate", tmp_path / "out" / "judgments", "--spec",
+                    tmp_path / "out" / "spec.yaml")
+    assert result.exit_code == 0, result.output  # 'a\x85b' was declared as 'a b'
+    assert "12 judgments" in result.output
+
+
 def test_export_spec_reads_back_text_labels_that_look_like_numbers(tmp_path):
     src = tmp_path / "ex.csv"
     src.write_text("item,annotator,pool,label\n1,a,p,08\n1,b,p,09\n2,a,p,1e3\n2,b,p,0o7\n"

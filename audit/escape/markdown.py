@@ -67,27 +67,38 @@ def _unsafe(value: str) -> bool:
     return bool(_UNSAFE_IN_YAML.search(value) or CONTROL_BUT_BREAKS.search(value))
 
 
+def escaping_strings(dumper: type) -> type:
+    """``dumper`` (a subclass of PyYAML's ``SafeDumper``, changed in place and returned) writing
+    a string that holds a character outside printable Unicode or a :data:`CONTROL` character
+    double-quoted, each such character as its YAML escape (:func:`front_matter` says why):
+    what every YAML file this package writes (the card's header, ``export``'s spec) does."""
+
+    def write_double_quoted(self, text, split=True):
+        # PyYAML escapes in double quotes only what it cannot print; with allow_unicode off it
+        # escapes every character past ASCII, the CONTROL ones included (only a string holding
+        # one is written so; line breaks alone keep it readable)
+        base = super(dumper, self).write_double_quoted
+        if not CONTROL_BUT_BREAKS.search(text):
+            return base(text, split)
+        unicode, self.allow_unicode = self.allow_unicode, False
+        try:
+            return base(text, split)
+        finally:
+            self.allow_unicode = unicode
+
+    def represent_str(self, value):
+        return self.represent_scalar("tag:yaml.org,2002:str", value,
+                                     style='"' if _unsafe(value) else None)
+
+    dumper.write_double_quoted = write_double_quoted
+    dumper.add_representer(str, represent_str)
+    return dumper
+
+
 def _dumper():
     import yaml
 
     class Dumper(yaml.SafeDumper):
         """The safe dumper, writing a string with unsafe characters double-quoted and escaped."""
 
-        def write_double_quoted(self, text, split=True):
-            # PyYAML escapes in double quotes only what it cannot print; with allow_unicode off
-            # it escapes every character past ASCII, the CONTROL ones included (only a string
-            # holding one is written so; line breaks alone keep it readable)
-            if not CONTROL_BUT_BREAKS.search(text):
-                return super().write_double_quoted(text, split)
-            unicode, self.allow_unicode = self.allow_unicode, False
-            try:
-                return super().write_double_quoted(text, split)
-            finally:
-                self.allow_unicode = unicode
-
-    def represent_str(dumper, value):
-        style = '"' if _unsafe(value) else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    Dumper.add_representer(str, represent_str)
-    return Dumper
+    return escaping_strings(Dumper)

@@ -54,6 +54,8 @@ from pathlib import Path
 
 import yaml
 
+from ..escape.markdown import escaping_strings
+
 #: Deepest nesting of lists and mappings accepted (a spec or suite needs 4 or 5).
 MAX_DEPTH = 64
 #: Most nodes a document may hold with its aliases written out.
@@ -195,11 +197,14 @@ _Loader.add_constructor(_CORE + "int", _Loader.construct_yaml_int)
 _Loader.add_constructor(_CORE + "str", _Loader.construct_yaml_str)
 
 
+@escaping_strings
 class _Dumper(yaml.SafeDumper):
     """PyYAML's safe dumper quoting every text that YAML 1.1, the core schema or this module
     would read as something else (``'08'``, ``'1e3'``, ``'0o7'`` as well as ``'no'`` and
     ``'07'``), so a file written here reads back as written by :func:`compose` and by any
-    YAML 1.1 or 1.2 reader."""
+    YAML 1.1 or 1.2 reader; a text holding a control, bidi or invisible character is written
+    double-quoted with YAML escapes (:func:`audit.escape.markdown.escaping_strings`: PyYAML
+    wrote NEL raw, read back as a space)."""
 
     yaml_implicit_resolvers = {
         first: [*_core_resolvers().get(first, []),
