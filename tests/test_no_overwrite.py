@@ -344,3 +344,30 @@ def test_read_card_accepts_markdown_text(tmp_path):
     path = tmp_path / "c.md"
     path.write_text("# Title\n\n| a | b |\n|---|---|\n\tcode\r\n\x0cpage\n", encoding="utf-8")
     assert read_card(path).startswith("# Title")
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "t.csv", "--out", "notes.txt/report", "--bootstrap", 5],
+    ["run", "t.csv", "--out", "notes.txt/a/b", "--bootstrap", 5],
+    ["export", "t.csv", "notes.txt/e"],
+    ["card", "t.csv", "--card", "notes.txt/c.md", "--bootstrap", 5],
+    ["check", "t.csv", "--suite", "s.yaml", "--junit", "notes.txt/j.xml", "--bootstrap", 5],
+    ["simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--sims", 10, "--json",
+     "notes.txt/y/s.json"],
+])
+def test_an_output_under_a_file_is_refused_before_the_run(d, monkeypatch, args):
+    """Under a file, an output cannot be written: it failed after the audit, as 'notes.txt:
+    File exists' or 'notes.txt/a: Not a directory'; it is refused first, naming the file."""
+    monkeypatch.chdir(d)
+    (d / "notes.txt").write_text("mine\n")
+    import audit.pipeline
+
+    def never(*a, **k):
+        raise AssertionError("the audit ran")
+
+    monkeypatch.setattr(audit.pipeline, "audit_table", never)
+    with kept(d):
+        result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.endswith(f"{d / 'notes.txt'} is a file, not a folder: give a path in a folder")

@@ -179,6 +179,18 @@ def _spec_pools_file(spec) -> Path | None:
     return path if path.is_absolute() or base is None else base / path
 
 
+def _refuse_file_as_folder(real: Path, shown: Path, *, option: str | None = None) -> None:
+    """Before anything runs: the output's nearest existing parent must be a folder. Writing
+    under a file ('--out notes.txt/report') failed after the audit, as 'notes.txt: File exists'
+    or 'notes.txt/report: Not a directory', words that do not say what is wrong."""
+    for parent in real.parents:
+        if os.path.lexists(parent):
+            if not parent.is_dir():
+                raise InputError(f"{option + ': ' if option else ''}{shown_path(parent)} is a "
+                                 "file, not a folder: give a path in a folder", path=shown)
+            return
+
+
 def guard_folder(out, inputs: Inputs, *, replace: bool = True,
                  names: Iterable[str] = ()) -> Path:
     """Resolve an output folder and refuse it when writing there could touch an input.
@@ -210,6 +222,7 @@ def guard_folder(out, inputs: Inputs, *, replace: bool = True,
     real = real_path(out)
     if real.exists() and not real.is_dir():
         raise InputError("is a file; give a folder for the outputs", path=shown)
+    _refuse_file_as_folder(real, shown)
     if real.parent == real or os.path.ismount(real):
         raise InputError("is a file system root or mount point; outputs replace their folder as "
                          "a whole: give a folder inside it", path=shown)
@@ -276,6 +289,7 @@ def guard_file(path, inputs: Inputs, *, option: str, card: bool = False,
     real = real_path(path)
     if real.is_dir():
         raise InputError(f"{option}: is a folder; give a file", path=shown)
+    _refuse_file_as_folder(real, shown, option=option)
     what = inputs.which(real, card=card)
     if what is not None:
         raise InputError(f"{option}: is {what}; outputs never overwrite an input", path=shown)
