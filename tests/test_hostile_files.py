@@ -131,7 +131,7 @@ def test_yaml_dates_and_operators_are_text(d):
     none of them can fail to construct (an invalid date was a ValueError traceback)."""
     result = validate_with_spec(d, "name: 2021-13-45\nlabel: {map: {'=': x, '<<': y}}\n")
     assert result.exit_code == 0, result.output
-    assert_bad_input(validate_with_spec(d, "<<: {name: x}\n"), "spec.yaml", "unknown key '<<'")
+    assert_bad_input(validate_with_spec(d, "<<: {name: x}\n"), "spec.yaml", "'<<' (a YAML 1.1 merge key) does not merge here")
 
 
 # -- YAML suites ---------------------------------------------------------------------------------
