@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..escape import visible
 
 CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
 JSONL_EXTENSIONS = (".jsonl", ".ndjson")
@@ -46,15 +47,27 @@ def existing_path(source, *, what: str = "file", once: bool = False) -> Path:
 
     path = Path(source).expanduser()
     if not path.exists():
+        if path.is_symlink():  # a DVC or git-annex file not fetched
+            raise InputError(f"{what} not found: {entry_kind(path)}", path=str(source))
         raise InputError(f"{what} not found", path=str(source))
     if not once:
         mode = path.stat().st_mode
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            kind = ("a pipe or FIFO" if stat.S_ISFIFO(mode) else "a socket"
-                    if stat.S_ISSOCK(mode) else "a device")
-            raise InputError(f"is {kind}, not a regular file: data is read more than once; "
-                             "write it to a file and give that", path=str(source))
+            raise InputError(f"is {entry_kind(path)}, not a regular file: data is read more "
+                             "than once; write it to a file and give that", path=str(source))
     return path
+
+
+def entry_kind(path: Path) -> str:
+    """What a folder entry that is neither a regular file nor a folder is, in words."""
+    import os
+    import stat
+
+    if path.is_symlink() and not path.exists():
+        return f"a broken symbolic link (to {visible(os.readlink(path))})"
+    mode = path.stat().st_mode
+    return ("a pipe or FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a regular file")
 
 
 def default_name(source, fallback: str) -> str:

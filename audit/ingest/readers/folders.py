@@ -28,12 +28,27 @@ def is_parquet_dataset(path: Path) -> bool:
     not one: its files are splits."""
     if not path.is_dir() or is_save_to_disk(path):
         return False
-    files = [p for p in path.rglob("*") if p.is_file()
+    files = [p for p in path.rglob("*") if not p.is_dir()  # a broken link is read, and named
              and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)]
     if not files or any(p.suffix.lower() not in PARQUET_EXTENSIONS for p in files):
         return False
     hive = any("=" in part for p in files for part in p.relative_to(path).parts[:-1])
     return hive or (path / "_SUCCESS").exists() or all(p.name.startswith("part-") for p in files)
+
+
+def refuse_unreadable_parts(path: Path, *, what: str = "Parquet dataset") -> None:
+    """An InputError naming a part of a Parquet dataset folder that is not a regular file: a
+    broken symbolic link (a DVC or git-annex file not fetched), a FIFO, a device. pyarrow's
+    dataset discovery skips them without a word, so the audit read the other parts, exit 0."""
+    from ...errors import InputError
+    from ..sources import entry_kind
+
+    odd = sorted(p for p in path.rglob("*") if not p.is_dir() and not p.is_file()
+                 and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts))
+    if odd:
+        more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
+        raise InputError(f"is {entry_kind(odd[0])}, a part of the {what} {path} that cannot "
+                         f"be read{more}: fetch it or remove it", path=str(odd[0]))
 
 
 def shard_split(name: str) -> str | None:
@@ -52,7 +67,7 @@ def data_files(path: Path) -> dict[str, list[Path]]:
     """
     root = path / "data" if (path / "data").is_dir() else path
     files = sorted(p for p in root.rglob("*")
-                   if p.is_file() and p.suffix.lower() in DATA_EXTENSIONS
+                   if not p.is_dir() and p.suffix.lower() in DATA_EXTENSIONS
                    and not any(part.startswith(".") for part in p.relative_to(path).parts)
                    and p.name not in SAVE_TO_DISK_MARKERS and p.name.lower() != "readme.md")
     out: dict[str, list[Path]] = {}

@@ -519,6 +519,9 @@ def read_parquet_dataset(path: Path) -> pd.DataFrame:
     is the string ``"01"``, as Spark reads it with type inference off)."""
     import pyarrow.dataset as ds
 
+    from .folders import refuse_unreadable_parts
+
+    refuse_unreadable_parts(path)
     try:
         data = ds.dataset(path, format="parquet",
                           partitioning=ds.HivePartitioning.discover(infer_dictionary=True))

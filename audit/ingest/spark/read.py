@@ -136,6 +136,10 @@ def read_source(spark, source, *, read: dict | None = None):
             return spark.table(text)  # a table or view: no file metadata, Spark's own order
         path = str(Path(text).expanduser()) if "://" not in text else text
         if kind == "parquet":
+            if "://" not in text and Path(path).is_dir():  # a broken part: Spark skips it too
+                from ..readers.folders import refuse_unreadable_parts
+
+                refuse_unreadable_parts(Path(path))
             return with_file(spark.read.parquet(path))
         files = local_files(text, kind)
         if files is not None:  # bytes that are not UTF-8, refused as the pandas engine does
@@ -228,6 +232,9 @@ def local_files(source: str, kind: str) -> list[Path] | None:
     files = []
     for match in matches:
         if match.is_dir():
+            from ..readers.folders import refuse_unreadable_parts
+
+            refuse_unreadable_parts(match, what="folder")  # a broken link: Spark skips it
             files.extend(sorted(p for p in match.rglob("*") if p.is_file()
                                 and not p.name.startswith((".", "_"))))
         elif match.is_file():
