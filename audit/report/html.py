@@ -19,7 +19,7 @@ from pathlib import Path
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
                       probability, with_interval)
 from ..metrics import display_name, keys
-from .prose import ALPHA, interval_note
+from .prose import ALPHA, interval_note, join_and, nan_note, why_undefined
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
                    judge_rows, simulation_row, swap, swap_key, within_test)
 
@@ -114,7 +114,8 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         "overview": _overview(ds, results.get("meta") or {}),
         "expectations": expectations,
         "expectations_first": "na" not in expectations,
-        "reliability": _reliability(results.get("reliability"), chart, ch),
+        "reliability": _reliability(results.get("reliability"), ds.get("pools") or {},
+                                    chart, ch),
         "pool_disagreement": _disagreement(results.get("pool_disagreement"),
                                            results.get("within_pool"), ds, chart, ch),
         "leaderboards": _leaderboards(results.get("leaderboards"), st, chart, ch),
@@ -206,7 +207,7 @@ def _expectations(exp) -> dict:
             "n_failed": exp.get("n_failed", sum(not r["passed"] for r in rows)), "rows": rows}
 
 
-def _reliability(rel, chart, ch) -> dict:
+def _reliability(rel, pools, chart, ch) -> dict:
     if not rel or not (rel.get("overall") or rel.get("by_pool")):
         return {"na": "no reliability block in the results"}
     columns = ([("all humans", rel["overall"])] if rel.get("overall") else []) + \
@@ -220,6 +221,8 @@ def _reliability(rel, chart, ch) -> dict:
                        for _, s in columns]} for m in present]
     return {"columns": [c for c, _ in columns], "rows": rows,
             "interval_note": interval_note(columns, present),
+            # a NaN cell says why, as the card's table does
+            "nan_note": nan_note(columns, present, pools),
             "chart": chart(ch.reliability_chart, rel, metrics=present)}
 
 
@@ -271,13 +274,17 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
                                 "observed": _rate(r.get(stat), cis.get(stat)),
                                 **_null_cells(r, stat)})
         conf = confusion_matrix(r)
-        if conf and len(out["heatmaps"]) < MAX_HEATMAPS:
+        # a pair with no item unanimous in both pools has nothing to draw (all cells 0)
+        if conf and any(map(any, conf[2])) and len(out["heatmaps"]) < MAX_HEATMAPS:
             svg = chart(ch.confusion_heatmap, *conf, pool_a=str(r.get("pool_a")),
                         pool_b=str(r.get("pool_b")), name=f"confusion-{i}")
             if svg:
                 out["heatmaps"].append({"pool_a": r.get("pool_a"), "pool_b": r.get("pool_b"),
                                         "granularity": r.get("granularity"), "svg": svg})
     out["no_test"] = sorted({r.pop("no_test") for r in out["rows"] if "no_test" in r})
+    out["none_unanimous"] = (not out["continuous"] and any(
+        r.get("majority_differs_rate") is None and not r.get("n_items_both_unanimous")
+        for r in rows or []))
     out["null_method"] = next((r["null"].get("method") for r in rows or []
                                if has_null(r) and r["null"].get("method")), None)
     out["interval_methods"] = [(name, method) for name, method in (
@@ -303,6 +310,11 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
                        f"(df {_dof(t['pooled']['dof'])}), {p_is(t['pooled']['p'])}")
             if t["pooled"] and t["pooled"]["p"] is not None else "-",
             "effect": number(t["effect"]), "effect_name": t["effect_name"]})
+    undefined = [w.get("pool") for w in within or []
+                 if w.get("disagreement_rate") is None and w.get("within_item_sd") is None]
+    out["within_nan_note"] = (
+        f"NaN: not measurable within {join_and([str(p) for p in undefined])} "
+        f"({why_undefined(undefined, {'dataset': ds})})." if undefined else "")
     out["within_method"] = next((within_test(w)["method"] for w in within or []
                                  if within_test(w)["method"]), None)
     if not out["rows"]:
@@ -529,7 +541,9 @@ def _method(meta: dict, extra: dict | None = None) -> dict:
     skip = {"tool", "version", "seed", "n_bootstrap", "bootstrap", "source", "versions"}
     facts += [(k, cell(v)) for k, v in meta.items() if k not in skip]
     return {"facts": facts, "versions": list((meta.get("versions") or {}).items()),
-            "details": [(k, [(kk, cell(vv)) for kk, vv in v.items()])
+            # a key without a value (a leaderboard method's metric when nothing is ranked)
+            # is "-", not a number that is not one
+            "details": [(k, [(kk, "-" if vv is None else cell(vv)) for kk, vv in v.items()])
                         for k, v in (extra or {}).items() if isinstance(v, dict) and v]}
 
 
