@@ -305,3 +305,21 @@ def test_a_header_with_enough_columns_gets_no_separator_hint(tmp_path):
     with pytest.raises(InputError) as err:
         load(p)
     assert "between names" not in str(err.value)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("sep, said, written", [(";", "';'", ";"), ("\t", "a tab", "\\t")])
+def test_the_spark_engine_names_the_separator_the_header_holds(spark, tmp_path, sep, said,
+                                                               written):
+    """--engine spark said only 'missing required column(s) ...; columns present:
+    'item;annotator;label'' for a ``;`` CSV read with ``,``, without the hint the pandas
+    engine gives (README: with or without a spec)."""
+    header = sep.join(["item", "annotator", "label"])
+    p = write(tmp_path, "t.csv", f"{header}\n1{sep}a{sep}x\n1{sep}b{sep}y\n")
+    hint = f'holds {said} between names: if the file is separated by it, read it with a ' \
+           f'--spec file holding read: {{sep: "{written}"}}'
+    mapped = write(tmp_path, "mapped.yaml", "columns: {item: id}\n")
+    for spec in (None, mapped):
+        with pytest.raises(InputError) as err:
+            load(p, spec=spec, engine="spark")
+        assert hint in str(err.value), str(err.value)

@@ -23,6 +23,8 @@ still a schema failure for each missing id or label.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -69,6 +71,7 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     # a workbook's records are named by their row on the sheet (readers.workbooks.SheetRows)
     lines = frame.attrs.get("rows") or _record_lines(path, read)
     try:
+        refuse_repeated_header(frame, source=str(source))
         if spec.label_from_columns:
             from ..label_columns import labels_from_columns
 
@@ -240,6 +243,66 @@ def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame
     # a view of the columns, not a copy: every later step that changes a column
     # (pools, folding, melting) builds a new frame first
     return raw.rename(columns={src: canon for canon, src in spec.columns.items()}, copy=False)
+
+
+#: A column name Spark and the readers give a header cell left empty (``_c3``).
+_POSITION_NAME = re.compile(r"_c[0-9]+")
+
+
+def header_cells(names) -> list[tuple[str, frozenset]]:
+    """For each column name, the cells that write it again in a record: the name, the first
+    preceded by a byte-order mark (a file joined after another keeps its own), and, for a name
+    given to an empty header cell (``_c3``), an empty cell too (``""``; missing is matched by
+    the caller)."""
+    cells = []
+    for i, name in enumerate(map(str, names)):
+        written = {name, "\ufeff" + name} if i == 0 else {name}
+        cells.append((name, frozenset(written | ({""} if _POSITION_NAME.fullmatch(name)
+                                                 else set()))))
+    return cells
+
+
+def repeated_header_message(n: int) -> str:
+    """The words of :func:`refuse_repeated_header` (both engines), ``n`` records in all."""
+    return (f"a record repeats the header line ({n} in all; files joined with their header "
+            "lines?): read as data, its column names would be a judgment; remove such lines "
+            "(join the files keeping the first one's header only)")
+
+
+def refuse_repeated_header(frame: pd.DataFrame, *, source: str) -> None:
+    """Exit 2 for a source whose records include one that writes the header again, every cell
+    its column's name (:func:`header_cells`): what ``cat a.csv b.csv`` leaves in the data,
+    read otherwise as a judgment with item ``item``, annotator ``annotator``, label ``label``.
+    Column by column over the records still matching, the one with the fewest categories first:
+    a table without such a record costs a look-up in each column's categories.
+
+    Raises
+    ------
+    InputError
+        Naming the first such record (its row in the frame; :func:`_with_lines` names its
+        line) and how many there are.
+    """
+    if len(frame.columns) < 2 or not len(frame):
+        return
+    cells = dict(header_cells(frame.columns))
+    columns = sorted(frame.columns, key=lambda c: (
+        len(frame[c].cat.categories) if isinstance(frame[c].dtype, pd.CategoricalDtype)
+        else np.inf))
+    rows = None  # all of them
+    for col in columns:
+        series = frame[col] if rows is None else frame[col].iloc[rows]
+        written, empty_too = cells[str(col)], "" in cells[str(col)]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            at = series.cat.categories.get_indexer(sorted(written))
+            at = at[at >= 0]  # -1: not a category (and the code of a missing cell)
+            codes = np.asarray(series.cat.codes)
+            hit = np.isin(codes, at) | ((codes == -1) & empty_too)
+        else:
+            hit = series.isin(written).to_numpy() | (series.isna().to_numpy() & empty_too)
+        rows = np.flatnonzero(hit) if rows is None else rows[hit]
+        if not len(rows):
+            return
+    raise InputError(repeated_header_message(len(rows)), path=source, row=frame.index[rows[0]])
 
 
 def _skip_empty_records(raw: pd.DataFrame, frame: pd.DataFrame, source: str,

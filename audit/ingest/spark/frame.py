@@ -33,6 +33,7 @@ from pathlib import Path
 from ...contract import columns as C
 from ...errors import InputError, join_names
 from ..common import warn
+from ..adapters.table import separator_hint
 from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
@@ -78,8 +79,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
         raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
-                         f"not have; columns present: {join_names(columns, limit=20)}",
-                         path=source, column=absent[0])
+                         f"not have; columns present: {join_names(columns, limit=20)}"
+                         f"{separator_hint(columns)}", path=source, column=absent[0])
     shadowed = [c for c in spec.columns if c in columns and spec.columns[c] != c]
     df = df.drop(*shadowed)
     for canon, src in spec.columns.items():
@@ -105,8 +106,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         hint = ("map them in the spec's columns" if spec.path is not None else
                 "name them item, annotator, label or map them with a --spec file")
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
-                         f"{join_names(columns, limit=20)}; {hint}", path=source,
-                         column=missing[0])
+                         f"{join_names(columns, limit=20)}; {hint}{separator_hint(columns)}",
+                         path=source, column=missing[0])
     df = id_columns(df, [c for c in C.ID_COLUMNS if c in df.columns])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read

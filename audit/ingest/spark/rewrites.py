@@ -38,6 +38,11 @@ nothing more is read unless a record has one.
   quoted whole that reads so, in such a file, cannot be told from one and is read so too);
   one that holds more quotes could be read more than one way (``"a"b"c``: ``a"bc`` or
   ``ab"c``) and is refused, naming it. Texts keep Spark's reading.
+
+One flag is not Spark's doing but the file's, and is looked for in every source the same way:
+**a record that repeats the header line** (:data:`HEADER`: every cell its column's name, what
+joining CSV files with ``cat`` leaves), refused as the pandas engine refuses it
+(:func:`audit.ingest.adapters.table.refuse_repeated_header`).
 """
 
 from __future__ import annotations
@@ -50,7 +55,8 @@ from .read import FILE, LINE_BREAK, PART_QUOTED, REPLACEMENT
 
 #: The hidden columns (:func:`with_flags`).
 REPLACED, BROKEN, QUOTED = "__audit_replaced", "__audit_line_break", "__audit_part_quoted"
-FLAGS = (REPLACED, BROKEN, QUOTED)
+HEADER = "__audit_header"
+FLAGS = (REPLACED, BROKEN, QUOTED, HEADER)
 #: What a value read from a cell quoted in part looks like: ``"``, then another ``"`` with
 #: something after it (Java's regex, for ``rlike``; :data:`_PART` is Python's).
 _PART_JAVA = '^"[\\s\\S]*"[\\s\\S]'
@@ -78,7 +84,28 @@ def with_flags(df, columns: list[str], values: list[str], checks):
         flags.append(_first_cell(texts(values), lambda c: c.contains("\n")).alias(BROKEN))
     if PART_QUOTED in checks and texts(values):
         flags.append(_first_cell(texts(values), lambda c: c.startswith('"')).alias(QUOTED))
+    if len(columns) > 1 and texts(columns) == list(columns):
+        flags.append(_header_record(columns).alias(HEADER))
     return df.select("*", *flags) if flags else df
+
+
+def _header_record(columns: list[str]):
+    """The first column's name and value when every cell of the record writes its column's
+    name (:func:`audit.ingest.adapters.table.header_cells`: a byte-order mark before the first,
+    an empty cell for a name given to an empty header cell), else missing."""
+    from pyspark.sql import functions as F
+
+    from ..adapters.table import header_cells
+
+    every = None
+    for name, written in header_cells(columns):
+        value = F.col("`" + name.replace("`", "``") + "`")
+        same = value.isin(*sorted(written))
+        if "" in written:
+            same = same | value.isNull()
+        every = same if every is None else every & same
+    first = F.col("`" + columns[0].replace("`", "``") + "`")
+    return F.when(every, F.struct(F.lit(columns[0]).alias("column"), first.alias("value")))
 
 
 def _first_cell(names: list[str], holds):
@@ -121,6 +148,17 @@ def settle(df, found: set, counts: dict, *, source: str, read: dict | None):
         An id or label holds a line break Spark may have rewritten, or was read from a cell
         quoted in part that Spark cannot read as the pandas engine does.
     """
+    if HEADER in found:
+        from pyspark.sql import functions as F
+
+        from ..adapters.table import repeated_header_message
+
+        first, path = _first(df, HEADER, source)
+        # records, not judgments: a wide table's header record is one judgment per annotator
+        # column, each with that column's name as its annotator (a long one's all share it)
+        n = df.where(F.col(HEADER).isNotNull()
+                     & (F.col(C.ANNOTATOR) == F.lit(first[C.ANNOTATOR]))).count()
+        raise InputError(repeated_header_message(n), path=path, row=_judgment(first))
     if BROKEN in found:
         first, path = _first(df, BROKEN, source)
         raise InputError(
