@@ -272,6 +272,32 @@ def test_github_escaping():
     assert command("warning", "m") == "::warning::m"
 
 
+def test_failures_past_githubs_ten_annotations_a_step_are_counted_in_the_last():
+    """GitHub keeps 10 error annotations of a step and drops the rest without a word: twelve
+    failures showed as ten annotations, as if two claims held. The tenth now counts the rest,
+    names their suite lines, and points to where every result is."""
+    base = fake_validation()
+    failed, passed = base["results"][0], base["results"][1]
+
+    def failing(n):
+        rows = []
+        for i in range(n):
+            r = json.loads(json.dumps(failed))
+            r["expectation_config"]["meta"]["annotation_audit"]["line"] = 10 + i
+            rows.append(r)
+        return {**base, "results": rows + [passed]}
+
+    exactly = annotations(failing(10))
+    assert len(exactly) == 10 and all("more expectation" not in a for a in exactly)
+    lines = annotations(failing(12))
+    assert len(lines) == 10
+    assert [int(a.split("line=")[1].split(",")[0]) for a in lines] == list(range(10, 20))
+    assert lines[-1].startswith("::error file=x/s%2C 1.yaml,line=19,title=3 more expectation(s)")
+    assert ("3 more expectation(s) failed, not annotated here (GitHub shows 10 error "
+            "annotations a step): 12 of 13 failed in all") in lines[-1]
+    assert "(suite lines 19, 20, 21)" in lines[-1]
+
+
 def test_junit_failures_errors_and_passes(tmp_path):
     path = tmp_path / "j.xml"
     path.write_text(junit_xml(fake_validation()))

@@ -38,18 +38,42 @@ def command(level: str, message, *, file=None, line=None, title=None) -> str:
     return esc.command(level, shown(message), file=shown(file), line=line, title=shown(title))
 
 
-def annotations(validation: Mapping, *, path: str | None = None) -> list[str]:
+#: Error annotations GitHub keeps of one step (10 error, 10 warning and 10 notice annotations a
+#: step, 50 a job: actions/toolkit, docs/problem-matchers.md); the rest are dropped without a
+#: word in the pull request's view.
+ANNOTATIONS_PER_STEP = 10
+
+
+def annotations(validation: Mapping, *, path: str | None = None,
+                limit: int = ANNOTATIONS_PER_STEP) -> list[str]:
     """One ``::error`` line per failed expectation (``path`` overrides the suite path recorded in
-    the result, e.g. to make it relative to the repository root)."""
+    the result, e.g. to make it relative to the repository root), in the suite's order.
+
+    GitHub keeps :data:`ANNOTATIONS_PER_STEP` error annotations of a step and drops the rest
+    silently, so a pull request breaking twelve claims showed ten, as if the other two held.
+    Past ``limit`` failures, the first ``limit - 1`` are annotated and the last annotation
+    says how many more failed and where they all are (the job's summary, the log and a JUnit
+    file list every result)."""
     block = summary(validation)
     path = path or block.get("path")
+    failed = [r for r in block["results"] if not r["passed"]]
+    shown = failed if len(failed) <= limit else failed[:limit - 1]
     out = []
-    for r in block["results"]:
-        if r["passed"]:
-            continue
+    for r in shown:
         message = r["message"] + (f" — claim: {r['claim']}" if r.get("claim") else "")
         out.append(command("error", message, file=path, line=r.get("line"),
                            title=f"expectation failed: {r['expectation']}"))
+    rest = failed[len(shown):]
+    if rest:
+        lines = ", ".join(str(r["line"]) for r in rest[:20] if r.get("line"))
+        more = "" if len(rest) <= 20 else ", ..."
+        out.append(command(
+            "error", f"{len(rest)} more expectation(s) failed, not annotated here (GitHub shows "
+            f"{limit} error annotations a step): {len(failed)} of {len(block['results'])} failed "
+            f"in all; the job's summary and the log list each"
+            + (f" (suite lines {lines}{more})" if lines else ""),
+            file=path, line=rest[0].get("line"),
+            title=f"{len(rest)} more expectation(s) failed"))
     return out
 
 
@@ -103,7 +127,7 @@ SUMMARY_FIELD = 2_000
 #: The line that ends a summary cut at :data:`SUMMARY_LIMIT`.
 #: (after a blank line, which ends a table the cut may fall in).
 _CUT_NOTE = ("\n_The rest of this summary is left out: a step's job summary holds at most 1 MiB "
-             "(GitHub's limit). The annotations and the JUnit file hold every result._\n")
+             "(GitHub's limit). The step's log and a JUnit file (--junit) hold every result._\n")
 
 
 def _summary_text(value, limit: int = SUMMARY_FIELD) -> str:
