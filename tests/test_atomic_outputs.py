@@ -320,6 +320,63 @@ def test_long_names_stage_apart_and_their_leftovers_are_removed(src, tmp_path):
     assert not stale.exists()
 
 
+
+def test_a_named_pipe_is_written_to_not_replaced(tmp_path):
+    """--json FIFO: the file was written beside it and renamed over it, so the pipe became a
+    regular file and its reader got nothing; it is now written to as a stream."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "sim.json"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = invoke("simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--sims", 10,
+                    "--json", fifo)
+    assert result.exit_code == 0, result.output
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(got[0])["inputs"]["n_sims"] == 10
+
+
+def test_a_character_device_is_written_to_not_replaced(tmp_path):
+    """--junit /dev/null as root replaced /dev/null by a regular file (the rename beside it
+    is allowed to root). Tried on a node of /dev/null's device made in tmp_path."""
+    import stat
+
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, AttributeError, OSError):
+        pytest.skip("cannot make a device node here (not root)")
+    (tmp_path / "s.yaml").write_text(SUITE)
+    (tmp_path / "t.csv").write_text(TABLE)
+    result = invoke("check", tmp_path / "t.csv", "--suite", tmp_path / "s.yaml", "--junit",
+                    node, "--json", tmp_path / "v.json", "--bootstrap", 5, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+
+
+def test_json_to_dev_stdout_in_a_real_process(tmp_path):
+    exe = Path(sys.executable).with_name("annotation-audit")
+    proc = subprocess.run([str(exe), "simulate", "--perturbation-sd", "1", "--closest-gap", "1",
+                           "--sims", "10", "--json", "/dev/stdout", "--quiet"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert '"n_sims": 10' in proc.stdout
+
+
+def test_card_on_a_device_is_refused(tmp_path):
+    (tmp_path / "t.csv").write_text(TABLE)
+    fifo = tmp_path / "card.md"
+    os.mkfifo(fifo)
+    result = invoke("card", tmp_path / "t.csv", "--card", fifo, "--bootstrap", 5)
+    assert result.exit_code == 2
+    assert "is not a regular file" in result.output
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

@@ -62,8 +62,31 @@ def write_text(path, text: str) -> Path:
     return write_bytes(path, text.encode("utf-8"))
 
 
+def stream_kind(path) -> str | None:
+    """``"stream"`` for an existing character device, FIFO or socket (``/dev/null``,
+    ``/dev/stdout``, a named pipe): written as it is, never replaced; ``"block"`` for a block
+    device (never written); None for anything else (a regular file, a folder, nothing)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "stream"
+    return "block" if stat.S_ISBLK(mode) else None
+
+
 def write_bytes(path, data: bytes) -> Path:
-    """:func:`write_text` for bytes."""
+    """:func:`write_text` for bytes. A device or pipe (:func:`stream_kind`: ``--json
+    /dev/stdout``, ``--junit /dev/null``) is written to as it is: replacing it by a temporary
+    file renamed over it, as a file is, turned ``/dev/null`` into a regular file (as root) and
+    a named pipe into a file, and ``/dev/stdout`` resolved to a name that does not exist."""
+    kind = stream_kind(path)
+    if kind == "block":
+        raise OSError(errno.EINVAL, "is a block device; give a file", os.fspath(path))
+    if kind == "stream":
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return Path(path)
     final = real_path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(final.parent, final.name)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, shown_path
-from .fs import real_path
+from .fs import real_path, stream_kind
 from .layout import MANIFEST, RUN_FILES, read_manifest
 
 #: What a Markdown card may be called.
@@ -283,9 +283,18 @@ def guard_file(path, inputs: Inputs, *, option: str, card: bool = False,
     Returns
     -------
     Path
-        The real path written (a symbolic link is written through to its target and kept).
+        The real path written (a symbolic link is written through to its target and kept);
+        a device or pipe (``/dev/stdout``, ``/dev/null``) as given, written to as it is.
     """
     shown = Path(path)
+    stream = stream_kind(path)
+    if stream == "block":
+        raise InputError(f"{option}: is a block device; give a file", path=shown)
+    if stream is not None:  # /dev/null, /dev/stdout, a named pipe: written to, not replaced
+        if card:
+            raise InputError(f"{option}: is not a regular file; a card is updated in place: "
+                             "give a Markdown file", path=shown)
+        return shown
     real = real_path(path)
     if real.is_dir():
         raise InputError(f"{option}: is a folder; give a file", path=shown)
