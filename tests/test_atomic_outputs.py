@@ -377,6 +377,17 @@ def test_card_on_a_device_is_refused(tmp_path):
     assert "is not a regular file" in result.output
 
 
+
+def test_out_a_link_to_itself_leaves_no_staging_behind(src, tmp_path):
+    """A link that resolves nowhere (to itself) is swapped out as it is; the staging name then
+    held the link, which rmtree refuses, and stayed as a hidden .o.tmp-* entry."""
+    out = tmp_path / "o"
+    os.symlink("o", out)
+    run_cli(src, out, "--no-report")
+    assert (out / "results.json").is_file()
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+
+
 def test_stale_staging_of_a_dead_process_is_removed(src, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

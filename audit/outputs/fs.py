@@ -229,8 +229,12 @@ def remove_tree(path) -> None:
     mode, so the old set moved out by the next swap is read-only too, and removing it as a user
     (root passes) failed without a word, leaving a ``.<name>.tmp-*`` folder per run. Folders in
     the tree are made writable and the removal tried again; what still resists is left."""
+    if os.path.islink(path):  # what a swap moved out: a link named --out that led nowhere
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return
     shutil.rmtree(path, ignore_errors=True)
-    if not os.path.lexists(path) or os.path.islink(path):
+    if not os.path.lexists(path):
         return
     for root, dirs, _ in os.walk(path):
         for folder in [root, *(os.path.join(root, d) for d in dirs)]:
