@@ -100,6 +100,25 @@ def test_new_card_is_valid_and_has_the_sections():
     assert f"(Kendall τ = {f3(pair['kendall_tau'])})" in text
 
 
+@pytest.mark.parametrize("name", ["08", "1e3", "0o7", "0x1F", "007", "True", "no", "1_000"])
+def test_a_dataset_named_like_a_number_is_text_to_yaml_1_1_and_1_2_readers(name):
+    """PyYAML wrote pretty_name: 08 and 1e3 plain: text to YAML 1.1 (huggingface_hub's
+    yaml.safe_load) but a number to YAML 1.2's core schema (the Hub's pages). The header now
+    quotes every such text, so both read the name back as written."""
+    from ruamel.yaml import YAML  # a YAML 1.2 reader (great_expectations depends on it)
+
+    from audit.ingest import yamlsafe
+
+    r = full_results()
+    r["dataset"]["name"] = name
+    text = C.render_card(r)
+    header = text.split("---\n")[1]
+    assert yaml.safe_load(header)["pretty_name"] == name
+    assert YAML(typ="safe", pure=True).load(header)["pretty_name"] == name
+    assert yamlsafe.construct(yamlsafe.compose(header))["pretty_name"] == name
+    assert assert_valid(text).data.to_dict()["pretty_name"] == name
+
+
 @pytest.mark.parametrize(("pool", "judge", "kind"), [
     ("crowd", False, "crowdsourced"), ("normal_worker", False, "crowdsourced"),
     ("mturk", False, "crowdsourced"), ("expert", False, "expert-generated"),

@@ -51,11 +51,16 @@ def front_matter(data: Mapping) -> str:
     its other styles and reads it back as a space, and would write a bidi control raw, reordering
     the line for whoever reviews the card's source; and strings are never folded across lines, so
     no line of the block can begin with ``---`` and end it early in a reader that does not parse
-    YAML.
+    YAML. The dumper is :mod:`audit.ingest.yamlsafe`'s, which also quotes every text YAML 1.1
+    or YAML 1.2's core schema would read as something else: PyYAML alone wrote a dataset named
+    ``08`` or ``1e3`` plain, text to a YAML 1.1 reader (``huggingface_hub``) and a number to a
+    YAML 1.2 one (the Hub's own pages).
     """
     import yaml
 
-    return yaml.dump(dict(data), Dumper=_dumper(), sort_keys=False, allow_unicode=True,
+    from ..ingest.yamlsafe import _Dumper  # the one YAML writer of the package (its docstring)
+
+    return yaml.dump(dict(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=2 ** 31 - 1).rstrip("\n")
 
 
@@ -93,12 +98,3 @@ def escaping_strings(dumper: type) -> type:
     dumper.write_double_quoted = write_double_quoted
     dumper.add_representer(str, represent_str)
     return dumper
-
-
-def _dumper():
-    import yaml
-
-    class Dumper(yaml.SafeDumper):
-        """The safe dumper, writing a string with unsafe characters double-quoted and escaped."""
-
-    return escaping_strings(Dumper)
