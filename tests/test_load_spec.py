@@ -153,3 +153,34 @@ def test_spec_read_options(tmp_path):
     spec = write(tmp_path, "read: {sep: ';', skiprows: 1, na_values: ['-']}\n")
     with pytest.raises(SchemaError, match="not null"):
         load(src, spec=spec)
+
+
+@pytest.mark.parametrize("read", ["{sep: '\"'}", "{sep: '\"', quote: double}"])
+def test_the_quote_character_as_separator_is_refused_at_its_key(tmp_path, read):
+    """``read.sep: '"'`` with quoting on: ``""`` is both an empty cell and an empty quoted
+    value, and the data file's errors said nothing of the spec (a record named by its data
+    row, a cell read empty). Exit 2 at the key, before the data is read."""
+    from click.testing import CliRunner
+
+    from audit.cli import cli
+
+    src = write(tmp_path, 'item"annotator"label\ni1"a"x\ni1""y\n', "t.csv")
+    spec = write(tmp_path, f"name: x\nread: {read}\n")
+    said = "the character that quotes a value"
+    with pytest.raises(InputError, match=said) as err:
+        read_spec(spec)
+    assert err.value.key == "read.sep" and "line 2" in str(err.value)
+    assert str(err.value).endswith("has no quoting: set read.quote: none")
+    with pytest.raises(InputError, match=said):
+        read_spec({"read": {"sep": '"'}})
+    result = CliRunner(env={"GITHUB_WORKSPACE": None, "GITHUB_STEP_SUMMARY": None}).invoke(
+        cli, ["validate", str(src), "--spec", str(spec)])
+    assert result.exit_code == 2 and "key 'read.sep'" in result.output, result.output
+
+
+def test_the_quote_character_separates_a_file_read_without_quoting(tmp_path):
+    src = write(tmp_path, 'item"annotator"label\ni1"a"x\ni1"b"y\ni2"a"x\n', "t.csv")
+    table = load(src, spec=write(tmp_path, "read: {sep: '\"', quote: none}\n"))
+    f = table.frame.astype(str)
+    assert list(zip(f[C.ITEM], f[C.ANNOTATOR], f[C.LABEL])) == [
+        ("i1", "a", "x"), ("i1", "b", "y"), ("i2", "a", "x")]

@@ -245,6 +245,31 @@ def label_rule(scale: LabelScale, distinct) -> tuple[Reason, str, np.ndarray, np
     return reason, name, np.asarray(ok, dtype=bool), np.asarray(codes, dtype=np.int64)
 
 
+def boolean_key_hint(scale: LabelScale, failed) -> str:
+    """A last line for raw labels that failed the label check (``failed``) because a
+    ``label.map`` key is a boolean: YAML reads ``true`` unquoted as one, and a boolean is the
+    label ``True`` (:func:`audit.contract.labels.label_text`, as a typed boolean in a Parquet or
+    JSON file reads), so ``{true: 1}`` never reads the text ``true`` of a CSV. Names each text
+    written otherwise (``true``, ``TRUE``) and the key to write instead; ``""`` when none.
+    Both engines add it (:func:`validate_raw`, :mod:`audit.ingest.spark.validate`)."""
+    keys = {label_text(k).lower(): label_text(k) for k, _ in scale.aliases
+            if isinstance(k, (bool, np.bool_))}
+    texts = dict.fromkeys(v.strip() for v in failed if isinstance(v, str)
+                          and v.strip().lower() in keys and v.strip() != keys[v.strip().lower()])
+    if not texts:
+        return ""
+    texts = sorted(texts)[:6]  # both engines alike, whatever order their labels come in
+    labels = list(dict.fromkeys(keys[t.lower()] for t in texts))
+    quoted = ", ".join(f'"{t}"' for t in texts)
+    if len(texts) == 1:
+        return (f"label.map's key {labels[0].lower()} is a boolean (YAML reads true and false "
+                f"unquoted as one), the label {labels[0]!r}, not the text {texts[0]!r} the data "
+                f"holds: quote it: {quoted}")
+    return (f"label.map's key(s) {', '.join(v.lower() for v in labels)} (YAML reads true and "
+            f"false unquoted as booleans) read the label(s) {', '.join(map(repr, labels))}, "
+            f"not the texts {', '.join(map(repr, texts))} the data holds: quote them: {quoted}")
+
+
 def _label_check(scale: LabelScale, distinct: list):
     """The label check on factorised codes (a function of the label column), its reason code,
     its text, and the scale code of each distinct raw value."""
@@ -339,7 +364,9 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     try:
         schema.validate(frame, lazy=True, inplace=True)  # nothing is coerced: no copy
     except schema_errors as err:
-        raise SchemaError(_tidy(err.failure_cases, raw, label_text), source=source) from None
+        failed = [distinct[i] for i in np.flatnonzero(scale_code < 0)] if scale.aliases else ()
+        raise SchemaError(_tidy(err.failure_cases, raw, label_text), source=source,
+                          hint=boolean_key_hint(scale, failed)) from None
     codes = np.where(label_codes >= 0, scale_code[label_codes] if len(scale_code) else -1, -1)
     label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)

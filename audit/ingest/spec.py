@@ -29,7 +29,10 @@ no tags, aliases and depth bounded, keys single values), and the file it names (
 must lie inside the spec's own folder, links resolved, unless ``--allow-outside`` is given.
 
 ``columns`` maps canonical names (:mod:`audit.contract.columns`) to the source's column names; a canonical
-column the source already carries under its own name needs no entry. ``label.map`` reads raw
+column the source already carries under its own name needs no entry. Each entry reads the
+column it names, whatever that column is called, all entries at once: ``{item: annotator,
+annotator: item}`` swaps two columns; a source column named like a canonical column that an
+entry maps to another column, and that no entry reads, is left out. ``label.map`` reads raw
 labels as scale values before they are checked against ``label.order`` (a key matches a label
 written the same way, but for surrounding whitespace, or, for a key written as a number, naming
 the same number; unmapped labels are read as they are); without ``order`` the observed values
@@ -37,6 +40,9 @@ become the scale. How labels are read (numbers as numbers, text exactly as writt
 :mod:`audit.contract.labels`; without ``label.kind``, :mod:`audit.ingest.infer` decides the kind from the
 columns. Plain YAML values are read by YAML 1.2's core schema (:mod:`audit.ingest.yamlsafe`):
 ``yes``, ``no``, ``on`` and ``off`` are text, ``true`` and ``false`` booleans.
+
+``read.sep`` cannot be ``"`` while ``read.quote`` is ``double`` (the default: ``"`` quotes a
+value); a file separated by ``"`` is read with ``quote: none``.
 
 The declared scale is checked when the spec is read, naming the key: ``label.order`` empty
 (but for ``kind: interval``, an open range) or with values that repeat on its kind's scale
@@ -96,6 +102,31 @@ class DatasetSpec:
     def base(self) -> Path | None:
         """The folder relative paths in the spec are read from."""
         return self.path.parent if self.path is not None else None
+
+    def shadowed(self, columns) -> list[str]:
+        """The source's ``columns`` the mapping leaves out: each named like a canonical column
+        that ``columns`` maps to another source column, and read as no canonical column
+        itself. A column an entry names is never left out, whatever its own name: ``{item:
+        annotator, annotator: item}`` (a swap) leaves out none, ``{item: annotator,
+        annotator: worker}`` (a chain) the source's ``item`` only. Both engines map a source
+        by this, then :meth:`renames` (all at once)."""
+        sources = set(self.columns.values())
+        return [c for c in self.columns
+                if c in columns and self.columns[c] != c and c not in sources]
+
+    def renames(self) -> dict[str, str]:
+        """Each source column the spec's ``columns`` names, to its canonical name; applied
+        all at once, so a swap of two names reads each as the other's."""
+        return {src: canon for canon, src in self.columns.items() if canon != src}
+
+    def read_as_other(self, missing) -> str:
+        """For a required column ``missing`` from the mapped table although the source has a
+        column of that name, which ``columns`` entry reads that column as another canonical
+        column (``"; column 'annotator' is read as 'item' (columns.item)"``), else ``""``."""
+        taken = {src: canon for canon, src in self.columns.items() if canon != src}
+        said = [f"column {m!r} is read as {taken[m]!r} (columns.{taken[m]})"
+                for m in missing if m in taken]
+        return "; " + ", ".join(said) if said else ""
 
     def scale(self, observed, *, columns: Sequence[str] | None = None, source: str | None = None,
               default_kind: str = LabelKind.NOMINAL.value, winner=None) -> LabelScale:
@@ -365,6 +396,13 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
             fail("label.from_columns", ("label", "from_columns"),
                  "label.from_columns needs two or more columns (one per outcome: "
                  "{A_column: A, B_column: B, tie_column: tie})")
+    read = given("read")
+    if read.get("sep") == '"' and read.get("quote", "double") == "double":
+        default = "" if "quote" in read else ", the default"
+        fail("read.sep", ("read", "sep"),
+             f"read.sep is '\"', the character that quotes a value (read.quote: double{default})"
+             ": '\"\"' would be an empty cell and an empty quoted value at once; a file "
+             "separated by '\"' has no quoting: set read.quote: none")
     pools = given("pools")
     if "file" in pools and "map" in pools:
         fail("pools", ("pools",), "give pools.file or pools.map, not both")
@@ -386,4 +424,4 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         label_from_columns=from_columns,
         pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
-        read=given("read"), split=spec.split, card=given("card"), path=path)
+        read=read, split=spec.split, card=given("card"), path=path)

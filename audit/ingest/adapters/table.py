@@ -193,7 +193,8 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
                 "name them item, annotator, label or map them with a --spec file")
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
                          f"{join_names(frame.columns, limit=20)}; {hint}"
-                         f"{separator_hint(frame.columns)}", path=source, column=missing[0])
+                         f"{spec.read_as_other(missing)}{separator_hint(frame.columns)}",
+                         path=source, column=missing[0])
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
@@ -238,11 +239,11 @@ def _rename(frame: pd.DataFrame, spec: DatasetSpec, source: str) -> pd.DataFrame
         raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
                          f"not have; columns present: {join_names(frame.columns, limit=20)}"
                          f"{separator_hint(frame.columns)}", path=source, column=absent[0])
-    shadowed = [c for c in spec.columns if c in frame.columns and spec.columns[c] != c]
+    shadowed = spec.shadowed(frame.columns)
     raw = frame.drop(columns=shadowed) if shadowed else frame
     # a view of the columns, not a copy: every later step that changes a column
-    # (pools, folding, melting) builds a new frame first
-    return raw.rename(columns={src: canon for canon, src in spec.columns.items()}, copy=False)
+    # (pools, folding, melting) builds a new frame first; a mapping renames all at once
+    return raw.rename(columns=spec.renames(), copy=False)
 
 
 #: A column name Spark and the readers give a header cell left empty (``_c3``).

@@ -81,11 +81,10 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         raise InputError(f"the spec maps {canon!r} to column {absent[0]!r}, which the table does "
                          f"not have; columns present: {join_names(columns, limit=20)}"
                          f"{separator_hint(columns)}", path=source, column=absent[0])
-    shadowed = [c for c in spec.columns if c in columns and spec.columns[c] != c]
-    df = df.drop(*shadowed)
-    for canon, src in spec.columns.items():
-        if canon != src:
-            df = df.withColumnRenamed(src, canon)
+    df = df.drop(*spec.shadowed(columns))
+    # all at once: withColumnRenamed in turn made a swap of two names one name twice
+    renames = spec.renames()
+    df = df.toDF(*[renames.get(c, c) for c in df.columns])
     if spec.layout == "wide":
         df = _unpivot(df, spec, source)
     if spec.label_from_columns:
@@ -106,7 +105,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         hint = ("map them in the spec's columns" if spec.path is not None else
                 "name them item, annotator, label or map them with a --spec file")
         raise InputError(f"missing required column(s) {join_names(missing)}; columns present: "
-                         f"{join_names(columns, limit=20)}; {hint}{separator_hint(columns)}",
+                         f"{join_names(columns, limit=20)}; {hint}{spec.read_as_other(missing)}"
+                         f"{separator_hint(columns)}",
                          path=source, column=missing[0])
     df = id_columns(df, [c for c in C.ID_COLUMNS if c in df.columns])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)

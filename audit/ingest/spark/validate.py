@@ -31,7 +31,7 @@ import pandas as pd
 
 from ...contract import columns as C
 from ...contract.labels import LabelScale
-from ...contract.schema import Reason, label_rule
+from ...contract.schema import Reason, boolean_key_hint, label_rule
 from ...errors import SchemaError, Where
 from .read import FILE
 
@@ -92,8 +92,9 @@ def validate_frame(df, scale: LabelScale, distinct_labels: list, *, source: str
                                         (C.MODEL_A, C.MODEL_B)))
     if any(len(f) for f in frames):  # every failure at once: the repeats too
         frames.insert(len(failed), repeated(df))
+        unread = [v for v, good in zip(present, ok) if not good]
         raise SchemaError(pd.concat([f for f in frames if len(f)], ignore_index=True),
-                          source=source)
+                          source=source, hint=boolean_key_hint(scale, unread))
     return {v: int(c) for v, c in zip(present, codes)}
 
 
