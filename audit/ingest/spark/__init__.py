@@ -55,6 +55,35 @@ __all__ = ["get_session", "load_spark"]
 FORMATS = ("auto", "table")
 
 
+#: Formats the pandas engine reads that are no table Spark can read (PandaLM's records, a
+#: LeWiDi file's object of records or a folder of splits, MultiPref's and MT-Bench's rows).
+NAMED = ("pandalm", "lewidi", "multipref", "mt-bench")
+
+
+def refuse_named_format(source, *, mapped: bool) -> None:
+    """Refuse a local source the pandas engine reads as one of :data:`NAMED`, before a Spark
+    session starts, saying how to convert it: read by Spark, a LeWiDi folder or file (one JSON
+    object) was 'missing required column(s) ...; columns present: _corrupt_record'. With a spec
+    (``mapped``) only LeWiDi, which no spec maps, is refused: a PandaLM array can be a wide
+    table. A URL, a glob or a catalog table is not looked at here, and a source whose format
+    cannot be told is left to the reader's own messages."""
+    from pathlib import Path
+
+    from ..detect import _sniff
+
+    text = str(source)
+    if "://" in text or not Path(text).exists():
+        return
+    try:
+        named = _sniff(text)
+    except InputError:
+        return
+    if named in NAMED and (not mapped or named == "lewidi"):
+        raise InputError(f"this reads as {named} data, and --engine spark reads long or "
+                         "spec-mapped tables; convert it once with 'annotation-audit export "
+                         "SOURCE OUT' and audit OUT", path=text)
+
+
 def load_spark(source, *, spark=None, master: str | None = None, conf: dict | None = None,
                format: str = "auto",
                spec=None, pools=None, pool_column: str | None = None, name: str | None = None,
@@ -103,6 +132,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         option = next(iter(given))
         raise InputError(f"--{option.replace('_', '-')} does not apply with --engine spark",
                          key=option)
+    refuse_named_format(source, mapped=spec is not None)
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     spark = spark or get_session(master, config=conf)
     started = time.perf_counter()
