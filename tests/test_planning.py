@@ -631,3 +631,27 @@ def test_the_cross_pool_span_names_the_smaller_share_first(excess, plug_in):
     lo, hi = sorted([excess, plug_in])
     assert sentence.index(f"{100 * lo:.1f}%") < sentence.index(f"{100 * hi:.1f}%")
     assert "(plug-in estimate)" in sentence and "(the audit's excess" in sentence
+
+
+def test_a_pool_effect_measured_as_none_is_not_a_zero_width_interval():
+    """WMT23 zh-en's full set (two rater pools): the switches are within their sampling noise,
+    tau = 0 with the interval [0, 0], and the plan read 'needs about 157,066 items (...; 95%
+    interval 157,066 to 157,066)', an interval of one size that looks like certainty. It says
+    the plan is for sampling noise alone, and why (the shipped demo's block, changed so)."""
+    import copy
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    demo = json.loads((repo / "reports" / "pandalm" / "results.json").read_text())
+    block = copy.deepcopy(demo["plan"])
+    assert "95% interval from" in plan_sentences(block)[0]
+    effect = block["leaderboard"]["pool_effect"]
+    effect.update(tau=0.0, tau_ci95=[0.0, 0.0], switch_tau=0.0)
+    for size in block["leaderboard"]["sizes"]:
+        for row in size["rows"]:
+            if row.get("n_items") is not None:
+                row["n_items_ci95"] = [row["n_items"], row["n_items"]]
+    text = plan_sentences(block)[0]
+    assert "95% interval" not in text, text
+    assert ("1 judgment each, 11,820 per pool; sampling noise only: the pool switches are no "
+            "larger than their sampling noise predicts, so no pool effect is measured)") in text

@@ -63,8 +63,13 @@ def _sizes_sentence(lb: dict, stay) -> str:
                          f"(MC s.e. {number(e.get('ceiling_mc_se'), 3)}){maybe}")
             continue
         lo, hi = row.get("n_items_ci95") or [None, None]
-        measured = (lb.get("pool_effect") or {}).get("measured")
+        effect = lb.get("pool_effect") or {}
+        measured = effect.get("measured")
+        # tau's interval [0, 0]: every end of it plans the same size, which is no interval
+        none_at_all = (effect.get("tau_ci95") or [None, None])[1] == 0
         span = ("sampling noise only: no second pool measures a pool effect" if not measured
+                else "sampling noise only: the pool switches are no larger than their sampling "
+                "noise predicts, so no pool effect is measured" if none_at_all
                 else f"95% interval {number(lo)} to {number(hi)}" if hi is not None else
                 f"95% interval from {number(lo)} to no size at all: this data cannot tell "
                 "whether the pool effect allows it")
