@@ -70,6 +70,20 @@ def number(x, digits: int = 3) -> str:
     return str(x)
 
 
+def standard_error(x, digits: int = 3) -> str:
+    """A Monte-Carlo or bootstrap standard error beside its estimate: ``digits`` decimals, or as
+    many more as show its first significant digit where those would round a positive error to
+    ``0.000``, which reads as no uncertainty (``0.000158`` -> ``0.0002``, not ``0.000``); an
+    error of exactly 0 stays ``0.000``; :data:`NAN` when undefined."""
+    if not finite(x):
+        return NAN
+    x = float(x)
+    text = f"{x:.{digits}f}"
+    if x > 0 and float(text) == 0:
+        return f"{x:.{max(digits, -math.floor(math.log10(x)))}f}"
+    return text
+
+
 def percent(x, digits: int = 1) -> str:
     """A share as a percentage, ``0.0924`` -> ``9.2%``; :data:`NAN` when undefined."""
     if not finite(x):

@@ -18,7 +18,7 @@ drawing (the tests do).
 from __future__ import annotations
 
 from ..contract.columns import EVERY_HUMAN_POOL
-from ..format import finite, number, percent, probability, with_interval
+from ..format import finite, number, percent, probability, standard_error, with_interval
 from ..metrics import METRICS as METRIC_LIST
 from ..metrics import get as metric
 from .svg import sanitize_svg
@@ -443,7 +443,7 @@ def swap_chart(closest_pairs: list | None, *, colours: dict | None = None) -> st
     category_labels(d, labels, ys, x=left)
     for (_, s), label, yy, fill, e in zip(rows, tips, ys, fills, err):
         tip = (f"{label}: {probability(s['bootstrap'], 3)}"
-               + (f" ± {number(s['mc_se'], 3)}" if s["mc_se"] is not None else "")
+               + (f" ± {standard_error(s['mc_se'])}" if s["mc_se"] is not None else "")
                + (f"; closed form {probability(s['closed_form'], 3)}"
                   if s["closed_form"] is not None else ""))
         g = d.group(cls="pair", tip=tip)
@@ -548,7 +548,7 @@ def simulation_curve(simulation: list | None) -> str | None:
     d.polyline([(x(k), y(a)) for k, a in zip(n, p)], stroke=NEUTRAL, stroke_width=1.5)
     for r in rows:
         tip = (f"{r['n_models']} models: {number(r['p'])}"
-               + (f" ± {number(r['mc_se'], 4)}" if r["mc_se"] is not None else "")
+               + (f" ± {standard_error(r['mc_se'], 4)}" if r["mc_se"] is not None else "")
                + (f"; 95% interval {number(r['interval95'][0])} – {number(r['interval95'][1])}"
                   if r["interval95"] else ""))
         d.circle(x(r["n_models"]), y(r["p"]), 3.5, cls="point", fill=NEUTRAL, tip=tip)

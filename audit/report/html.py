@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..format import (number, p_bound, p_is, p_value, percent, points_with_interval,
-                      probability, with_interval)
+                      probability, standard_error, with_interval)
 from ..metrics import display_name, keys
 from .prose import ALPHA, interval_note, join_and, nan_note, why_undefined
 from .read import (STAT_NAMES, against_null, at_floor, displacement, has_null, judge_method,
@@ -403,7 +403,7 @@ def _closest(rows, chart, ch, *, method: str | None = None) -> dict:
         s = swap(r)
         out.append({"pool": r.get("pool"), "hi": r.get("model_hi"), "lo": r.get("model_lo"),
                     "gap": number(r.get("gap"), 4),
-                    "p": number(s["bootstrap"]) + (f" ± {number(s['mc_se'], 3)}"
+                    "p": number(s["bootstrap"]) + (f" ± {standard_error(s['mc_se'])}"
                                                 if s["mc_se"] is not None else ""),
                     "closed": (number(s["closed_form"]) +
                                (f" (SD {number(s['closed_form_sd'], 4)})"
@@ -418,7 +418,7 @@ def _displacement(st, chart, ch) -> dict:
     hist = st.get("displacement_histogram") or {}
     if not probs and not hist:
         return {"na": "no leaderboard to resample"}
-    return {"probs": [(p, probability(v, 3) + (f" ± {number(se)}" if se is not None else ""))
+    return {"probs": [(p, probability(v, 3) + (f" ± {standard_error(se)}" if se is not None else ""))
                       for p, v, se in probs],
             "chart": chart(ch.displacement_histogram, hist)}
 
@@ -430,7 +430,7 @@ def _simulation(st, chart, ch) -> dict:
     model = st.get("simulation_model") or {}
     sd, sd_ci = model.get("perturbation_sd"), model.get("perturbation_sd_ci95")
     return {"rows": [{"n": number(r["n_models"]), "p": probability(r["p"], 3),
-                      "se": number(r["mc_se"], 4),
+                      "se": standard_error(r["mc_se"], 4),
                       "interval": (f"{probability(r['interval95'][0], 3)} – "
                                    f"{probability(r['interval95'][1], 3)}"
                                    if r["interval95"] else "-")} for r in rows],

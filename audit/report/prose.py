@@ -14,7 +14,7 @@ import math
 
 from ..contract.columns import EVERY_HUMAN_POOL
 from ..format import (count, number, p_bound, p_is, percent, points, probability,
-                      probability_percent, with_interval)
+                      probability_percent, standard_error, with_interval)
 from ..metrics import display_name
 from .read import (against_null, at_floor, displacement, finite, judge_rows, simulation_row, swap,
                    swap_key, within_test)
@@ -313,7 +313,7 @@ def stability_sentences(results: dict, esc=str) -> list[str]:
         out.append("Probability that resampling the items changes the order of the leaderboard"
                    + (" (± Monte-Carlo s.e.)" if has_se else "") + ": " + "; ".join(
                        f"{pool_label(pool, results, esc)} {number(p)}"
-                       + (f" ± {number(se)}" if se is not None else "") for pool, p, se in disp)
+                       + (f" ± {standard_error(se)}" if se is not None else "") for pool, p, se in disp)
                    + ".")
     closest = closest_by_pool(st)
     if closest:
@@ -382,7 +382,7 @@ def simulated(r: dict, *, short: bool = False) -> str:
     (``short``: ``p ± se [lo, hi]``, the reading said once for the list)."""
     text = probability(r["p"])
     if r["mc_se"] is not None:
-        text += f" ± {number(r['mc_se'], 3)}"
+        text += f" ± {standard_error(r['mc_se'])}"
     if r["interval95"] and short:
         text += f" [{probability(r['interval95'][0])}, {probability(r['interval95'][1])}]"
     elif r["interval95"]:

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..escape import terminal
 from ..format import (number, p_bound, p_is, p_value, percent, percent_with_interval,
-                      points_with_interval, probability, with_interval)
+                      points_with_interval, probability, standard_error, with_interval)
 from ..metrics import keys
 from .prose import interval_note
 from .read import (STAT_NAMES, against_null, at_floor, displacement, judge_rows, simulation_row,
@@ -289,7 +289,7 @@ def _leaderboards(results, console):
     bdp = displacement(st)
     if bdp:
         console.print(_text("bootstrap displacement probability (± MC s.e.): " + ", ".join(
-            f"{p} {probability(v, 3)}" + (f" ± {number(se)}" if se is not None else "")
+            f"{p} {probability(v, 3)}" + (f" ± {standard_error(se)}" if se is not None else "")
             for p, v, se in bdp)))
     for r in sorted(st.get("closest_pairs") or [], key=swap_key)[:3]:
         s = swap(r)
@@ -360,7 +360,7 @@ def print_simulation(result: dict, console: Console | None = None) -> None:
         cells = [str(n)]
         if exact:
             r = exact[k]
-            cells += [probability(r["displacement_probability"], 3), number(r["mc_se"], 4)]
+            cells += [probability(r["displacement_probability"], 3), standard_error(r["mc_se"], 4)]
             cells += [_interval(r)] if with_interval else []
         if adjacent:
             r = adjacent[k]
