@@ -492,11 +492,15 @@ def test_a_judgment_lost_on_spark_is_an_internal_error(spark, monkeypatch, tmp_p
 
 
 # -- without pyspark or Java: one clear message --------------------------------------------------
-def test_missing_pyspark_is_one_clear_message(monkeypatch):
+def test_missing_pyspark_is_one_clear_message(monkeypatch, tmp_path):
+    # a long table, which --engine spark reads (a named format such as PandaLM is told to be
+    # exported first, before pyspark is looked for: 21a42f0)
+    src = tmp_path / "t.csv"
+    src.write_text("item,annotator,label\nq1,a,1\nq1,b,2\n", encoding="utf-8")
     monkeypatch.setitem(sys.modules, "pyspark", None)
     with pytest.raises(EngineError, match=r"pip install 'annotation-audit\[spark\]'"):
-        load(str(PANDALM), engine="spark")
-    res = CliRunner().invoke(cli, ["validate", str(PANDALM), "--engine", "spark"])
+        load(str(src), engine="spark")
+    res = CliRunner().invoke(cli, ["validate", str(src), "--engine", "spark"])
     assert res.exit_code == 2 and "annotation-audit[spark]" in res.output
 
 
