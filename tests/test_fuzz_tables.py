@@ -233,8 +233,9 @@ def check_contract(case: Case, result, out: Path) -> dict | None:
         assert set(pools) == {r[C.POOL] for r in case.rows}, pools
     for col in (*case.id_columns, *([C.LABEL] if case.label_of is None else [])):
         if case.rows and col in case.rows[0] and lookalikes(r[col] for r in case.rows):
+            named = "model_a / model_b" if col in (C.MODEL_A, C.MODEL_B) else col  # one set
             said = [line for line in result.stderr.splitlines()
-                    if line.startswith("warning:") and f"column {col!r}" in line
+                    if line.startswith("warning:") and f"column {named!r}" in line
                     and "look alike" in line]
             assert said, f"look-alike {col} ids audited apart without a word: {shown}"
     return dataset

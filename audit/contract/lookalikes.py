@@ -19,9 +19,10 @@ without format characters (Unicode category Cf: zero-width space and joiner, sof
 byte-order mark, direction marks), every run of whitespace inside it one space and none
 around it, and a text that then writes a decimal number (in any script's digits, with ``-``
 or U+2212 for minus) written as that number's one form: ``7``, ``7.0``, ``007``, ``+7``,
-``7e0`` and ``٧`` are one key, as ``0.5`` and ``.50`` are. Case is not in the key (``GPT-4``
-and ``gpt-4`` are different ids with nothing said), nor are letters of one script that look
-like another's (a Cyrillic ``а`` in ``аnna``).
+``7e0`` and ``٧`` are one key, as ``0.5`` and ``.50`` are. Case is in the key of model and
+pool names only (:data:`CASE_COLUMNS`: ``GPT-4`` and ``gpt-4`` are said), not of items,
+annotators and labels, whose ids may differ by case alone; letters of one script that look
+like another's (a Cyrillic ``а`` in ``аnna``) are not looked at.
 
 The check costs a few vectorised passes over each column's distinct values (pyarrow's NFKC
 normalisation on the non-ASCII ones, two regular expressions and a trim), and Python only for
@@ -86,15 +87,25 @@ def _number_key(text: str) -> str:
     return str(number.normalize())
 
 
-def lookalike_key(text: str) -> str:
+#: Columns whose names are compared without case too: a model or pool is named by a person
+#: (``GPT-4`` / ``gpt-4`` from two tools' exports), where ids of items and annotators may
+#: differ by case alone (base64 keys, platform ids). A pairwise table's two model columns are
+#: one set of models, checked as one (``GPT-4`` as model_a beside ``gpt-4`` as model_b), named
+#: :data:`MODELS` in the warning on both engines.
+MODELS = f"{C.MODEL_A} / {C.MODEL_B}"
+CASE_COLUMNS = (C.MODEL, MODELS, C.POOL)
+
+
+def lookalike_key(text: str, *, case: bool = False) -> str:
     """The key of one text (module docstring), as :func:`lookalike_groups` computes it for many
-    at once."""
+    at once; with ``case``, lower-cased too."""
     text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
                    if unicodedata.category(ch) != "Cf")
-    return _number_key(" ".join(text.split()))
+    key = _number_key(" ".join(text.split()))
+    return key.lower() if case else key
 
 
-def lookalike_groups(texts) -> list[tuple[str, ...]]:
+def lookalike_groups(texts, *, case: bool = False) -> list[tuple[str, ...]]:
     """The groups of distinct ``texts`` that look alike (module docstring), each sorted, in the
     order of their first member; texts that look like no other, and values that are not text,
     are left out.
@@ -102,7 +113,8 @@ def lookalike_groups(texts) -> list[tuple[str, ...]]:
     Only texts that change under the key can look like another (of two distinct texts with one
     key, at least one is not its key), and only non-ASCII texts can change under NFKC or lose a
     format character: the ASCII ones are only spaced and read as numbers, and the rest is done
-    on the few that change.
+    on the few that change. With ``case``, texts that differ by case alone look alike too
+    (:data:`CASE_COLUMNS`).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -132,6 +144,8 @@ def lookalike_groups(texts) -> list[tuple[str, ...]]:
         for i in at:
             written[i] = _number_key(written[i])
         keys = pa.array(written, type=pa.string())
+    if case:
+        keys = pc.utf8_lower(keys)
     if not pc.any(pc.not_equal(keys, arr)).as_py():  # every text is its own key
         return []
     # the texts are distinct, so a key two of them share is a group (hashed as arrays: the
@@ -157,6 +171,9 @@ def warn_lookalikes(table) -> None:
     they build."""
     frame = table.frame
     columns = {col: frame[col].cat.categories for col in C.ID_COLUMNS if col in frame.columns}
+    if C.MODEL_A in columns and C.MODEL_B in columns:  # one set of models, as on the cluster
+        both = columns.pop(C.MODEL_A).union(columns.pop(C.MODEL_B))
+        columns[MODELS] = both
     warn_lookalike_values(table.source, {**columns, C.LABEL: table.scale.values})
 
 
@@ -165,15 +182,18 @@ def warn_lookalike_values(source: str, columns: dict) -> None:
     cluster path holds on the driver (the pools', annotators' and models' dictionaries and the
     label scale; the item ids stay on the cluster and are not checked there)."""
     for col, values in columns.items():
-        groups = lookalike_groups(values)
+        case = col in CASE_COLUMNS
+        groups = lookalike_groups(values, case=case)
         if not groups:
             continue
         what = "labels" if col == C.LABEL else "ids"
         listed = "; ".join(" / ".join(shown(t) for t in g) for g in groups[:SHOWN])
         more = f"; ... ({len(groups)} groups in all)" if len(groups) > SHOWN else ""
+        ways = ("Unicode normal form, invisible characters, spaces, one number written two "
+                "ways, or case" if case else "Unicode normal form, invisible characters, "
+                "spaces, or one number written two ways")
         warnings.warn(LookalikeWarning(
-            f"{source}: column {col!r} holds {what} that look alike but differ (Unicode "
-            f"normal form, invisible characters, spaces, or one number written two ways), "
+            f"{source}: column {col!r} holds {what} that look alike but differ ({ways}), "
             f"audited as different "
             f"{what}: {listed}{more}; if they are one, write them alike in the source"),
             stacklevel=4)

@@ -158,10 +158,10 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
     info.setdefault("dropped", [])
     check_conservation(info, n_rows=n, n_coded=coded.where(F.col(C.LABEL).isNotNull()).count(),
                        source=source)
-    from ...contract.lookalikes import warn_lookalike_values
+    from ...contract.lookalikes import MODELS, warn_lookalike_values
 
     warn_lookalike_values(source, {C.POOL: names[C.POOL], C.ANNOTATOR: names[C.ANNOTATOR],
-                                   **({f"{C.MODEL_A} / {C.MODEL_B}": models}
+                                   **({MODELS: models}
                                       if models is not None else {}),
                                    C.LABEL: scale.values})
     return ClusterTable(coded, items, names[C.POOL], names[C.ANNOTATOR], models, scale, name,
