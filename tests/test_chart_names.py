@@ -94,17 +94,23 @@ def test_heatmap_labels_are_told_apart_and_cells_name_them_whole():
     assert len(set(root.find(f"{NS}title").text.split(" against "))) == 2
 
 
-def test_the_report_draws_one_label_per_model(tmp_path):
+def family_table(path, family=FAMILY, pools=POOLS):
+    """A JSON Lines preference table at ``path``: 30 items, each a pair of ``family``'s four
+    models judged -1 / 0 / 1 by two annotators of each of ``pools`` (seeded)."""
     rng = random.Random(5)
     rows = []
     for i in range(30):
-        a, b = FAMILY[i % 4], FAMILY[(i + 1 + i % 3) % 4]
-        for pool in POOLS:
+        a, b = family[i % 4], family[(i + 1 + i % 3) % 4]
+        for pool in pools:
             for j in range(2):
                 rows.append({"item": f"q{i}", "annotator": f"{pool}-{j}", "pool": pool,
                              "model_a": a, "model_b": b, "label": rng.choice([-1, 0, 1])})
-    data = tmp_path / "prefs.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_the_report_draws_one_label_per_model(tmp_path):
+    data = family_table(tmp_path / "prefs.jsonl")
     result = CliRunner().invoke(cli, ["run", str(data), "--out", str(tmp_path / "out"),
                                       "--bootstrap", "20", "--quiet"], catch_exceptions=False)
     assert result.exit_code == 0, result.output

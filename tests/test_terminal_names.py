@@ -16,6 +16,7 @@ import random
 
 from actions_runner import commands
 from click.testing import CliRunner
+from test_chart_names import family_table
 
 from audit.cli import cli
 
@@ -46,16 +47,7 @@ def columns(output: str, title: str) -> tuple[list[str], list[str]]:
 
 
 def test_names_are_whole_in_an_80_column_log(tmp_path):
-    rng = random.Random(5)
-    rows = []
-    for i in range(30):
-        a, b = FAMILY[i % 4], FAMILY[(i + 1 + i % 3) % 4]
-        for pool in POOLS:
-            for j in range(2):
-                rows.append({"item": f"q{i}", "annotator": f"{pool}-{j}", "pool": pool,
-                             "model_a": a, "model_b": b, "label": rng.choice([-1, 0, 1])})
-    data = tmp_path / "prefs.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = family_table(tmp_path / "prefs.jsonl", FAMILY, POOLS)
     result = CliRunner(env={"COLUMNS": "80"}).invoke(
         cli, ["run", str(data), "--out", str(tmp_path / "out"), "--bootstrap", "20"],
         catch_exceptions=False)
