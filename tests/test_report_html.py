@@ -117,6 +117,23 @@ def test_numbers_are_rendered_where_they_belong():
     assert "200" in method and f"numpy {r['meta']['versions']['numpy']}" in method
 
 
+def test_a_failed_expectation_says_why_in_the_report():
+    """The table showed 'FAIL NaN >= 0.667' for a claim on an undefined measurement, without
+    the reason the terminal prints; a failed row now carries its message (escaped), a passed
+    row none."""
+    r = full_results()
+    rows = r["expectations"]["results"]
+    failed = next(x for x in rows if not x["passed"])
+    failed["observed"] = float("nan")
+    failed["message"] = ("krippendorff_alpha[crowd] is undefined (NaN) on this data, so the "
+                         "claim cannot hold <b>")
+    ex = section_text(render_html(r), "expectations")
+    assert "is undefined (NaN) on this data, so the claim cannot hold <b>" in ex
+    passed = next(x for x in rows if x["passed"])
+    assert passed["message"] not in ex
+    assert "<b>" not in section_html(render_html(r), "expectations")
+
+
 def test_flipped_items_are_capped_and_counted():
     r = full_results()
     html = render_html(r, max_items=5)

@@ -200,9 +200,12 @@ def _jpi(j) -> str:
 def _expectations(exp) -> dict:
     if not exp:
         return {"na": "no expectation suite was run", "rows": []}
+    # a failed row says why, as the terminal does ("... is undefined (NaN) on this data, so the
+    # claim cannot hold": an observed NaN beside a threshold said nothing of it)
     rows = [{"expectation": r.get("expectation"), "passed": bool(r.get("passed")),
              "observed": cell(r.get("observed")), "threshold": cell(r.get("threshold")),
-             "line": r.get("line")} for r in exp.get("results") or []]
+             "line": r.get("line"), "message": None if r.get("passed") else r.get("message")}
+            for r in exp.get("results") or []]
     return {"n_passed": exp.get("n_passed", sum(r["passed"] for r in rows)),
             "n_failed": exp.get("n_failed", sum(not r["passed"] for r in rows)), "rows": rows}
 
