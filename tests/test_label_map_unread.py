@@ -67,3 +67,43 @@ def test_the_spark_engine_names_the_same_labels(spark, tmp_path):
     text = "item,annotator,model_a,model_b,label\n1,a,m1,m2,a wins\n2,a,m1,m2,tie\n"
     err = refused(tmp_path, text, PREFERENCE, engine="spark")
     assert sorted(err.failures["failure_case"]) == ["a wins", "tie"]
+
+
+UNUSED = "label.map key(s) {keys} match no label in the data"
+
+
+def _notices(tmp_path, text, spec, engine="pandas"):
+    (tmp_path / "t.csv").write_text(text)
+    (tmp_path / "s.yaml").write_text(spec)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        table = load(tmp_path / "t.csv", spec=tmp_path / "s.yaml", engine=engine)
+    return table, [str(w.message) for w in seen if "label.map key" in str(w.message)]
+
+
+NOMINAL = "item,annotator,label\nq1,a,tie\nq1,b,x\nq2,a,y\nq2,b, tie\n"
+
+
+def test_a_map_key_no_label_is_read_through_is_named(tmp_path):
+    """A key written otherwise than the data writes its label ('Tie' for 'tie') read nothing,
+    and, on a nominal scale, the label stayed as it was with nothing said. Keys that match a
+    label (blanks around it aside, or by number) say nothing."""
+    table, said = _notices(tmp_path, NOMINAL, "label: {kind: nominal, map: {Tie: t, x: X}}\n")
+    assert len(said) == 1 and UNUSED.format(keys="'Tie'") in said[0]
+    assert "the labels: ' tie', 'tie', 'x', 'y'" in said[0]
+    assert sorted(table.scale.values) == [" tie", "X", "tie", "y"]  # tie read as written
+    _, said = _notices(tmp_path, NOMINAL, "label: {kind: nominal, map: {'tie ': t, x: X}}\n")
+    assert said == []
+    numbers = "item,annotator,label\nq1,a,1.0\nq1,b,2\nq2,a,2\nq2,b,1\n"
+    _, said = _notices(tmp_path, numbers, "label: {kind: ordinal, map: {1: 1, 2: 2, 3: 3}}\n")
+    assert len(said) == 1 and UNUSED.format(keys="'3'") in said[0]
+    _, said = _notices(tmp_path, "item,annotator,label\nq1,a,true\nq1,b,false\n",
+                       "label: {kind: nominal, map: {true: yes, 'false': no}}\n")
+    assert len(said) == 1 and UNUSED.format(keys="'True'") in said[0]
+
+
+@pytest.mark.spark
+def test_the_spark_engine_names_the_same_unused_keys(spark, tmp_path):
+    spec = "label: {kind: nominal, map: {Tie: t, x: X}}\n"
+    assert _notices(tmp_path, NOMINAL, spec, engine="spark")[1] == \
+        _notices(tmp_path, NOMINAL, spec)[1]

@@ -128,6 +128,26 @@ class DatasetSpec:
                 for m in missing if m in taken]
         return "; " + ", ".join(said) if said else ""
 
+    def _warn_unused_keys(self, observed, where: str) -> None:
+        """A warning naming the ``label.map`` keys no observed label is read through
+        (:func:`audit.contract.labels.reading.unused_keys`): silent before, so a key written
+        otherwise than the data (``Tie`` for ``tie``) left that label as it is."""
+        from ..contract.labels import distinct_labels, label_text
+        from ..contract.labels.reading import unused_keys
+        from .common import warn
+
+        distinct = distinct_labels(observed)
+        unused = unused_keys(list(self.label_map.items()), distinct)
+        if not unused:
+            return
+        keys = ", ".join(repr(label_text(k)) for k in unused[:5]) + (", ..." if len(unused) > 5
+                                                                      else "")
+        labels = sorted({label_text(v) for v in distinct})
+        shown = ", ".join(repr(t) for t in labels[:8]) + (", ..." if len(labels) > 8 else "")
+        warn(f"{where}: label.map key(s) {keys} match no label in the data, so they read "
+             f"nothing (a key matches a label written the same way, blanks around it aside, or "
+             f"naming the same number); the labels: {shown}")
+
     def scale(self, observed, *, columns: Sequence[str] | None = None, source: str | None = None,
               default_kind: str = LabelKind.NOMINAL.value, winner=None) -> LabelScale:
         """The label scale, read from the declared ``label`` block and the observed raw labels.
@@ -154,6 +174,8 @@ class DatasetSpec:
 
         where = source or str(self.path or "spec")
         aliases = dict(self.label_map) or None
+        if aliases:
+            self._warn_unused_keys(observed, where)
         if self.label_kind is not None:
             kind = LabelKind(self.label_kind)
         elif columns is not None:

@@ -46,6 +46,26 @@ class Aliases:
         return self.NONE
 
 
+def unused_keys(pairs: Sequence[tuple], observed: Iterable) -> list:
+    """The keys of ``pairs`` (a ``label.map``'s) that no label of ``observed`` (distinct raw
+    labels) is read through, by :class:`Aliases`' rules: the key's text without surrounding
+    whitespace is some label's so, or the key is a number some label names. A key for a label
+    the data does not hold is legal (one spec for several versions of a dataset), but a key
+    written otherwise than the data writes its label (``Tie`` for ``tie``, ``true`` unquoted
+    for the text ``true``) reads nothing, and that label is read as it is."""
+    texts, numbers = set(), set()
+    for raw in observed:
+        if is_missing(raw):
+            continue
+        texts.add(label_text(raw).strip())
+        number = parse_number(raw)
+        if number is not None:
+            numbers.add(number)
+    return [key for key, _ in pairs
+            if label_text(key).strip() not in texts
+            and not (is_number(key) and parse_number(key) in numbers)]
+
+
 def alias_pairs(aliases) -> tuple:
     """``aliases`` (a mapping, pairs or None) as a tuple of ``(raw, value)`` pairs."""
     if aliases is None:
