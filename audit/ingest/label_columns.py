@@ -28,7 +28,8 @@ usual). Nothing is guessed:
   layout.
 
 Both engines read it alike: pandas over each column's distinct values, Spark as one column
-expression with one extra counting pass (:mod:`audit.ingest.spark.label_columns`).
+expression whose refusals are found in the pass that counts the judgments
+(:mod:`audit.ingest.spark.label_columns`).
 """
 
 from __future__ import annotations
@@ -88,16 +89,17 @@ def no_mark(columns: list, n: int) -> str:
             "assignment, for example) or mark their label")
 
 
-def check_columns(mapping: dict, columns, *, source: str, label_column: str | None) -> None:
-    """Exit 2 when a column of ``mapping`` is not in the table, or the table (or
-    ``columns.label``) already has the label column the marks are written to."""
+def check_columns(mapping: dict, columns, *, source: str) -> None:
+    """Exit 2 when a column of ``mapping`` is not in the table, or the table already has the
+    ``label`` column the marks are written to (``columns.label`` beside the key is refused
+    when the spec is read)."""
     names = [str(c) for c in columns]
     missing = [c for c in mapping if c not in names]
     if missing:
         raise InputError(f"label.from_columns names the column {missing[0]!r}, which the table "
                          f"does not have; its columns: {join_names(names, limit=20)}",
                          path=source, key="label.from_columns")
-    target = label_column or C.LABEL
+    target = C.LABEL
     if target in names and target not in mapping:
         raise InputError(f"label.from_columns writes each row's label to the column "
                          f"{target!r}, which the table already has: rename that column, or map "
@@ -115,7 +117,7 @@ def labels_from_columns(frame: pd.DataFrame, mapping: dict, *, source: str) -> p
         A cell that is neither marked nor unmarked, a row marking two or more columns or none;
         each naming its row by the frame's index (the table adapter names it by its line).
     """
-    check_columns(mapping, frame.columns, source=source, label_column=None)
+    check_columns(mapping, frame.columns, source=source)
     cols = list(mapping)
     marks = np.empty((len(frame), len(cols)), dtype=np.int8)
     for j, col in enumerate(cols):

@@ -69,7 +69,7 @@ def with_label(df, mapping: dict, *, source: str, blank, nulls: list[str]):
 
     from ...contract import columns as C
 
-    L.check_columns(mapping, df.columns, source=source, label_column=None)
+    L.check_columns(mapping, df.columns, source=source)
     cols = list(mapping)
     marks = [mark(df, c, nulls) for c in cols]
     count = sum(F.when(m == 1, F.lit(1)).otherwise(F.lit(0)) for m in marks)
