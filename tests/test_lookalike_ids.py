@@ -119,12 +119,7 @@ def test_lookalike_groups(texts, groups):
 def test_the_spark_engine_warns_alike(spark, tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(TABLE, encoding="utf-8")
-    said = []
-    for engine in ("pandas", "spark"):
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            load(path, engine=engine)
-        said.append([str(w.message) for w in seen if issubclass(w.category, LookalikeWarning)])
+    said = [_said(path, engine=engine)[1] for engine in ("pandas", "spark")]
     assert len(said[0]) == 1
     assert said[0] == said[1]
 
@@ -220,13 +215,7 @@ def test_lookalike_groups_agree_with_an_independent_key(texts):
 def test_the_spark_engine_names_spellings_alike(spark, tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(SPELLINGS, encoding="utf-8")
-    said = []
-    for engine in ("pandas", "spark"):
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            load(path, engine=engine)
-        said.append(sorted(str(w.message) for w in seen
-                           if issubclass(w.category, LookalikeWarning)))
+    said = [_said(path, engine=engine)[1] for engine in ("pandas", "spark")]
     assert len(said[0]) == 2
     assert said[0] == said[1]
 
@@ -239,6 +228,7 @@ CASED = ("item,annotator,pool,model_a,model_b,label\n"
 
 
 def _said(path, **options):
+    """The table loaded from ``path`` and its look-alike warnings, sorted."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         table = load(path, **options)
