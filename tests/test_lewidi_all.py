@@ -78,7 +78,8 @@ def expected_pools(folder: str, field: str | None) -> tuple[dict, int]:
             return group if group is not None else C.DEFAULT_POOL
         if ann not in meta:
             return "unknown"
-        return str(meta[ann].get(field) or "").strip() or "missing"
+        value = str(meta[ann].get(field) or "").strip()
+        return "missing" if value.casefold() in ("", "nan") else value  # CSC writes 'nan'
 
     stats = defaultdict(lambda: (set(), [0], set()))
     for (item, ann), group in raw.items():

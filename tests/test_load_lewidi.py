@@ -139,8 +139,10 @@ def test_csc_sparse_with_annotators_missing_from_the_metadata():
     assert absent, "the published CSC metadata lacks some annotators"
     with pytest.warns(LoadWarning, match=rf"{len(absent)} annotator\(s\).*'unknown'"):
         table = load(folder, pools=folder / "CSC_annotators_meta.json", pool_column="Gender")
-    expected = per_pool(raw, lambda a, g: meta[a]["Gender"] if a in meta else "unknown")
-    assert table_per_pool(table) == expected
+    # the metadata writes 'nan' for 17 annotators' gender: no value, the pool 'missing'
+    expected = per_pool(raw, lambda a, g: ("unknown" if a not in meta else "missing"
+                                           if meta[a]["Gender"] == "nan" else meta[a]["Gender"]))
+    assert table_per_pool(table) == expected and "nan" not in expected
     assert table.scale.values == (1, 2, 3, 4, 5, 6)
     per_item = Counter(i for i, _ in raw)
     assert min(per_item.values()) < max(per_item.values())      # sparse: items differ in size
@@ -185,7 +187,9 @@ def test_pool_column_alone_uses_the_datasets_metadata_file():
         explicit = load(folder, pools=folder / "CSC_annotators_meta.json", pool_column="Gender")
     assert table_per_pool(alone) == table_per_pool(explicit)
     assert alone.info["pools_from"] == str(folder / "CSC_annotators_meta.json")
-    assert {"nan", "DATA_EXPIRED", "CONSENT_REVOKED"} <= set(alone.pools)   # as written: no folding
+    # no folding: Prolific's placeholders stay as written; the text 'nan' is no value
+    assert {"missing", "DATA_EXPIRED", "CONSENT_REVOKED"} <= set(alone.pools)
+    assert "nan" not in set(alone.pools)
 
 
 def test_a_text_nested_past_the_parser_s_depth_is_kept_as_text():

@@ -74,6 +74,8 @@ def quiet_load(*args, **kwargs):
     ({"b": 1, "a": "x"}, '{"a":"x","b":1}'), ("007", "007"),
     (None, MISSING_POOL), ("", MISSING_POOL), ("  ", MISSING_POOL), (float("nan"), MISSING_POOL),
     ([], MISSING_POOL), ({}, MISSING_POOL), (pd.NA, MISSING_POOL),
+    ("nan", MISSING_POOL), (" NaN ", MISSING_POOL), ("<NA>", MISSING_POOL), ("None", "None"),
+    ("NA", "NA"), ("nano", "nano"), ("DATA_EXPIRED", "DATA_EXPIRED"),
 ])
 def test_pool_name_is_one_deterministic_text(value, name):
     assert pool_name(value) == name
@@ -240,6 +242,58 @@ def test_pool_column_on_any_metadata_field(tmp_path, field):
     assert any(f"{n_missing} annotator(s) have no {field!r}" in t for t in texts) == bool(n_missing)
     assert {a: p for (_, a), p in pools_by_judgment(table).items()} == expected | {
         "Ann4": UNKNOWN_POOL}
+
+
+def test_a_metadata_value_written_nan_is_missing_and_counted(tmp_path):
+    """CSC's metadata writes ``"Gender": "nan"`` where it has no value: that is the pool
+    ``missing``, as a null is, in the warning with its count, never a pool named ``nan``."""
+    meta = {"Ann1": {"Gender": "Female"}, "Ann2": {"Gender": "nan"}, "Ann3": {"Gender": None},
+            "Ann4": {"Gender": "NaN"}}
+    meta_path = toy_2025(tmp_path, meta)
+    with pytest.warns(LoadWarning, match=r"3 annotator\(s\) have no 'Gender' \(e\.g\. 'Ann2', "
+                                         r"'Ann3', 'Ann4'; 2 written as the text 'NaN', 'nan', "
+                                         r"which is read as no value\); their pool is 'missing'"):
+        table = load(tmp_path, pools=meta_path, pool_column="Gender")
+    assert {a: p for (_, a), p in pools_by_judgment(table).items()} == {
+        "Ann1": "Female", "Ann2": MISSING_POOL, "Ann3": MISSING_POOL, "Ann4": MISSING_POOL}
+    csv = tmp_path / "pools.csv"
+    csv.write_text("annotator,pool\nAnn1,Female\nAnn2,nan\nAnn3,\nAnn4,None\n", encoding="utf-8")
+    with pytest.warns(LoadWarning, match=r"2 annotator\(s\) have no 'pool'.*1 written as the "
+                                         r"text 'nan'"):
+        table = load(tmp_path, pools=csv)
+    assert {a: p for (_, a), p in pools_by_judgment(table).items()} == {
+        "Ann1": "Female", "Ann2": MISSING_POOL, "Ann3": MISSING_POOL, "Ann4": "None"}
+    with pytest.warns(LoadWarning, match=r"^pools: 1 annotator\(s\) have no pool.*'Ann2'"):
+        table = load(tmp_path, pools={"Ann1": "a", "Ann2": "nan", "Ann3": "b", "Ann4": "b"})
+    assert pools_by_judgment(table)[("train/1", "Ann2")] == MISSING_POOL
+
+
+def test_an_other_info_group_with_no_value_is_missing_and_counted(tmp_path):
+    write_lewidi(tmp_path, {
+        "1": rec2023(["Ann1", "Ann2", "Ann3"], [0, 1, 1],
+                     {"annotators group": ["g1", None, "nan"]}),
+        "2": rec2023(["Ann1", "Ann2"], [1, 0], {"annotators group": {"Ann1": "g1", "Ann2": ""}}),
+        "3": rec2023(["Ann1", "Ann4"], [1, 0], {"annotators group": ["g1", "missing"]}),
+    })
+    with pytest.warns(LoadWarning, match=r"3 judgment\(s\)' annotator groups in other_info have "
+                                         r"no value.*'Ann2'.*their pool is 'missing'"):
+        table = load(tmp_path)
+    got = pools_by_judgment(table)
+    assert got == {("train/1", "Ann1"): "g1", ("train/1", "Ann2"): MISSING_POOL,
+                   ("train/1", "Ann3"): MISSING_POOL, ("train/2", "Ann1"): "g1",
+                   ("train/2", "Ann2"): MISSING_POOL, ("train/3", "Ann1"): "g1",
+                   ("train/3", "Ann4"): MISSING_POOL}
+
+
+def test_csc_gender_has_no_pool_named_nan():
+    """LeWiDi 2025's CSC metadata writes ``nan`` for 17 annotators' gender and age."""
+    folder = shared_data("lewidi2025/CSC")
+    for field in ("Gender", "Age"):
+        with pytest.warns(LoadWarning, match=rf"17 annotator\(s\) have no '{field}'.*17 written "
+                                             r"as the text 'nan'"):
+            table = load(folder, pool_column=field)
+        pools = set(table.frame[C.POOL].astype(str))
+        assert "nan" not in pools and MISSING_POOL in pools
 
 
 def test_pool_column_alone_reads_the_datasets_own_metadata(tmp_path):

@@ -27,7 +27,12 @@ Pool names are text. A metadata value becomes a pool name by one deterministic r
 shortest round-trip form); ``true`` / ``false``; a list or object as compact JSON with sorted
 keys (a list keeps its order, as its authors wrote it). A value that is absent, null, NaN, empty text or
 an empty list / object gives the pool :data:`MISSING_POOL`, with one warning naming how many
-annotators have it.
+annotators have it. So does the text a missing value is written as when a table holding it is
+turned into text (:data:`MISSING_TEXTS`: ``nan``, ``NaN``, ``<NA>``): LeWiDi 2025's
+``CSC_annotators_meta.json`` writes ``"Gender": "nan"`` for the 17 annotators it has no gender
+for, which is no group of people; the warning says how many values were written so. Other
+texts stay pools (``None`` may be an answer, as ``DATA_EXPIRED`` is Prolific's): a data file's
+``pool`` column is read as its labels are (text as written; an empty cell is a missing id).
 
 Ids are matched exactly first, then as the mapping writes keys read from a file, without
 surrounding blanks (the data's ``" ann1"`` is the file's ``" ann1"``, read as ``ann1``). Data ids
@@ -80,6 +85,10 @@ OTHER_POOL = "other"
 #: ``CONSENT_REVOKED`` are what Prolific writes for a participant whose data was withdrawn.
 PLACEHOLDER_POOLS = frozenset({"", MISSING_POOL, "nan", "none", "null", "na", "n/a",
                                "data_expired", "consent_revoked"})
+#: Texts (compared without case or surrounding blanks) that are a missing value written out:
+#: ``str`` of a float NaN and of pandas' NA. A metadata value so written is no pool
+#: (:func:`pool_name` gives :data:`MISSING_POOL`).
+MISSING_TEXTS = frozenset({"nan", "<na>"})
 
 _NUMBERED = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)$")
 _SEPARATORS = re.compile(r"[\s_\-.#:/]+")
@@ -96,7 +105,7 @@ def pool_name(value) -> str:
         return MISSING_POOL if text is None else text
     if isinstance(value, str):
         text = value.strip()
-        return text if text else MISSING_POOL
+        return text if text and not is_missing_text(text) else MISSING_POOL
     if isinstance(value, (Mapping, list, tuple)):
         if not value:
             return MISSING_POOL
@@ -105,6 +114,11 @@ def pool_name(value) -> str:
     if value is pd.NA or value is pd.NaT:
         return MISSING_POOL
     return str(value).strip() or MISSING_POOL
+
+
+def is_missing_text(value) -> bool:
+    """True for text that writes a missing value (:data:`MISSING_TEXTS`)."""
+    return isinstance(value, str) and value.strip().casefold() in MISSING_TEXTS
 
 
 def read_pools(source, *, pool_column: str | None = None) -> dict[str, str]:
@@ -160,7 +174,7 @@ def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[s
             raise InputError(f"--pool-column {pool_column!r} given, but this file maps annotators "
                              "straight to pools (no metadata fields)", path=str(path))
         mapping = _by_key(data, pool_name, path=str(path), where=None, key_text=file_key)
-        return _with_missing(mapping, path, None)
+        return _with_missing(mapping, path, None, data.values())
     if len(nested) != len(data):
         bad = next(k for k, v in data.items() if not isinstance(v, dict))
         raise InputError("mixes metadata objects and plain values", path=str(path), key=bad)
@@ -171,9 +185,9 @@ def _from_json_object(data: dict, path: Path, pool_column: str | None) -> dict[s
     if pool_column not in fields:
         raise InputError(f"no field {pool_column!r} in the annotator metadata; fields: "
                          f"{join_names(fields)}", path=str(path), key=pool_column)
-    mapping = _by_key({k: v.get(pool_column) for k, v in data.items()}, pool_name,
-                      path=str(path), where=None, key_text=file_key)
-    return _with_missing(mapping, path, pool_column)
+    values = {k: v.get(pool_column) for k, v in data.items()}
+    mapping = _by_key(values, pool_name, path=str(path), where=None, key_text=file_key)
+    return _with_missing(mapping, path, pool_column, values.values())
 
 
 def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dict[str, str]:
@@ -193,7 +207,7 @@ def _from_frame(frame: pd.DataFrame, path: Path, pool_column: str | None) -> dic
         who = ann[clash.to_numpy()].iloc[0]
         raise InputError(f"annotator {who!r} is given more than one pool", path=str(path),
                          column=C.ANNOTATOR)
-    return _with_missing(dict(zip(ann, pool)), path, pool_col)
+    return _with_missing(dict(zip(ann, pool)), path, pool_col, frame[pool_col])
 
 
 def file_key(value) -> str | None:
@@ -204,12 +218,19 @@ def file_key(value) -> str | None:
     return value.strip() if isinstance(value, str) else id_text(value)
 
 
-def _with_missing(mapping: dict[str, str], path: Path, field: str | None) -> dict[str, str]:
+def _with_missing(mapping: dict[str, str], path: Path | str, field: str | None,
+                  values: Iterable = ()) -> dict[str, str]:
+    """``mapping``, with one warning counting the annotators whose pool is
+    :data:`MISSING_POOL` and, of ``values`` (the pools as the source writes them), those written
+    as a missing value's text (:data:`MISSING_TEXTS`)."""
     empty = [k for k, v in mapping.items() if v == MISSING_POOL]
     if empty:
         what = f"no {field!r}" if field else "no pool"
+        written = Counter(v.strip() for v in values if is_missing_text(v))
+        texts = (f"; {sum(written.values())} written as the text "
+                 f"{join_names(sorted(written))}, which is read as no value" if written else "")
         warn(f"{path}: {len(empty)} annotator(s) have {what} (e.g. "
-             f"{join_names(empty, limit=3)}); their pool is {MISSING_POOL!r}")
+             f"{join_names(empty, limit=3)}{texts}); their pool is {MISSING_POOL!r}")
     return mapping
 
 
@@ -221,7 +242,7 @@ def resolve_pools(pools, *, pool_column: str | None = None, base: Path | None = 
     if pools is None:
         return None
     if isinstance(pools, Mapping):
-        return _by_key(pools, pool_name, path=None)
+        return _with_missing(_by_key(pools, pool_name, path=None), "pools", None, pools.values())
     path = Path(pools)
     if base is not None and not path.is_absolute():
         path = base / path

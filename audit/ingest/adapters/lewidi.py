@@ -44,7 +44,8 @@ Pools, first match wins:
 Metadata and group objects may key annotators with or without the data's id prefix (``17`` for
 the data's ``Ann17``): :func:`audit.ingest.pools.match_keys` matches them, with a warning saying how
 many ids were matched so. Annotators the pools source lacks get the pool ``"unknown"``, with a
-warning naming how many; annotators it names without a value get ``"missing"``.
+warning naming how many; annotators it names without a value (null, empty, or the text ``nan``
+a missing value is written as: CSC's metadata) get ``"missing"``, with a warning naming how many.
 ``min_pool_annotators=N`` folds pools held by fewer than N annotators and placeholder values
 (``nan``, ``DATA_EXPIRED``) into ``"other"`` (:func:`audit.ingest.pools.fold_pools`).
 
@@ -66,8 +67,8 @@ from ...errors import InputError, join_names
 from ...contract.labels import LabelKind, LabelScale, infer_scale
 from ...contract.table import AnnotationTable, build_table
 from ..common import Ledger, drop_repeated_judgments, excerpt, warn
-from ..pools import (UNKNOWN_POOL, assign_pools, check_min_pool_annotators, fold_pools, match_keys,
-                    pool_name, resolve_pools)
+from ..pools import (MISSING_POOL, UNKNOWN_POOL, assign_pools,
+                     check_min_pool_annotators, fold_pools, match_keys, pool_name, resolve_pools)
 from ..readers import read_json
 from ..sources import existing_path
 from ..spec import read_spec
@@ -221,7 +222,7 @@ def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
     info = info.map(lambda o: o if isinstance(o, dict) else {})
     annotators = [_annotators(ann if isinstance(ann, dict) else ids)
                   for ann, ids in zip(recs["annotations"], recs["annotators"])]
-    groups, by_number = zip(*(_groups(o, ids) for o, ids in zip(info, annotators)))
+    groups, by_number, no_value = zip(*(_groups(o, ids) for o, ids in zip(info, annotators)))
     per_record = pd.DataFrame({
         C.ANNOTATOR: annotators,
         C.LABEL: [_labels(a) for a in recs["annotations"]],
@@ -238,6 +239,11 @@ def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
         i, k = matched[0]
         warn(f"{path}: {len(matched)} judgment(s)' annotator groups in other_info were matched by "
              f"number, not exactly (e.g. the data's {i!r} is the key {k!r})")
+    empty = [i for ids in no_value for i in ids]
+    if empty:
+        warn(f"{path}: {len(empty)} judgment(s)' annotator groups in other_info have no value "
+             f"(null, empty or the text 'nan'; e.g. annotator "
+             f"{empty[0]!r}); their pool is {MISSING_POOL!r}")
     no_groups = per_record[C.POOL].isna()
     per_record.loc[no_groups, C.POOL] = per_record.loc[no_groups, C.ANNOTATOR].map(
         lambda ids: [None] * len(ids))
@@ -266,9 +272,10 @@ def _labels(value) -> list[str]:
     return [a.strip() for a in str(value).split(",")]
 
 
-def _groups(info: dict, ids: list[str]) -> tuple[list | None, list[tuple[str, str]]]:
-    """Each of a record's annotators' group from its ``other_info`` (None: it names no group), and
-    the (id, key) pairs matched by number rather than exactly (see the module docstring)."""
+def _groups(info: dict, ids: list[str]) -> tuple[list | None, list[tuple[str, str]], list[str]]:
+    """Each of a record's annotators' group from its ``other_info`` (None: it names no group),
+    the (id, key) pairs matched by number rather than exactly (see the module docstring), and
+    the annotators whose group it names with no value (pool :data:`MISSING_POOL`)."""
     field = next((k for k in info if _GROUP_FIELD.match(str(k).strip())), None)
     if field is None:
         plain = {str(k): v for k, v in info.items()
@@ -280,24 +287,35 @@ def _groups(info: dict, ids: list[str]) -> tuple[list | None, list[tuple[str, st
     if isinstance(groups, Mapping):
         return _from_mapping({str(k): v for k, v in groups.items()}, ids, info)
     if isinstance(groups, (list, tuple)):
-        return [_group_name(g, info) for g in groups], []
-    return None, []
+        values = [_group_value(g, info) for g in groups]
+        return ([pool_name(v) for v in values], [],
+                [i for i, v in zip(ids, values) if _no_value(v)])
+    return None, [], []
 
 
 def _from_mapping(groups: dict, ids: list[str], info: dict, *, require_match: bool = False):
     key_of = match_keys(ids, groups)
     if require_match and not key_of:
-        return None, []
-    return ([_group_name(groups[key_of[i]], info) if i in key_of else None for i in ids],
-            [(i, k) for i, k in key_of.items() if i != k])
+        return None, [], []
+    values = {i: _group_value(groups[k], info) for i, k in key_of.items()}
+    return ([pool_name(values[i]) if i in values else None for i in ids],
+            [(i, k) for i, k in key_of.items() if i != k],
+            [i for i, v in values.items() if _no_value(v)])
 
 
-def _group_name(group, info: dict) -> str:
-    """A group token as a pool name; a token naming another ``other_info`` text field takes its
+def _group_value(group, info: dict):
+    """A group token's value; a token naming another ``other_info`` text field takes its
     value (HS-Brexit: ``group1`` -> ``"target group"``)."""
     if isinstance(group, str) and isinstance(info.get(group.strip()), str):
         group = info[group.strip()]
-    return pool_name(group)
+    return group
+
+
+def _no_value(group) -> bool:
+    """A group value that names no group (:func:`audit.ingest.pools.pool_name` gives
+    :data:`MISSING_POOL` for it), not the text ``missing`` written as a group's name."""
+    return pool_name(group) == MISSING_POOL and not (
+        isinstance(group, str) and group.strip() == MISSING_POOL)
 
 
 def _text(recs: pd.DataFrame) -> pd.Series:
