@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..contract import columns as C
-from ..errors import AuditWarning
+from ..contract.ids import id_texts
+from ..errors import AuditWarning, Where
 from ..contract.labels import LabelKind, LabelScale
 
 
@@ -110,3 +111,13 @@ def excerpt(values: pd.Series) -> pd.Series:
     text = values.astype(object).where(values.notna(), "").astype(str)
     return text.str.replace(r"\s+", " ", regex=True).str.strip().str.slice(0, C.EXCERPT_CHARS)
 
+
+def record_index(ids: pd.Series, *, what: str, name: str) -> pd.Index:
+    """A source's records named by their id's text (:func:`audit.contract.ids.id_text`), for
+    messages (``source row mp-0001``); a record with no id is named by its place,
+    ``record 3 (no comparison_id)``, never ``None`` or ``nan``. ``ids`` is indexed by each
+    record's 0-based place in the source."""
+    names = id_texts(ids)  # the ids as the table writes them: 1.0 is 1
+    missing = pd.isna(names)
+    names[missing] = [Where(f"record {int(k) + 1} (no {what})") for k in ids.index[missing]]
+    return pd.Index(names, dtype=object, name=name)

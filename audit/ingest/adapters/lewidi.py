@@ -63,6 +63,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...contract import columns as C
+from ...contract.ids import id_text
 from ...errors import InputError, join_names
 from ...contract.labels import LabelKind, LabelScale, infer_scale
 from ...contract.table import AnnotationTable, build_table
@@ -251,7 +252,8 @@ def _judgments(path: Path, split: str) -> tuple[pd.DataFrame, str | None]:
     long = long[long[C.ANNOTATOR].notna()]
     item = (split + "/" + recs.index.astype(str)).to_series(index=recs.index)
     long.insert(0, C.ITEM, item.reindex(long.index).to_numpy())
-    category = info.map(lambda o: next((str(o[f]) for f in _CATEGORY_FIELDS if o.get(f)), None))
+    category = info.map(lambda o: next((id_text(o[f]) for f in _CATEGORY_FIELDS
+                                        if id_text(o.get(f))), None))
     if category.notna().any():
         long[C.CATEGORY] = category.reindex(long.index).to_numpy()
     long[C.TEXT] = _text(recs).reindex(long.index).to_numpy()
@@ -266,9 +268,9 @@ def _annotators(value) -> list[str]:
     return [a.strip() for a in str(value).split(",")]
 
 
-def _labels(value) -> list[str]:
-    if isinstance(value, dict):
-        return [str(v).strip() for v in value.values()]
+def _labels(value) -> list[str | None]:
+    if isinstance(value, dict):  # a null (or NaN) label is missing, not the text 'None'
+        return [None if (t := id_text(v)) is None else t.strip() for v in value.values()]
     return [a.strip() for a in str(value).split(",")]
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ...contract import columns as C
+from ...contract.ids import id_texts
 from ...errors import InputError, join_names
 from ...contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
@@ -76,8 +77,8 @@ def load_mtbench(source, *, split: str | None = None, name: str | None = None) -
 
 
 def _judgments(frame: pd.DataFrame, split: str) -> pd.DataFrame:
-    a, b = frame["model_a"].astype(str), frame["model_b"].astype(str)
-    swap = (a > b).to_numpy()
+    a, b = _texts(frame["model_a"]), _texts(frame["model_b"])  # a missing model stays missing
+    swap = (a.fillna("") > b.fillna("")).to_numpy()
     first, second = a.where(~swap, b), b.where(~swap, a)
     winner = frame["winner"].astype(str).str.strip().str.lower()
     sign = pd.Series(np.select([winner == "model_a", winner == "model_b",
@@ -88,7 +89,11 @@ def _judgments(frame: pd.DataFrame, split: str) -> pd.DataFrame:
     label[frame["winner"].isna().to_numpy()] = None
     turn = frame["turn"] if "turn" in frame else pd.Series(1, index=frame.index)
     turn_text = turn.astype("Int64").astype(str)
-    item = ("q" + frame["question_id"].astype(str) + "/t" + turn_text + "/" + first + "|" + second)
+    question = _texts(frame["question_id"])
+    known = (question.notna() & first.notna() & second.notna()).to_numpy()
+    item = pd.Series(None, index=frame.index, dtype=object)  # missing: a null item, named
+    item[known] = ("q" + question[known] + "/t" + turn_text[known] + "/" + first[known] + "|"
+                   + second[known])
     annotator, pool = _judges(frame["judge"])
     raw = pd.DataFrame({C.ITEM: item, C.ANNOTATOR: annotator, C.POOL: pool, C.LABEL: label,
                         C.MODEL_A: first, C.MODEL_B: second, C.TURN: turn_text},
@@ -99,6 +104,12 @@ def _judgments(frame: pd.DataFrame, split: str) -> pd.DataFrame:
         raw[C.TEXT] = excerpt(frame["conversation_a"].map(_first_user_turn))
     raw.index = pd.Index(split + "/" + frame.index.astype(str), name="row")
     return raw
+
+
+def _texts(values: pd.Series) -> pd.Series:
+    """Ids as text by :func:`audit.contract.ids.id_text` (``7.0`` is ``7``); None where missing,
+    never the text ``nan`` or ``None``."""
+    return pd.Series(id_texts(values), index=values.index, dtype=object)
 
 
 def _judges(judge: pd.Series) -> tuple[pd.Series, pd.Series]:

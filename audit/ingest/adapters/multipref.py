@@ -34,7 +34,7 @@ from ...contract import columns as C
 from ...errors import InputError, join_names
 from ...contract.labels import LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, excerpt, recode
+from ..common import Ledger, excerpt, record_index, recode
 from ..readers import open_dataset
 from ..sources import default_name
 
@@ -89,7 +89,7 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
                        if isinstance(d, dict) for k in d if str(k).endswith("_pref")})
         raise InputError(f"no annotation has the aspect {aspect!r}; aspects present: "
                          f"{join_names(seen) or 'none'}", path=src, key=aspect)
-    items = pd.DataFrame({C.ITEM: frame[ID].astype(str), C.MODEL_A: frame[C.MODEL_A],
+    items = pd.DataFrame({C.ITEM: frame[ID], C.MODEL_A: frame[C.MODEL_A],  # typed: id_text
                           C.MODEL_B: frame[C.MODEL_B]}, index=frame.index)
     if C.CATEGORY in frame:
         items[C.CATEGORY] = frame[C.CATEGORY]
@@ -97,7 +97,7 @@ def load_multipref(source, *, aspect: str = "overall_pref", split: str | None = 
         items[C.TEXT] = excerpt(frame[C.TEXT])
     raw = items.join(judgments, how="inner")
     raw[C.LABEL] = recode(raw[C.LABEL], dict(zip(LABEL_NAMES, SCALE.values)))
-    raw.index = pd.Index(raw[C.ITEM].to_numpy(), name=ID)
+    raw.index = record_index(raw[C.ITEM], what=ID, name=ID)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     return build_table(raw, SCALE, name=name or default_name(source, "multipref"), source=src,
                        info={"format": "multipref", "aspect": aspect, **ledger.info()})

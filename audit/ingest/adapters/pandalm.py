@@ -21,7 +21,7 @@ from ...contract import columns as C
 from ...errors import InputError
 from ...contract.labels import WINNER_NAMES, LabelKind, LabelScale
 from ...contract.table import AnnotationTable, build_table
-from ..common import Ledger, excerpt, recode
+from ..common import Ledger, excerpt, record_index, recode
 from ..pools import assign_pools, resolve_pools
 from ..readers import read_table
 from ..sources import default_name
@@ -58,7 +58,7 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
     text = frame["instruction"].fillna("").astype(str) if "instruction" in frame else ""
     if "input" in frame:
         text = text + " " + frame["input"].fillna("").astype(str)
-    items = pd.DataFrame({C.ITEM: frame["idx"].astype(str), C.MODEL_A: pair[0],
+    items = pd.DataFrame({C.ITEM: frame["idx"], C.MODEL_A: pair[0],  # typed: id_text
                           C.MODEL_B: pair[1]}, index=frame.index)
     if "motivation_app" in frame:
         items[C.CATEGORY] = frame["motivation_app"]
@@ -66,7 +66,7 @@ def load_pandalm(source, *, pools=None, pool_column: str | None = None,
     long = frame[ann_cols].melt(var_name=C.ANNOTATOR, value_name=C.LABEL, ignore_index=False)
     ledger = Ledger(rows_read=len(long))  # one judgment per annotator field; none is dropped
     raw = items.join(long, how="inner").loc[:, lambda d: [c for c in C.COLUMNS if c in d]]
-    raw.index = pd.Index(raw[C.ITEM].to_numpy(), name="idx")
+    raw.index = record_index(raw[C.ITEM], what="idx", name="idx")
     raw[C.LABEL] = recode(raw[C.LABEL], RAW_TO_SIGN)
     if pools is None and pool_column is not None:
         raise InputError("--pool-column names a field of the --pools file; pass --pools too",
