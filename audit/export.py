@@ -49,7 +49,8 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     Raises
     ------
     InputError
-        ``out/judgments``, ``out/spec.yaml`` or ``out/manifest.json`` already exists (nothing
+        A table of vote counts (its annotators are not given: the export would write its
+        synthetic annotators as if they were); ``out/judgments``, ``out/spec.yaml`` or ``out/manifest.json`` already exists (nothing
         is overwritten), or ``out`` holds an input or lies inside an input folder.
     """
     import pyarrow as pa
@@ -58,6 +59,13 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     from .ingest.yamlsafe import dump
     from .outputs import MANIFEST, find_inputs, guard_folder, staged
 
+    if not table.annotators_given:
+        from .errors import InputError
+
+        raise InputError("the table gives vote counts per item (label.from_counts), not who "
+                         "voted: the export writes one judgment per row with its annotator, "
+                         "which would read back as annotators; audit the counts as they are",
+                         path=table.source, key="label.from_counts")
     out = Path(out)
     if partition_by_pool:
         _check_partition_names(table.frame[C.POOL].cat.categories, out)

@@ -1,6 +1,6 @@
 """"Cannot detect the format" for a table that is almost a long table says what it lacks
 (:func:`audit.ingest.detect.missing_columns_hint`): the columns missing, names that differ only
-in case, and that vote counts per item are no judgments."""
+in case, and how vote counts per item are read (``label.from_counts``)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ def run(tmp_path, text):
     return CliRunner().invoke(cli, ["run", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o")])
 
 
-def test_a_table_of_vote_counts_says_it_holds_no_judgments(tmp_path):
+def test_a_table_of_vote_counts_points_to_from_counts(tmp_path):
     result = run(tmp_path, "item,n_toxic,n_ok,label\nq1,3,2,toxic\n")
     assert result.exit_code == 2
     assert "a long table needs the column 'annotator', which it lacks" in result.output
-    assert "a table of vote counts per item holds none" in result.output
+    assert ("a table of vote counts per item is read with a spec's label.from_counts"
+            in result.output)
 
 
 def test_names_differing_in_case_are_named(tmp_path):

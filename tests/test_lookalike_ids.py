@@ -13,8 +13,13 @@ no-break space, two spaces), by a fullwidth digit (``１``, typed with an East A
 method), or that write one number two ways (``7`` and ``7.0``, what pandas writes for an id
 column that once held a NaN; ``007`` and ``7``, a spreadsheet that dropped the zeros; labels
 ``1`` and ``1.0`` on a nominal scale, or ``1`` and Arabic-Indic ``١``): they were audited apart
-without a word (found by helper-66's sweep of ids as files write them). Case (``GPT-4`` and
-``gpt-4``) and letters of another script (a Cyrillic ``а``) are not looked at.
+without a word (found by helper-66's sweep of ids as files write them). Case is looked at for
+model and pool names only.
+
+So are texts whose difference is a letter or sign of another script drawn like an ASCII one
+(Unicode's confusables data, UTS #39): a Cyrillic ``а`` in ``аnna``, an en dash or a
+non-breaking hyphen pasted from a word processor in ``gpt‑4``, a contributor's ``gрt-4`` with a
+Cyrillic ``р`` that shows as a second ``gpt-4`` row of a leaderboard; these said nothing.
 """
 
 from __future__ import annotations
@@ -93,7 +98,10 @@ def test_wide_table_rater_names_and_items(tmp_path):
 
 def test_clean_tables_say_nothing(tmp_path):
     _, said = loaded(tmp_path, "item,annotator,label\nq7,a,1\nQ7,b,1\n\u05e9,\u00e9,x\n"
-                              "10,\u0430nna,x\n100,anna,x\n")  # case, a Cyrillic a, 10 / 100
+                              "10,\u041c\u043e\u0441\u043a\u0432\u0430,x\n100,Mockba,x\n"
+                              "11,\u0430nya,x\n12,anna,x\n11,x\u0667,y\n12,x7,y\n")
+    # case; Cyrillic Москва and Latin Mockba differ in к and в; аnya / anna; a digit of another
+    # script in a text that writes no number; 10 / 100
     assert said == []
 
 
@@ -101,7 +109,12 @@ def test_clean_tables_say_nothing(tmp_path):
     ([NFC, NFD, "x"], [tuple(sorted([NFC, NFD]))]),
     (["a", " a", "a\u00a0", "b"], [(" a", "a", "a\u00a0")]),
     (["ab", "a\u200bb", "a\u00adb"], [("ab", "a\u00adb", "a\u200bb")]),  # soft hyphen is Cf
-    (["a", "A", "GPT-4", "gpt-4", "anna", "\u0430nna"], []),  # case, a Cyrillic a: different
+    (["a", "A", "GPT-4", "gpt-4"], []),  # case: different
+    (["anna", "\u0430nna", "gpt-4", "g\u0440t-4", "gpt\u20134", "gpt\u20114", "gpt\u20144"],
+     [("anna", "\u0430nna"), ("gpt-4", "gpt\u20114", "gpt\u20134", "g\u0440t-4")]),  # not —
+    (["IBM", "\u0406BM", "lBM", "\u01c0BM"], [("IBM", "\u0406BM"), ("lBM", "\u01c0BM")]),
+    (["it's", "it\u2019s", "\u039fK", "OK", "0K"], [("it's", "it\u2019s"), ("OK", "\u039fK")]),
+    (["\u0667", "7", "V", "x\u0667", "xV"], [("7", "\u0667")]),  # a digit is a digit
     (["007", "7", "1.0", "1", "10", "1e1", "x7"], [("007", "7"), ("1", "1.0"), ("10", "1e1")]),
     (["John Smith", "John\u00a0Smith", "John  Smith", "John\u202fSmith"],  # kinds of space
      [("John  Smith", "John Smith", "John\u00a0Smith", "John\u202fSmith")]),
@@ -182,8 +195,9 @@ def test_spaces_digits_and_numbers_written_two_ways_are_named(tmp_path):
 
 def oracle_key(text: str):
     """An independent reading of the look-alike key: Python's NFKC and Unicode categories,
-    ``str.split``'s whitespace, and a number by :class:`fractions.Fraction` (any script's
-    digits; no underscores, which Fraction reads but no spreadsheet writes)."""
+    ``str.split``'s whitespace, a number by :class:`fractions.Fraction` (any script's
+    digits; no underscores, which Fraction reads but no spreadsheet writes), else each
+    character by :func:`oracle_prototype`."""
     text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
                    if unicodedata.category(ch) != "Cf")
     text = " ".join(text.split())
@@ -192,12 +206,30 @@ def oracle_key(text: str):
             return Fraction(text.replace("\u2212", "-"))
         except (ValueError, ZeroDivisionError):
             pass
-    return text
+    return " ".join("".join(oracle_prototype(ch) for ch in text).split())
+
+
+def oracle_prototype(ch: str) -> str:
+    """The ASCII character under which the confusables package lists ``ch`` (searched, one
+    prototype at a time), for a non-ASCII character that is not a digit or a mark; a capital
+    of the ``l``/``I``/``1``/``|`` family is ``I``, any other member ``l``."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    if ch.isascii() or unicodedata.category(ch)[0] in "MZ" or unicodedata.category(ch) == "Nd":
+        return ch
+    for prototype in map(chr, range(0x20, 0x7F)):
+        if any(entry["c"] == ch for entry in confusables_data.get(prototype, ())):
+            if prototype in "lI1|":
+                return "I" if ch.isupper() else "l"
+            return prototype
+    return ch
 
 
 PIECES = ["a", "b", "7", "0", "07", "7.0", ".5", "0.50", "1e1", "10", "+", "-", "\u2212", " ",
           "  ", "\u00a0", "\u202f", "\u3000", "\u200b", "\u00ad", "\ufeff", "\uff17",
-          "\u0667", "\u0967", "e\u0301", "\u00e9", "\ufb01", "fi", "x\u00b2", "x2", "E", "."]
+          "\u0667", "\u0967", "e\u0301", "\u00e9", "\ufb01", "fi", "x\u00b2", "x2", "E", ".",
+          "\u0430", "\u0440", "p", "\u2013", "\u2011", "\u2014", "\u0406", "I", "l", "\u01c0",
+          "'", "\u2019", "\u0399", "\u041e", "O", "\u0392"]
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
@@ -275,3 +307,19 @@ def test_spark_names_models_and_pools_differing_by_case_alike(spark, tmp_path):
     want = _said(path)[1]
     for options in ({}, {"keep_on_cluster": True}):
         assert _said(path, engine="spark", **options)[1] == want, options
+
+
+def test_a_model_spelled_with_a_letter_of_another_script_is_named(tmp_path):
+    """A contributor's 'gрt-4' (Cyrillic р) beside 'gpt-4' was a second leaderboard row that
+    reads 'gpt-4', with nothing said; and 'gpt‑4' pasted with a non-breaking hyphen. Both are
+    named, escaped, and audited apart (nothing merged)."""
+    path = tmp_path / "t.csv"
+    path.write_text("item,annotator,model_a,model_b,label\n"
+                    "1,a,gpt-4,llama,A\n2,a,llama,g\u0440t-4,B\n3,a,gpt\u20114,llama,A\n",
+                    encoding="utf-8")
+    table, said = _said(path)
+    assert len(table.frame["model_a"].cat.categories.union(
+        table.frame["model_b"].cat.categories)) == 4
+    (message,) = said
+    assert "column 'model_a / model_b'" in message and "other scripts drawn alike" in message
+    assert "'gpt-4' / 'gpt\\u20114' / 'g\\u0440t-4'" in message, message

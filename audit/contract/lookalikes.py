@@ -19,10 +19,14 @@ without format characters (Unicode category Cf: zero-width space and joiner, sof
 byte-order mark, direction marks), every run of whitespace inside it one space and none
 around it, and a text that then writes a decimal number (in any script's digits, with ``-``
 or U+2212 for minus) written as that number's one form: ``7``, ``7.0``, ``007``, ``+7``,
-``7e0`` and ``٧`` are one key, as ``0.5`` and ``.50`` are. Case is in the key of model and
-pool names only (:data:`CASE_COLUMNS`: ``GPT-4`` and ``gpt-4`` are said), not of items,
-annotators and labels, whose ids may differ by case alone; letters of one script that look
-like another's (a Cyrillic ``а`` in ``аnna``) are not looked at.
+``7e0`` and ``٧`` are one key, as ``0.5`` and ``.50`` are; and in a text that writes no number,
+each character that Unicode's confusables data (UTS #39) draws like an ASCII one written as
+that character (:func:`_confusables`): a Cyrillic ``а`` in ``аnna``, a Greek ``Ο``, an en dash
+or a non-breaking hyphen in ``gpt‑4``, a typographic ``’``. Such a text is what a copy from a
+word processor or a web page gives, and what a contributor's data can use to make one model
+show as two rows of one name. Case is in the key of model and pool names only
+(:data:`CASE_COLUMNS`: ``GPT-4`` and ``gpt-4`` are said), not of items, annotators and labels,
+whose ids may differ by case alone.
 
 The check costs a few vectorised passes over each column's distinct values (pyarrow's NFKC
 normalisation on the non-ASCII ones, two regular expressions and a trim), and Python only for
@@ -101,8 +105,59 @@ def lookalike_key(text: str, *, case: bool = False) -> str:
     at once; with ``case``, lower-cased too."""
     text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
                    if unicodedata.category(ch) != "Cf")
-    key = _number_key(" ".join(text.split()))
+    spaced = " ".join(text.split())
+    key = _number_key(spaced)
+    if not key.isascii():  # a number is written in ASCII by now
+        key = _fold(key)
     return key.lower() if case else key
+
+
+@cache
+def _confusables() -> dict[int, str]:
+    """``str.translate``'s table writing each non-ASCII character that Unicode's confusables
+    data (UTS #39, *Unicode Security Mechanisms*, ``confusables.txt``, as the
+    ``confusable_homoglyphs`` package ships it) gives an ASCII prototype as that prototype:
+    Cyrillic ``а`` and Greek ``ο`` as ``a`` and ``o``, an en dash or a non-breaking hyphen as
+    ``-``, ``’`` as ``'``.
+
+    Left out: characters NFKC already rewrites (the key is taken after it), format characters
+    (dropped), spaces (one space), decimal digits (a text that writes a number is keyed as the
+    number) and combining marks (a mark belongs to the letter before it). Why a table here and
+    not the package's ``is_confusable``: that answers for one string at a time, and the key
+    must be one text per text. ASCII's own look-alikes (``l``, ``I``, ``1``, ``|``; ``0`` and
+    ``O``; ``rn`` and ``m``) are different texts a person types, and stay apart; a non-ASCII
+    character whose prototype is one of ``l I 1 |`` is written ``I`` when it is a capital
+    letter (Cyrillic ``І``, Greek ``Ι``), else ``l``, so that ``ІBM`` and ``IBM`` meet.
+    """
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[int, str] = {}
+    for code in range(0x20, 0x7F):
+        prototype = chr(code)
+        for entry in confusables_data.get(prototype, ()):
+            ch = entry["c"]
+            if (len(ch) != 1 or ch.isascii() or unicodedata.normalize("NFKC", ch) != ch
+                    or unicodedata.category(ch)[0] in "MZ"
+                    or unicodedata.category(ch) in ("Cf", "Nd")):
+                continue
+            if prototype in "lI1|":
+                prototype_of_ch = "I" if ch.isupper() else "l"
+            else:
+                prototype_of_ch = prototype
+            table.setdefault(ord(ch), prototype_of_ch)
+    return table
+
+
+@cache
+def _foldable() -> str:
+    """An RE2 class of the characters :func:`_confusables` rewrites."""
+    return "[" + "".join(f"\\x{{{code:x}}}" for code in sorted(_confusables())) + "]"
+
+
+def _fold(text: str) -> str:
+    """``text`` with the characters :func:`_confusables` rewrites written as their ASCII
+    prototypes, and its spaces made one again."""
+    return " ".join(text.translate(_confusables()).split())
 
 
 def lookalike_groups(texts, *, case: bool = False) -> list[tuple[str, ...]]:
@@ -144,6 +199,14 @@ def lookalike_groups(texts, *, case: bool = False) -> list[tuple[str, ...]]:
         for i in at:
             written[i] = _number_key(written[i])
         keys = pa.array(written, type=pa.string())
+    wide = pc.invert(pc.string_is_ascii(keys))  # a number is written in ASCII by now
+    if pc.any(wide).as_py():  # letters of one script that look like another's, dashes, quotes
+        foldable = pc.and_(wide, pc.match_substring_regex(keys, _foldable()))
+        if pc.any(foldable).as_py():
+            written = keys.to_pylist()
+            for i in np.flatnonzero(foldable.to_numpy(zero_copy_only=False)):
+                written[i] = _fold(written[i])
+            keys = pa.array(written, type=pa.string())
     if case:
         keys = pc.utf8_lower(keys)
     if not pc.any(pc.not_equal(keys, arr)).as_py():  # every text is its own key
@@ -170,7 +233,8 @@ def warn_lookalikes(table) -> None:
     and one for the label column when its values are text. Both engines call it on the table
     they build."""
     frame = table.frame
-    columns = {col: frame[col].cat.categories for col in C.ID_COLUMNS if col in frame.columns}
+    columns = {col: frame[col].cat.categories for col in C.ID_COLUMNS if col in frame.columns
+               and (col != C.ANNOTATOR or getattr(table, "annotators_given", True))}
     if C.MODEL_A in columns and C.MODEL_B in columns:  # one set of models, as on the cluster
         both = columns.pop(C.MODEL_A).union(columns.pop(C.MODEL_B))
         columns[MODELS] = both
@@ -190,8 +254,9 @@ def warn_lookalike_values(source: str, columns: dict) -> None:
         listed = "; ".join(" / ".join(shown(t) for t in g) for g in groups[:SHOWN])
         more = f"; ... ({len(groups)} groups in all)" if len(groups) > SHOWN else ""
         ways = ("Unicode normal form, invisible characters, spaces, one number written two "
-                "ways, or case" if case else "Unicode normal form, invisible characters, "
-                "spaces, or one number written two ways")
+                "ways, letters or signs of other scripts drawn alike, or case" if case else
+                "Unicode normal form, invisible characters, spaces, one number written two "
+                "ways, or letters or signs of other scripts drawn alike")
         warnings.warn(LookalikeWarning(
             f"{source}: column {col!r} holds {what} that look alike but differ ({ways}), "
             f"audited as different "

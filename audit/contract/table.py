@@ -29,6 +29,14 @@ from .labels import Granularity, LabelKind, LabelScale
 from .lookalikes import warn_lookalikes
 
 
+#: ``info["annotators"]`` (and results.json ``dataset.annotators``) of a table whose source gives
+#: vote counts per item, not who voted (:mod:`audit.ingest.label_counts`): each judgment's
+#: annotator is a synthetic id of its own, and no count of annotators is reported.
+VOTE_COUNTS = "not given (vote counts)"
+#: Why a statistic that needs to know who judged is NaN on such a table.
+NOT_WHO_VOTED = "the table gives vote counts per item, not who voted"
+
+
 @dataclass
 class AnnotationTable:
     """A validated canonical table plus what is needed to read it.
@@ -49,8 +57,9 @@ class AnnotationTable:
         Pools that are automatic judges (an LLM), not people; compared with the human pools
         rather than pooled with them.
     info
-        What the adapter knows about the source: ``format``, and the conservation counts
-        ``rows_read`` and ``dropped`` (see the module docstring).
+        What the adapter knows about the source: ``format``, the conservation counts
+        ``rows_read`` and ``dropped`` (see the module docstring), and ``annotators``
+        (:data:`VOTE_COUNTS`) when the source does not say who judged.
     lines
         For a CSV / TSV / JSON Lines file, what names a source row by the line of the file its
         record starts on (:class:`audit.ingest.readers.lines.RecordLines`: ``lines.names(rows)``,
@@ -86,6 +95,12 @@ class AnnotationTable:
         return [p for p in self.pools if p not in self.judge_pools]
 
     @property
+    def annotators_given(self) -> bool:
+        """False for a table of vote counts (:data:`VOTE_COUNTS`): its annotators are
+        synthetic, one per judgment, and what needs to know who judged is not defined."""
+        return self.info.get("annotators") != VOTE_COUNTS
+
+    @property
     def label_codes(self) -> np.ndarray:
         return self.frame[C.LABEL].cat.codes.to_numpy()
 
@@ -98,6 +113,9 @@ class AnnotationTable:
         so that Cohen's kappa pairs only their annotators (:meth:`annotators_sharing`)."""
         from ..measure.counts import overlapping_pairs
 
+        if not self.annotators_given:  # one judgment per synthetic annotator: no pair to keep
+            self.__dict__["_pairs_sharing"] = (1, np.zeros(0, dtype=np.int64))
+            return np.zeros(0, dtype=np.int64)
         shared, kept, n = overlapping_pairs(self.frame[C.ITEM].cat.codes.to_numpy(),
                                             self.frame[C.ANNOTATOR].cat.codes.to_numpy(),
                                             keep=keep)
@@ -109,6 +127,8 @@ class AnnotationTable:
         of the pairs :meth:`count_annotator_pairs` kept, when ``min_overlap`` is at least its
         ``keep``; else None (not counted: for a reader to whom counting the pairs would cost
         as much as it saves)."""
+        if not self.annotators_given:
+            return frozenset()
         known = self.__dict__.get("_pairs_sharing")
         if known is None or min_overlap < known[0]:
             return None
@@ -254,6 +274,11 @@ def dataset_block(counts: DatasetCounts, *, name, info, scale, pools, judge_pool
                       "n_items": counts.per_pool[p][2], "judge": p in judge_pools}
                   for p in pools},
     }
+    if info.get("annotators") == VOTE_COUNTS:  # synthetic annotators are not counted
+        out["annotators"] = VOTE_COUNTS
+        out["n_annotators"] = None
+        for p in out["pools"].values():
+            p["n_annotators"] = None
     if "pools_folded" in info:  # --min-pool-annotators: what was folded, and into what
         out["pools_folded"] = info["pools_folded"]
     if counts.models is not None:
@@ -445,7 +470,7 @@ def warn_degenerate(table: AnnotationTable) -> None:
     the reader meets the NaN. Both engines call it on the table they build.
     """
     f = table.frame
-    if _distinct(f[C.ANNOTATOR]) < 2:
+    if _distinct(f[C.ANNOTATOR]) < 2 and getattr(table, "annotators_given", True):
         warnings.warn(f"{table.source}: only one annotator ({f[C.ANNOTATOR].iloc[0]!s}); "
                       "agreement statistics will be NaN", DegenerateDataWarning, stacklevel=3)
     if _distinct(f[C.LABEL]) < 2:

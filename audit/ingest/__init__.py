@@ -133,6 +133,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         from .spark import load_spark
 
         spec = _read_spec_path(spec, allow_outside)
+        _refuse_counts_on_spark(spec)
         with guard():  # pandera and pyspark import pyspark.sql.connect (audit.mainguard)
             return load_spark(source, master=spark_master, conf=spark_conf, format=format,
                               spec=spec, pools=pools, pool_column=pool_column, name=name,
@@ -173,6 +174,20 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     else:
         adapter = getattr(importlib.import_module(f".adapters.{module}", __name__), function)
     return adapter(source, name=name, **kwargs)
+
+
+def _refuse_counts_on_spark(spec) -> None:
+    """Exit 2 before Spark starts for a spec reading vote counts (``label.from_counts``,
+    :mod:`audit.ingest.label_counts`): the pandas engine reads them."""
+    if spec is None:
+        return
+    from .spec import read_spec
+
+    read = read_spec(spec)
+    if read.label_from_counts:
+        raise InputError("label.from_counts (a table of vote counts) is read by the pandas "
+                         "engine; run without --engine spark", path=str(read.path or "spec"),
+                         key="label.from_counts")
 
 
 def _read_spec_path(spec, allow_outside: bool):

@@ -54,12 +54,15 @@ def detect_format(source) -> str:
             _refuse_unreadable(path)
         if path.is_file() and ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
             from .adapters.table import separator_hint
-            from .label_columns import outcome_columns_hint
+            from .label_columns import outcome_columns, outcome_columns_hint
+            from .label_counts import largest_count
 
             cols = table_columns(path)
+            outcomes = outcome_columns(cols) if cols else {}
+            votes = largest_count(path, list(outcomes)) if outcomes else None
             seen = (f" (columns: {join_names(cols, limit=12)})"
                     f"{separator_hint(cols) or missing_columns_hint(cols)}"
-                    f"{outcome_columns_hint(cols)}" if cols else "")
+                    f"{outcome_columns_hint(cols, votes)}" if cols else "")
         raise InputError(f"cannot detect the format of {shown_path(source)}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
@@ -68,8 +71,8 @@ def detect_format(source) -> str:
 def missing_columns_hint(columns) -> str:
     """For a table that is almost a long table: which of ``item``, ``annotator``, ``label``
     it lacks, with the names it has that differ from them only in case or blanks (``Item``,
-    ``annotator ``: names are matched exactly), and what a table without annotators is (vote
-    counts per item hold no judgment to audit); ``""`` when it shares none of the three."""
+    ``annotator ``: names are matched exactly), and how a table without annotators is read (vote
+    counts per item: ``label.from_counts``); ``""`` when it shares none of the three."""
     from ..contract import columns as C
 
     names = [str(c) for c in columns]
@@ -86,7 +89,8 @@ def missing_columns_hint(columns) -> str:
     text += "; a spec's columns: {...} maps columns named otherwise"
     if C.ANNOTATOR in missing and not any(C.ANNOTATOR == n.strip().lower() for n in names):
         text += ("; the audit reads judgments, one row per (item, annotator) or one column per "
-                 "annotator (layout: wide): a table of vote counts per item holds none")
+                 "annotator (layout: wide); a table of vote counts per item is read with a "
+                 "spec's label.from_counts (one judgment per vote, annotators not given)")
     return text
 
 

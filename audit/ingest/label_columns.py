@@ -70,9 +70,13 @@ def mark(value) -> int:
 
 def bad_cell(value, n: int) -> str:
     """The words of a cell neither marked nor unmarked, ``n`` such cells in its column (both
-    engines)."""
+    engines); a count of votes above 1 (``3``) points to ``label.from_counts``."""
+    from .label_counts import count
+
+    hint = ("; a cell counting votes (how many chose the outcome) is read with "
+            "label.from_counts instead (annotators not given)" if count(value) > 1 else "")
     return (f"label.from_columns: the cell {value!r} is neither marked nor unmarked "
-            f"({ALLOWED}); {n} row(s) of this column hold such values")
+            f"({ALLOWED}); {n} row(s) of this column hold such values{hint}")
 
 
 def several_marks(marked: list, n: int) -> str:
@@ -152,11 +156,32 @@ def labels_from_columns(frame: pd.DataFrame, mapping: dict, *, source: str) -> p
     return out
 
 
-def outcome_columns_hint(columns) -> str:
+def outcome_columns_hint(columns, counts: int | None = None) -> str:
     """For a table without a label column: when two or more of its columns are named as the
     outcomes of a preference (``A`` / ``B`` / ``tie``, ``Answer.pref.A`` ..., both sides
     among them), ``"; the columns ... look like one column per outcome: ..."`` with the
-    ``label.from_columns`` line that reads them; else ``""``. A hint, never a guess."""
+    ``label.from_columns`` line that reads them, or, when ``counts`` says their cells count
+    votes (the largest count seen, above 1: :func:`audit.ingest.label_counts.largest_count`),
+    the ``label.from_counts`` line; else ``""``. A hint, never a guess."""
+    from . import infer
+
+    found = outcome_columns(columns)
+    if not found:
+        return ""
+    entries = ", ".join(f"{infer._yaml(c)}: {infer._yaml(part)}" for c, part in found.items())
+    if counts is not None and counts > 1:
+        return (f"; the columns {join_names(found)} look like one column per outcome, and "
+                f"their cells count votes (up to {counts}), not marks: a spec's label: "
+                f"{{from_counts: {{{entries}}}}} reads each count as that many judgments "
+                "(annotators not given)")
+    return (f"; the columns {join_names(found)} look like one column per outcome, each row "
+            f"marking one: a spec's label: {{from_columns: {{{entries}}}}} reads the one each "
+            "row marks")
+
+
+def outcome_columns(columns) -> dict:
+    """``{column: outcome}`` for the columns named as the outcomes of a preference (both
+    sides among them, two or more columns), else ``{}`` (:func:`outcome_columns_hint`)."""
     from . import infer
 
     found = {}
@@ -170,8 +195,5 @@ def outcome_columns_hint(columns) -> str:
                 break
     values = {v for _, v in found.values()}
     if len(found) < 2 or not {-1, 1} <= values:
-        return ""
-    entries = ", ".join(f"{infer._yaml(c)}: {infer._yaml(part)}" for c, (part, _) in found.items())
-    return (f"; the columns {join_names(found)} look like one column per outcome, each row "
-            f"marking one: a spec's label: {{from_columns: {{{entries}}}}} reads the one each "
-            "row marks")
+        return {}
+    return {c: part for c, (part, _) in found.items()}

@@ -12,6 +12,9 @@
     # or, for a label written as one column per outcome, each row marking one (MTurk's
     # Answer.pref.A / .B / .tie true / false): audit.ingest.label_columns
     # label: {from_columns: {Answer.pref.A: A, Answer.pref.B: B, Answer.pref.tie: tie}}
+    # or, for a table of vote counts per item (how many chose A / B / tie; who voted is not
+    # given): audit.ingest.label_counts
+    # label: {from_counts: {votes_a: A, votes_b: B, votes_tie: tie}}
     pools: {file: pools.csv, column: group}   # annotator -> pool file, in the spec's folder
     judge_pools: [gpt-4]
     read: {sep: "\\t"}
@@ -89,6 +92,7 @@ class DatasetSpec:
     label_names: tuple[str, ...] | None = None
     label_names_winner: bool | None = None
     label_from_columns: dict = field(default_factory=dict)
+    label_from_counts: dict = field(default_factory=dict)
     pools_file: str | None = None
     pools_column: str | None = None
     pools_map: dict | None = None
@@ -331,6 +335,41 @@ def _keys_reading_one_label(mapping: Mapping) -> tuple | None:
     return None
 
 
+def _check_from_counts(from_counts: dict, fail, *, layout: str, columns: dict,
+                       from_columns: dict, pools: dict) -> None:
+    """Exit 2 naming ``label.from_counts`` where the spec contradicts it
+    (:mod:`audit.ingest.label_counts`)."""
+    at = ("label", "from_counts")
+    why = None
+    if layout == "wide":
+        why = ("a wide layout's labels are its annotator_columns; vote counts are read from a "
+               "long table, one row per item (and pool)")
+    elif from_columns:
+        why = "label.from_columns reads one label per row; give one of the two"
+    elif C.LABEL in columns:
+        why = "columns.label cannot also name a label column"
+    elif C.ANNOTATOR in columns:
+        why = ("columns.annotator names who judged, and a table of vote counts does not say "
+               "it: a table with an annotator column is one row per judgment, read without "
+               "label.from_counts")
+    elif "file" in pools or "map" in pools:
+        why = (f"pools.{'file' if 'file' in pools else 'map'} gives each annotator's pool, and "
+               "the votes have no annotators: name the table's pool column with "
+               "columns: {pool: COLUMN}")
+    elif len(from_counts) < 2:
+        why = ("it needs two or more count columns, one per outcome ({votes_a: A, votes_b: B, "
+               "votes_tie: tie})")
+    else:
+        both = [c for c in from_counts if c in columns.values()]
+        if both:
+            canon = next(k for k, v in columns.items() if v == both[0])
+            why = (f"the column {both[0]!r} is both a count column and columns.{canon}; a "
+                   "column can be only one of them")
+    if why is not None:
+        fail("label.from_counts", at, f"label.from_counts makes one judgment per vote from "
+             f"the count columns it names; {why}")
+
+
 def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> DatasetSpec:
     """The :class:`DatasetSpec` of a spec's plain ``data``, validated by
     :class:`audit.ingest.spec_model.SpecFile`, then the checks that relate two keys."""
@@ -418,6 +457,10 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
             fail("label.from_columns", ("label", "from_columns"),
                  "label.from_columns needs two or more columns (one per outcome: "
                  "{A_column: A, B_column: B, tie_column: tie})")
+    from_counts = dict(label.get("from_counts") or {})
+    if from_counts:
+        _check_from_counts(from_counts, fail, layout=layout, columns=columns,
+                           from_columns=from_columns, pools=given("pools"))
     read = given("read")
     if read.get("sep") == '"' and read.get("quote", "double") == "double":
         default = "" if "quote" in read else ", the default"
@@ -443,7 +486,7 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         name=spec.name, layout=layout, columns=columns, annotator_columns=ann_cols,
         label_kind=label.get("kind"), label_order=order, label_map=label.get("map", {}),
         label_names=names, label_names_winner=label.get("names_winner"),
-        label_from_columns=from_columns,
+        label_from_columns=from_columns, label_from_counts=from_counts,
         pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
         read=read, split=spec.split, card=given("card"), path=path)

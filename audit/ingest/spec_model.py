@@ -48,6 +48,7 @@ class Label(Strict):
     names: list[Text] = None
     names_winner: Boolean = None
     from_columns: dict[Text, Scalar] = None
+    from_counts: dict[Text, Scalar] = None
 
 
 class Pools(Strict):

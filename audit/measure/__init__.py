@@ -93,6 +93,11 @@ class _ScopedWarnings:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
                 continue
             what, _, why = str(w.message).partition(" is NaN: ")
+            not_who = _NOT_WHO.get()
+            if not_who is not None and (stat := _needs_annotators(what)) is not None:
+                if stat not in not_who:  # said once, when the measurement ends
+                    not_who.append(stat)
+                continue
             pool = self._by_design(what)
             if pool is not None and pool not in pools:
                 pools.append(pool)
@@ -114,12 +119,112 @@ class _ScopedWarnings:
 
 
 def _knowing_single_pools(fn):
-    """Run ``fn(table, ...)`` with ``table``'s single-annotator pools known to its scopes."""
+    """Run ``fn(table, ...)`` with ``table``'s single-annotator pools known to its scopes, and,
+    for a table whose annotators are not given, as :func:`_annotators_not_given` says."""
     @functools.wraps(fn)
     def wrapper(table, *args, **kwargs):
-        with _single_annotator_pools(table):
-            return fn(table, *args, **kwargs)
+        with _single_annotator_pools(table), _annotators_not_given(table) as owner:
+            out = fn(table, *args, **kwargs)
+            return owner(out) if owner is not None else out
     return wrapper
+
+
+#: The statistics found NaN because the table does not say who judged, while such a table is
+#: measured (None otherwise; set by :func:`_annotators_not_given`, read by
+#: :class:`_ScopedWarnings`).
+_NOT_WHO: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "annotators_not_given", default=None)
+
+
+def _needs_annotators(what: str) -> str | None:
+    """The statistic a NaN warning's ``what`` names when it needs to know who judged (Cohen's
+    kappa, ICC, the annotator-effect test), without its pool; else None."""
+    from .. import metrics
+    from .scope import _cohen_text
+
+    if what == _cohen_text():
+        return what
+    if what in {metrics.get(k).text for k in metrics.keys(family=metrics.ICC)}:
+        return what
+    if what.endswith("annotator-effect test"):
+        return "the within-pool annotator-effect test"
+    return None
+
+
+@contextlib.contextmanager
+def _annotators_not_given(table):
+    """For a table of vote counts (:attr:`audit.contract.table.AnnotationTable.annotators_given`
+    false; :mod:`audit.ingest.label_counts`), the outermost measurement yields a function that
+    rewrites its result (:func:`without_annotators`) and, once it is done, emits one warning
+    naming every statistic that is NaN for it, with
+    :data:`audit.contract.table.NOT_WHO_VOTED` as the reason, in place of each scope's
+    warnings about them ("no annotator pair shares 10 items" would mislead). Else None."""
+    if getattr(table, "annotators_given", True) or _NOT_WHO.get() is not None:
+        yield None
+        return
+    from ..contract.table import NOT_WHO_VOTED
+
+    found: list[str] = []
+    token = _NOT_WHO.set(found)
+    try:
+        yield without_annotators
+    finally:
+        _NOT_WHO.reset(token)
+    if found:
+        names = ", ".join(found)
+        warnings.warn(DegenerateDataWarning(
+            f"{names} {'is' if len(found) == 1 else 'are'} NaN in every scope: {NOT_WHO_VOTED}"),
+            stacklevel=3)
+
+
+def without_annotators(result: dict) -> dict:
+    """``result`` (:func:`measure`'s, or :func:`reliability`'s block) of a table of vote
+    counts, with what needs to know who judged undefined, its reason
+    :data:`audit.contract.table.NOT_WHO_VOTED`, and no count or name of the synthetic
+    annotators: Cohen's kappa and its pairs, ICC (whose crossed subset would list synthetic
+    annotators), the within-pool annotator-effect test and the annotator counts."""
+    from .. import metrics
+    from ..contract.table import NOT_WHO_VOTED
+
+    nan = float("nan")
+    reason = f"not defined: {NOT_WHO_VOTED}"
+    cohen_keys = set(metrics.keys(family=metrics.COHEN))
+    icc_keys = set(metrics.keys(family=metrics.ICC))
+
+    def scope(entries: dict) -> dict:
+        out = {}
+        for key, entry in entries.items():
+            if key in cohen_keys:
+                entry = {"value": nan, "ci95": [nan, nan], "median": nan, "n_pairs": 0,
+                         "not_defined": reason}
+            elif key in icc_keys:
+                entry = {"value": nan, "ci95": [nan, nan],
+                         **({"form": entry["form"]} if "form" in entry else {}),
+                         "not_defined": reason}
+            out[key] = entry
+        return out
+
+    def pairs(entry: dict) -> dict:
+        return {**entry, "n_pairs": 0, "n_pairs_with_overlap": 0, "mean": nan, "median": nan,
+                "ci95": {"mean": [nan, nan], "median": [nan, nan]}, "pairs": [],
+                "not_defined": NOT_WHO_VOTED}
+
+    rel = result.get("reliability", result)
+    if "overall" in rel and "by_pool" in rel:
+        rel["overall"] = scope(rel["overall"])
+        rel["by_pool"] = {p: scope(e) for p, e in rel["by_pool"].items()}
+        if "cohen_pairs" in rel:
+            cp = rel["cohen_pairs"]
+            cp["overall"] = pairs(cp["overall"])
+            cp["by_pool"] = {p: pairs(e) for p, e in cp["by_pool"].items()}
+    for entry in result.get("within_pool", ()):
+        entry.update(annotator_effect_p=nan, effect_size=nan, n_annotators=None,
+                     n_annotators_tested=None, n_annotators_excluded=None,
+                     reference_tests=[], not_defined=NOT_WHO_VOTED)
+        for key in ("pooled_chi2", "pooled_anova"):
+            if key in entry:
+                entry[key] = {**entry[key], "statistic": nan, "dof": None, "p_value": nan}
+    return result
 
 
 @_knowing_single_pools

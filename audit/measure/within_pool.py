@@ -212,10 +212,15 @@ def within_pool(table, *, bootstrap, min_annotator_judgments: int = 10,
         stream = f"within_pool:{pool}"
         rate = pool_rate(pool, ind, n_ann)
         effect_of = wide_annotator_effect if wide else annotator_effect
-        effect = effect_of(c.item, c.annotator, c.label, q=c.n_categories,
-                           min_annotator_judgments=min_annotator_judgments,
-                           n_permutations=bootstrap.n_resamples,
-                           rng=bootstrap.rng(stream + ":permutation"), ordered=ordered)
+        if not table.annotators_given:  # vote counts: who voted is what the test needs
+            from ..contract.table import NOT_WHO_VOTED
+
+            effect = _not_tested(NOT_WHO_VOTED, min_annotator_judgments, n_ann, len(c.item))
+        else:
+            effect = effect_of(c.item, c.annotator, c.label, q=c.n_categories,
+                               min_annotator_judgments=min_annotator_judgments,
+                               n_permutations=bootstrap.n_resamples,
+                               rng=bootstrap.rng(stream + ":permutation"), ordered=ordered)
         out.append(pool_entry(pool, judge=pool in table.judge_pools, rate=rate, n_ann=n_ann,
                               effect=effect, level=bootstrap.level,
                               min_annotator_judgments=min_annotator_judgments))

@@ -98,7 +98,9 @@ def annotations_block(results: dict, *, creators: dict | None = None,
     meta = results.get("meta") or {}
     kinds = pool_creators(results, creators=creators, default_creator=default_creator)
     pools = [{"name": p, "judge": bool(i.get("judge")), "creator": kinds[p],
-              **{k: Markup(number(i.get(k))) for k in ("n_annotators", "n_annotations", "n_items")}}
+              **{k: Markup(number(i.get(k)) if i.get(k) is not None or k != "n_annotators"
+                           else "not given")
+                 for k in ("n_annotators", "n_annotations", "n_items")}}
              for p, i in (ds.get("pools") or {}).items()]
     rel = results.get("reliability") or {}
     columns = ([("all humans", rel["overall"])] if rel.get("overall") else []) + \

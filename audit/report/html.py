@@ -167,7 +167,9 @@ def shown_source(source) -> str | None:
 
 
 def _overview(ds: dict, meta: dict) -> dict:
-    pools = [{"name": p, **info} for p, info in (ds.get("pools") or {}).items()]
+    pools = [{"name": p, **info, **({"n_annotators": "not given"}
+                                    if info.get("n_annotators") is None else {})}
+             for p, info in (ds.get("pools") or {}).items()]
     scale = ds.get("label_scale") or {}
     values = scale.get("values") or []
     names = scale.get("names") or []
@@ -180,7 +182,7 @@ def _overview(ds: dict, meta: dict) -> dict:
         "name": ds.get("name"), "source": shown_source(meta.get("source")),
         "facts": [("dataset", ds.get("name") or "-"), ("items", number(ds.get("n_items"))),
                   ("judgments", number(ds.get("n_annotations"))),
-                  ("annotators", number(ds.get("n_annotators"))),
+                  ("annotators", ds.get("annotators") or number(ds.get("n_annotators"))),
                   ("label kind", ds.get("label_kind") or "-"),
                   ("judgments per item", _jpi(ds.get("judgments_per_item"))),
                   ("pools", number(len(pools))),
@@ -318,6 +320,13 @@ def _disagreement(rows, within, ds, chart, ch) -> dict:
     out["within_nan_note"] = (
         f"NaN: not measurable within {join_and([str(p) for p in undefined])} "
         f"({why_undefined(undefined, {'dataset': ds})})." if undefined else "")
+    untested: dict[str, list[str]] = {}  # the test's own reason (vote counts: who voted)
+    for w in within or []:
+        if w.get("not_defined") and within_test(w)["p"] is None:
+            untested.setdefault(str(w["not_defined"]), []).append(str(w.get("pool")))
+    out["within_nan_note"] = " ".join(filter(None, [out["within_nan_note"], *(
+        f"Annotator effect NaN within {join_and(pools)}: {why}." for why, pools in
+        untested.items())]))
     out["within_method"] = next((within_test(w)["method"] for w in within or []
                                  if within_test(w)["method"]), None)
     if not out["rows"]:

@@ -268,7 +268,8 @@ def _effect(w: dict) -> str:
     with the classical tests and the effect size beside it."""
     t = within_test(w)
     if t["p"] is None:
-        return "the annotator effect is not testable here (no item with two of its annotators)"
+        return ("the annotator effect is not testable here "
+                f"({w.get('not_defined') or 'no item with two of its annotators'})")
     verdict = ("its annotators are not interchangeable" if t["p"] < EFFECT_P else
                "no evidence that its annotators differ")
     text = f"{verdict} ({t['name'] or 'annotator effect'} {permutation_p(t)}"
@@ -441,13 +442,18 @@ def annotations_per_item(results: dict, esc=str) -> str:
     else:
         per_item = (f"{number(jpi.get('min'))} to {number(jpi.get('max'))} judgments per item "
                     f"(median {number(jpi.get('median'), 1)})")
+    given = ds.get("n_annotators") is not None  # not for vote counts (dataset.annotators)
+    by = (lambda n: f" by {count(n, 'annotator')}") if given else (lambda n: "")  # noqa: E731
     s = (f"{per_item}; {count(ds.get('n_annotations'), 'judgment')} of "
-         f"{count(ds.get('n_items'), 'item')} by {count(ds.get('n_annotators'), 'annotator')}")
+         f"{count(ds.get('n_items'), 'item')}{by(ds.get('n_annotators'))}")
     pools = ds.get("pools") or {}
     if pools:
         s += (" in " + ("one pool" if len(pools) == 1 else f"{len(pools)} pools") + ": "
-              + "; ".join(f"{esc(p)}, {count(i.get('n_annotations'), 'judgment')} by "
-                          f"{count(i.get('n_annotators'), 'annotator')}" for p, i in pools.items()))
+              + "; ".join(f"{esc(p)}, {count(i.get('n_annotations'), 'judgment')}"
+                          f"{by(i.get('n_annotators'))}" for p, i in pools.items()))
+    if not given:
+        s += (f"; annotators {ds.get('annotators') or 'not given'}: each judgment is one vote "
+              "of the source's counts per item, and who cast it is not known")
     return s + "."
 
 

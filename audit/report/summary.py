@@ -111,13 +111,17 @@ def print_dataset(ds: dict, *, source: str | None = None, console: Console | Non
     console = console or _console()
     console.print(Text.assemble(_text(ds["name"], "bold"), "  (", _text(source or ""), ")"))
     jpi = ds.get("judgments_per_item", {})
+    given = ds.get("n_annotators") is not None  # not for vote counts (dataset.annotators)
+    annotators = (f"{ds['n_annotators']:,} annotators" if given else
+                  f"annotators {ds.get('annotators') or 'not given'}")
     console.print(_text(f"{ds['n_items']:,} items · {ds['n_annotations']:,} judgments · "
-                        f"{ds['n_annotators']:,} annotators · label: {ds['label_kind']} · "
+                        f"{annotators} · label: {ds['label_kind']} · "
                         f"judgments per item {jpi.get('min')}–{jpi.get('max')}"))
     t = Table("pool", "annotators", "judgments", "items", title="pools", title_justify="left")
     for name, p in ds["pools"].items():
-        t.add_row(name + (" (judge)" if p.get("judge") else ""), f"{p['n_annotators']:,}",
-                  f"{p['n_annotations']:,}", f"{p['n_items']:,}")
+        t.add_row(name + (" (judge)" if p.get("judge") else ""),
+                  f"{p['n_annotators']:,}" if p.get("n_annotators") is not None else
+                  "not given", f"{p['n_annotations']:,}", f"{p['n_items']:,}")
     console.print(t)
 
 

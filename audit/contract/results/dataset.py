@@ -141,8 +141,9 @@ class LabelScaleSummary(Block):
 class PoolSummary(Block):
     """One annotator pool's size."""
 
-    n_annotators: StrictInt
-    """Annotators in the pool."""
+    n_annotators: StrictInt | None
+    """Annotators in the pool (null when the source does not say who judged: the dataset's
+    ``annotators``)."""
     n_annotations: StrictInt
     """Judgments by the pool."""
     n_items: StrictInt
@@ -219,8 +220,13 @@ class Dataset(Block):
     """Judgments the adapter read from the source."""
     rows_dropped: list[DroppedRows]
     """Judgments dropped, by rule (empty when none was)."""
-    n_annotators: StrictInt
-    """Distinct annotators."""
+    n_annotators: StrictInt | None
+    """Distinct annotators (null when the source does not say who judged: ``annotators``)."""
+    annotators: Literal["not given (vote counts)"] = None
+    """Present when the source gives vote counts per item, not who voted (a spec's
+    ``label.from_counts``): each vote is one judgment, no annotator is counted, and what needs
+    to know who judged (Cohen's kappa, ICC, the annotator-effect test) is null with that
+    reason."""
     label_kind: Kind
     """What a label is: an unordered category, an ordered one, a number, or a signed
     preference between two responses (negative: A better, 0: tie)."""

@@ -253,12 +253,14 @@ class WithinPool(Block):
     """Continuous scale."""
     n_items: StrictInt
     """Items with two or more judgments from the pool."""
-    n_annotators: StrictInt
-    """Annotators of the pool."""
-    n_annotators_tested: StrictInt
-    """Annotators with at least ``min_annotator_judgments`` judgments on shared items."""
-    n_annotators_excluded: StrictInt
-    """Annotators with too few judgments to be tested."""
+    n_annotators: StrictInt | None
+    """Annotators of the pool (null when the source does not say who judged)."""
+    n_annotators_tested: StrictInt | None
+    """Annotators with at least ``min_annotator_judgments`` judgments on shared items (null
+    when the source does not say who judged)."""
+    n_annotators_excluded: StrictInt | None
+    """Annotators with too few judgments to be tested (null when the source does not say
+    who judged)."""
     n_judgments_tested: StrictInt
     """Judgments that entered the test."""
     n_judgments_excluded: StrictInt

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
-from ...contract.table import AnnotationTable, build_table
+from ...contract.table import VOTE_COUNTS, AnnotationTable, build_table
 from ..common import Ledger
 from .. import infer, winner
 from ..decimal_comma import read_decimal_comma
@@ -180,11 +180,21 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     :class:`audit.ingest.readers.lines.RecordLines`, for a text file) names them by their line
     in this function's warnings.
     """
-    spec = winner.winner_as_label(spec or DatasetSpec(), frame.columns, source=source)
+    spec = spec or DatasetSpec()
+    votes = None
+    if spec.label_from_counts:  # one judgment per vote, annotators not given
+        from ..label_counts import refuse_options, split_counts
+
+        refuse_options(pools=pools, min_pool_annotators=min_pool_annotators, source=source)
+        frame, votes = split_counts(frame, spec.label_from_counts, source=source)
+    else:
+        spec = winner.winner_as_label(spec, frame.columns, source=source)
     raw = _rename(frame, spec, source)
     ledger = Ledger(rows_read=len(raw))
     if spec.layout == "wide":
         raw = _melt(raw, spec, source, ledger)
+    elif votes is not None:
+        raw = votes.expand(raw, ledger, source=source, lines=lines)
     else:
         raw = _skip_empty_records(raw, frame, source, ledger, lines)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in raw.columns]
@@ -207,7 +217,8 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
         return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                            source=source, judge_pools=spec.judge_pools,
                            info={"format": "table", "layout": spec.layout, **folded,
-                                 **ledger.info()})
+                                 **ledger.info(),
+                                 **({"annotators": VOTE_COUNTS} if votes is not None else {})})
     except SchemaError as err:
         raise winner.with_hint(err, reading) from None
 
