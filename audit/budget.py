@@ -278,7 +278,9 @@ class Shape:
     each item size ``m`` present, the ``C(m + q - 1, q - 1)`` multisets, at most the items);
     ``n_models`` the models that appear (0 without models); ``scale`` ``"category"``,
     ``"wide"`` (a category scale with more than
-    :data:`~audit.measure.moments.CATEGORY_LIMIT` values) or ``"continuous"``.
+    :data:`~audit.measure.moments.CATEGORY_LIMIT` values) or ``"continuous"``. A table of
+    vote counts (annotators not given, :mod:`audit.ingest.label_counts`) has ``n_annotators``
+    0 and no pairs: Cohen's kappa pairs nothing and the annotator-effect test is not run.
     """
 
     n_judgments: int
@@ -322,7 +324,10 @@ class Shape:
         n_ann = int((used(C.ANNOTATOR) > 0).sum())
         within = int((per_item * (per_item - 1) // 2).sum())
         ann_pairs, kept_pairs = 0, 0
-        if 0 < within <= max(EXACT_PAIRS_LIMIT, EXACT_PAIRS_PER_JUDGMENT * len(f)):
+        if not getattr(table, "annotators_given", True):  # vote counts: no pair, no test
+            table.count_annotator_pairs(keep=MIN_OVERLAP)
+            within, n_ann = 0, 0
+        elif 0 < within <= max(EXACT_PAIRS_LIMIT, EXACT_PAIRS_PER_JUDGMENT * len(f)):
             overlap = table.count_annotator_pairs(keep=MIN_OVERLAP)  # for Cohen's kappa too
             kept = overlap >= MIN_OVERLAP
             ann_pairs, kept_pairs = int(kept.sum()), int(overlap[kept].sum())
@@ -360,8 +365,10 @@ class Shape:
 
     def describe(self) -> str:
         models = f", {self.n_models:,} models" if self.n_models else ""
+        annotators = (f"{self.n_annotators:,} annotators" if self.n_annotators else
+                      "annotators not given")
         return (f"{self.n_judgments:,} judgments, {self.n_items:,} items, "
-                f"{self.n_annotators:,} annotators, {self.n_pools:,} pools, "
+                f"{annotators}, {self.n_pools:,} pools, "
                 f"{self.n_values:,} label values{models}")
 
 
@@ -437,7 +444,8 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
             cells = min(cells, TABLE_CELLS)
         if not wide:  # the pool's view: its items x values counts and their indicators
             within["the pool's items x values counts"] = 3 * min(i, s.largest_pool) * q * w
-        within.update(_within_item_test(s, n_resamples=b, cells=cells))
+        if a:  # 0: annotators not given (vote counts), the test is not run
+            within.update(_within_item_test(s, n_resamples=b, cells=cells))
         confusion = 0 if wide else 2 * q * q * CELL_BYTES
         results["pool pairs"] = grans * pool_pairs * 2 * (ENTRY_BYTES + confusion)
     if m:

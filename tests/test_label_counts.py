@@ -321,8 +321,8 @@ def test_alpha_equals_the_krippendorff_package_on_the_counts(data, q, n_items, l
 
     votes = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=q, max_size=q),
                                         min_size=n_items, max_size=n_items)))
-    pairable = votes[votes.sum(axis=1) >= 2]
-    assume(len(pairable) >= 1 and (pairable.sum(axis=0) > 0).sum() >= 2)
+    pairable = votes[votes.sum(axis=1) >= 2]  # defined: two such items, two labels in use
+    assume(len(pairable) >= 2 and (pairable.sum(axis=0) > 0).sum() >= 2)
     cols = {f"c{k}": k + 1 for k in range(q)}
     frame = pd.DataFrame(votes, columns=list(cols))
     frame.insert(0, "id", [f"i{i}" for i in range(n_items)])
@@ -349,4 +349,18 @@ def test_measure_alone_says_it_once(recwarn):
     out = measure(table, bootstrap=Bootstrap(10, 0))
     said = [str(w.message) for w in recwarn if issubclass(w.category, DegenerateDataWarning)]
     assert sum(NOT_WHO_VOTED in s for s in said) == 1
+    assert out["reliability"]["overall"]["cohen_kappa"]["not_defined"].endswith(NOT_WHO_VOTED)
+
+
+def test_many_votes_per_item_fit_the_memory_budget():
+    """The memory estimate counts no annotator pairs for vote counts (none is paired): 600
+    votes on each of 200 items were estimated as 180,000 within-item pairs of annotators to
+    resample for Cohen's kappa, and refused."""
+    frame = pd.DataFrame({"id": [f"q{i}" for i in range(200)], "A": 300, "B": 250, "tie": 50})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = run(frame, spec={"columns": {"item": "id"},
+                               "label": {"from_counts": {"A": "A", "B": "B", "tie": "tie"}}},
+                  n_bootstrap=200, max_memory="1G", report=False)
+    assert out["dataset"]["n_annotations"] == 120_000
     assert out["reliability"]["overall"]["cohen_kappa"]["not_defined"].endswith(NOT_WHO_VOTED)
