@@ -624,7 +624,11 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
     table = load(source, **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine,
                                         spark_master, spark_conf))
     paths = export_table(table, out_dir, partition_by_pool=not no_partition, inputs=inputs)
-    click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}")
+    dropped = sum(int(d["n"]) for d in table.info.get("dropped", []))
+    kept = (f"; the {dropped:,} judgment(s) that reading SOURCE dropped are counted in its "
+            "dropped_before_export" if dropped else "")
+    click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}"
+               f"{kept}")
 
 
 @cli.command()

@@ -3,9 +3,11 @@
 ``annotation-audit export SOURCE OUT`` turns any source the pandas engine reads (PandaLM, LeWiDi,
 MultiPref, MT-Bench, a mapped CSV) into ``OUT/judgments/`` (Parquet, one Hive partition per pool:
 ``pool=crowd/part-0.parquet``) and ``OUT/spec.yaml`` (name, label scale with its order and
-names, judge pools). Auditing ``OUT/judgments --spec OUT/spec.yaml`` with either engine gives
-the results of auditing SOURCE: it is how a dataset leaves a laptop for a data lake, and how the
-Spark engine reads formats it has no adapter for.
+names, judge pools, and the judgments a documented rule dropped when SOURCE was read:
+``dropped_before_export``, MD-Agreement's one repeated judgment). Auditing ``OUT/judgments
+--spec OUT/spec.yaml`` with either engine gives the results of auditing SOURCE, its
+``dataset.rows_read`` and ``rows_dropped`` included: it is how a dataset leaves a laptop for a
+data lake, and how the Spark engine reads formats it has no adapter for.
 
 Strings are written exactly as the source holds them, including ones that a spreadsheet would
 read as a formula (a cell starting with ``=``, ``+``, ``-`` or ``@``, the "CSV injection" of
@@ -94,6 +96,9 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     spec = {"name": table.name, "label": label}
     if table.judge_pools:
         spec["judge_pools"] = list(table.judge_pools)
+    dropped = [{"rule": str(d["rule"]), "n": int(d["n"])} for d in table.info.get("dropped", [])]
+    if dropped:  # the judgments Parquet cannot hold: the re-read counts them (rows_dropped)
+        spec["dropped_before_export"] = dropped
     # paths are a comment's text: a line break in a file name would start a line of YAML
     header = (f"# Written by annotation-audit export from {visible(table.source)}.\n"
               f"# Audit with: annotation-audit run {visible(data)} --spec "

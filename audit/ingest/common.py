@@ -63,6 +63,24 @@ class Ledger:
         return {"rows_read": int(self.rows_read), "dropped": [dict(d) for d in self.dropped]}
 
 
+def carry_dropped(info: dict, before) -> dict:
+    """The conservation counts ``info`` (``{"rows_read", "dropped"}``, :meth:`Ledger.info`) with
+    the judgments ``before`` (``[{"rule", "n"}]``: a spec's ``dropped_before_export``, written by
+    :func:`audit.export.export_table`) counted as read and dropped, first: an exported table
+    reports what its source's audit reported (MD-Agreement's one repeated judgment)."""
+    if not before:
+        return info
+    dropped = [{"rule": str(d["rule"]), "n": int(d["n"])} for d in before]
+    for d in info.get("dropped", []):
+        same = next((e for e in dropped if e["rule"] == d["rule"]), None)
+        if same is None:
+            dropped.append(dict(d))
+        else:
+            same["n"] += int(d["n"])
+    return {**info, "rows_read": int(info["rows_read"]) + sum(d["n"] for d in before),
+            "dropped": dropped}
+
+
 def recode(values: pd.Series, mapping: Mapping) -> pd.Series:
     """Map raw labels onto scale values, vectorised; keep what does not map visible.
 

@@ -20,6 +20,13 @@
     read: {sep: "\\t"}
     split: train            # datasets sources: which split
     card: {license: cc-by-4.0, language: [en], tags: [preference]}   # audit.report.card_meta
+    dropped_before_export: [{rule: "repeated (item, annotator): last kept", n: 1}]  # export
+
+``dropped_before_export`` is written by ``annotation-audit export`` (:mod:`audit.export`): the
+judgments the exported table's source had that a documented rule dropped before the export was
+written (MD-Agreement's one repeated judgment). Loading the export with this spec counts them as
+read and dropped, first (:func:`audit.ingest.common.carry_dropped`, both engines), so its
+results.json ``dataset.rows_read`` and ``rows_dropped`` are those of auditing the source.
 
 Every key is optional. Validation is strict (the pydantic model
 :class:`audit.ingest.spec_model.SpecFile`, through :func:`audit.ingest.yamlmodel.validate`): an
@@ -100,6 +107,7 @@ class DatasetSpec:
     read: dict = field(default_factory=dict)
     split: str | None = None
     card: dict = field(default_factory=dict)
+    dropped_before_export: tuple = ()
     path: Path | None = None
 
     @property
@@ -489,4 +497,7 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         label_from_columns=from_columns, label_from_counts=from_counts,
         pools_file=pools.get("file"), pools_column=pools.get("column"),
         pools_map=pools.get("map"), judge_pools=tuple(spec.judge_pools or []),
-        read=read, split=spec.split, card=given("card"), path=path)
+        read=read, split=spec.split, card=given("card"),
+        dropped_before_export=tuple({"rule": d.rule, "n": d.n}
+                                    for d in spec.dropped_before_export or ()),
+        path=path)

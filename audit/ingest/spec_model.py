@@ -87,6 +87,14 @@ class Card(Strict):
     url: Text = None
 
 
+class DroppedRows(Strict):
+    """One entry of ``dropped_before_export``: judgments of an exported table's source that a
+    documented rule dropped (results.json ``dataset.rows_dropped``), written by ``export``."""
+
+    rule: Text
+    n: count(at_most=10**15)
+
+
 class SpecFile(Strict):
     """A dataset spec as written (:mod:`audit.ingest.spec`); every key is optional."""
 
@@ -100,3 +108,4 @@ class SpecFile(Strict):
     read: Read = None
     split: Text = None
     card: Card = None
+    dropped_before_export: list[DroppedRows] = None

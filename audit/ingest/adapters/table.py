@@ -31,7 +31,7 @@ import pandas as pd
 from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
 from ...contract.table import VOTE_COUNTS, AnnotationTable, build_table
-from ..common import Ledger
+from ..common import Ledger, carry_dropped
 from .. import infer, winner
 from ..decimal_comma import read_decimal_comma
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, pools_mapping
@@ -217,7 +217,7 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
         return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                            source=source, judge_pools=spec.judge_pools,
                            info={"format": "table", "layout": spec.layout, **folded,
-                                 **ledger.info(),
+                                 **carry_dropped(ledger.info(), spec.dropped_before_export),
                                  **({"annotators": VOTE_COUNTS} if votes is not None else {})})
     except SchemaError as err:
         raise winner.with_hint(err, reading) from None
