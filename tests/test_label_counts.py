@@ -364,3 +364,32 @@ def test_many_votes_per_item_fit_the_memory_budget():
                   n_bootstrap=200, max_memory="1G", report=False)
     assert out["dataset"]["n_annotations"] == 120_000
     assert out["reliability"]["overall"]["cohen_kappa"]["not_defined"].endswith(NOT_WHO_VOTED)
+
+
+@pytest.mark.parametrize("claim", ["annotators_per_pool\n    min: 5", "unique_judgments"])
+def test_a_suite_counting_annotators_is_refused_naming_its_line(tmp_path, claim):
+    """A suite claiming five annotators per pool passed on a table of vote counts: its
+    annotators are one per vote, made up, so the claim held whatever the data. Such a claim
+    (and one judgment per (item, annotator), true by construction) is now exit 2 naming the
+    suite's line, before anything runs; a claim on a measurement that needs annotators
+    (annotators_interchangeable) fails with its NaN reason, as on any data."""
+    rows = count_rows(n_items=12)
+    pd.DataFrame(rows).to_csv(tmp_path / "c.csv", index=False)
+    (tmp_path / "c.yaml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "suite.yaml").write_text(
+        f"suite: counts\nexpectations:\n  - expect: {claim}\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", str(tmp_path / "c.csv"), "--spec",
+                                      str(tmp_path / "c.yaml"), "--suite",
+                                      str(tmp_path / "suite.yaml"), "--bootstrap", "20"])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "suite.yaml" in lines[0] and "line 3" in lines[0], result.output
+    assert NOT_WHO_VOTED in lines[0]
+    (tmp_path / "suite.yaml").write_text(
+        "suite: counts\nexpectations:\n  - expect: annotators_interchangeable\n    min: 0.05\n",
+        encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", str(tmp_path / "c.csv"), "--spec",
+                                      str(tmp_path / "c.yaml"), "--suite",
+                                      str(tmp_path / "suite.yaml"), "--bootstrap", "20"])
+    assert result.exit_code == 1, result.output
+    assert "NaN" in result.output or "undefined" in result.output

@@ -70,8 +70,9 @@ class Kind:
 
     ``bound`` is ``"min"`` or ``"max"`` for claims (the threshold key), ``"between"`` for row
     counts with an optional ``min`` and ``max``, None otherwise. ``needs`` may hold
-    ``"pairwise"``, ``"models"``, ``"preference"``, ``"audit"`` (measure / rank must run) and
-    ``"baseline"`` (``--baseline`` must be given).
+    ``"pairwise"``, ``"models"``, ``"preference"``, ``"annotators"`` (the table says who judged:
+    not a table of vote counts, :mod:`audit.ingest.label_counts`), ``"audit"`` (measure / rank
+    must run) and ``"baseline"`` (``--baseline`` must be given).
     """
 
     name: str
@@ -104,7 +105,8 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          (Param("column", "column", required=True),)),
     Kind("labels_in_set", "judgments", "every label is one of {values}",
          (Param("values", "values", required=True),)),
-    Kind("unique_judgments", "judgments", "one judgment per (item, annotator)"),
+    Kind("unique_judgments", "judgments", "one judgment per (item, annotator)",
+         needs=frozenset({"annotators"})),
     Kind("judgments_per_item", "items", "judgments per item{in_pool} within [{min}, {max}]",
          (*_between("count"), Param("pool", "pool", default=ALL, tokens=(ALL, EVERY))),
          bound="between"),
@@ -113,7 +115,7 @@ CATALOGUE: dict[str, Kind] = {k.name: k for k in (
          bound="between"),
     Kind("annotators_per_pool", "pools", "annotators in {pool_scope} within [{min}, {max}]",
          (*_between("count"), Param("pool", "pool", default=EVERY, tokens=(EVERY,))),
-         bound="between"),
+         bound="between", needs=frozenset({"annotators"})),
     Kind("models_in_set", "models", "every model is one of {values}",
          (Param("values", "values", required=True),), needs=frozenset({"models"})),
     Kind("position_balance", "models", "each model's share of appearances as response A "

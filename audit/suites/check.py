@@ -221,6 +221,11 @@ def fit_table(suite: Suite, table: AnnotationTable, *, has_baseline: bool) -> No
         if "models" in needs and not (table.is_pairwise or table.is_rating):
             raise suite.error(exp, "needs model columns (model_a / model_b, or model); "
                               f"{table.source} has none")
+        if "annotators" in needs and not table.annotators_given:
+            from ..contract.table import NOT_WHO_VOTED
+
+            raise suite.error(exp, f"counts or pairs annotators; {table.source}: "
+                              f"{NOT_WHO_VOTED} (its annotators are one per vote, made up)")
         if "preference" in needs and not table.scale.is_preference:
             raise suite.error(exp, f"needs preference labels; {table.source} has "
                               f"{table.scale.kind.value} labels")
