@@ -43,7 +43,7 @@ import click
 from . import __version__
 from .advice import MORE_MAX, TARGETS
 from .budget import MAX_BOARD_SIZE, MAX_RESAMPLES, MAX_SEED, MAX_SIMS
-from .errors import AuditError
+from .errors import EMPTY_PATH, AuditError
 
 FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "table", "hf"]
 PROG = "annotation-audit"
@@ -377,7 +377,7 @@ def load_options(f):
     return f
 
 
-_EMPTY = "an empty path (an unset shell variable?)"
+_EMPTY = EMPTY_PATH
 
 
 class PathArg(click.Path):

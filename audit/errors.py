@@ -10,6 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
+#: What an empty path is called wherever one is refused (the CLI's path arguments and options,
+#: :func:`audit.load`'s ``source``, ``spec`` and ``pools``): to the system ``""`` is the current
+#: folder, so ``run "$DATA"`` with the variable unset would read whatever is there.
+EMPTY_PATH = "an empty path (an unset shell variable?)"
+
+
 class AuditError(Exception):
     """Base class for every error the toolkit raises on bad input or bad configuration."""
 

@@ -279,3 +279,22 @@ def test_run_accepts_every_load_option():
     run_options = set(inspect.signature(run).parameters)
     assert load_options <= run_options, load_options - run_options
     assert audit.run is run
+
+
+@pytest.mark.parametrize("call, key", [
+    (lambda: audit.load(""), "source"),
+    (lambda: audit.load(LONG, spec=""), "spec"),
+    (lambda: audit.load(LONG, pools=""), "pools"),
+    (lambda: audit.load("", engine="spark"), "source"),
+    (lambda: audit.run("", report=False, n_bootstrap=10), "source"),
+    (lambda: audit.run(LONG, spec="", report=False, n_bootstrap=10), "spec"),
+])
+def test_an_empty_path_is_refused_as_the_cli_refuses_it(tmp_path, monkeypatch, call, key):
+    """To the system '' is the current folder: audit.load("") audited whatever table was there
+    (the CLI refuses it since 092069b); spec="" and pools="" were named '.'."""
+    read_table(LONG).to_parquet(tmp_path / "judgments.parquet")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        call()
+    assert err.value.key == key
+    assert str(err.value) == f"key {key!r}: an empty path (an unset shell variable?)"

@@ -78,7 +78,7 @@ from pathlib import Path
 
 from ..contract import columns as C
 from ..contract.labels import LabelKind, LabelScale
-from ..errors import InputError
+from ..errors import EMPTY_PATH, InputError
 from .sources import existing_path
 
 #: ``layout``: one row per judgment, or one column per annotator (as :mod:`.spec_model`).
@@ -223,7 +223,8 @@ def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
     Raises
     ------
     InputError
-        The file is missing, larger than :data:`audit.ingest.yamlsafe.MAX_BYTES`, not UTF-8 or
+        The path is empty (key ``spec``: to the system the current folder), the file is
+        missing, larger than :data:`audit.ingest.yamlsafe.MAX_BYTES`, not UTF-8 or
         not YAML, uses a tag, an alias bomb or a non-scalar key, a key is unknown or has the
         wrong type, or a named file lies outside the spec's folder; the message names the key
         (where there is one) and the line.
@@ -234,6 +235,8 @@ def read_spec(source, *, allow_outside: bool = False) -> DatasetSpec:
         return source
     if isinstance(source, Mapping):
         return spec_from_dict(source)
+    if isinstance(source, str) and source == "":  # the current folder, to the system
+        raise InputError(EMPTY_PATH, key="spec")
     path = existing_path(source, what="spec file", once=True)
     if path.is_dir():
         raise InputError("is a folder, expected a YAML spec file", path=str(path))
