@@ -279,3 +279,22 @@ def test_spark_refuses_the_rows_pandas_refuses(spark, tmp_path, spec, case):
     assert "item 'q2', annotator 'y'" in text
     assert message.split(": ", 1)[1] in text if case != "bad" else \
         "the cell 'maybe' is neither marked nor unmarked" in text
+
+
+def test_a_frame_in_memory_reads_outcome_columns_too(tmp_path):
+    """``audit.load(frame, spec=...)`` with label.from_columns was "missing required column
+    'label'": only a file went through the outcome columns (helper-72's note). A DataFrame
+    (as from a notebook, or a Hub dataset's rows) now reads as the same file does, and a bad
+    cell is named by its row."""
+    rows = judgments()
+    frame = one_hot(rows, "dummies")
+    spec = {"label": {"from_columns": OUTCOMES}}
+    ours = quiet_load(frame, spec=spec)
+    theirs = quiet_load(write_csv(pd.DataFrame(rows), tmp_path / "labelled.csv"))
+    pd.testing.assert_frame_equal(ours.frame.reset_index(drop=True),
+                                  theirs.frame.reset_index(drop=True))
+    frame.loc[4, "Answer.pref.B"] = "maybe"
+    with pytest.raises(InputError) as err:
+        load(frame, spec=spec)
+    assert "'maybe'" in str(err.value) and "Answer.pref.B" in str(err.value), str(err.value)
+    assert "4" in str(err.value)

@@ -72,10 +72,6 @@ def load_table(source, *, spec=None, pools=None, pool_column: str | None = None,
     lines = frame.attrs.get("rows") or _record_lines(path, read)
     try:
         refuse_repeated_header(frame, source=str(source))
-        if spec.label_from_columns:
-            from ..label_columns import labels_from_columns
-
-            frame = labels_from_columns(frame, spec.label_from_columns, source=str(source))
         if decimal == ",":
             frame = read_decimal_comma(frame, labels, source=str(source))
         table = from_frame(frame, spec=spec, source=str(source), pools=pools,
@@ -182,6 +178,10 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     """
     spec = spec or DatasetSpec()
     votes = None
+    if spec.label_from_columns:  # one column per outcome, each row marking one
+        from ..label_columns import labels_from_columns
+
+        frame = labels_from_columns(frame, spec.label_from_columns, source=source)
     if spec.label_from_counts:  # one judgment per vote, annotators not given
         from ..label_counts import refuse_options, split_counts
 
