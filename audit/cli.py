@@ -23,7 +23,9 @@ An error message that cannot be printed (standard error closed by its reader) is
 exit code stays the error's.
 
 ``--debug`` (before or after the command name, or ``AUDIT_DEBUG=1``) prints the full traceback of
-an error; the exit code stays the same. A command can register a reporter for errors in
+an error; the exit code stays the same. ``AUDIT_DEBUG`` is read as click reads a boolean
+(``1`` / ``true`` / ``yes`` / ``on`` and ``0`` / ``false`` / ``no`` / ``off``, any case; empty is
+off); another value is ignored with one warning, never a usage error. A command can register a reporter for errors in
 ``ctx.meta[ON_ERROR]`` (``check`` writes its JUnit file and GitHub annotation through one), so even
 a run that never got to its suite leaves a CI-readable record.
 
@@ -68,6 +70,23 @@ _DEBUG_HELP = "On an error, print the full traceback (the exit code stays)."
 def _set_debug(ctx, param, value):
     if value:
         ctx.meta[DEBUG] = True
+
+
+class _DebugFlag(click.types.BoolParamType):
+    """``--debug``'s value, and ``AUDIT_DEBUG``'s: on for ``1``, ``true``, ``yes``, ``y``, ``on``,
+    ``t``, off for ``0``, ``false``, ``no``, ``n``, ``off``, ``f`` and empty (any case, click's
+    booleans). Any other value is off, with one ``warning:`` line naming it: a variable that
+    asks for tracebacks must not stop every command (it was exit 2, a usage error)."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            from .escape.terminal import text
+
+            click.echo(f"warning: AUDIT_DEBUG={text(repr(value))} is not a yes / no value "
+                       "(1, true, yes, on; 0, false, no, off); ignored: no tracebacks", err=True)
+            return False
 
 
 def _debug_option() -> click.Option:
@@ -514,8 +533,10 @@ def _load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine="pandas",
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="annotation-audit")
-@click.option("--debug", is_flag=True, expose_value=False, callback=_set_debug,
-              envvar="AUDIT_DEBUG", show_envvar=True, help=_DEBUG_HELP)
+@click.option("--debug", is_flag=True, type=_DebugFlag(), expose_value=False,
+              callback=_set_debug, envvar="AUDIT_DEBUG", show_envvar=True,
+              help=_DEBUG_HELP + " AUDIT_DEBUG: 1, true, yes or on; another value is ignored "
+                                 "with a warning.")
 def cli():
     """Audit a human-annotation or preference dataset: who annotated, in which pools, how much
     they agree, and whether the pool changes who wins.

@@ -171,6 +171,30 @@ def test_debug_shows_the_traceback_and_keeps_exit_3(files, monkeypatch, name, wh
     assert "traceback above" in result.stderr
 
 
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("value", ["abc", "2", "\x1b[31mred"])
+def test_an_unreadable_audit_debug_is_ignored_with_one_warning(files, name, value):
+    """AUDIT_DEBUG=abc made every command a usage error (exit 2, click's "not a valid
+    boolean"): a variable asking for tracebacks must not stop the tool. It is off, said once."""
+    args, _ = COMMANDS[name]
+    result = invoke(*args(files), env={"AUDIT_DEBUG": value})
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "AUDIT_DEBUG" in line]
+    assert said == [f"warning: AUDIT_DEBUG={value!r} is not a yes / no value (1, true, yes, on; "
+                    "0, false, no, off); ignored: no tracebacks"]
+    assert "\x1b" not in result.stderr  # the value's control characters are shown, not sent
+
+
+@pytest.mark.parametrize("value, shown", [("abc", False), ("On", True), ("YES", True),
+                                          ("t", True), ("0", False), ("off", False),
+                                          ("", False)])
+def test_audit_debug_values(files, monkeypatch, value, shown):
+    force(monkeypatch, "audit.report.summary:print_dataset", KeyError("pool"))
+    result = invoke("validate", files / "t.csv", env={"AUDIT_DEBUG": value})
+    assert result.exit_code == 3
+    assert ("Traceback (most recent call last)" in result.stderr) is shown
+
+
 @pytest.mark.parametrize("exc", [TypeError("x"), RecursionError("maximum recursion depth"),
                                  ZeroDivisionError("division by zero"), AssertionError()])
 def test_any_other_exception_is_exit_3(files, monkeypatch, exc):
