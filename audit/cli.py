@@ -45,7 +45,7 @@ import click
 from . import __version__
 from .advice import MORE_MAX, TARGETS
 from .budget import MAX_BOARD_SIZE, MAX_RESAMPLES, MAX_SEED, MAX_SIMS
-from .errors import EMPTY_PATH, AuditError
+from .errors import EMPTY_PATH, STDIN_PATH, STDOUT_PATH, AuditError
 
 FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "table", "hf"]
 PROG = "annotation-audit"
@@ -401,23 +401,34 @@ _EMPTY = EMPTY_PATH
 
 class PathArg(click.Path):
     """:class:`click.Path` refusing an empty value: to the system '' is the current folder, so
-    ``--junit "$REPORT"`` with the variable unset wrote nothing without a word."""
+    ``--junit "$REPORT"`` with the variable unset wrote nothing without a word. ``-`` is
+    refused too, saying it is not standard input (or, ``output=True``, output), not "-: file
+    not found"."""
+
+    def __init__(self, *args, output: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.output = output
 
     def convert(self, value, param, ctx):
         if value == "":
             self.fail(_EMPTY, param, ctx)
+        if value == "-":
+            self.fail(STDOUT_PATH if self.output else STDIN_PATH, param, ctx)
         return super().convert(value, param, ctx)
 
 
 class SourceArg(click.ParamType):
     """SOURCE and --baseline: a path or URL, never empty (``run "$DATA"`` with the variable
-    unset audited the current folder)."""
+    unset audited the current folder), never ``-``: a source is read more than once, so
+    standard input cannot be one (:data:`audit.errors.STDIN_PATH`)."""
 
     name = "text"
 
     def convert(self, value, param, ctx):
         if value == "":
             self.fail(_EMPTY, param, ctx)
+        if value == "-":
+            self.fail(STDIN_PATH, param, ctx)
         return value
 
 
@@ -548,7 +559,7 @@ def cli():
 
 @cli.command()
 @load_options
-@click.option("--out", type=PathArg(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False, output=True),
               help="Write results.json (and reports) here, with manifest.json, replacing the "
                    "folder's files as one set.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
@@ -628,7 +639,7 @@ def validate(source, fmt, spec, pools, pool_column, aspect, split, engine, spark
 
 @cli.command()
 @load_options
-@click.argument("out_dir", metavar="OUT", type=PathArg(file_okay=False))
+@click.argument("out_dir", metavar="OUT", type=PathArg(file_okay=False, output=True))
 @click.option("--no-partition", is_flag=True, help="One flat folder instead of one per pool.")
 def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master, spark_conf,
            out_dir, no_partition):
@@ -654,9 +665,9 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
 
 @cli.command()
 @load_options
-@click.option("--out", type=PathArg(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False, output=True),
               help="Write OUT/dataset_card.md (and OUT/manifest.json), replacing OUT's files.")
-@click.option("--card", "card_path", type=PathArg(dir_okay=False),
+@click.option("--card", "card_path", type=PathArg(dir_okay=False, output=True),
               help="Write, or update in place between its markers, this Markdown card "
                    "(*.md or *.markdown).")
 @click.option("--default-creator", default="expert-generated", show_default=True,
@@ -728,15 +739,15 @@ class CheckCommand(AuditCommand):
               help="Expectation suite (YAML), e.g. expectations/preference.yaml.")
 @click.option("--baseline", type=SOURCE, help="Previous version of the dataset (dataset-PR mode): report what "
               "changed and run the suite's baseline claims.")
-@click.option("--junit", "junit_path", type=PathArg(dir_okay=False),
+@click.option("--junit", "junit_path", type=PathArg(dir_okay=False, output=True),
               help="Write JUnit XML here: one test case per expectation.")
-@click.option("--json", "json_path", type=PathArg(dir_okay=False),
+@click.option("--json", "json_path", type=PathArg(dir_okay=False, output=True),
               help="Write great_expectations' validation result (JSON) here.")
 @click.option("--github", is_flag=True,
               help="Print GitHub Actions ::error annotations pointing at the suite's lines "
                    "(paths relative to the repository root), and append a Markdown summary to "
                    "$GITHUB_STEP_SUMMARY when it is set.")
-@click.option("--out", type=PathArg(file_okay=False),
+@click.option("--out", type=PathArg(file_okay=False, output=True),
               help="Write what run --out writes (results.json, report.html, dataset card), "
                    "results.json with the pass/fail table (expectations) and, with --baseline, "
                    "what changed (baseline).")
@@ -914,6 +925,8 @@ def _check_usage_error(err: click.UsageError, argv: list[str]) -> None:
             else:
                 suite = value
         github = github or arg == "--github"
+    if junit == "-":  # refused by --junit itself: no file of that name is written either
+        junit = None
     if junit is None and not github:
         return
     junit_real = None
@@ -989,7 +1002,7 @@ def _sizes(ctx, param, text: str) -> list[int]:
 @click.option("--sims", "n_sims", type=click.IntRange(1, MAX_SIMS), default=20000,
               show_default=True, help=f"Simulated leaderboards per size (1 to {MAX_SIMS:,}).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help=_SEED_HELP)
-@click.option("--json", "json_path", type=PathArg(dir_okay=False),
+@click.option("--json", "json_path", type=PathArg(dir_okay=False, output=True),
               help="Also write the inputs and every row (JSON) here.")
 @click.option("--max-memory", type=MemorySize(), metavar="SIZE|N%", expose_value=False,
               callback=_set_max_memory,
@@ -1065,7 +1078,7 @@ def next_options(f):
     """What ``plan`` and ``advise`` share with ``run``: the audit's seed, resamples, counting
     and output options, so their figures are ``run``'s."""
     opts = [
-        click.option("--out", type=PathArg(file_okay=False),
+        click.option("--out", type=PathArg(file_okay=False, output=True),
                      help="Write what run --out writes (results.json with this block, the report "
                           "and card) here, as one set."),
         click.option("--no-report", "no_report", is_flag=True,

@@ -14,6 +14,15 @@ from collections.abc import Iterable
 #: :func:`audit.load`'s ``source``, ``spec`` and ``pools``): to the system ``""`` is the current
 #: folder, so ``run "$DATA"`` with the variable unset would read whatever is there.
 EMPTY_PATH = "an empty path (an unset shell variable?)"
+#: Why ``-`` is refused as an input path: it is no file, and standard input cannot be read
+#: again, while a source is read more than once (its format detected, its columns, then the
+#: table: :func:`audit.ingest.sources.existing_path`).
+STDIN_PATH = ("'-' is not standard input here: give a file's path (./- for a file named '-'); "
+              "a source is read more than once (its format detected, its columns, then the "
+              "table), so save piped data to a file first")
+#: Why ``-`` is refused as an output path.
+STDOUT_PATH = ("'-' is not standard output here: give a file or folder path (./- for one "
+               "named '-')")
 
 
 class AuditError(Exception):

@@ -298,3 +298,15 @@ def test_an_empty_path_is_refused_as_the_cli_refuses_it(tmp_path, monkeypatch, c
         call()
     assert err.value.key == key
     assert str(err.value) == f"key {key!r}: an empty path (an unset shell variable?)"
+
+
+@pytest.mark.parametrize("call, key", [
+    (lambda: audit.load("-"), "source"),
+    (lambda: audit.load(LONG, spec="-"), "spec"),
+    (lambda: audit.load(LONG, pools="-"), "pools"),
+])
+def test_a_dash_is_refused_as_the_cli_refuses_it(call, key):
+    """``-`` is no file and not standard input (a source is read more than once)."""
+    with pytest.raises(InputError) as err:
+        call()
+    assert err.value.key == key and "'-' is not standard input" in str(err.value)

@@ -138,6 +138,37 @@ def test_an_empty_path_is_refused(tmp_path, monkeypatch, args, option):
     assert_clean_error(result, option, "an empty path")
 
 
+@pytest.mark.parametrize("args, option, words", [
+    (["validate", "-"], "SOURCE", "not standard input"),
+    (["run", "-", "--bootstrap", 5], "SOURCE", "not standard input"),
+    (["check", "-", "--suite", "s.yaml"], "SOURCE", "not standard input"),
+    (["export", "-", "x"], "SOURCE", "not standard input"),
+    (["plan", "-"], "SOURCE", "not standard input"),
+    (["run", DEMO, "--spec", "-"], "--spec", "not standard input"),
+    (["run", DEMO, "--pools", "-"], "--pools", "not standard input"),
+    (["check", DEMO, "--suite", "-"], "--suite", "not standard input"),
+    (["check", DEMO, "--suite", "s.yaml", "--baseline", "-"], "--baseline",
+     "not standard input"),
+    (["run", DEMO, "--out", "-"], "--out", "not standard output"),
+    (["export", DEMO, "-"], "OUT", "not standard output"),
+    (["card", DEMO, "--card", "-"], "--card", "not standard output"),
+    (["check", DEMO, "--suite", "s.yaml", "--junit", "-"], "--junit", "not standard output"),
+    (["simulate", "--perturbation-sd", 1, "--closest-gap", 1, "--json", "-"], "--json",
+     "not standard output"),
+])
+def test_a_dash_is_refused_saying_it_is_not_standard_input(tmp_path, monkeypatch, args, option,
+                                                           words):
+    """``-`` was "-: file not found" (a source is read more than once, so standard input
+    cannot be one): now it says what ``-`` is not and how to pass a file, naming the option,
+    before anything is read; ``./-`` names a file called ``-``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("item,annotator,label\n1,a,x\n1,b,y\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, [str(a) for a in args], input="item,annotator,label\n")
+    assert_clean_error(result, option, words, "./-")
+    assert (tmp_path / "-").read_text(encoding="utf-8").startswith("item,annotator")
+    assert invoke("validate", "./-", "--format", "table").exit_code == 0
+
+
 def test_unknown_format_option():
     assert_clean_error(invoke("run", DEMO, "--format", "xml"), "--format")
 

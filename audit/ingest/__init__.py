@@ -31,7 +31,7 @@ import importlib
 from collections.abc import Mapping
 
 from ..mainguard import guard
-from ..errors import EMPTY_PATH, InputError, join_names
+from ..errors import EMPTY_PATH, STDIN_PATH, InputError, join_names
 from ..contract.table import AnnotationTable
 from .common import LoadWarning
 from .detect import FORMATS, choose_format, detect_format
@@ -117,14 +117,15 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         ``source`` is none of the above (before anything is read).
     InputError
         The source is missing, unreadable, of an undetectable format, or an option does not
-        apply to its format; ``source``, ``spec`` or ``pools`` is an empty path (as the CLI
-        refuses one); the message names the file, key, column or row.
+        apply to its format; ``source``, ``spec`` or ``pools`` is an empty path or ``-`` (not
+        standard input: a source is read more than once), as the CLI refuses them; the message
+        names the file, key, column or row.
     SchemaError
         Judgments that break the canonical schema, all listed with their source rows.
     """
     for option, value in (("source", source), ("spec", spec), ("pools", pools)):
-        if isinstance(value, str) and value == "":  # the current folder, to the system
-            raise InputError(EMPTY_PATH, key=option)
+        if isinstance(value, str) and value in ("", "-"):  # '': the current folder
+            raise InputError(EMPTY_PATH if value == "" else STDIN_PATH, key=option)
     source = wrap(source)
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; engines: {join_names(ENGINES)}",
