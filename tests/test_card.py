@@ -119,6 +119,40 @@ def test_a_dataset_named_like_a_number_is_text_to_yaml_1_1_and_1_2_readers(name)
     assert assert_valid(text).data.to_dict()["pretty_name"] == name
 
 
+@pytest.mark.parametrize("name, shown", [
+    ("my\x1b[31mset", "my\\x1b[31mset"), ("two\nlines", "two lines"),
+    ("tab\there\x07", "tab here\\x07"), ("a\x85b", "a b"), ("rtl\u202eevil", "rtl\\u202eevil"),
+    ("zero\u200bwidth", "zero\\u200bwidth"), ("  padded  ", "padded"), ("\n", None),
+])
+def test_the_default_pretty_name_is_one_line_with_controls_shown(name, shown):
+    """The card's pretty_name defaults to the dataset's name, taken from the file name; a file
+    named with ESC or a line break wrote it raw (YAML-escaped, shown as a control character on
+    the Hub) while --pretty-name or card.pretty_name holding one is refused. It is now written
+    as the card's title shows the name: one line, control characters as escapes."""
+    r = full_results()
+    r["dataset"]["name"] = name
+    text = C.render_card(r)
+    got = yaml.safe_load(text.split("---\n")[1]).get("pretty_name")
+    assert got == shown
+    assert assert_valid(text).data.to_dict().get("pretty_name") == shown
+    if shown is not None:
+        from audit.escape import CONTROL
+
+        assert not CONTROL.search(got)
+        assert C.md_escape(got) == C.md_escape(name)  # the title shows the name so
+
+
+def test_a_file_named_with_an_escape_gets_a_card_without_it(tmp_path):
+    source = tmp_path / "my\x1b[31mset.csv"
+    source.write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["card", str(source), "--out", str(tmp_path / "o"),
+                                      "--bootstrap", "10"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "o" / "dataset_card.md").read_text(encoding="utf-8")
+    assert "\x1b" not in text
+    assert yaml.safe_load(text.split("---\n")[1])["pretty_name"] == "my\\x1b[31mset"
+
+
 @pytest.mark.parametrize(("pool", "judge", "kind"), [
     ("crowd", False, "crowdsourced"), ("normal_worker", False, "crowdsourced"),
     ("mturk", False, "crowdsourced"), ("expert", False, "expert-generated"),

@@ -22,6 +22,7 @@ from huggingface_hub import DatasetCard, DatasetCardData, metadata_load, metadat
 
 from audit.cli import cli
 from audit.errors import InputError
+from audit.escape.markdown import one_line
 from audit.report import card_meta as M
 from audit.report.card import check_card
 from audit.report.hub_tags import CREATOR_KINDS, SIZE_VALUES
@@ -195,7 +196,7 @@ def test_hostile_dataset_name_and_tags_stay_data(tmp_path, name):
     text = render_card(results)
     card = DatasetCard(text)
     meta = card.data.to_dict()
-    assert meta["pretty_name"] == name and meta["tags"] == [tag]
+    assert meta["pretty_name"] == one_line(name) and meta["tags"] == [tag]  # one line
     assert "license" not in meta
     path = tmp_path / "README.md"
     path.write_text(text, encoding="utf-8")

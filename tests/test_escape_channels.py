@@ -289,14 +289,15 @@ def test_card_front_matter_and_title_hold_any_dataset_name(preference_results, n
     text = render_card(results)
     text.encode("utf-8")
     card = DatasetCard(text)
-    assert card.data.pretty_name == name
-    assert yaml.safe_load(text.split("\n---\n", 1)[0].removeprefix("---\n"))["pretty_name"] == name
+    shown = md.one_line(name)  # the name as the title shows it: one line, controls as escapes
+    assert card.data.pretty_name == shown and not CONTROL.search(shown)
+    assert yaml.safe_load(text.split("\n---\n", 1)[0].removeprefix("---\n"))["pretty_name"] == shown
     assert card.text.count(START) == 1 and card.text.count(END) == 1  # YAML may quote them
     assert check_card(text) == []
     assert f"# Dataset Card for {md.inline(name)}\n" in text
     again = render_card(results, existing="---\nlicense: mit\n---\n\nhand text\n")
     meta = DatasetCard(again).data.to_dict()
-    assert meta["pretty_name"] == name and meta["license"] == "mit"
+    assert meta["pretty_name"] == shown and meta["license"] == "mit"
 
 
 # -- HTML report ------------------------------------------------------------------------------------

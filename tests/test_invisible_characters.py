@@ -212,10 +212,12 @@ def test_joiners_and_variation_selectors_are_left_as_written(text):
 
 
 def test_card_yaml_writes_them_as_yaml_escapes(tmp_path):
-    """The card's YAML header keeps a name exactly (a YAML reader gets it back), but wrote a
-    bidi control or a zero-width space raw, reordering or hiding part of the line for whoever
-    reviews the card's source (a pull request on the Hub, an editor): they are written as YAML
-    escapes now (``\\u202E``), in double quotes."""
+    """The card's YAML header wrote a bidi control or a zero-width space raw, reordering or
+    hiding part of the line for whoever reviews the card's source (a pull request on the Hub,
+    an editor): they are written as YAML escapes (``\\u202E``), in double quotes. The default
+    pretty_name, the dataset's name, is shown as the card's title shows it: the Hub displays
+    the parsed value, where a raw U+202E would reorder the title (``prefs\\u202etxt.exe``
+    reading as ``prefsexe.txt``); a --pretty-name holding one is refused."""
     from huggingface_hub import DatasetCard
 
     name = "prefs\u202etxt.exe \u200bJos\u00e9"
@@ -227,8 +229,9 @@ def test_card_yaml_writes_them_as_yaml_escapes(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "out" / "dataset_card.md").read_text("utf-8")
     assert not HIDDEN.search(text)
-    assert 'pretty_name: "prefs\\u202Etxt.exe \\u200BJos\\xE9"' in text
-    assert DatasetCard(text).data.pretty_name == name
+    assert "pretty_name: prefs\\u202etxt.exe \\u200bJos\u00e9\n" in text
+    assert DatasetCard(text).data.pretty_name == "prefs\\u202etxt.exe \\u200bJos\u00e9"
+    assert not HIDDEN.search(DatasetCard(text).data.pretty_name)
     assert yaml.safe_load(md.front_matter({"tags": ["a\u2066b", "plain é"]})) == \
         {"tags": ["a\u2066b", "plain é"]}
     assert md.front_matter({"t": "plain é"}) == "t: plain é"  # only such strings are escaped

@@ -15,7 +15,9 @@ a paragraph. :func:`inline` therefore
   leading number, which would otherwise start a list, a setext heading or a thematic break when
   the name begins a line.
 
-:func:`front_matter` writes the metadata block with PyYAML's safe serializer, so any value,
+:func:`one_line` is the first two steps alone, for a YAML value shown as text (the card's
+default ``pretty_name``, the dataset's name: ``two lines``, ``my\\x1b[31mset``, as its title shows
+it). :func:`front_matter` writes the metadata block with PyYAML's safe serializer, so any value,
 whatever it holds, parses back with :func:`yaml.safe_load` to the value written.
 """
 
@@ -30,9 +32,19 @@ _PUNCTUATION = re.compile(r"([\\`*_{}\[\]|~#$!])")
 _BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")
 
 
+def one_line(value) -> str:
+    """``value`` as one line of plain text, as :func:`inline` shows it before Markdown's
+    escapes: whitespace folded to single spaces (line breaks included), the remaining
+    :data:`audit.escape.CONTROL` characters shown as escapes (``\\x1b``). For a YAML value the
+    Hub shows as text, such as the card's ``pretty_name`` taken from the dataset's name: a
+    ``pretty_name`` given by a flag or the spec with a control character is refused
+    (:mod:`audit.report.card_meta`), one derived from a file name is written so instead."""
+    return visible(" ".join(str(value).split()), CONTROL)
+
+
 def inline(value) -> str:
     """``value`` as inert inline Markdown on one line (module docstring)."""
-    out = visible(" ".join(str(value).split()), CONTROL)
+    out = one_line(value)
     out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = _PUNCTUATION.sub(r"\\\1", out)
     return _BLOCK_START.sub(lambda m: f"\\{m.group(1)}" if m.group(1)

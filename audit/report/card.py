@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError, join_names
-from ..escape.markdown import front_matter, inline
+from ..escape.markdown import front_matter, inline, one_line
 from ..format import number
 from ..metrics import display_name, keys
 from .hub_tags import (CREATOR_KINDS, DEFAULT_CREATOR, SIZE_VALUES, pool_creators,
@@ -71,7 +71,10 @@ def card_data(results: dict, *, creators: dict | None = None,
 
     return DatasetCardData(**{"annotations_creators": ordered,
                               "size_categories": [size_category(ds.get("n_items"))],
-                              "pretty_name": ds.get("name") or None,
+                              # the dataset's (file's) name, as the title shows it: one
+                              # line, control characters shown (a pretty_name flag or spec
+                              # key holding one is refused, card_meta)
+                              "pretty_name": one_line(ds.get("name") or "") or None,
                               **yaml_fields(ds.get("card"))})
 
 
