@@ -1,8 +1,9 @@
-"""An interval that is not the item bootstrap's percentiles (Cohen's kappa linearised on a
-Spark cluster, ``reliability.*.cohen_kappa.interval``) is said so under the reliability table of
-the HTML report, the dataset card and the terminal summary, the dataset's strings escaped for
-each. Without one, nothing is added. Cohen's kappa is a summary coefficient: every channel
-shows it, and a NaN mean over pairs says why."""
+"""An interval that is not the item bootstrap's percentiles (``reliability.*.cohen_kappa.
+interval``: Cohen's kappa's mean over pairs, whose interval is the basic bootstrap interval, or
+linearised on a Spark cluster) is said so under the reliability table of the HTML report, the
+dataset card and the terminal summary, the dataset's strings escaped for each. Without one,
+nothing is added. Cohen's kappa is a summary coefficient: every channel shows it, and a NaN mean
+over pairs says why."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import copy
 
 from results_examples import parse_html
 
+from audit.measure.cohen_interval import MEAN_INTERVAL
 from audit.measure.scope import LINEARISED_INTERVAL
 from audit.metrics import display_name
 from audit.report.prose import interval_note
@@ -24,6 +26,17 @@ def _linearised(results: dict, scopes) -> dict:
     for scope in scopes:
         entry = rel["overall"] if scope is None else rel["by_pool"][scope]
         entry["cohen_kappa"]["interval"] = LINEARISED_INTERVAL
+    return results
+
+
+def _percentiles_only(results: dict) -> dict:
+    """``results`` with every entry's ``interval`` taken away: every interval the bootstrap's
+    percentiles."""
+    results = copy.deepcopy(results)
+    rel = results["reliability"]
+    for block in [rel["overall"], *rel["by_pool"].values()]:
+        for entry in block.values():
+            entry.pop("interval", None)
     return results
 
 
@@ -64,8 +77,22 @@ def test_nothing_is_added_when_every_interval_is_the_bootstraps(preference_resul
     from audit.report.html import build_view, environment
 
     page = environment().get_template("report.html.j2").render(
-        **build_view(preference_results, charts=False))
+        **build_view(_percentiles_only(preference_results), charts=False))
     assert "not the item bootstrap's" not in page
+
+
+def test_the_mean_over_pairs_says_its_basic_interval(preference_results):
+    """The audit's own results: Cohen's kappa's mean has the basic interval wherever it is
+    defined, and the report says so."""
+    from audit.report.html import build_view, environment
+
+    rel = preference_results["reliability"]
+    assert rel["overall"]["cohen_kappa"]["interval"] == MEAN_INTERVAL
+    page = environment().get_template("report.html.j2").render(
+        **build_view(preference_results, charts=False))
+    _, texts = parse_html(page)
+    text = " ".join(" ".join(texts).split())
+    assert f"{COHEN} in all humans" in text and MEAN_INTERVAL in text
 
 
 def _terminal(results: dict) -> str:
@@ -101,9 +128,10 @@ def test_card_and_terminal_show_cohen_and_say_how_its_interval_was_computed(
                for line in terminal.splitlines())
     said = " ".join(terminal.split())
     assert f"{COHEN} in all humans and {HOSTILE_POOL}: {LINEARISED_INTERVAL}" in said
-    # without a linearised interval, neither says anything about it
-    assert "not the item bootstrap's" not in annotations_block(preference_results)
-    assert "not the item bootstrap's" not in _terminal(preference_results)
+    # with every interval the bootstrap's percentiles, neither says anything about it
+    plain = _percentiles_only(preference_results)
+    assert "not the item bootstrap's" not in annotations_block(plain)
+    assert "not the item bootstrap's" not in _terminal(plain)
 
 
 def test_a_nan_mean_over_pairs_says_why_in_the_card():

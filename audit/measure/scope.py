@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import metrics
 from ..resample import Bootstrap, ci_dict, percentile_ci, weight_blocks
+from .cohen_interval import MEAN_INTERVAL, mean_interval
 from .counts import ItemPatterns, n_overlapping_pairs, warn_degenerate
 from .icc import SUBSET_RULE
 from .kappa import LinearisedCohen, cohen_kappa_tables, cohen_weights, summarise_pairs
@@ -255,12 +256,15 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
               "ci95": [float(l), float(h)]}
              for a, b, n, kap, l, h in zip(names[pt.pairs[:, 0]], names[pt.pairs[:, 1]],
                                            pt.tables.sum(axis=(1, 2)), kappas, lo, hi)]
-    return {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
-            "n_pairs": int(n_def[0]), "n_pairs_with_overlap": k,
-            "mean": float(mean[0]), "median": float(median[0]),
-            "ci95": {"mean": ci_dict(bmean, bootstrap.level),
-                     "median": ci_dict(bmedian, bootstrap.level)},
-            "pairs": pairs}
+    out = {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
+           "n_pairs": int(n_def[0]), "n_pairs_with_overlap": k,
+           "mean": float(mean[0]), "median": float(median[0]),
+           "ci95": {"mean": mean_interval(bmean, float(mean[0]), bootstrap.level),
+                    "median": ci_dict(bmedian, bootstrap.level)},
+           "pairs": pairs}
+    if n_def[0]:
+        out["interval"] = MEAN_INTERVAL
+    return out
 
 
 #: ``cohen_pairs.interval`` of a mean whose interval is linearised (:class:`LinearisedCohen`)

@@ -18,7 +18,7 @@ class Estimate(Block):
     value: Num
     """The coefficient (null: undefined on this data)."""
     ci95: Interval
-    """95% percentile-bootstrap interval over items."""
+    """95% percentile-bootstrap interval over items (Cohen's kappa: ``interval`` says how)."""
     n_items: StrictInt = None
     """Items that entered it (for alpha, Fleiss, AC1 and percent agreement: items with two or
     more judgments; for ICC: the fully crossed subset)."""
@@ -28,8 +28,8 @@ class Estimate(Block):
     """Cohen's kappa: the median over annotator pairs."""
     interval: str = None
     """Cohen's kappa: how ``ci95`` was computed where it is not the item bootstrap's
-    percentiles (the linearised interval of a Spark cluster or of the memory budget,
-    ``cohen_pairs`` ``interval``)."""
+    percentiles (``cohen_pairs`` ``interval``: the basic bootstrap interval of the mean over
+    pairs, or the linearised interval of a Spark cluster or of the memory budget)."""
     form: str = None
     """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
     annotators: list[str] = None
@@ -60,9 +60,11 @@ class CohenIntervals(Block):
     """Intervals of the mean and the median over pairs."""
 
     mean: Interval
-    """Item-bootstrap interval of the mean."""
+    """Item-bootstrap interval of the mean: the basic (reverse percentile) interval, or the
+    linearised one (``interval`` says which)."""
     median: Interval
-    """Item-bootstrap interval of the median."""
+    """Item-bootstrap percentile interval of the median (null where ``interval`` is the
+    linearised one)."""
 
 
 class CohenPairs(Block):
@@ -87,11 +89,14 @@ class CohenPairs(Block):
     not_defined: str = None
     """Why no pair was computed."""
     interval: str = None
-    """Set where the intervals are not the item bootstrap's percentiles: the Spark engine,
-    when the pairs' tables and resamples would not fit its driver, computes the mean and the
-    median on the cluster and the mean's interval as ``mean -/+ z se`` with the item bootstrap's
-    standard error linearised (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine
-    does the same when the pairs' bootstrap alone would take the audit over the memory budget
+    """How the mean's interval was computed, wherever a pair's kappa is defined. From the
+    pairs' item bootstrap: the basic (reverse percentile) interval, ``2 mean`` minus the
+    resampled means' upper and lower quantiles, which corrects for the bias of a mean of small
+    tables' kappas (:mod:`audit.measure.cohen_interval`). Where the pairs' tables and resamples
+    would not fit the Spark engine's driver, the cluster computes the mean and the median and
+    the mean's interval as ``mean -/+ z se`` with the item bootstrap's standard error
+    linearised (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine does the same
+    when the pairs' bootstrap alone would take the audit over the memory budget
     (:func:`audit.budget.check_table`). The median's interval is then null."""
     se: Num = None
     """With ``interval``: the mean's standard error over items."""
