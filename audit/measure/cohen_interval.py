@@ -40,7 +40,7 @@ from ..resample import percentile_ci
 #: :func:`mean_interval`'s.
 MEAN_INTERVAL = ("basic (reverse percentile) item bootstrap, 2 x mean minus the resampled "
                  "means' 97.5% and 2.5% quantiles, which corrects for the bias of the mean "
-                 "over pairs of small tables")
+                 "over pairs of small tables (so the interval may lie above the estimate)")
 
 
 def mean_interval(samples: np.ndarray, estimate: float, level: float = 0.95) -> list[float]:
