@@ -24,7 +24,15 @@ typed value becomes text by :func:`id_text`:
 * a decimal: in plain notation without trailing zeros (``Decimal("1.50")`` -> ``1.5``,
   ``Decimal("2.00")`` -> ``2``, ``Decimal("1E-8")`` -> ``0.00000001``); a decimal is exact, so
   a whole one of any size is its integer text;
-* missing (None, NaN, ``pd.NA``): missing, which the schema reports as a null id.
+* a date: its ISO text, ``2024-01-05``; a timestamp (:func:`time_text`): ``2024-01-05
+  12:30:00``, with ``.ffffff`` when it has a fraction of a second (nine digits for
+  nanoseconds) and, when it has a time zone, written in UTC with ``+00:00`` (Parquet keeps
+  the instant, not always the zone's name, and Spark reads only the instant), each value by
+  itself (not by what else the column holds);
+* bytes (a binary column): the UTF-8 text they hold; bytes that are not UTF-8 hold none, and
+  are refused (:func:`first_unreadable`), as are lists and mappings (a Parquet list or
+  struct, a JSON array or object): an id is one value;
+* missing (None, NaN, ``pd.NA``, ``NaT``): missing, which the schema reports as a null id.
 
 A 32-bit float is read as the 64-bit float holding the same value (``float32(0.1)`` is
 ``0.10000000149011612``), on both engines. The rule is per value: in an object column mixing
@@ -43,8 +51,10 @@ text. Pools mappings read their keys by :func:`id_text` too (:mod:`audit.ingest.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
+import reprlib
 
 import numpy as np
 import pandas as pd
@@ -68,7 +78,28 @@ def id_text(value) -> str | None:
         return _decimal_text(value)
     if isinstance(value, (float, np.floating)):
         return float_text(float(value))
+    if isinstance(value, (bytes, bytearray, memoryview)):  # not UTF-8: refused before
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    if isinstance(value, (datetime.date, np.datetime64)):
+        return time_text(value)
     return str(value)
+
+
+def time_text(value) -> str | None:
+    """A date's or a timestamp's text, ids and labels alike, on both engines (Spark:
+    :func:`audit.ingest.spark.typed.time_text`): a date (no time of day) as ISO writes it,
+    ``2024-01-05``; a timestamp as pandas writes one, ``2024-01-05 12:30:00``, with a
+    fraction of a second when it has one (``.500000``, nine digits when it has nanoseconds),
+    and one with a time zone as the same instant in UTC, ``2024-01-05 11:30:00+00:00``. None
+    for ``NaT``."""
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value.isoformat()
+    stamp = pd.Timestamp(value)
+    if stamp is pd.NaT:
+        return None
+    if stamp.tzinfo is not None:
+        stamp = stamp.tz_convert("UTC")
+    return str(stamp)
 
 
 def float_text(x: float) -> str | None:
@@ -79,6 +110,75 @@ def float_text(x: float) -> str | None:
     if x.is_integer() and abs(x) < EXACT_FLOAT_INTEGERS:
         return str(int(x))
     return repr(x)
+
+
+def _stamp_texts(stamps: pd.DatetimeIndex) -> np.ndarray:
+    """:func:`time_text` of each of ``stamps`` (naive, or in UTC): the seconds by
+    ``strftime``, the fraction and the zone appended where they apply; None for ``NaT``."""
+    missing = np.asarray(stamps.isna())
+    out = np.asarray(stamps.strftime("%Y-%m-%d %H:%M:%S"), dtype=object)
+    out[missing] = ""
+    micro, nano = (np.nan_to_num(np.asarray(part, dtype=float)).astype(np.int64)
+                   for part in (stamps.microsecond, stamps.nanosecond))  # NaT: NaN
+    for i in np.flatnonzero(~missing & ((micro > 0) | (nano > 0))):
+        out[i] += (f".{micro[i] * 1000 + nano[i]:09d}" if nano[i] else f".{micro[i]:06d}")
+    if stamps.tz is not None:
+        out = out + "+00:00"
+    out[missing] = None
+    return out
+
+
+def first_unreadable(values: pd.Series, *, what: str = "ids"):
+    """``(row, words)`` for the first row of the column ``values`` (``what``: ``ids`` or
+    ``labels``) holding a value that has no text (module docstring): a list or a mapping, or
+    bytes that are not UTF-8; None when there is none. Only an object column (or a
+    categorical's categories) is looked at, and only when it holds something other than text,
+    numbers, booleans and dates."""
+    categorical = isinstance(values.dtype, pd.CategoricalDtype)
+    distinct = pd.Series(values.cat.categories) if categorical else values
+    if distinct.dtype != object or pd.api.types.infer_dtype(distinct, skipna=True) in (
+            "string", "integer", "floating", "mixed-integer-float", "boolean", "decimal",
+            "date", "datetime", "empty"):
+        return None
+    hit = np.fromiter((_unreadable(v, what) is not None for v in distinct), dtype=bool,
+                      count=len(distinct))
+    if not hit.any():
+        return None
+    rows = (np.flatnonzero(np.isin(np.asarray(values.cat.codes), np.flatnonzero(hit)))
+            if categorical else np.flatnonzero(hit))
+    position = int(rows[0])
+    return values.index[position], _unreadable(values.iloc[position], what)
+
+
+#: What a list or mapping reads as from Parquet (numpy arrays for lists, lists of pairs for
+#: maps, dicts for structs) and from JSON (lists, dicts).
+NESTED = (list, tuple, dict, set, np.ndarray)
+
+
+def _unreadable(value, what: str) -> str | None:
+    """Why ``value`` has no text (:func:`first_unreadable`), or None."""
+    if isinstance(value, NESTED):
+        return not_single_words(value, what)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return not_utf8_words(bytes(value))
+    return None
+
+
+def not_single_words(value, what: str = "ids") -> str:
+    """The refusal of a list or mapping as one of ``what`` (``ids``, ``labels``)."""
+    kind = "mapping (a struct)" if isinstance(value, dict) else "list"
+    return (f"{what} must be single values (text, a number, a boolean or a date); this one is "
+            f"a {kind} of type {type(value).__name__}: {reprlib.repr(value)}")
+
+
+def not_utf8_words(value: bytes) -> str:
+    """The refusal of a binary value that is not UTF-8 (both engines; ids and labels)."""
+    return (f"bytes that are not UTF-8 text ({reprlib.repr(value)}): a binary value is read as "
+            "the UTF-8 text it holds, and this one holds none; write the column as text (a "
+            "string column)")
 
 
 def _decimal_text(d: decimal.Decimal) -> str | None:
@@ -102,13 +202,18 @@ def id_texts(values) -> np.ndarray:
     returns them), as an object array; None where a value is missing.
 
     A float array is converted at numpy speed, its whole numbers as integers at once (a
-    million distinct float ids: a fraction of a second); objects and booleans one by one;
-    other types (dates, times) as pandas writes them, as before this rule.
+    million distinct float ids: a fraction of a second); timestamps by :func:`time_text`'s
+    rule, each by itself; objects (dates among them) and booleans one by one; other types
+    (durations) as pandas writes them.
     """
+    if isinstance(getattr(values, "dtype", None), pd.DatetimeTZDtype):
+        return _stamp_texts(pd.DatetimeIndex(values).tz_convert("UTC"))
     array = values.to_numpy() if isinstance(values, (pd.Index, pd.Series)) else \
         np.asarray(values)
     if array.dtype.kind in "iu":
         return array.astype(str).astype(object)
+    if array.dtype.kind == "M":
+        return _stamp_texts(pd.DatetimeIndex(array))
     if array.dtype.kind not in "fOb":
         return pd.Index(values).astype(str).to_numpy(dtype=object)
     if array.dtype.kind == "f":

@@ -70,7 +70,7 @@ def _pandera():
 
 from ..errors import InputError, SchemaError
 from . import columns as C
-from .ids import blank_missing, id_texts
+from .ids import blank_missing, first_unreadable, id_texts
 from .labels import (LabelKind, LabelScale, factorize_labels, first_unstorable, label_text,
                      parse_number)
 
@@ -200,7 +200,7 @@ def _equal_values_may_print_differently(values: pd.Series) -> bool:
     object column of mixed types: ``True`` and ``1``; a float column's ``0.0`` and ``-0.0``
     both write ``0``)."""
     dtype = values.dtype
-    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biufSU":
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "biufSUM":
         return False
     if dtype.kind == "O":
         return pd.api.types.infer_dtype(values, skipna=True) not in ("string", "integer",
@@ -338,6 +338,7 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     A missing ``pool`` column is the single pool :data:`audit.contract.columns.DEFAULT_POOL`.
     """
     n = len(raw)
+    refuse_unreadable(raw, source=source)
     for col in (*C.ID_COLUMNS, C.LABEL):
         bad = first_unstorable(raw[col]) if col in raw.columns else None
         if bad is not None:
@@ -371,6 +372,19 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
     label = pd.Categorical.from_codes(codes, categories=pd.Index(scale.values),
                                       ordered=scale.kind is not LabelKind.NOMINAL)
     return Coded(ids=ids, label=label)
+
+
+def refuse_unreadable(raw: pd.DataFrame, *, source: str, columns=None) -> None:
+    """An InputError naming the first row of an id or label column of ``raw`` (``columns``:
+    those of them to look at) that holds a value without a text: a list or a mapping, or
+    bytes that are not UTF-8 (:func:`audit.contract.ids.first_unreadable`). Adapters call it
+    before anything reads the ids (pools, a winner's model names); :func:`validate_raw` calls
+    it for every adapter."""
+    for col in columns or (*C.ID_COLUMNS, C.LABEL):
+        if col in raw.columns:
+            bad = first_unreadable(raw[col], what="labels" if col == C.LABEL else "ids")
+            if bad is not None:
+                raise InputError(bad[1], path=source, column=col, row=bad[0])
 
 
 def _raw_values(raw: pd.DataFrame, column: str, positions) -> list:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..errors import InputError, join_names, shown_path
 from .memory import InMemory, wrap
-from .sources import (DATA_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS, existing_path,
-                      is_hub_name)
+from .sources import (ARROW_EXTENSIONS, DATA_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS,
+                      existing_path, is_hub_name)
 
 #: The formats :func:`audit.ingest.load` reads.
 FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "table", "hf")
@@ -50,7 +50,8 @@ def detect_format(source) -> str:
             raise _folder_error(path)
         seen = ""
         ext = path.suffix.lower()
-        if path.is_file() and ext not in PARQUET_EXTENSIONS + WORKBOOK_EXTENSIONS:
+        if path.is_file() and ext not in (PARQUET_EXTENSIONS + ARROW_EXTENSIONS
+                                          + WORKBOOK_EXTENSIONS):
             _refuse_unreadable(path)
         if path.is_file() and ext in DATA_EXTENSIONS + WORKBOOK_EXTENSIONS:
             from .adapters.table import separator_hint

@@ -57,10 +57,12 @@ class InMemory:
         """``{split: frame}``: a DataFrame or unnamed Dataset is one split, ``default_split``."""
         if self.is_frame:
             return {default_split: frame(self)}
+        from .readers.hub import dataset_frame
+
         if self.kind == "DatasetDict":
-            return {str(k): v.to_pandas() for k, v in self.data.items()}
+            return {str(k): dataset_frame(v) for k, v in self.data.items()}
         split = getattr(self.data, "split", None)
-        return {str(split) if split is not None else default_split: self.data.to_pandas()}
+        return {str(split) if split is not None else default_split: dataset_frame(self.data)}
 
 
 def wrap(source):

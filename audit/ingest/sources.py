@@ -17,8 +17,11 @@ from ..escape import visible
 CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
 JSONL_EXTENSIONS = (".jsonl", ".ndjson")
 PARQUET_EXTENSIONS = (".parquet", ".pq")
+#: Arrow IPC files: Feather (V2; ``DataFrame.to_feather``), the IPC file and stream formats.
+ARROW_EXTENSIONS = (".feather", ".arrow", ".arrows", ".ipc")
 #: File extensions the readers understand (a path with one of these is never a hub name).
-DATA_EXTENSIONS = CSV_EXTENSIONS + JSONL_EXTENSIONS + (".json",) + PARQUET_EXTENSIONS
+DATA_EXTENSIONS = (CSV_EXTENSIONS + JSONL_EXTENSIONS + (".json",) + PARQUET_EXTENSIONS
+                   + ARROW_EXTENSIONS)
 #: Excel workbooks, read as a table by :mod:`audit.ingest.readers.workbooks` (not as a split of
 #: a hub download: ``datasets`` does not read them).
 WORKBOOK_EXTENSIONS = (".xlsx", ".xlsm")

@@ -44,7 +44,7 @@ def factorize_labels(raw: pd.Series) -> tuple[np.ndarray, list]:
     whitespace only (``" "``, a tab, a no-break space: what a spreadsheet leaves in a cleared
     cell) is missing, as an empty cell is (code -1, not among the values): it is no answer,
     and counted as one it would be a category of its own."""
-    values = pd.Series(raw)
+    values = _decoded(pd.Series(raw))
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
             "mixed", "mixed-integer", "mixed-integer-float"):
         is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
@@ -120,15 +120,40 @@ def _first_hit(values: pd.Series, hit: np.ndarray):
     return row, what
 
 
+def _decoded(values: pd.Series) -> pd.Series:
+    """``values`` with each bytes value (a binary column) as the UTF-8 text it holds, as ids
+    read them (:mod:`audit.contract.ids`); ``values`` itself when none is bytes.
+
+    Raises
+    ------
+    InputError
+        Naming the first row whose bytes are not UTF-8.
+    """
+    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) not in (
+            "bytes", "mixed", "mixed-integer"):
+        return values
+    texts = values.to_numpy(dtype=object).copy()
+    binary = np.fromiter((isinstance(v, (bytes, bytearray, memoryview)) for v in texts),
+                         dtype=bool, count=len(texts))
+    if not binary.any():
+        return values
+    for i in np.flatnonzero(binary):
+        try:
+            texts[i] = bytes(texts[i]).decode("utf-8")
+        except UnicodeDecodeError:
+            from ..ids import not_utf8_words
+
+            raise InputError(not_utf8_words(bytes(texts[i])), column="label",
+                             row=values.index[i]) from None
+    return pd.Series(texts, index=values.index, dtype=object)
+
+
 def _not_single(values: pd.Series) -> InputError:
     """The InputError for a label column holding lists or mappings, naming the first row."""
-    import reprlib
+    from ..ids import NESTED, not_single_words
 
     for row, value in values.items():
-        if isinstance(value, (list, tuple, dict, set, np.ndarray)):
-            kind = "mapping (a struct)" if isinstance(value, dict) else "list"
-            return InputError(f"labels must be single values (text, a number or a boolean); "
-                              f"this one is a {kind} of type {type(value).__name__}: "
-                              f"{reprlib.repr(value)}", column="label", row=row)
-    return InputError("labels must be single values (text, a number or a boolean)",
+        if isinstance(value, NESTED):
+            return InputError(not_single_words(value, "labels"), column="label", row=row)
+    return InputError("labels must be single values (text, a number, a boolean or a date)",
                       column="label")

@@ -6,6 +6,7 @@ the same rules to many values at once.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 import re
@@ -61,11 +62,18 @@ def parse_number(value):
 
 def label_text(value) -> str | None:
     """A label's text: text as written; a typed number in its shortest form (``7.0`` -> ``"7"``,
-    ``2.5`` -> ``"2.5"``); None when missing."""
+    ``2.5`` -> ``"2.5"``); bytes the UTF-8 text they hold, a date or a timestamp as an id's
+    (:func:`audit.contract.ids.time_text`); None when missing."""
     if isinstance(value, str):
         return value
     if is_missing(value):
         return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="backslashreplace")  # not UTF-8: refused
+    if isinstance(value, (datetime.date, np.datetime64)):
+        from ..ids import time_text
+
+        return time_text(value)
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (int, np.integer)):

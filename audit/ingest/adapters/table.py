@@ -30,6 +30,7 @@ import pandas as pd
 
 from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
+from ...contract.schema import refuse_unreadable
 from ...contract.table import VOTE_COUNTS, AnnotationTable, build_table
 from ..common import Ledger, carry_dropped
 from .. import infer, winner
@@ -205,7 +206,12 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
                          f"{join_names(frame.columns, limit=20)}; {hint}"
                          f"{spec.read_as_other(missing)}{separator_hint(frame.columns)}",
                          path=source, column=missing[0])
+    # lists, mappings, bytes that are not UTF-8 as ids or labels: refused before pools and a
+    # winner's model names read them
+    refuse_unreadable(raw, source=source)
     raw = _pools(raw, spec=spec, source=source, pools=pools, pool_column=pool_column)
+    if pool_column is not None:
+        refuse_unreadable(raw, source=source, columns=[C.POOL])
     raw, folded = fold_pools(raw, min_pool_annotators, source=source, keep=spec.judge_pools)
     raw = raw[[c for c in C.COLUMNS if c in raw.columns]]
     raw, reading = winner.read_frame(raw, spec=spec, source=source)
@@ -375,7 +381,7 @@ def _blank(values: pd.Series) -> np.ndarray:
         return missing
     try:
         text = values.str.strip().to_numpy(dtype=object)  # NaN for anything that is not text
-    except AttributeError:  # pandas refuses .str where no value is text (numbers, booleans)
+    except (AttributeError, TypeError):  # no text: numbers, booleans; bytes (TypeError)
         return missing
     return missing | (text == "")
 

@@ -5,6 +5,11 @@ Folders written by ``datasets`` ``save_to_disk`` open with :func:`datasets.load_
 hub-download folder (``data/<split>-00000-of-00001.parquet``) is read split by split, so splits
 whose schemas differ (MT-Bench's ``judge``) still load; a hub name goes through
 :func:`datasets.load_dataset`. ``datasets`` is imported only when one of these is opened.
+
+A ``datasets`` split becomes a frame as a Parquet file does (:func:`dataset_frame`), but for
+its ``ClassLabel`` columns, which hold each label's position in the feature's names (``0``
+for ``"neg"``): they read as those names, as the dataset shows them and as a CSV export of it
+writes them, and ``-1`` (``datasets``' "no label") as missing.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ def open_dataset(source, *, split: str | None = None, default_split: str = "trai
                 splits = {name: ds[name] for name in ds.keys()}
             else:
                 splits = {str(getattr(ds, "split", None) or default_split): ds}
-            splits = {k: v.to_pandas() for k, v in splits.items()}
+            splits = {k: dataset_frame(v) for k, v in splits.items()}
         elif path.is_dir():
             groups = data_files(path)
             if not groups:
@@ -99,5 +104,27 @@ def _load_hub(name: str, *, split: str | None) -> dict[str, pd.DataFrame]:
             "where the hub is reachable (datasets save_to_disk, or the repo's data/ folder) "
             "and pass the local path", path=name) from None
     if hasattr(ds, "keys"):
-        return {k: ds[k].to_pandas() for k in ds.keys()}
-    return {split or "train": ds.to_pandas()}
+        return {k: dataset_frame(ds[k]) for k in ds.keys()}
+    return {split or "train": dataset_frame(ds)}
+
+
+def dataset_frame(ds) -> pd.DataFrame:
+    """A ``datasets.Dataset`` as a frame: its Arrow table read as a Parquet file's is
+    (:func:`.tables.arrow_frame`: binary columns holding UTF-8 as text), each ``ClassLabel``
+    column as its names (module docstring)."""
+    import numpy as np
+
+    from .tables import arrow_frame
+
+    frame = arrow_frame(ds.with_format("arrow")[:])
+    for name, feature in (getattr(ds, "features", None) or {}).items():
+        names = getattr(feature, "names", None)
+        if type(feature).__name__ != "ClassLabel" or not names or name not in frame.columns:
+            continue
+        codes = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+        known = np.isfinite(codes) & (codes >= 0) & (codes < len(names))
+        out = frame[name].astype(object).to_numpy(copy=True)
+        out[known] = np.asarray(names, dtype=object)[codes[known].astype(np.int64)]
+        out[np.isnan(codes) | (codes == -1)] = None
+        frame[name] = out
+    return frame

@@ -1,5 +1,5 @@
 """Table files into frames: CSV / TSV, JSON Lines, JSON arrays of records, Parquet files and
-partitioned Parquet folders; Excel workbooks by :mod:`.workbooks`.
+partitioned Parquet folders, Feather / Arrow IPC files; Excel workbooks by :mod:`.workbooks`.
 
 CSV / TSV are read with every column as text (ids such as ``007`` stay ``007``, ``1,5`` stays
 ``1,5``); only empty cells are missing, so ``NA`` stays a label. pyarrow reads them when no
@@ -10,8 +10,11 @@ by the reader, and never held as a million Python strings. A file pyarrow cannot
 rows, a quote left open) is re-read with pandas, which reads what it can as text columns and
 names the line of what it cannot. A spec's ``read: {quote: none}`` reads ``"`` as an ordinary
 character (both readers: pyarrow's ``quote_char=False``, pandas' ``csv.QUOTE_NONE``), one record
-per line, as files written without CSV quoting (Google's WMT MQM TSVs) must be read. JSONL, JSON arrays of records and Parquet keep their own types. Every failure
-is an InputError naming the file.
+per line, as files written without CSV quoting (Google's WMT MQM TSVs) must be read. JSONL,
+JSON arrays of records, Parquet and Arrow IPC keep their own types, but for bytes: an Arrow
+binary column that holds UTF-8 text is read as that text (:func:`binary_as_text`; one that does
+not stays bytes, refused where an id or label is read from it,
+:func:`audit.contract.ids.first_unreadable`). Every failure is an InputError naming the file.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError, Where, join_names
-from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
+from ..sources import ARROW_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
 from .json_files import first_json_record, read_json, read_jsonl, records_frame
 from .text import first_line, is_utf8, utf8_error, text_encoding_error
@@ -64,6 +67,8 @@ def read_table(path, *, sep: str | None = None, na_values=None, quote: str = "do
     pandas_options.pop("sheet", None)
     if ext in PARQUET_EXTENSIONS:
         return read_parquet(path)
+    if ext in ARROW_EXTENSIONS:
+        return read_arrow_ipc(path)
     if ext in JSONL_EXTENSIONS:
         return read_jsonl(path)
     if ext == ".json":
@@ -498,7 +503,8 @@ def _code_dtype(n_categories: int) -> type:
 
 def read_parquet(path: Path) -> pd.DataFrame:
     """A Parquet file as a frame; any pyarrow failure is an InputError naming the file, and
-    repeated column names one naming them (as for CSV), not pyarrow's field-lookup error."""
+    repeated column names one naming them (as for CSV), not pyarrow's field-lookup error.
+    Binary columns holding UTF-8 text are read as text (:func:`binary_as_text`)."""
     import pyarrow.parquet as pq
 
     try:
@@ -509,9 +515,93 @@ def read_parquet(path: Path) -> pd.DataFrame:
     if repeated:
         raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
     try:
-        return pd.read_parquet(path)
+        return arrow_frame(pq.read_table(path))
     except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
         raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
+
+
+def read_arrow_ipc(path: Path) -> pd.DataFrame:
+    """A Feather / Arrow IPC file (the IPC file format, which Feather V2 is, or the stream
+    format, which ``datasets`` writes to its cache; a Feather V1 file by ``pyarrow.feather``)
+    as a frame, read as a Parquet file is (:func:`arrow_frame`); any pyarrow failure is an
+    InputError naming the file, and so are repeated column names."""
+    table = _arrow_ipc(path)
+    names = table.column_names
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"repeated column name(s) {join_names(repeated)}", path=str(path))
+    try:
+        return arrow_frame(table)
+    except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+        raise InputError(f"cannot read as Arrow IPC (Feather): {err}", path=str(path)) from None
+
+
+def _arrow_ipc(path: Path, *, schema: bool = False):
+    """The table (or, ``schema``, only the schema) of an Arrow IPC file of either format, or
+    of a Feather V1 file; an InputError naming the file when it is none of them."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.ipc as ipc
+
+    for opener in (ipc.open_file, ipc.open_stream):
+        try:
+            with pa.OSFile(str(path)) as source:
+                reader = opener(source)
+                return reader.schema if schema else reader.read_all()
+        except pa.ArrowInvalid:
+            continue
+        except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
+            raise InputError(f"cannot read as Arrow IPC (Feather): {err}",
+                             path=str(path)) from None
+    try:
+        table = feather.read_table(str(path))
+    except Exception as err:  # noqa: BLE001
+        raise InputError(f"cannot read as Arrow IPC (Feather): {err}", path=str(path)) from None
+    return table.schema if schema else table
+
+
+def arrow_frame(table) -> pd.DataFrame:
+    """An Arrow table (a Parquet or Arrow IPC file's) as pandas reads one
+    (``Table.to_pandas``: the pandas metadata a frame was written with restores its index,
+    nullable integers and categoricals), its binary columns holding UTF-8 text as that text
+    (:func:`binary_as_text`)."""
+    return binary_as_text(table).to_pandas()
+
+
+def binary_as_text(table):
+    """``table`` with each binary column (``binary``, ``large_binary``, ``fixed_size_binary``,
+    or a dictionary of one: bytes a writer stored without a string annotation) whose every
+    value is UTF-8 as text, validated by pyarrow's cast; one holding other bytes stays binary
+    (a dataset's images), and is refused only where it is read as an id or a label. Bytes
+    read as text are ids like any text (a CSV's ``007`` and a binary ``b"007"`` are one id),
+    as Spark reads them (:func:`audit.ingest.spark.frame.binary_text`)."""
+    import pyarrow as pa
+
+    def text_type(dtype):
+        if pa.types.is_binary(dtype) or pa.types.is_fixed_size_binary(dtype):
+            return pa.string()
+        if pa.types.is_large_binary(dtype):
+            return pa.large_string()
+        if pa.types.is_dictionary(dtype) and text_type(dtype.value_type) is not None:
+            return pa.dictionary(dtype.index_type, text_type(dtype.value_type))
+        return None
+
+    for i, field in enumerate(table.schema):
+        target = text_type(field.type)
+        if target is None:
+            continue
+        column = table.column(i)
+        if pa.types.is_fixed_size_binary(field.type):
+            column = column.cast(pa.binary())
+        elif pa.types.is_dictionary(field.type) and pa.types.is_fixed_size_binary(
+                field.type.value_type):
+            column = column.cast(pa.dictionary(field.type.index_type, pa.binary()))
+        try:
+            column = column.cast(target)  # pyarrow checks the bytes are UTF-8
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+        table = table.set_column(i, field.with_type(target), column)
+    return table
 
 
 def read_parquet_dataset(path: Path) -> pd.DataFrame:
@@ -525,7 +615,7 @@ def read_parquet_dataset(path: Path) -> pd.DataFrame:
     try:
         data = ds.dataset(path, format="parquet",
                           partitioning=ds.HivePartitioning.discover(infer_dictionary=True))
-        return data.to_table().to_pandas()
+        return arrow_frame(data.to_table())
     except Exception as err:  # noqa: BLE001 - pyarrow raises several unrelated types
         raise InputError(f"cannot read as a Parquet dataset: {err}", path=str(path)) from None
 
@@ -548,6 +638,8 @@ def table_columns(path: Path) -> list[str]:
             return list(pq.read_schema(path).names)
         except Exception as err:  # noqa: BLE001
             raise InputError(f"cannot read as Parquet: {err}", path=str(path)) from None
+    if ext in ARROW_EXTENSIONS:
+        return list(_arrow_ipc(path, schema=True).names)
     if ext != ".json" and path.is_file():  # text: refuse compressed, UTF-16 / UTF-32 before the header
         if (wide := text_encoding_error(path)) is not None:
             raise wide

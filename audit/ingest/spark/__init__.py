@@ -153,6 +153,16 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         if spec.read.get("decimal") == "," and labels_are_text(raw, spec):
             df, distinct = decimal_comma(df, distinct, source=text)
         present = [v for v in distinct if v is not None]
+        if not present and counted["rows_read"] > sum(d["n"] for d in counted["dropped"]):
+            from pyspark.sql import functions as F
+
+            from ...contract.schema import Reason
+            from .validate import example_judgments
+
+            # judgments, none with a label (a label column null in every row): each a
+            # not-null failure, as the pandas engine reports them
+            raise SchemaError(example_judgments(df, C.LABEL, Reason.NOT_NULL.text,
+                                                F.col(C.LABEL).isNull(), None), source=text)
         if not present:
             raise InputError("the table is empty: no judgments to audit", path=text)
         refuse_unstorable(df, C.LABEL, present, source=text)

@@ -37,6 +37,7 @@ from ..adapters.table import separator_hint
 from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
+from .typed import binary_text, refuse_nested, refuse_nested_variants, time_text
 from .read import FILE, HIDDEN, LONG_RECORD, long_records, text_checks
 from .label_columns import MARKS
 from .rewrites import FLAGS, REPLACED, refuse_replaced, settle, with_flags
@@ -63,7 +64,13 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
 
     from .regex import java_fullmatch
 
-    df = variant_texts(df, _roles(spec, pool_column))  # a JSON field mixing types
+    roles = _roles(spec, pool_column)
+    named = {"item": spec.columns.get(C.ITEM, C.ITEM),
+             "annotator": spec.columns.get(C.ANNOTATOR, C.ANNOTATOR)}
+    refuse_nested(df, roles, source)  # lists, maps, structs as ids or labels
+    refuse_nested_variants(df, roles, source, **named)
+    df = variant_texts(df, roles)  # a JSON field mixing types
+    df = binary_text(df, roles, source, **named)  # bytes as UTF-8 text, or refused
     columns = [c for c in df.columns if c not in HIDDEN]
     # what Spark's reader may have written otherwise than the file: looked for in the counting
     # pass, over the source's cells as read (the ids and labels: the columns they come from)
@@ -117,7 +124,6 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
                          column=C.PAIRWISE[has_pair.index(False)])
-    _refuse_nested_label(df, source)
     out = []
     for col in keep:
         value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
@@ -181,24 +187,11 @@ def _blank(df, name: str, nulls: list[str]):
     return value.isNull()
 
 
-def _refuse_nested_label(df, source: str) -> None:
-    """A label column of lists, maps or structs is refused, as the pandas engine refuses one
-    (:mod:`audit.contract.labels.column`): cast to text it would pass as labels such as
-    ``[1]``."""
-    import pyspark.sql.types as T
-
-    dtype = df.schema[C.LABEL].dataType
-    if isinstance(dtype, (T.ArrayType, T.MapType, T.StructType)):
-        kind = "list" if isinstance(dtype, T.ArrayType) else "mapping (a struct)"
-        raise InputError(f"labels must be single values (text, a number or a boolean); the "
-                         f"column holds a {kind} of type {dtype.simpleString()} in every row",
-                         path=source, column=C.LABEL)
-
-
 def label_text(df, column: str):
     """Column ``column`` of ``df`` as label text, as :func:`audit.contract.labels.label_text` writes a
     typed value: text as it is, a whole number without a decimal point (``7.0`` -> ``7``,
-    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, NaN missing; text of whitespace only is
+    ``-0.0`` -> ``0``), booleans ``True`` / ``False``, dates and timestamps as ids
+    (:func:`.typed.time_text`), NaN missing; text of whitespace only is
     missing too, as :func:`audit.contract.labels.factorize_labels` reads it. (A fractional
     typed number is Java's text of it, which can differ from Python's, ``1.0E-5`` for
     ``1e-05``: the same number on a numeric scale, another label on a nominal one.)"""
@@ -211,6 +204,8 @@ def label_text(df, column: str):
     dtype = df.schema[column].dataType
     if isinstance(dtype, T.BooleanType):
         return F.when(value, F.lit("True")).when(~value, F.lit("False"))
+    if (text := time_text(value, dtype)) is not None:  # dates, timestamps: as ids
+        return text
     if isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
         x = value.cast("double")
         # floor only below 2**63: an infinite double's floor overflows a long, which

@@ -1,8 +1,9 @@
 """Id columns as text on Spark, by the pandas engine's rule (:mod:`audit.contract.ids`).
 
 Text columns stay as they are (a CSV's ids are all text: ``007`` stays ``007``). Integers are
-their digits, booleans ``True`` / ``False``, a decimal its plain text without trailing zeros:
-Spark writes all of these as Python does, on the executors. A float that is NaN is missing, and
+their digits, booleans ``True`` / ``False``, a decimal its plain text without trailing zeros,
+dates and timestamps as :func:`audit.ingest.spark.typed.time_text` writes them: Spark writes
+all of these as Python does, on the executors. A float that is NaN is missing, and
 one that is a whole number below 2**53 in size is its integer text (``1.0`` -> ``1``), on the
 executors too. Java writes every other float differently from Python (``1.0E20`` for
 ``1e+20``, ``1.23456785E7`` for ``12345678.5``, and not always with the fewest digits before
@@ -36,6 +37,8 @@ def id_columns(df, columns):
     import pyspark.sql.types as T
     from pyspark.sql import functions as F
 
+    from .typed import time_text
+
     for column in columns:
         dtype = df.schema[column].dataType
         value = F.col(column)
@@ -43,6 +46,8 @@ def id_columns(df, columns):
             continue
         if isinstance(dtype, T.BooleanType):
             text = F.when(value, F.lit("True")).when(~value, F.lit("False"))
+        elif time_text(value, dtype) is not None:  # dates and timestamps (.typed)
+            text = time_text(value, dtype)
         elif isinstance(dtype, T.DecimalType):
             text = _plain_decimal(value.cast("string"))
         elif isinstance(dtype, (T.FloatType, T.DoubleType)):

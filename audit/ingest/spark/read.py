@@ -33,7 +33,8 @@ from pathlib import Path
 
 from ...contract import columns as C
 from ...errors import InputError, Where
-from ..sources import CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS, WORKBOOK_EXTENSIONS
+from ..sources import (ARROW_EXTENSIONS, CSV_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS,
+                       WORKBOOK_EXTENSIONS)
 from .failures import first_message_line
 
 _GLOB_CHARS = set("*?[{")
@@ -66,14 +67,25 @@ def source_kind(source: str) -> str:
         return _kind_of_name(text.rstrip("/")) or "parquet"
     path = Path(text).expanduser()
     if path.is_dir():
-        kinds = {_kind_of_name(p.name) for p in path.rglob("*")
-                 if p.is_file() and not p.name.startswith((".", "_"))}
+        from ..readers.folders import is_save_to_disk
+
+        if is_save_to_disk(path):  # its data are Arrow files; its JSON files describe them
+            raise InputError("a datasets save_to_disk folder (Arrow IPC files) is read by the "
+                             "pandas engine, not Spark: drop --engine spark, or convert it once "
+                             "with 'annotation-audit export SOURCE OUT' and audit OUT",
+                             path=text)
+        files = [p for p in path.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))]
+        kinds = {_kind_of_name(p.name) for p in files}
         kinds.discard(None)
         if len(kinds) > 1:
             raise InputError(f"the folder mixes {', '.join(sorted(kinds))} files; point at one "
                              "kind (a glob such as DIR/*.parquet)", path=text)
         if not kinds:
-            raise InputError("the folder has no Parquet, CSV or JSON(L) files", path=text)
+            arrow = any(p.suffix.lower() in ARROW_EXTENSIONS for p in files)
+            raise InputError("the folder has no Parquet, CSV or JSON(L) files"
+                             + ("; its Arrow IPC (Feather) files are read by the pandas engine, "
+                                "not Spark: drop --engine spark, or write them as Parquet"
+                                if arrow else ""), path=text)
         return kinds.pop()
     if path.exists():
         kind = _kind_of_name(path.name)
@@ -81,6 +93,11 @@ def source_kind(source: str) -> str:
             raise InputError("an Excel workbook (at most 1,048,576 rows a sheet) is read by the "
                              "pandas engine: drop --engine spark, or save the sheet as CSV or "
                              "Parquet for Spark", path=text)
+        if kind is None and path.suffix.lower() in ARROW_EXTENSIONS:
+            raise InputError("Spark does not read Arrow IPC (Feather) files; the pandas engine "
+                             "does: drop --engine spark, or write it as Parquet for Spark "
+                             "(pyarrow.parquet.write_table(pyarrow.feather.read_table(FILE), "
+                             "OUT))", path=text)
         if kind is None:
             raise InputError("--engine spark reads Parquet, CSV / TSV and JSON(L) tables; "
                              f"{path.suffix or 'this file'} is none of them", path=text)
@@ -149,7 +166,42 @@ def read_source(spark, source, *, read: dict | None = None):
             return with_file(read_json(spark, path, multiline=multiline))
         return read_csv(spark, path, _csv_options(text, read))
     except PySparkException as err:
+        if kind == "parquet" and "://" not in text and (found := unreadable_column(text)):
+            raise InputError(f"Spark cannot read it: {found[1]}", path=text,
+                             column=found[0]) from None
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
+
+
+def unreadable_column(source: str) -> tuple[str, str] | None:
+    """For a local Parquet file, folder or glob that Spark's reader refused, the first column
+    whose type it does not read, and what to write instead: 16-bit floats, timestamps in
+    nanoseconds (pandas' ``datetime64[ns]``, which ``DataFrame.to_parquet`` writes as they
+    are), times of day. Spark names only the Parquet type ("Illegal Parquet type: INT64
+    (TIMESTAMP(NANOS,false))"). None when the schema cannot be read or holds none of them;
+    the pandas engine reads them all."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    paths = sorted(globlib.glob(source, recursive=True)) if any(
+        ch in source for ch in _GLOB_CHARS) else str(Path(source).expanduser())
+    try:
+        schema = ds.dataset(paths, format="parquet", partitioning="hive").schema
+    except Exception:  # noqa: BLE001 - pyarrow raises several unrelated types
+        return None
+    for field in schema:
+        dtype = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+        if pa.types.is_float16(dtype):
+            return field.name, ("it holds 16-bit floats (float16), which Spark does not read: "
+                                "write the column as float32, or drop --engine spark")
+        if pa.types.is_timestamp(dtype) and dtype.unit == "ns":
+            return field.name, ("it holds timestamps in nanoseconds (pandas' datetime64[ns]), "
+                                "which Spark does not read: write them in microseconds "
+                                "(DataFrame.to_parquet(..., coerce_timestamps='us', "
+                                "allow_truncated_timestamps=True)), or drop --engine spark")
+        if pa.types.is_time(dtype):
+            return field.name, (f"it holds times of day ({dtype}), which Spark does not read: "
+                                "write them as text, or drop --engine spark")
+    return None
 
 
 def _csv_options(text: str, read: dict) -> dict:
