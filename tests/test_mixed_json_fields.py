@@ -111,6 +111,36 @@ def test_model_ids_mixing_numbers_and_text_are_the_rules_on_both_engines(spark, 
     assert _rows(_quiet_load(path, engine="spark"), columns) == pandas_rows
 
 
+@pytest.mark.parametrize("canon, field", [(C.ITEM, C.CATEGORY), (C.ANNOTATOR, C.TURN),
+                                          (C.LABEL, C.TEXT), (C.POOL, C.TEXT)])
+def test_a_column_named_like_another_canonical_one_keeps_its_entrys_rule(spark, tmp_path,
+                                                                          canon, field):
+    """``columns: {item: category}``: the ids come from a JSON field named like the extra
+    column ``category``. Spark gave each source column the role of every canonical column
+    naming it, the unmapped ``category`` last, so the ids were written as extra text (``7.0``
+    where the pandas engine writes the id ``7``; a label ``1e20`` as ``1e+20``). The entry's
+    role wins now: the engines agree, with the values of :data:`VALUES`."""
+    records = []
+    for n, (value, _, _) in enumerate(VALUES):
+        for k in range(2):  # each value judged twice: by two annotators, or on two items
+            row = {C.ITEM: f"i{n}", C.ANNOTATOR: "ab"[k], C.POOL: "p", C.LABEL: "xy"[(n + k) % 2]}
+            if canon == C.ANNOTATOR:
+                row[C.ITEM] = f"i{k}"
+            if canon == C.POOL:
+                row[C.ANNOTATOR] = f"a{n}"
+                row[C.ITEM] = f"i{k}"
+            row[canon] = "__value__"
+            row[field] = row.pop(canon)
+            records.append(json.dumps(row).replace('"__value__"', value))
+    path = _write_records(tmp_path / "named.jsonl", records)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"columns: {{{canon}: {field}}}\n", encoding="utf-8")
+    expected = sorted({(i if canon != C.LABEL else lab) for _, i, lab in VALUES})
+    for engine in ("pandas", "spark"):
+        table = _quiet_load(path, spec=spec, engine=engine)
+        assert sorted(map(str, table.frame[canon].cat.categories)) == expected, engine
+
+
 def test_a_csv_pools_file_names_the_pools_of_float_annotators_on_both_engines(spark, tmp_path):
     records = [json.dumps({"item": item, "annotator": ann, "label": lab})
                for item in ("q1", 2, 3.0)

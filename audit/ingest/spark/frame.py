@@ -137,10 +137,20 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
 
 def _roles(spec: DatasetSpec, pool_column: str | None) -> dict[str, str]:
     """The role of each source column that becomes an id, a label or an extra column
-    (:data:`.ids.VARIANT_ROLES`): how :func:`.ids.variant_texts` writes its values."""
+    (:data:`.ids.VARIANT_ROLES`): how :func:`.ids.variant_texts` writes its values.
+
+    A column's role is that of the canonical column that reads it: the ``columns`` entry
+    naming it, else the canonical column of its name when no entry reads it. (Taking every
+    canonical column's own name let an unmapped one overwrite an entry's: ``{item:
+    category}`` read the ids as ``category``'s extra text, ``7.0`` where the pandas engine
+    writes the id ``7``.)"""
     roles = {}
+    taken = set(spec.columns.values())
     for canon in C.COLUMNS:
-        roles[spec.columns.get(canon, canon)] = (
+        source = spec.columns.get(canon)
+        if source is None and canon in taken:  # its column is read as another one's
+            continue
+        roles[source or canon] = (
             "label" if canon == C.LABEL else "id" if canon in C.ID_COLUMNS else "extra")
     if spec.layout == "wide":
         roles.update((c, "label") for c in spec.annotator_columns)
