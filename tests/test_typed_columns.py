@@ -325,6 +325,26 @@ def test_a_pairwise_table_is_refused_before_its_model_names_are_read(tmp_path):
             "number, a boolean or a date); this one is a list") in line
 
 
+def test_bytes_that_are_not_utf8_in_a_text_column_are_exit_2_as_on_spark(tmp_path):
+    """An extra column (``text``) of binary values: UTF-8 ones read as their text, others
+    were written ``b'\\xfe...'`` into the items and the report, exit 0, where Spark refuses
+    them; a list there (a conversation's turns) is still read."""
+    columns = base()
+    texts = [f"{i} said" for i in columns[C.ITEM]]
+    good = write_parquet(tmp_path / "good.parquet",
+                         {**columns, C.TEXT: [t.encode() for t in texts]}, {C.TEXT: pa.binary()})
+    assert set(quiet_load(good).frame[C.TEXT].astype(str)) == set(texts)
+    bad = write_parquet(tmp_path / "bad.parquet",
+                        {**columns, C.TEXT: [b"\xfe" + t.encode() for t in texts]},
+                        {C.TEXT: pa.binary()})
+    line = one_error_line(invoke("validate", bad)[1])
+    assert (f"{bad}, column 'text', source row 0: bytes that are not UTF-8 text "
+            "(b'\\xfei0 said')") in line
+    turns = write_parquet(tmp_path / "turns.parquet", {**columns, C.TEXT: [[t] for t in texts]},
+                          {C.TEXT: pa.list_(pa.string())})
+    assert invoke("validate", turns)[0] == 0
+
+
 def test_a_list_in_one_json_lines_record_is_exit_2_naming_its_line(tmp_path):
     records = [{c: v[k] for c, v in base().items()} for k in range(24)]
     records[4][C.ITEM] = [records[4][C.ITEM]]

@@ -128,26 +128,26 @@ def _stamp_texts(stamps: pd.DatetimeIndex) -> np.ndarray:
     return out
 
 
-def first_unreadable(values: pd.Series, *, what: str = "ids"):
-    """``(row, words)`` for the first row of the column ``values`` (``what``: ``ids`` or
-    ``labels``) holding a value that has no text (module docstring): a list or a mapping, or
-    bytes that are not UTF-8; None when there is none. Only an object column (or a
-    categorical's categories) is looked at, and only when it holds something other than text,
-    numbers, booleans and dates."""
+def first_unreadable(values: pd.Series, *, what: str = "ids", nested: bool = True):
+    """``(row, words)`` for the first row of the column ``values`` (``what``: ``ids``,
+    ``labels`` or ``values``) holding a value that has no text (module docstring): bytes that
+    are not UTF-8, or (``nested``) a list or a mapping; None when there is none. Only an
+    object column (or a categorical's categories) is looked at, and only when it holds
+    something other than text, numbers, booleans and dates."""
     categorical = isinstance(values.dtype, pd.CategoricalDtype)
     distinct = pd.Series(values.cat.categories) if categorical else values
     if distinct.dtype != object or pd.api.types.infer_dtype(distinct, skipna=True) in (
             "string", "integer", "floating", "mixed-integer-float", "boolean", "decimal",
             "date", "datetime", "empty"):
         return None
-    hit = np.fromiter((_unreadable(v, what) is not None for v in distinct), dtype=bool,
-                      count=len(distinct))
+    hit = np.fromiter((_unreadable(v, what, nested) is not None for v in distinct),
+                      dtype=bool, count=len(distinct))
     if not hit.any():
         return None
     rows = (np.flatnonzero(np.isin(np.asarray(values.cat.codes), np.flatnonzero(hit)))
             if categorical else np.flatnonzero(hit))
     position = int(rows[0])
-    return values.index[position], _unreadable(values.iloc[position], what)
+    return values.index[position], _unreadable(values.iloc[position], what, nested)
 
 
 #: What a list or mapping reads as from Parquet (numpy arrays for lists, lists of pairs for
@@ -155,9 +155,9 @@ def first_unreadable(values: pd.Series, *, what: str = "ids"):
 NESTED = (list, tuple, dict, set, np.ndarray)
 
 
-def _unreadable(value, what: str) -> str | None:
+def _unreadable(value, what: str, nested: bool = True) -> str | None:
     """Why ``value`` has no text (:func:`first_unreadable`), or None."""
-    if isinstance(value, NESTED):
+    if nested and isinstance(value, NESTED):
         return not_single_words(value, what)
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:

@@ -375,14 +375,17 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
 
 
 def refuse_unreadable(raw: pd.DataFrame, *, source: str, columns=None) -> None:
-    """An InputError naming the first row of an id or label column of ``raw`` (``columns``:
-    those of them to look at) that holds a value without a text: a list or a mapping, or
-    bytes that are not UTF-8 (:func:`audit.contract.ids.first_unreadable`). Adapters call it
-    before anything reads the ids (pools, a winner's model names); :func:`validate_raw` calls
-    it for every adapter."""
-    for col in columns or (*C.ID_COLUMNS, C.LABEL):
+    """An InputError naming the first row of a column of ``raw`` (``columns``: those of them
+    to look at; every id, label and extra column by default) that holds a value without a
+    text (:func:`audit.contract.ids.first_unreadable`): bytes that are not UTF-8, or, in an
+    id or the label, a list or a mapping (an extra column, a ``text`` of turns, may hold
+    those). Spark refuses the same (:mod:`audit.ingest.spark.typed`). Adapters call it before
+    anything reads the ids (pools, a winner's model names); :func:`validate_raw` calls it for
+    every adapter."""
+    for col in columns or (*C.ID_COLUMNS, C.LABEL, *C.EXTRAS):
         if col in raw.columns:
-            bad = first_unreadable(raw[col], what="labels" if col == C.LABEL else "ids")
+            what = "labels" if col == C.LABEL else "values" if col in C.EXTRAS else "ids"
+            bad = first_unreadable(raw[col], what=what, nested=what != "values")
             if bad is not None:
                 raise InputError(bad[1], path=source, column=col, row=bad[0])
 
