@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.cli import cli
+from audit.contract import columns as C
+from audit.contract.labels import label_text
 from audit.errors import InputError
 from audit.ingest import load
 from audit.ingest.label_columns import BAD, OFF, ON, mark
@@ -298,3 +300,57 @@ def test_a_frame_in_memory_reads_outcome_columns_too(tmp_path):
         load(frame, spec=spec)
     assert "'maybe'" in str(err.value) and "Answer.pref.B" in str(err.value), str(err.value)
     assert "4" in str(err.value)
+
+
+def _refusal(source, spec, engine) -> str:
+    """The words of the refusal, past its location (pandas names a line, Spark a judgment)."""
+    with pytest.raises(InputError) as err:
+        quiet_load(source, spec=spec, engine=engine)
+    return str(err.value).split("label.from_columns: ", 1)[1]
+
+
+#: A CSV cell of Answer.pref.A as written in the file, and how pandas reads it.
+PART_QUOTED = {"quoted in part": ('"tr"ue', None), "quoted whole": ('"""tr""ue"', '"tr"ue'),
+               "a bad cell quoted in part": ('"ma"ybe', "maybe")}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", sorted(PART_QUOTED))
+def test_spark_reads_an_outcome_cell_quoted_in_part_as_pandas(spark, tmp_path, spec, case):
+    """``"tr"ue`` (a quote closed before the cell ends) is ``true`` to the pandas engine's
+    readers; Spark's reader keeps the quotes, and the Spark engine refused the cell (the
+    rewrite of such cells covered ids and labels only). Read as pandas reads it now, on a
+    file that holds such a cell; a value quoted whole that starts with a quote stays as
+    written (refused on both engines), as does a bad one (named as pandas names it)."""
+    written, refused = PART_QUOTED[case]
+    src = tmp_path / "t.csv"
+    src.write_text(MTURK.format(last="q2,y,m2,m3,false,true,false").replace(
+        "q1,x,m1,m2,true,", f"q1,x,m1,m2,{written},"), encoding="utf-8")
+    if refused is None:
+        want = quiet_load(src, spec=spec).frame
+        pd.testing.assert_frame_equal(quiet_load(src, spec=spec, engine="spark").frame, want)
+        assert want[C.LABEL].iloc[0] == -1  # q1, x: A
+    else:
+        message = _refusal(src, spec, "pandas")
+        assert message.startswith(f"the cell {refused!r} is neither marked nor unmarked")
+        assert _refusal(src, spec, "spark") == message
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("cell", [2, 2.5, 1e-05, 1e20, -3])
+@pytest.mark.parametrize("beside", ["numbers", "booleans"])
+def test_a_typed_bad_cell_is_named_alike_on_both_engines(spark, tmp_path, spec, cell, beside):
+    """A JSON number that is no mark was named ``2`` by the pandas engine and ``'2'`` by
+    Spark (its text of a number column, or of a field mixing booleans and numbers; ``1.0E-5``
+    for ``1e-05``). Both name it as its label text now: ``'2'``, ``'1e-05'``."""
+    off = 0 if beside == "numbers" else False
+    rows = [{"item": "q1", "annotator": a, "model_a": "m1", "model_b": "m2",
+             "Answer.pref.A": off, "Answer.pref.B": off, "Answer.pref.tie": off}
+            for a in ("x", "y")]
+    rows[0]["Answer.pref.A"] = 1 if beside == "numbers" else True
+    rows[1]["Answer.pref.B"] = cell
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    message = _refusal(src, spec, "pandas")
+    assert message.startswith(f"the cell {label_text(cell)!r} is neither")
+    assert _refusal(src, spec, "spark") == message

@@ -34,11 +34,13 @@ expression whose refusals are found in the pass that counts the judgments
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
 from ..contract import columns as C
-from ..contract.labels import parse_number
+from ..contract.labels import label_text, parse_number
 from ..errors import InputError, join_names
 
 #: Cell texts that mark a column (compared case-folded, blanks stripped; numbers by value).
@@ -68,6 +70,15 @@ def mark(value) -> int:
     return ON if text in MARKED else BAD
 
 
+def cell_text(value):
+    """How a refused cell is named: text as written, a typed number or boolean as its label
+    text (:func:`audit.contract.labels.label_text`: ``2`` and ``2.0`` are ``'2'``), so both
+    engines name it alike (Spark reads a JSON field mixing numbers and text as text)."""
+    if isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, str):
+        return label_text(value)
+    return value
+
+
 def bad_cell(value, n: int) -> str:
     """The words of a cell neither marked nor unmarked, ``n`` such cells in its column (both
     engines); a count of votes above 1 (``3``) points to ``label.from_counts``."""
@@ -75,7 +86,7 @@ def bad_cell(value, n: int) -> str:
 
     hint = ("; a cell counting votes (how many chose the outcome) is read with "
             "label.from_counts instead (annotators not given)" if count(value) > 1 else "")
-    return (f"label.from_columns: the cell {value!r} is neither marked nor unmarked "
+    return (f"label.from_columns: the cell {cell_text(value)!r} is neither marked nor unmarked "
             f"({ALLOWED}); {n} row(s) of this column hold such values{hint}")
 
 

@@ -38,8 +38,11 @@ from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
 from .typed import binary_text, refuse_nested, refuse_nested_variants, time_text
-from .read import FILE, HIDDEN, LONG_RECORD, long_records, text_checks
-from .label_columns import MARKS
+from .read import FILE, HIDDEN, LONG_RECORD, PART_QUOTED, long_records, text_checks
+from .label_columns import DEQUOTED, MARKS, RAW_LABEL, RAW_MARKS
+
+#: :mod:`.label_columns`' columns for cells that may be quoted in part, kept to the count.
+MARK_READINGS = (RAW_LABEL, RAW_MARKS, DEQUOTED)
 from .rewrites import FLAGS, REPLACED, refuse_replaced, settle, with_flags
 
 #: Whether a record's item, annotator and label cells (their source columns) are all empty or
@@ -98,7 +101,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         from .label_columns import with_label
 
         df = with_label(df, spec.label_from_columns, source=source, nulls=nulls,
-                        blank=F.col(BLANK_IDS) & F.col(BLANK_REST))
+                        blank=F.col(BLANK_IDS) & F.col(BLANK_REST),
+                        part_quoted=PART_QUOTED in text_checks(source, spec.read))
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
     if missing and spec.path is None:
         from ..detect import format_from_columns
@@ -119,7 +123,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read
     keep = [c for c in C.COLUMNS if c in df.columns]
-    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS, MARKS) if c in df.columns]
+    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS, MARKS, *MARK_READINGS)
+              if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
         raise InputError("pairwise data needs both model_a and model_b", path=source,
@@ -276,8 +281,17 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
     marked = MARKS in df.columns  # label.from_columns: .label_columns
     if marked:
         keys += [F.col(MARKS)["kind"].alias("__kind"), F.col(MARKS)["column"].alias("__column")]
+    if RAW_MARKS in df.columns:  # outcome cells that may be quoted in part: both readings
+        from .label_columns import keys as reading_keys
+
+        keys += reading_keys()
     counts, candidates, long, found, refused = {}, 0, 0, set(), {}
-    for r in df.groupBy(*keys).count().collect():
+    rows = df.groupBy(*keys).count().collect()
+    if marked:
+        from .label_columns import reading
+
+        df, rows = reading(df, rows, source=source, read=read)
+    for r in rows:
         found.update(f for f in rewritten if r[f])
         if marked and r["__kind"] is not None:
             key = (r["__kind"], r["__column"])
