@@ -187,6 +187,8 @@ class Case:
     #: the winning model's name), in place of ``label_of``
     read_as: dict = field(default_factory=dict)
     id_columns: tuple = (C.ITEM, C.ANNOTATOR, C.POOL)
+    #: other files an exit-2 message may name (a ``--pools`` file whose keys clash)
+    other_files: tuple = ()
 
 
 def run(case: Case, out: Path, *, report: bool = False):
@@ -209,7 +211,8 @@ def check_contract(case: Case, result, out: Path) -> dict | None:
         errors = [i for i, line in enumerate(lines) if line.startswith("error:")]
         assert len(errors) == 1, shown
         first = lines[errors[0]]
-        assert case.path.name in first or (case.spec and case.spec.name in first), shown
+        named_files = [case.path, *([case.spec] if case.spec else []), *case.other_files]
+        assert any(f.name in first for f in named_files), shown
         message = "\n".join([first] + [line for line in lines[errors[0] + 1:]
                                        if line.startswith(" ")])
         assert not case.valid, f"a valid table was refused: {shown}"
@@ -780,19 +783,32 @@ def test_long_tables_with_reports(data):
 
 # -- pools from a file -------------------------------------------------------------------------
 
+#: Texts a missing value is written as (compared without case or surrounding blanks): a pool
+#: so named in a ``--pools`` file is no pool, the pool ``missing``, with a warning (README,
+#: "Pools wherever the data keeps them"; CSC's metadata writes ``"Gender": "nan"``).
+MISSING_POOL_TEXTS = {"nan", "<na>"}
+
+
+def pool_read(text: str) -> str:
+    """The pool a ``--pools`` file's value is read as: without surrounding blanks, and
+    ``missing`` for the text of a missing value."""
+    text = text.strip()
+    return "missing" if text.casefold() in MISSING_POOL_TEXTS else text
+
+
 @st.composite
 def pools_file_table(draw, folder: Path):
     """A long table without a pool column and ``--pools`` naming each annotator's pool in a
     CSV or JSON file written from the same ids (as a team exports its rater sheet); a pool
-    name from a file is stripped of surrounding blanks, as the README says."""
+    name from a file is stripped of surrounding blanks, and the text of a missing value
+    (``nan``) is the pool ``missing``, as the README says."""
     rows = draw(judgments())
     cols = [C.ITEM, C.ANNOTATOR, C.LABEL]
     dialect = draw(DIALECTS.filter(lambda d: d.sep != ";"))
     path = folder / f"t{suffix(dialect)}"
     path.write_bytes(delimited(cols, [[r[c] for c in cols] for r in rows], dialect)[0])
     pool_of = {r[C.ANNOTATOR]: r[C.POOL] for r in rows}
-    # a pool name from a mapping is stripped of surrounding blanks (audit.ingest.pools)
-    rows = [{**r, C.POOL: r[C.POOL].strip()} for r in rows]
+    rows = [{**r, C.POOL: pool_read(r[C.POOL])} for r in rows]
     if draw(st.booleans()):
         pools = folder / "pools.json"
         pools.write_text(json.dumps(pool_of, ensure_ascii=draw(st.booleans())), encoding="utf-8")
@@ -801,13 +817,15 @@ def pools_file_table(draw, folder: Path):
         pools.write_bytes(delimited([C.ANNOTATOR, C.POOL], sorted(pool_of.items()),
                                     Dialect(bom=draw(st.booleans()),
                                             crlf=draw(st.booleans())))[0])
-    # a CSV's keys are stripped too: two ids that differ only by surrounding blanks and have
-    # different pools are one key given two pools there (exit 2, naming it)
+    # every format's keys are stripped too (a CSV's and a JSON object's alike): two ids that
+    # differ only by surrounding blanks and have different pools are one key given two pools
+    # there (exit 2, naming the pools file and the key)
     stripped = {}
     for ann, pool in pool_of.items():
-        stripped.setdefault(ann.strip(), set()).add(pool.strip())
-    valid = pools.suffix == ".json" or all(len(p) == 1 for p in stripped.values())
-    return Case(path, None, n_records=len(rows), rows=rows, valid=valid), pools
+        stripped.setdefault(ann.strip(), set()).add(pool_read(pool))
+    valid = all(len(p) == 1 for p in stripped.values())
+    return Case(path, None, n_records=len(rows), rows=rows, valid=valid,
+                other_files=(pools,)), pools
 
 
 @FUZZ
@@ -819,4 +837,8 @@ def test_pools_from_a_file(data):
         result = CliRunner().invoke(cli, ["run", str(case.path), "--pools", str(pools),
                                           "--bootstrap", "20", "--no-report", "--quiet",
                                           "--out", str(folder / "out")])
-        check_contract(case, result, folder / "out")
+        dataset = check_contract(case, result, folder / "out")
+        if dataset is not None and "missing" in dataset["pools"]:
+            said = [line for line in result.stderr.splitlines() if line.startswith("warning:")
+                    and str(pools.name) in line and "their pool is 'missing'" in line]
+            assert said, f"annotators put in pool 'missing' without a word: {result.output}"
