@@ -659,8 +659,9 @@ def export(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
     dropped = sum(int(d["n"]) for d in table.info.get("dropped", []))
     kept = (f"; the {dropped:,} judgment(s) that reading SOURCE dropped are counted in its "
             "dropped_before_export" if dropped else "")
-    click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and {paths['spec']}"
-               f"{kept}")
+    if not quiet():
+        click.echo(f"wrote {len(table.frame):,} judgments to {paths['data']} and "
+                   f"{paths['spec']}{kept}")
 
 
 @cli.command()
@@ -712,7 +713,8 @@ def card(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
     else:
         write_card_file(results, real_card, card_shown=card_path, **options)
         path = card_path
-    click.echo(f"card: {path}")
+    if not quiet():
+        click.echo(f"card: {path}")
 
 
 class CheckCommand(AuditCommand):

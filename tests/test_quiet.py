@@ -239,3 +239,25 @@ def test_category_statistics_on_a_continuous_scale_are_one_info_line(tmp_path):
                              "are NaN") == 3, loud.stderr
     assert ((tmp_path / "a" / "results.json").read_bytes()
             == (tmp_path / "b" / "results.json").read_bytes())
+
+
+def test_export_and_card_say_nothing_with_quiet(tmp_path):
+    """export's 'wrote N judgments ...' and card's 'card: PATH' lines were printed with
+    --quiet, which promises no summary (helper-73's note); without it they still are."""
+    (tmp_path / "t.csv").write_text("item,annotator,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n",
+                                    encoding="utf-8")
+    for quiet, out in (("--quiet", "q"), ("", "loud")):
+        flags = [quiet] if quiet else []
+        exported = invoke("export", tmp_path / "t.csv", tmp_path / f"{out}-export", *flags)
+        carded = invoke("card", tmp_path / "t.csv", "--out", tmp_path / f"{out}-card",
+                        "--bootstrap", 20, *flags)
+        assert exported.exit_code == 0 and carded.exit_code == 0, (exported.output,
+                                                                    carded.output)
+        assert (tmp_path / f"{out}-export" / "spec.yaml").exists()
+        assert (tmp_path / f"{out}-card" / "dataset_card.md").exists()
+        if quiet:
+            assert exported.stdout == "" and carded.stdout == "", (exported.stdout,
+                                                                    carded.stdout)
+        else:
+            assert exported.stdout.startswith("wrote 4 judgments")
+            assert carded.stdout.startswith("card: ")
