@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import re
 import sys
 import time
 from pathlib import Path
@@ -460,14 +459,9 @@ def main(argv=None) -> int:
     text = render(results, args, time.perf_counter() - t0)
     print(text)
     if args.write:
-        path = ROOT / "benchmarks/RESULTS.md"
-        old = path.read_text()
-        if BEGIN in old:
-            new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, old,
-                         flags=re.S)
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
-        path.write_text(new)
+        from benchmarks.tools import write_section
+
+        write_section(ROOT / "benchmarks/RESULTS.md", text, BEGIN, END)
     return 0
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import subprocess
 import sys
@@ -196,12 +195,10 @@ def _rest(audit: dict, stages: dict) -> float | None:
 
 
 def write_section(text: str, path: Path) -> None:
-    """Replace the marked section of ``path`` (or append it)."""
-    old = path.read_text() if path.exists() else ""
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
-    new = pattern.sub(lambda _: text, old) if pattern.search(old) else \
-        old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
+    """Replace this study's marked section of ``path`` (or append it)."""
+    from benchmarks.tools import write_section as write
+
+    write(path, text, BEGIN, END)
 
 
 def main(argv=None) -> dict | None:

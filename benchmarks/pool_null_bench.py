@@ -26,7 +26,6 @@ with ``--write``, written into benchmarks/RESULTS.md between its own markers.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 import warnings
@@ -251,14 +250,9 @@ def main(argv=None) -> int:
     text = render(cal, power, costs, real, args)
     print(text)
     if args.write:
-        path = ROOT / "benchmarks/RESULTS.md"
-        old = path.read_text()
-        if BEGIN in old:
-            new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, old,
-                         flags=re.S)
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
-        path.write_text(new)
+        from benchmarks.tools import write_section
+
+        write_section(ROOT / "benchmarks/RESULTS.md", text, BEGIN, END)
     return 0
 
 

@@ -242,3 +242,18 @@ def kd_alpha(*, level: str, values, reliability: np.ndarray | None = None,
                                         level_of_measurement=level))
     return float(krippendorff.alpha(value_counts=counts, value_domain=values,
                                     level_of_measurement=level))
+
+
+def write_section(path, text: str, begin: str, end: str) -> None:
+    """Replace the section of ``path`` between the markers ``begin`` and ``end`` (both in
+    ``text``) with ``text``, or append it: how each study writes its own part of
+    benchmarks/RESULTS.md and leaves the rest as it is."""
+    import re
+    from pathlib import Path
+
+    path = Path(path)
+    old = path.read_text() if path.exists() else ""
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    new = pattern.sub(lambda _: text, old) if pattern.search(old) else \
+        old.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(new)
