@@ -68,6 +68,24 @@ def test_mtbench_row_without_a_question_is_refused_not_item_qnan(tmp_path):
             "column 'item': not null failed", "source row human/3")
 
 
+def test_mtbench_judge_list_with_a_null_part_is_refused_not_a_judge_named_none(tmp_path):
+    """A judge written ["gpt-4", null] (the string form as the published split writes it, or
+    a list) was the annotator 'gpt-4/None' of the pool gpt-4: a judge nobody named. Which
+    judge it was is not known, so the judgment has no annotator and is refused by its row,
+    as a missing id is."""
+    gpt4 = FIXTURES / "mtbench" / "data" / "gpt4_pair-00000-of-00001.parquet"
+    for written in ("['gpt-4', None]", "[None, 'pair-v2']"):
+        frame = pd.read_parquet(gpt4)
+        frame.loc[2, "judge"] = written
+        folder = tmp_path / f"j{len(list(tmp_path.iterdir()))}"
+        (folder / "data").mkdir(parents=True)
+        frame.to_parquet(folder / "data" / gpt4.name)
+        pd.read_parquet(MTBENCH).to_parquet(folder / "data" / MTBENCH.name)
+        message = refused(folder, "mt-bench", "column 'annotator': not null failed",
+                          "source row gpt4_pair/2")
+        assert "gpt-4/None" not in message
+
+
 def test_mtbench_float_question_ids_are_the_integer_ids(tmp_path):
     def as_float(frame):
         frame["question_id"] = frame["question_id"].astype(float)

@@ -117,15 +117,18 @@ def _judges(judge: pd.Series) -> tuple[pd.Series, pd.Series]:
     parts = judge.map(_judge_parts)
     annotator = parts.map(lambda p: "/".join(p) if p else None)
     head = parts.map(lambda p: p[0] if p else None)
-    numbered = head.str.fullmatch(r".+_\d+").fillna(False).astype(bool)
+    numbered = head.str.fullmatch(r".+_\d+").astype("boolean").fillna(False).astype(bool)
     pool = head.where(~numbered, head.str.replace(r"_\d+$", "", regex=True))
     return annotator, pool
 
 
 def _judge_parts(value) -> tuple[str, ...] | None:
+    """The parts of one judge value; None where it is missing, or where a part of a list is
+    (``["gpt-4", null]``: which judge is not known, so the judgment has no annotator and is
+    refused naming its row, as a missing id is, never the judge ``gpt-4/None``)."""
     if isinstance(value, (list, tuple, np.ndarray)):
-        return tuple(str(v) for v in value) or None
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return _parts(value)
+    if _missing(value):
         return None
     text = str(value).strip()
     if text.startswith(("[", "(")):
@@ -134,8 +137,18 @@ def _judge_parts(value) -> tuple[str, ...] | None:
         except (ValueError, SyntaxError):
             parsed = None
         if isinstance(parsed, (list, tuple)):
-            return tuple(str(v) for v in parsed) or None
+            return _parts(parsed)
     return (text,) if text else None
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _parts(values) -> tuple[str, ...] | None:
+    if not len(values) or any(_missing(v) for v in values):
+        return None
+    return tuple(str(v) for v in values)
 
 
 def _first_user_turn(conversation) -> str:
