@@ -155,6 +155,53 @@ def first_unreadable(values: pd.Series, *, what: str = "ids", nested: bool = Tru
 NESTED = (list, tuple, dict, set, np.ndarray)
 
 
+def nested_text(value) -> str:
+    """A list or mapping in an extra column (``text``, ``category``, ``turn``: a text of
+    conversation turns, a JSON object of metadata) as compact JSON text, one rule on both
+    engines: keys sorted, ``,`` and ``:`` without spaces, non-ASCII as written, a missing
+    value inside as ``null``, leaves that JSON has no type for (bytes, dates, decimals) as
+    their id text (:func:`id_text`). Spark writes the same with ``to_json`` over the value
+    with its fields and keys sorted (:func:`audit.ingest.spark.encode.extra_values`).
+
+    Why not ``str(value)``: a Parquet list reaches pandas as a numpy array, whose text is
+    ``['p' 'q']`` (and ``[... ]`` elided past 1,000 elements), a struct as a dict's Python
+    ``repr``, while Spark writes ``[p, q]`` and ``{1}`` (field names lost); the export and the
+    report showed a text nobody wrote, different on each engine.
+    """
+    import json
+
+    return json.dumps(_plain(value), ensure_ascii=False, separators=(",", ":"),
+                      sort_keys=True, default=_leaf_text, allow_nan=True)
+
+
+def _plain(value):
+    """``value`` with numpy arrays and scalars as Python lists and scalars, and a Parquet
+    map's list of ``(key, value)`` pairs as a dict, recursively."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(_leaf_text(k) if not isinstance(k, str) else k): _plain(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        items = sorted(value, key=repr) if isinstance(value, set) else list(value)
+        if isinstance(value, list) and items and all(
+                isinstance(x, tuple) and len(x) == 2 for x in items):
+            return _plain(dict(items))  # a map, as pyarrow gives it to pandas
+        return [_plain(x) for x in items]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return _leaf_text(value)
+
+
+def _leaf_text(value) -> str | None:
+    """A leaf JSON cannot hold, as its id text."""
+    return id_text(value)
+
+
 def _unreadable(value, what: str, nested: bool = True) -> str | None:
     """Why ``value`` has no text (:func:`first_unreadable`), or None."""
     if nested and isinstance(value, NESTED):

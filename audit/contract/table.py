@@ -25,6 +25,7 @@ import pandas as pd
 
 from . import columns as C
 from ..errors import DegenerateDataWarning, InputError, InternalError, join_names
+from .ids import NESTED, nested_text
 from .labels import Granularity, LabelKind, LabelScale
 from .lookalikes import warn_lookalikes
 
@@ -404,11 +405,18 @@ def extra_categorical(values: pd.Series, *, chars: int | None = None) -> pd.Cate
     missing (code -1), so an export shows an empty cell, never the words ``nan`` or ``None``
     (which a source may hold as real text, kept as written).
 
+    A list or mapping (a Parquet list or struct, a JSON array or object) is its compact JSON
+    text, keys sorted (:func:`audit.contract.ids.nested_text`), as Spark writes it.
     A categorical of text (as the CSV reader gives) is converted on its categories, once per
     distinct value, and its codes remapped; text holding NUL is converted row by row, as pandas
     hashes it (:func:`audit.contract.labels.first_unstorable`).
     """
     def converted(texts: pd.Series) -> pd.Series:
+        if texts.dtype == object and pd.api.types.infer_dtype(texts, skipna=True) != "string":
+            nested = texts.map(lambda v: isinstance(v, NESTED)).to_numpy(dtype=bool)
+            if nested.any():
+                texts = texts.copy()
+                texts[nested] = [nested_text(v) for v in texts[nested]]
         texts = texts.astype(str)
         return texts.str.slice(0, chars).astype(str) if chars is not None else texts
 

@@ -37,7 +37,7 @@ from ..adapters.table import separator_hint
 from ..pools import UNKNOWN_POOL, pools_mapping
 from ..spec import DatasetSpec
 from .ids import id_columns, variant_texts
-from .typed import binary_text, refuse_nested, refuse_nested_variants, time_text
+from .typed import binary_text, extra_text, refuse_nested, refuse_nested_variants, time_text
 from .read import FILE, HIDDEN, LONG_RECORD, PART_QUOTED, long_records, text_checks
 from .label_columns import DEQUOTED, MARKS, RAW_LABEL, RAW_MARKS
 
@@ -131,7 +131,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          column=C.PAIRWISE[has_pair.index(False)])
     out = []
     for col in keep:
-        value = label_text(df, col) if col == C.LABEL else F.col(col).cast("string")
+        value = (label_text(df, col) if col == C.LABEL else
+                 extra_text(df, col) if col in C.EXTRAS else F.col(col).cast("string"))
         if col in C.ID_COLUMNS:  # text of whitespace only is a missing id, as on pandas
             value = F.when(~value.rlike(java_fullmatch(r"\s*")), value)
         if nulls and col not in (C.TEXT,):

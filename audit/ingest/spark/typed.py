@@ -176,3 +176,39 @@ def time_text(value, dtype):
         return F.concat(clock, F.when(fraction > 0, F.format_string(".%06d", fraction))
                         .otherwise(F.lit("")), F.lit("+00:00"))
     return None
+
+
+def extra_text(df, column: str):
+    """An extra column's (``text``, ``category``, ``turn``) text: a list, map or struct as
+    compact JSON with its fields and keys sorted and its nulls kept, as the pandas engine
+    writes it (:func:`audit.contract.ids.nested_text`); anything else cast to text."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    col = F.col(_quoted(column))
+    dtype = df.schema[column].dataType
+    if isinstance(dtype, (T.ArrayType, T.MapType, T.StructType)):
+        return F.to_json(_sorted_fields(col, dtype), {"ignoreNullFields": "false"})
+    return col.cast("string")
+
+
+def _sorted_fields(col, dtype):
+    """``col`` with every struct's fields and every map's keys in sorted order, at any depth
+    (``to_json`` writes them in the order they have; the pandas engine sorts them, so that a
+    JSON record's key order, which Spark's schema inference does not keep, does not matter)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if isinstance(dtype, T.StructType):
+        fields = sorted(dtype.fields, key=lambda f: f.name)
+        return F.struct(*[_sorted_fields(col.getField(f.name), f.dataType).alias(f.name)
+                          for f in fields])
+    if isinstance(dtype, T.ArrayType):
+        if isinstance(dtype.elementType, (T.ArrayType, T.MapType, T.StructType)):
+            return F.transform(col, lambda x: _sorted_fields(x, dtype.elementType))
+        return col
+    if isinstance(dtype, T.MapType):
+        if isinstance(dtype.valueType, (T.ArrayType, T.MapType, T.StructType)):
+            col = F.transform_values(col, lambda _k, v: _sorted_fields(v, dtype.valueType))
+        return F.map_from_entries(F.array_sort(F.map_entries(col)))
+    return col
