@@ -1,15 +1,16 @@
 """The loader: every source shape into the one canonical table (:func:`audit.contract.table.build_table`).
 
-==============  ==========================================================  ==========================
-format          source                                                      module
-==============  ==========================================================  ==========================
-``multipref``   ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.adapters.multipref`
-``mt-bench``    ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.adapters.mtbench`
-``pandalm``     PandaLM ``testset-v1.json``                                 :mod:`.adapters.pandalm`
-``lewidi``      LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.adapters.lewidi`
-``table``       any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.adapters.table`
-``hf``          any ``datasets`` dataset (+ YAML spec)                      :mod:`.adapters.hf`
-==============  ==========================================================  ==========================
+================  ==========================================================  =============================
+format            source                                                      module
+================  ==========================================================  =============================
+``multipref``     ``allenai/multipref`` rows (hub, save_to_disk, JSONL, ...)  :mod:`.adapters.multipref`
+``mt-bench``      ``lmsys/mt_bench_human_judgments`` (hub, folders)           :mod:`.adapters.mtbench`
+``pandalm``       PandaLM ``testset-v1.json``                                 :mod:`.adapters.pandalm`
+``lewidi``        LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.adapters.lewidi`
+``label-studio``  Label Studio JSON, JSON-MIN or CSV / TSV exports            :mod:`.adapters.label_studio`
+``table``         any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.adapters.table`
+``hf``            any ``datasets`` dataset (+ YAML spec)                      :mod:`.adapters.hf`
+================  ==========================================================  =============================
 
 A pandas ``DataFrame`` or a ``datasets.Dataset`` / ``DatasetDict`` in memory is a source too
 (:mod:`.memory`): a DataFrame is read as a table file, a Dataset through the ``hf`` path, both
@@ -36,6 +37,7 @@ from ..contract.table import AnnotationTable
 from .common import LoadWarning
 from .detect import FORMATS, choose_format, detect_format
 from .memory import InMemory, wrap
+from .readers.folders import export_source
 
 __all__ = ["FORMATS", "LoadWarning", "detect_format", "load"]
 
@@ -49,6 +51,8 @@ _ADAPTERS = {
     "pandalm": ("pandalm", "load_pandalm", ("pools", "pool_column")),
     "lewidi": ("lewidi", "load_lewidi", ("split", "pools", "pool_column", "min_pool_annotators",
                                          "spec")),
+    "label-studio": ("label_studio", "load_label_studio", ("spec", "pools", "pool_column",
+                                                           "min_pool_annotators")),
     "table": ("table", "load_table", ("spec", "pools", "pool_column", "min_pool_annotators")),
     "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column", "min_pool_annotators")),
 }
@@ -127,6 +131,7 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         if isinstance(value, str) and value in ("", "-"):  # '': the current folder
             raise InputError(EMPTY_PATH if value == "" else STDIN_PATH, key=option)
     source = wrap(source)
+    source, spec = export_source(source, spec)
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; engines: {join_names(ENGINES)}",
                          key="engine")

@@ -1,5 +1,6 @@
 """What a folder holds: a ``datasets`` ``save_to_disk`` folder, one partitioned Parquet dataset,
-or a hub download whose data files are grouped into splits.
+a hub download whose data files are grouped into splits, or the folder ``annotation-audit
+export`` writes.
 
 Only names and markers are looked at here; no data file is opened.
 """
@@ -19,6 +20,42 @@ _SPLIT_FILE = re.compile(r"^(?P<split>.+?)-\d{5}-of-\d{5}")
 def is_save_to_disk(path: Path) -> bool:
     """Whether ``path`` is a folder written by ``datasets``' ``save_to_disk`` (has a marker)."""
     return path.is_dir() and any((path / m).exists() for m in SAVE_TO_DISK_MARKERS)
+
+
+#: What ``annotation-audit export OUT`` writes into OUT (:mod:`audit.export`).
+EXPORT_PARTS = ("manifest.json", "spec.yaml", "judgments")
+
+
+def export_source(source, spec):
+    """``(source, spec)`` to read for a folder ``annotation-audit export`` wrote: its
+    ``judgments/`` with its ``spec.yaml`` (unless ``spec`` is given), after checking every
+    file against the folder's manifest (:func:`audit.outputs.verify.verify_outputs`: a file
+    edited or left from another export is an InputError naming it). Anything else is
+    returned as it is.
+
+    Before, ``annotation-audit run OUT`` on the folder the export had just written failed
+    with ``OUT/manifest.json: expected a JSON array of objects``, though the folder holds
+    everything the audit needs; the export's own note named ``OUT/judgments --spec
+    OUT/spec.yaml``, which still works.
+    """
+    import json
+    import os
+
+    if not isinstance(source, (str, os.PathLike)):
+        return source, spec
+    path = Path(source)
+    if not (path.is_dir() and all((path / part).exists() for part in EXPORT_PARTS)):
+        return source, spec
+    try:
+        command = json.loads((path / EXPORT_PARTS[0]).read_bytes()).get("command")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return source, spec  # not ours: read as any folder, which names what it holds
+    if command != "export":
+        return source, spec
+    from ...outputs.verify import verify_outputs
+
+    verify_outputs(path)
+    return str(path / "judgments"), spec if spec is not None else str(path / "spec.yaml")
 
 
 def is_parquet_dataset(path: Path) -> bool:
