@@ -64,13 +64,15 @@ def jsonable(obj):
 
 
 def dumps(results: dict) -> str:
-    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null),
+    """``results`` as the text of ``results.json`` (indented, UTF-8, NaN written as null, a
+    lone surrogate of a name that is not UTF-8 as its escape: :mod:`audit.escape.json`),
     checked against the result contract first (:func:`audit.contract.results.checked`: a
     producer that drifts from it is an internal error naming the block and key)."""
     from .contract.results import checked  # pydantic: on the first write, never at start-up
+    from .escape.json import text
 
-    return json.dumps(checked(jsonable(results)), indent=2, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    return text(json.dumps(checked(jsonable(results)), indent=2, ensure_ascii=False,
+                           allow_nan=False)) + "\n"
 
 
 def json_form(results):

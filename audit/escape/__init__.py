@@ -28,6 +28,10 @@ HTML report           :mod:`.html`       autoescape in :mod:`audit.report.html`,
                                          characters shown as escapes (Jinja2 ``finalize``); chart
                                          labels made XML-safe by :mod:`.xml` and shown the same
                                          way
+JSON files            :mod:`.json`       ``results.json``, ``croissant.json``, ``--json``: every
+                                         string read back by :func:`json.loads` as written; a
+                                         lone surrogate (a name that is not UTF-8) as its
+                                         ``\\uXXXX`` escape, so the text is always UTF-8
 CSV / Parquet export  (none)             cells written as data, formula-looking ones included
                                          (:mod:`audit.export` says why); so is ``items.parquet``
 spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column name a spreadsheet

@@ -1,0 +1,116 @@
+"""An adversarial sweep of every output channel, through the real commands and renderers.
+
+``test_escape_channels.py`` checks each escaper alone and ``test_ci_injection.py`` one fixed set
+of hostile names through the CLI; this file throws arbitrary Unicode (hypothesis, with the
+fragments attacks are made of: ``\\n::add-mask::``, ``##[``, ESC and OSC 8 sequences, bidi
+overrides, ``=HYPERLINK(``, Markdown and HTML syntax) into the fields the other two leave out,
+and holds each channel to its invariant:
+
+* JSON (``results.json``, ``croissant.json``, ``--json``): written whatever a name holds (a
+  file name that is not UTF-8 included), read back by :func:`json.loads` as the value written.
+
+Each regression test here failed before the fix it names (CHANGELOG, 2026-12-06 morning).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_escape_channels import HOSTILE
+
+from audit.cli import cli
+from audit.escape import json as json_esc
+
+FAST = settings(max_examples=300, deadline=None)
+
+
+def preference_rows(n_items: int = 12, *, models=("m0", "m1", "m2"), pools=("p0", "p1"),
+                    texts=None) -> list[dict]:
+    """Pairwise judgments: two pools of two annotators each on every item; labels vary enough
+    for every statistic to be defined."""
+    rows = []
+    for i in range(n_items):
+        a, b = i % len(models), (i + 1) % len(models)
+        for p, pool in enumerate(pools):
+            for j in range(2):
+                label = (-1, 1, 0, 1, -1)[(i + p + j * (i % 2)) % 5]
+                rows.append({"item": f"it{i}", "annotator": f"{pool}-a{j}", "pool": pool,
+                             "model_a": models[a], "model_b": models[b], "label": label,
+                             "text": (texts or ["prompt"])[i % len(texts or ["prompt"])]})
+    return rows
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+def _as_read(value):
+    """``value`` as a JSON reader gets it back: adjacent surrogates that form a pair join."""
+    if isinstance(value, str):
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    if isinstance(value, dict):
+        return {_as_read(k): _as_read(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_read(v) for v in value]
+    return value
+
+
+@FAST
+@given(st.dictionaries(HOSTILE, st.one_of(HOSTILE, st.lists(HOSTILE, max_size=3)), max_size=4))
+def test_json_text_is_utf8_and_reads_back_as_written(data):
+    dumped = json.dumps(data, indent=2, ensure_ascii=False)
+    out = json_esc.text(dumped)
+    out.encode("utf-8")  # a lone surrogate no longer makes the file unwritable
+    assert json.loads(out) == _as_read(data)
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in dumped):
+        assert out == dumped  # ordinary text: the bytes json.dumps wrote
+
+
+def test_a_source_file_name_that_is_not_utf8_is_written_into_results_json(tmp_path):
+    """A file name in Latin-1 (``caf\\xe9.jsonl``) is a string with a lone surrogate in Python;
+    ``run --out`` wrote it raw into results.json's text, which cannot be encoded: exit 3 (an
+    internal error), no output. The JSON now holds the surrogate as its escape."""
+    name = os.fsdecode(b"caf\xe9")
+    try:
+        source = write_jsonl(tmp_path / f"{name}.jsonl", preference_rows())
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses a file name that is not UTF-8")
+    out = tmp_path / "out"
+    result = invoke("run", source, "--out", out, "--bootstrap", 20, "--quiet")
+    assert result.exit_code == 0, result.output
+    from audit.results import read
+
+    results = read(out / "results.json")  # checked against the manifest and its run id
+    assert results["dataset"]["name"] == name and results["meta"]["source"] == str(source)
+    assert '"caf\\udce9"' in (out / "results.json").read_text("utf-8")
+    croissant = json.loads((out / "croissant.json").read_text("utf-8"))
+    assert croissant["name"] == name
+    assert "caf\\udce9" in (out / "report.html").read_text("utf-8")  # shown, as in the card
+    assert "caf\\\\udce9" in (out / "dataset_card.md").read_text("utf-8")
+
+
+def test_a_tag_flag_that_is_not_utf8_is_written_into_the_card_set(tmp_path):
+    """``--tag`` with a byte that is not UTF-8 (``$'t\\x9b'`` in bash) was exit 3 for the same
+    reason (the run id is a digest of results.json's text); the card's YAML holds the tag as an
+    escape, which reads back as the flag gave it."""
+    source = write_jsonl(tmp_path / "d.jsonl", preference_rows())
+    tag = os.fsdecode(b"t\x9b")
+    result = invoke("card", source, "--out", tmp_path / "card", "--bootstrap", 20, "--quiet",
+                    "--tag", tag)
+    assert result.exit_code == 0, result.output
+    from audit.report.card import parse_card
+
+    meta, _ = parse_card((tmp_path / "card" / "dataset_card.md").read_text("utf-8"))
+    assert meta["tags"] == [tag]
