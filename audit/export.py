@@ -99,6 +99,9 @@ def export_table(table: AnnotationTable, out, *, partition_by_pool: bool = True,
     dropped = [{"rule": str(d["rule"]), "n": int(d["n"])} for d in table.info.get("dropped", [])]
     if dropped:  # the judgments Parquet cannot hold: the re-read counts them (rows_dropped)
         spec["dropped_before_export"] = dropped
+    folded = table.info.get("pools_folded") or {}
+    if folded.get("pools"):  # --min-pool-annotators: the pools 'other' holds, by name
+        spec["pools_folded_before_export"] = _folded_record(folded)
     # paths are a comment's text: a line break in a file name would start a line of YAML
     header = (f"# Written by annotation-audit export from {visible(table.source)}.\n"
               f"# Audit with: annotation-audit run {visible(data)} --spec "
@@ -160,3 +163,14 @@ def _plain(value):
     if hasattr(value, "item"):
         return value.item()
     return value
+
+
+def _folded_record(folded: dict) -> dict:
+    """``pools_folded`` as plain YAML-writable values (the spec's
+    ``pools_folded_before_export``)."""
+    return {"min_annotators": int(folded["min_annotators"]), "into": str(folded["into"]),
+            "pools": [{"pool": str(p["pool"]), "reason": str(p["reason"]),
+                       "n_annotators": int(p["n_annotators"]),
+                       "n_judgments": int(p["n_judgments"])} for p in folded["pools"]],
+            "n_annotators": int(folded["n_annotators"]),
+            "n_judgments": int(folded["n_judgments"])}

@@ -99,3 +99,50 @@ def test_spark_reads_the_export_folder_too(spark, exported):
                           "--quiet", "--no-report")
     assert code == 0, output
     assert results(tmp / "rs")["dataset"] == results(tmp / "rp")["dataset"]
+
+
+def write_tiny_pool(path) -> None:
+    """Four annotators in pool ``big``, one in ``tiny``: ``--min-pool-annotators 2`` folds
+    ``tiny`` into ``other``."""
+    rng = random.Random(1)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["item", "annotator", "pool", "label"])
+        for i in range(30):
+            for a in range(5):
+                w.writerow([f"i{i}", f"a{a}", "big" if a < 4 else "tiny", rng.choice("xy")])
+
+
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("spark", marks=pytest.mark.spark)])
+def test_the_pools_folded_before_the_export_stay_reported(request, tmp_path, engine):
+    """Before, the export of a table read with ``--min-pool-annotators`` kept the pool
+    ``other`` and lost which pools it holds: its audit had no ``dataset.pools_folded``."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    write_tiny_pool(tmp_path / "t.csv")
+    code, output = invoke("export", tmp_path / "t.csv", tmp_path / "out", "--quiet",
+                          "--min-pool-annotators", 2)
+    assert code == 0, output
+    for args, out in (((tmp_path / "out", "--engine", engine), "r1"),
+                      ((tmp_path / "t.csv", "--min-pool-annotators", 2), "r2")):
+        code, output = invoke("run", *args, "--out", tmp_path / out, "--bootstrap", 50,
+                              "--quiet", "--no-report")
+        assert code == 0, output
+    exported, source = results(tmp_path / "r1"), results(tmp_path / "r2")
+    assert exported["dataset"]["pools_folded"]["pools"] == [
+        {"pool": "tiny", "reason": "fewer than 2 annotators", "n_annotators": 1,
+         "n_judgments": 30}]
+    assert exported["dataset"] == source["dataset"]
+
+
+def test_a_malformed_folded_record_is_exit_2_naming_its_key(tmp_path):
+    write_tiny_pool(tmp_path / "t.csv")
+    code, output = invoke("export", tmp_path / "t.csv", tmp_path / "out", "--quiet",
+                          "--min-pool-annotators", 2)
+    assert code == 0, output
+    spec = tmp_path / "spec.yaml"
+    spec.write_text((tmp_path / "out" / "spec.yaml").read_text()
+                    .replace("n_judgments: 30\n", "n_judgments: -30\n", 1))
+    code, output = invoke("validate", tmp_path / "out" / "judgments", "--spec", spec, "--quiet")
+    assert code == 2, output
+    assert "pools_folded_before_export" in output and "Traceback" not in output

@@ -81,6 +81,17 @@ def carry_dropped(info: dict, before) -> dict:
             "dropped": dropped}
 
 
+def carry_folded(folded: dict, before: dict | None) -> dict:
+    """The ``{"pools_folded": ...}`` info of a table read with the record ``before`` (a spec's
+    ``pools_folded_before_export``, written by :func:`audit.export.export_table`): the pools a
+    ``--min-pool-annotators`` folded before the export stay reported when the export is read,
+    unless this reading folds pools itself (``folded``, :func:`audit.ingest.pools.fold_pools`),
+    whose record then stands."""
+    if before is None or (folded.get("pools_folded") or {}).get("pools"):
+        return folded
+    return {"pools_folded": dict(before)}
+
+
 def recode(values: pd.Series, mapping: Mapping) -> pd.Series:
     """Map raw labels onto scale values, vectorised; keep what does not map visible.
 

@@ -27,6 +27,9 @@ judgments the exported table's source had that a documented rule dropped before 
 written (MD-Agreement's one repeated judgment). Loading the export with this spec counts them as
 read and dropped, first (:func:`audit.ingest.common.carry_dropped`, both engines), so its
 results.json ``dataset.rows_read`` and ``rows_dropped`` are those of auditing the source.
+``pools_folded_before_export`` (written by ``export`` after ``--min-pool-annotators`` folded
+pools) is likewise the export's results.json ``dataset.pools_folded``, unless the export is read
+with a ``--min-pool-annotators`` that folds pools again (:func:`audit.ingest.common.carry_folded`).
 
 Every key is optional. Validation is strict (the pydantic model
 :class:`audit.ingest.spec_model.SpecFile`, through :func:`audit.ingest.yamlmodel.validate`): an
@@ -108,6 +111,7 @@ class DatasetSpec:
     split: str | None = None
     card: dict = field(default_factory=dict)
     dropped_before_export: tuple = ()
+    pools_folded_before_export: dict | None = None
     path: Path | None = None
 
     @property
@@ -503,4 +507,6 @@ def _build(data, lines, path: Path | None, *, allow_outside: bool = False) -> Da
         read=read, split=spec.split, card=given("card"),
         dropped_before_export=tuple({"rule": d.rule, "n": d.n}
                                     for d in spec.dropped_before_export or ()),
+        pools_folded_before_export=(spec.pools_folded_before_export.model_dump()
+                                    if spec.pools_folded_before_export else None),
         path=path)

@@ -95,6 +95,26 @@ class DroppedRows(Strict):
     n: count(at_most=10**15)
 
 
+class FoldedPoolEntry(Strict):
+    """One pool of ``pools_folded_before_export``."""
+
+    pool: Text
+    reason: Text
+    n_annotators: count(at_most=10**15)
+    n_judgments: count(at_most=10**15)
+
+
+class PoolsFoldedBefore(Strict):
+    """``pools_folded_before_export``: what ``--min-pool-annotators`` folded when the exported
+    table was read (results.json ``dataset.pools_folded``), written by ``export``."""
+
+    min_annotators: count(at_most=10**15)
+    into: Text
+    pools: list[FoldedPoolEntry]
+    n_annotators: count(at_most=10**15)
+    n_judgments: count(at_most=10**15)
+
+
 class SpecFile(Strict):
     """A dataset spec as written (:mod:`audit.ingest.spec`); every key is optional."""
 
@@ -109,3 +129,4 @@ class SpecFile(Strict):
     split: Text = None
     card: Card = None
     dropped_before_export: list[DroppedRows] = None
+    pools_folded_before_export: PoolsFoldedBefore = None

@@ -32,7 +32,7 @@ from ...contract import columns as C
 from ...errors import InputError, SchemaError, join_names
 from ...contract.schema import refuse_unreadable
 from ...contract.table import VOTE_COUNTS, AnnotationTable, build_table
-from ..common import Ledger, carry_dropped
+from ..common import Ledger, carry_dropped, carry_folded
 from .. import infer, winner
 from ..decimal_comma import read_decimal_comma
 from ..pools import assign_pools, check_min_pool_annotators, fold_pools, pools_mapping
@@ -222,7 +222,8 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     try:
         return build_table(raw, scale, name=name or spec.name or default_name(source, "table"),
                            source=source, judge_pools=spec.judge_pools,
-                           info={"format": "table", "layout": spec.layout, **folded,
+                           info={"format": "table", "layout": spec.layout,
+                                 **carry_folded(folded, spec.pools_folded_before_export),
                                  **carry_dropped(ledger.info(), spec.dropped_before_export),
                                  **({"annotators": VOTE_COUNTS} if votes is not None else {})})
     except SchemaError as err:

@@ -118,7 +118,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
     from .read import HIDDEN, read_source
-    from ..common import carry_dropped
+    from ..common import carry_dropped, carry_folded
     from ..infer import UnreadPreference
     from ..winner import names_hint, winner_as_label, with_hint
     from .validate import has_repeats, repeated, validate_frame
@@ -178,7 +178,8 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
             raise with_hint(err, reading) from None
         info = {"format": "table", "layout": spec.layout, "engine": "spark",
                 "spark_master": _master(spark), "spark_version": spark.version,
-                **carry_dropped(counted, spec.dropped_before_export)}
+                **carry_dropped(counted, spec.dropped_before_export),
+                **carry_folded({}, spec.pools_folded_before_export)}
         if keep_on_cluster is True or (keep_on_cluster == "auto"
                                        and on_cluster(df.columns, scale)):
             from .coded import encode_on_cluster, has_repeats_on_cluster
