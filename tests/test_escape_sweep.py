@@ -7,7 +7,9 @@ overrides, ``=HYPERLINK(``, Markdown and HTML syntax) into the fields the other 
 and holds each channel to its invariant:
 
 * JSON (``results.json``, ``croissant.json``, ``--json``): written whatever a name holds (a
-  file name that is not UTF-8 included), read back by :func:`json.loads` as the value written.
+  file name that is not UTF-8 included), read back by :func:`json.loads` as the value written,
+  and inert when printed (``check --json /dev/stdout`` in a CI log): no raw control, bidi or
+  invisible character, no line the Actions runner reads as a command.
 
 Each regression test here failed before the fix it names (CHANGELOG, 2026-12-06 morning).
 """
@@ -21,10 +23,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
+from actions_runner import commands
 from hypothesis import strategies as st
 from test_escape_channels import HOSTILE
 
 from audit.cli import cli
+from audit.escape import CONTROL
 from audit.escape import json as json_esc
 
 FAST = settings(max_examples=300, deadline=None)
@@ -55,6 +59,13 @@ def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
+def assert_inert_text(text: str) -> None:
+    """``text`` printed to a terminal or a CI log acts on neither: no :data:`CONTROL` character
+    but LF, no line the Actions runner reads as a workflow command (either syntax)."""
+    assert not CONTROL.search(text.replace("\n", "")), repr(text)
+    assert commands(text) == [], commands(text)
+
+
 # -- JSON ------------------------------------------------------------------------------------------
 def _as_read(value):
     """``value`` as a JSON reader gets it back: adjacent surrogates that form a pair join."""
@@ -74,7 +85,8 @@ def test_json_text_is_utf8_and_reads_back_as_written(data):
     out = json_esc.text(dumped)
     out.encode("utf-8")  # a lone surrogate no longer makes the file unwritable
     assert json.loads(out) == _as_read(data)
-    if not any(0xD800 <= ord(c) <= 0xDFFF for c in dumped):
+    assert_inert_text(out)
+    if not json_esc.RAW.search(dumped):
         assert out == dumped  # ordinary text: the bytes json.dumps wrote
 
 
@@ -114,3 +126,32 @@ def test_a_tag_flag_that_is_not_utf8_is_written_into_the_card_set(tmp_path):
 
     meta, _ = parse_card((tmp_path / "card" / "dataset_card.md").read_text("utf-8"))
     assert meta["tags"] == [tag]
+
+
+HOSTILE_MODELS = ("m\u202e(reversed)", "m ##[add-mask]secret", "m\x9b31m\x85", "m\u2028::error::x",
+                  "m\u200bzw\ufeff", "m\U000e0041tag", "m\x7f")
+SUITE = ("suite: s\nexpectations:\n  - expect: models_in_set\n    values: [m0]\n"
+         "    claim: \"claim \\u202e ##[add-mask]c\"\n")
+
+
+def test_check_json_and_results_json_are_inert_when_printed(tmp_path):
+    """``check --json /dev/stdout`` printed great_expectations' result with every name raw: a
+    model named ``m ##[add-mask]secret`` was a legacy workflow command in a CI log (the runner
+    reads ``##[`` anywhere in a line), a bidi override reordered the lines around it, a C1
+    CSI (``\\x9b``) drove the terminal. Every JSON file now writes them as JSON escapes, so
+    the values read back exactly and the text is inert."""
+    source = write_jsonl(tmp_path / "d.jsonl", preference_rows(models=HOSTILE_MODELS))
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE, encoding="utf-8")
+    result = invoke("check", source, "--suite", suite, "--json", tmp_path / "v.json",
+                    "--out", tmp_path / "out", "--bootstrap", 20, "--quiet")
+    assert result.exit_code == 1, result.output
+    for path in (tmp_path / "v.json", tmp_path / "out" / "results.json",
+                 tmp_path / "out" / "croissant.json", tmp_path / "out" / "croissant_rai.json"):
+        text = path.read_text("utf-8")
+        assert_inert_text(text)
+        json.loads(text)
+    validation = (tmp_path / "v.json").read_text("utf-8")
+    assert "m ##\\u005b" + "add-mask]secret" in validation
+    results = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))
+    assert set(results["dataset"]["models"]) == set(HOSTILE_MODELS)  # exactly as written

@@ -29,9 +29,10 @@ HTML report           :mod:`.html`       autoescape in :mod:`audit.report.html`,
                                          labels made XML-safe by :mod:`.xml` and shown the same
                                          way
 JSON files            :mod:`.json`       ``results.json``, ``croissant.json``, ``--json``: every
-                                         string read back by :func:`json.loads` as written; a
-                                         lone surrogate (a name that is not UTF-8) as its
-                                         ``\\uXXXX`` escape, so the text is always UTF-8
+                                         string read back by :func:`json.loads` as written; lone
+                                         surrogates (a name that is not UTF-8), the rest of
+                                         :data:`CONTROL` and ``##[`` as JSON's ``\\uXXXX``
+                                         escapes, so the text is UTF-8 and inert when printed
 CSV / Parquet export  (none)             cells written as data, formula-looking ones included
                                          (:mod:`audit.export` says why); so is ``items.parquet``
 spreadsheet CSV       ``.spreadsheet``   ``items.csv``: a text cell or column name a spreadsheet
