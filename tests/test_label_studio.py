@@ -421,3 +421,35 @@ def test_full_run_writes_the_counts_and_alpha(tmp_path):
     expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
     got = results["reliability"]["overall"]["krippendorff_alpha"]["value"]
     assert got == pytest.approx(expected, abs=1e-12)
+
+
+# -- the Spark engine ----------------------------------------------------------------------------
+
+@pytest.fixture
+def no_session(monkeypatch):
+    from audit.ingest import spark as spark_engine
+
+    def refuse(*_, **__):
+        raise AssertionError("a Spark session was started")
+
+    monkeypatch.setattr(spark_engine, "get_session", refuse)
+
+
+@pytest.mark.parametrize("path", [SENTIMENT, SENTIMENT_CSV])
+@pytest.mark.parametrize("extra", [[], ["--spec", "SPEC"]])
+def test_spark_refuses_an_export_in_one_line(tmp_path, no_session, path, extra):
+    pytest.importorskip("pyspark")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("columns: {label: sentiment}\n", encoding="utf-8")
+    extra = [str(spec) if e == "SPEC" else e for e in extra]
+    code, output = validate(path, "--engine", "spark", *extra)
+    assert code == 2
+    assert (f"{path}: this reads as label-studio data, and --engine spark reads long or "
+            "spec-mapped tables; convert it once with 'annotation-audit export SOURCE OUT'"
+            ) in output
+
+
+def test_spark_refuses_the_named_format(no_session):
+    pytest.importorskip("pyspark")
+    code, output = validate(SENTIMENT, "--engine", "spark", "--format", "label-studio")
+    assert code == 2 and "not 'label-studio'" in output
