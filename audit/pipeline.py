@@ -318,6 +318,10 @@ def run(source, *, format: str = "auto", spec=None, pools=None, pool_column: str
     from .profile import profiled
 
     check_resampling(n_bootstrap, seed)
+    if isinstance(out, str) and out in ("", "-"):  # '': the current folder, as the CLI refuses
+        from .errors import EMPTY_PATH, STDOUT_PATH, InputError
+
+        raise InputError(EMPTY_PATH if out == "" else STDOUT_PATH, key="out")
     asked = advise_options is not None
     plan_options, advise_options = next_options(plan_options, advise_options)
     from .ingest import DEFAULT_ASPECT, load

@@ -288,6 +288,7 @@ def test_run_accepts_every_load_option():
     (lambda: audit.load("", engine="spark"), "source"),
     (lambda: audit.run("", report=False, n_bootstrap=10), "source"),
     (lambda: audit.run(LONG, spec="", report=False, n_bootstrap=10), "spec"),
+    (lambda: audit.run(LONG, out="", report=False, n_bootstrap=10), "out"),
 ])
 def test_an_empty_path_is_refused_as_the_cli_refuses_it(tmp_path, monkeypatch, call, key):
     """To the system '' is the current folder: audit.load("") audited whatever table was there
@@ -310,3 +311,12 @@ def test_a_dash_is_refused_as_the_cli_refuses_it(call, key):
     with pytest.raises(InputError) as err:
         call()
     assert err.value.key == key and "'-' is not standard input" in str(err.value)
+
+
+def test_a_dash_is_no_output_folder_of_run(tmp_path, monkeypatch):
+    """``out="-"`` wrote a folder named ``-``; the CLI refuses it as not standard output."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        audit.run(LONG, out="-", n_bootstrap=10)
+    assert err.value.key == "out" and "'-' is not standard output" in str(err.value)
+    assert not (tmp_path / "-").exists()
