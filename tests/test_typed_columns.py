@@ -410,6 +410,31 @@ def test_classlabel_columns_read_as_their_names(tmp_path):
     assert code == 2 and "column 'label': not null failed" in out and "train/3" in out, out
 
 
+def test_an_ordinal_classlabel_without_order_is_offered_its_own_order(tmp_path):
+    """``label: {kind: ordinal}`` without an order on a ClassLabel column listed the names
+    alphabetically (``bad, fair, good, great, poor``); the refusal now offers the ClassLabel's
+    own order, and the line that declares it, which then reads (on disk and in memory)."""
+    datasets = pytest.importorskip("datasets")
+    columns = base()
+    names = ["bad", "poor", "fair", "good", "great"]
+    features = datasets.Features({c: datasets.Value("string") for c in columns if c != C.LABEL})
+    features[C.LABEL] = datasets.ClassLabel(names=names)
+    data = {**columns, C.LABEL: [v - 1 for v in columns[C.LABEL]]}
+    dataset = datasets.Dataset.from_dict(data, features=features)
+    dataset.save_to_disk(str(tmp_path / "ds"))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("label: {kind: ordinal}\n", encoding="utf-8")
+    code, out = invoke("validate", tmp_path / "ds", "--spec", spec)
+    line = one_error_line(out)
+    assert code == 2 and "column 'label'" in line, out
+    offered = 'order: ["bad", "poor", "fair", "good", "great"]}'
+    assert line.endswith(offered), line
+    spec.write_text("label: {kind: ordinal, " + offered + "\n", encoding="utf-8")
+    for source in (tmp_path / "ds", dataset):
+        table = quiet_load(source, spec=str(spec))
+        assert list(table.scale.values) == names
+
+
 # -- Spark ---------------------------------------------------------------------------------
 def spark_run(path, *options) -> dict:
     with warnings.catch_warnings():

@@ -11,6 +11,10 @@ from .reading import Aliases, alias_pairs, numbers_and_codes, read_keys
 from .scale import LabelKind, LabelScale
 from .text import is_canonical_number, is_missing, label_text
 
+#: The refusal of an ordinal scale of text labels without ``label.order`` (the ``hf`` adapter
+#: adds a ``ClassLabel``'s order to it).
+ORDINAL_WITHOUT_ORDER = "ordinal labels that are not numbers need their order declared"
+
 
 def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | None = None,
                 names: Sequence[str] | None = None, *, aliases=None) -> LabelScale:
@@ -67,8 +71,8 @@ def infer_scale(kind: str | LabelKind, observed: Iterable, order: Sequence | Non
         return LabelScale(kind, tuple(range(-k, k + 1)), None, pairs)
     if kind is LabelKind.ORDINAL and not numbers and distinct:
         shown = sorted({label_text(v) for v in distinct if not is_missing(v)})
-        raise InputError(f"ordinal labels that are not numbers need their order declared "
-                         f"(label.order); labels: {shown[:20]}", key="label")
+        raise InputError(f"{ORDINAL_WITHOUT_ORDER} (label.order); labels: {shown[:20]}",
+                         key="label")
     scale = LabelScale(kind, numbers, None, pairs)
     if codes is not None:  # validation reads the same labels again: their codes are known
         scale.remember_codes(distinct, codes)

@@ -25,6 +25,11 @@ from .folders import data_files, is_save_to_disk, shard_split
 from .tables import read_table, table_columns
 
 
+#: ``frame.attrs`` key of :func:`dataset_frame`: each ``ClassLabel`` column's names, in the
+#: feature's order (what an ordinal scale without ``label.order`` is pointed to).
+CLASS_LABELS = "class_labels"
+
+
 def dataset_columns(path: Path) -> list[str]:
     """Column names of a ``save_to_disk`` or hub-download folder, without reading the data."""
     if is_save_to_disk(path):
@@ -127,4 +132,5 @@ def dataset_frame(ds) -> pd.DataFrame:
         out[known] = np.asarray(names, dtype=object)[codes[known].astype(np.int64)]
         out[np.isnan(codes) | (codes == -1)] = None
         frame[name] = out
+        frame.attrs.setdefault(CLASS_LABELS, {})[name] = [str(n) for n in names]
     return frame
