@@ -6,6 +6,9 @@ fragments attacks are made of: ``\\n::add-mask::``, ``##[``, ESC and OSC 8 seque
 overrides, ``=HYPERLINK(``, Markdown and HTML syntax) into the fields the other two leave out,
 and holds each channel to its invariant:
 
+* JUnit XML (``check --junit``): parsed by :mod:`xml.etree` back to each string as
+  :mod:`audit.escape.xml` shows it, and inert when printed (``--junit /dev/stdout``,
+  ``cat junit.xml``): a data line break cannot start a line with ``::``, nor ``##[`` appear.
 * JSON (``results.json``, ``croissant.json``, ``--json``): written whatever a name holds (a
   file name that is not UTF-8 included), read back by :func:`json.loads` as the value written,
   and inert when printed (``check --json /dev/stdout`` in a CI log): no raw control, bidi or
@@ -30,6 +33,7 @@ from test_escape_channels import HOSTILE
 from audit.cli import cli
 from audit.escape import CONTROL
 from audit.escape import json as json_esc
+from audit.escape import xml as xml_esc
 
 FAST = settings(max_examples=300, deadline=None)
 
@@ -59,10 +63,10 @@ def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
-def assert_inert_text(text: str) -> None:
+def assert_inert_text(text: str, *, breaks: str = "\n") -> None:
     """``text`` printed to a terminal or a CI log acts on neither: no :data:`CONTROL` character
-    but LF, no line the Actions runner reads as a workflow command (either syntax)."""
-    assert not CONTROL.search(text.replace("\n", "")), repr(text)
+    but ``breaks``, no line the Actions runner reads as a workflow command (either syntax)."""
+    assert not CONTROL.search(text.translate({ord(c): None for c in breaks})), repr(text)
     assert commands(text) == [], commands(text)
 
 
@@ -155,3 +159,48 @@ def test_check_json_and_results_json_are_inert_when_printed(tmp_path):
     assert "m ##\\u005b" + "add-mask]secret" in validation
     results = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))
     assert set(results["dataset"]["models"]) == set(HOSTILE_MODELS)  # exactly as written
+
+
+# -- JUnit XML -------------------------------------------------------------------------------------
+@FAST
+@given(HOSTILE, HOSTILE)
+def test_junit_reads_back_and_is_inert_when_printed(a, b):
+    import xml.etree.ElementTree as ET
+
+    from test_escape_channels import fake_validation
+
+    from audit.suites.junit import junit_error_xml, junit_xml
+
+    doc = junit_xml(fake_validation(a, b))
+    assert_inert_text(doc, breaks="\n\t")
+    failure = ET.fromstring(doc.encode("utf-8")).find(".//failure")
+    assert xml_esc.attribute(a) in failure.get("message")
+    assert xml_esc.text(a) in failure.text and xml_esc.text(b) in failure.text
+    error = junit_error_xml(f"bad {a}", suite=b, name=f"check {a}", error_type="InputError",
+                            file=b, line=2)
+    assert_inert_text(error, breaks="\n\t")
+    case = ET.fromstring(error.encode("utf-8")).find(".//testcase")
+    assert case.get("classname") == xml_esc.attribute(b)
+    assert case.find("error").text == xml_esc.text(f"bad {a}")
+
+
+def test_check_junit_printed_in_a_ci_log_issues_no_command(tmp_path):
+    """``check --junit /dev/stdout`` (or ``cat junit.xml`` in a CI step): a model named
+    ``m\\n::add-mask::secret`` put the line ``::add-mask::secret`` into a ``<failure>`` body,
+    and ``##[error]`` anywhere in a name was a legacy command. Both are now written as
+    character references (``&#58;``, ``&#91;``), which a JUnit reader reads back as written."""
+    import xml.etree.ElementTree as ET
+
+    hostile = "m\n  ::add-mask::secret ##[error]x"
+    source = write_jsonl(tmp_path / "d.jsonl", preference_rows(models=("m0", "m1", hostile)))
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nexpectations:\n  - expect: models_in_set\n    values: [m0]\n",
+                     encoding="utf-8")
+    junit = tmp_path / "junit.xml"
+    result = invoke("check", source, "--suite", suite, "--junit", junit, "--bootstrap", 20,
+                    "--quiet")
+    assert result.exit_code == 1, result.output
+    text = junit.read_text("utf-8")
+    assert_inert_text(text)
+    failure = ET.parse(junit).find(".//failure")
+    assert hostile in failure.get("message") and hostile in failure.text

@@ -14,6 +14,9 @@ CI server shows it, and the characters that draw nothing (:data:`audit.escape.IN
 parse back); :func:`text` also shows CR as ``\\r``, because an XML parser turns a literal CR in
 character data into LF (line-end normalisation, section 2.11). So for every string ``s``, parsing
 the serialized document gives back exactly ``attribute(s)`` / ``text(s)``.
+
+The file is also inert when printed in a GitHub Actions log (:func:`inert`): workflow-command
+syntax that a text node brings is written as character references, which parse back unchanged.
 """
 
 from __future__ import annotations
@@ -38,11 +41,28 @@ def text(value) -> str:
     return visible(value, _NOT_XML_TEXT)
 
 
+#: A line of the serialized document that starts, after blanks, with ``::`` (a workflow
+#: command to the Actions runner, which trims what Python's ``\s`` matches); only a line break
+#: inside a text node can start such a line, since the markup's own lines start with ``<``.
+_COMMAND_LINE = re.compile(r"^([^\S\n]*):(?=:)", re.M)
+
+
+def inert(serialized: str) -> str:
+    """``serialized`` XML with the workflow-command syntax of GitHub Actions
+    (:mod:`audit.escape.github`) written as character references: a line's leading ``::`` as
+    ``&#58;:``, every ``##[`` as ``##&#91;``. An XML parser reads the same text back (a
+    character reference is the character), and the file printed in a CI log
+    (``--junit /dev/stdout``, ``cat junit.xml``) issues no command: a model named
+    ``m\n::add-mask::x`` sits on a line of a ``<failure>`` body of its own. Markup never holds
+    either (tags start lines with ``<``; attribute values hold line breaks as ``&#10;``)."""
+    return _COMMAND_LINE.sub(r"\1&#58;", serialized).replace("##[", "##&#91;")
+
+
 def document(root) -> str:
     """The XML document of an :class:`xml.etree.ElementTree.Element`, indented, with its
-    declaration: the one way this package writes XML."""
+    declaration, made :func:`inert` for a CI log: the one way this package writes XML."""
     import xml.etree.ElementTree as ET
 
     ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") \
-        + "\n"
+    return inert('<?xml version="1.0" encoding="utf-8"?>\n'
+                 + ET.tostring(root, encoding="unicode") + "\n")
