@@ -205,11 +205,21 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
     reader = LabelScale(LabelKind.INTERVAL, (), None, aliases or ())
     numbers = reader.read(distinct)
     if None in numbers:
-        texts = sorted({label_text(v) for v, n in zip(distinct, numbers)})
+        read = {label_text(v): n for v, n in zip(distinct, numbers)}
+        texts = sorted(read, key=lambda t: (read[t] is None, read[t] or 0, _natural(t)))
+        unread = [t for t in texts if read[t] is None]
+        how = "Declare how to read them in a spec (--spec FILE), worst first"
+        if len(unread) < len(texts):  # numbers beside a few words: '-', 'N/A', '4 stars'
+            one = len(unread) == 1
+            how = (f"Of these, {_shown(unread)} {'is not a number' if one else 'are not numbers'}"
+                   f": if {'it marks' if one else 'they mark'} no rating, delete those rows (a "
+                   "spec's read: "
+                   f"{{na_values: [{', '.join(map(_yaml, unread[:SHOWN]))}]}} names each as a "
+                   "missing label); else declare the order in a spec (--spec FILE), worst "
+                   "first, each word moved to its place")
         raise InputError(
             "a model column makes this rating data, and ratings without a declared kind must be "
-            f"numbers; distinct labels: {_shown(texts)}. Declare how to read them in a spec "
-            "(--spec FILE), worst first:\n"
+            f"numbers; distinct labels: {_shown(texts)}. {how}:\n"
             f"  label:\n    kind: ordinal\n    order: [{', '.join(map(_yaml, texts[:SHOWN]))}]\n"
             "or `label: {kind: nominal}` to audit them as unordered categories",
             path=source, column=C.LABEL)
@@ -221,6 +231,16 @@ def rating_scale(observed, *, source: str, aliases=None) -> LabelScale:
          f"({len(scale.values)} distinct value(s), {scale.values[0]}..{scale.values[-1]}); "
          f"`label: {{kind: {other.value}}}` in a spec reads them as {other.value}")
     return scale
+
+
+def _natural(text: str) -> tuple:
+    """A key ordering texts by the numbers in them, as people read them: ``20%`` before
+    ``100%``, ``2 stars`` before ``10 stars`` (a text sort puts ``100%`` first)."""
+    return tuple((0, float(part), "") if k % 2 else (1, 0.0, part)
+                 for k, part in enumerate(_DIGITS.split(text)))
+
+
+_DIGITS = re.compile(r"(\d+(?:\.\d+)?)")
 
 
 def _no_labels(kind: LabelKind) -> LabelScale:
