@@ -47,7 +47,8 @@ from .advice import MORE_MAX, TARGETS
 from .budget import MAX_BOARD_SIZE, MAX_RESAMPLES, MAX_SEED, MAX_SIMS
 from .errors import EMPTY_PATH, STDIN_PATH, STDOUT_PATH, AuditError
 
-FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "label-studio", "table", "hf"]
+FORMATS = ["auto", "multipref", "mt-bench", "pandalm", "lewidi", "label-studio", "prodigy",
+           "table", "hf"]
 PROG = "annotation-audit"
 #: ``ctx.meta`` keys: the --debug flag, the command line as given, and a command's error reporter
 #: (called as ``reporter(error, exit_code, message)`` before the message is printed).

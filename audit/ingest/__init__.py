@@ -8,6 +8,7 @@ format            source                                                      mo
 ``pandalm``       PandaLM ``testset-v1.json``                                 :mod:`.adapters.pandalm`
 ``lewidi``        LeWiDi 2023 / 2025 files or dataset folders                 :mod:`.adapters.lewidi`
 ``label-studio``  Label Studio JSON, JSON-MIN or CSV / TSV exports            :mod:`.adapters.label_studio`
+``prodigy``       Prodigy exports (``prodigy db-out``: JSON Lines)            :mod:`.adapters.prodigy`
 ``table``         any CSV / TSV / JSONL / JSON / Parquet table (+ YAML spec)  :mod:`.adapters.table`
 ``hf``            any ``datasets`` dataset (+ YAML spec)                      :mod:`.adapters.hf`
 ================  ==========================================================  =============================
@@ -53,6 +54,8 @@ _ADAPTERS = {
                                          "spec")),
     "label-studio": ("label_studio", "load_label_studio", ("spec", "pools", "pool_column",
                                                            "min_pool_annotators")),
+    "prodigy": ("prodigy", "load_prodigy", ("spec", "pools", "pool_column",
+                                             "min_pool_annotators")),
     "table": ("table", "load_table", ("spec", "pools", "pool_column", "min_pool_annotators")),
     "hf": ("hf", "load_hf", ("spec", "split", "pools", "pool_column", "min_pool_annotators")),
 }

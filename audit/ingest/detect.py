@@ -12,11 +12,14 @@ from .sources import (ARROW_EXTENSIONS, DATA_EXTENSIONS, PARQUET_EXTENSIONS, WOR
                       existing_path, is_hub_name)
 
 #: The formats :func:`audit.ingest.load` reads.
-FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "label-studio", "table", "hf")
+FORMATS = ("multipref", "mt-bench", "pandalm", "lewidi", "label-studio", "prodigy", "table",
+           "hf")
 #: Keys any one of which, all present, make a record or table a Label Studio export: a task of
 #: the JSON export (``completions`` before Label Studio 1.0), a JSON-MIN record or CSV row.
 LABEL_STUDIO_KEYS = ({"data", "annotations"}, {"data", "completions"},
                      {"annotator", "annotation_id", "lead_time"})
+#: Keys any one of which, all present, make a record a Prodigy export's annotated example.
+PRODIGY_KEYS = ({"answer", "_task_hash"}, {"answer", "_input_hash"})
 #: Hub names whose format is known without looking at their columns.
 KNOWN_HUB_NAMES = {"allenai/multipref": "multipref", "lmsys/mt_bench_human_judgments": "mt-bench"}
 
@@ -31,10 +34,11 @@ def detect_format(source) -> str:
     ``model_a``, ``model_b``, ``question_id`` are ``mt-bench``; a JSON array of tasks with
     ``data`` and ``annotations`` (or ``completions``), or records / columns with
     ``annotator``, ``annotation_id`` and ``lead_time`` (JSON-MIN, CSV), is ``label-studio``;
-    columns ``item``, ``annotator``, ``label`` are ``table`` (``hf`` for a ``datasets``
-    folder), and so are ``item``, ``annotator``, ``model_a``, ``model_b`` and ``winner``
-    without ``label`` (the winner is the label, :func:`audit.ingest.winner.takes_winner`).
-    Known hub names map to their format, other hub names to ``hf``.
+    records with ``answer`` and ``_task_hash`` or ``_input_hash`` are ``prodigy``; columns
+    ``item``, ``annotator``, ``label`` are ``table`` (``hf`` for a ``datasets`` folder), and
+    so are ``item``, ``annotator``, ``model_a``, ``model_b`` and ``winner`` without ``label``
+    (the winner is the label, :func:`audit.ingest.winner.takes_winner`). Known hub names map
+    to their format, other hub names to ``hf``.
 
     Raises
     ------
@@ -151,7 +155,7 @@ def _refuse_unreadable(path: Path) -> None:
 #: Formats whose adapters read a spec themselves: a source detected as one of them keeps its
 #: format when a spec is given (no spec maps a LeWiDi object of records or an export's tasks
 #: as a table).
-SPEC_READING_FORMATS = ("lewidi", "label-studio")
+SPEC_READING_FORMATS = ("lewidi", "label-studio", "prodigy")
 
 
 def choose_format(source, spec) -> str:
@@ -159,8 +163,8 @@ def choose_format(source, spec) -> str:
 
     Without a spec, :func:`detect_format`. With one, a file or DataFrame is a ``table`` and a
     folder, hub name or Dataset is ``hf``, except that a source of
-    :data:`SPEC_READING_FORMATS` (LeWiDi, a Label Studio export) stays in its format, which
-    reads the spec itself, and a partitioned Parquet folder is a ``table``.
+    :data:`SPEC_READING_FORMATS` (LeWiDi, a Label Studio or Prodigy export) stays in its
+    format, which reads the spec itself, and a partitioned Parquet folder is a ``table``.
     """
     if spec is None:
         return detect_format(source)
@@ -237,6 +241,8 @@ def format_from_columns(columns, *, folder: bool) -> str | None:
         return "lewidi"
     if any(need <= cols for need in LABEL_STUDIO_KEYS):
         return "label-studio"
+    if any(need <= cols for need in PRODIGY_KEYS):
+        return "prodigy"
     if {C.ITEM, C.ANNOTATOR, C.LABEL} <= cols or takes_winner(cols):
         return "hf" if folder else "table"
     return None

@@ -39,9 +39,10 @@ DATA_COLUMNS = (C.MODEL_A, C.MODEL_B, C.MODEL, C.CATEGORY, C.TURN, C.TEXT)
 MULTI_SEPARATOR = " + "
 
 
-def check_spec(spec, *, fmt: str) -> DatasetSpec:
+def check_spec(spec, *, fmt: str, columns=SPEC_COLUMNS) -> DatasetSpec:
     """``spec`` read (:func:`audit.ingest.spec.read_spec`), or an empty one; an InputError
-    naming the first key that does not apply to an export (module docstring)."""
+    naming the first key that does not apply to an export (module docstring): ``columns``
+    are the canonical columns its ``columns`` may name."""
     spec = read_spec(spec) if spec is not None else DatasetSpec()
     where = str(spec.path) if spec.path is not None else "spec"
     table_only = "read the file as a plain table with --format table and a spec"
@@ -52,9 +53,10 @@ def check_spec(spec, *, fmt: str) -> DatasetSpec:
                 ("label.from_counts", bool(spec.label_from_counts), table_only),
                 ("read", bool(spec.read), f"the {fmt} reader reads the export as it is written"),
                 ("split", spec.split is not None, "an export has no splits")]
-    problems += [(f"columns.{col}", True, f"the {fmt} adapter reads the annotator from the "
-                  "export and pools from --pools or the spec's pools")
-                 for col in spec.columns if col not in SPEC_COLUMNS]
+    read = "the annotator" if C.LABEL in columns else "the annotator and the label"
+    problems += [(f"columns.{col}", True, f"the {fmt} adapter reads {read} from the export, "
+                  "and pools from --pools or the spec's pools")
+                 for col in spec.columns if col not in columns]
     for key, bad, why in problems:
         if bad:
             raise InputError(f"does not apply to the {fmt} format: {why}", path=where, key=key)

@@ -133,6 +133,12 @@ def read_jsonl(path) -> pd.DataFrame:
     :meth:`str.splitlines` splits on are legal inside a JSON string written unescaped. The file
     is read one line at a time; a line over :data:`MAX_JSONL_LINE_BYTES` is refused before it
     is decoded."""
+    return pd.DataFrame.from_records(jsonl_records(path))
+
+
+def jsonl_records(path) -> list[dict]:
+    """The records of a JSON Lines file as :func:`read_jsonl` reads them, each as its JSON
+    object (a key a record lacks is absent, not NaN; integers stay integers)."""
     path = existing_path(path)
     if path.is_dir():
         raise InputError("is a folder, expected a file", path=str(path))
@@ -161,7 +167,7 @@ def read_jsonl(path) -> pd.DataFrame:
                 raise InputError(f"line {lineno} is not a JSON object (one record per line "
                                  "expected)", path=str(path))
             records.append(rec)
-    return pd.DataFrame.from_records(records)
+    return records
 
 
 def records_frame(data, *, path) -> pd.DataFrame:

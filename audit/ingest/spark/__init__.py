@@ -30,9 +30,9 @@ table mapped by a YAML spec; a label that is the winning model's name read row b
 Either way the results are the pandas engine's: the test suite compares them to 1e-12
 (``tests/test_spark.py``, ``tests/test_spark_aggregates.py``).
 
-Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench, Label Studio exports) are converted once
-with ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by pool, plus the spec
-that reads it back) and audited from there.
+Other formats (PandaLM, LeWiDi, MultiPref, MT-Bench, Label Studio and Prodigy exports) are
+converted once with ``annotation-audit export SOURCE OUT`` (canonical Parquet partitioned by
+pool, plus the spec that reads it back) and audited from there.
 
 ``pyspark`` is the optional extra ``annotation-audit[spark]``; nothing here is imported unless
 ``engine="spark"`` is asked for.
@@ -57,8 +57,8 @@ FORMATS = ("auto", "table")
 
 #: Formats the pandas engine reads that are no table Spark can read (PandaLM's records, a
 #: LeWiDi file's object of records or a folder of splits, MultiPref's and MT-Bench's rows, a
-#: Label Studio export's tasks or records).
-NAMED = ("pandalm", "lewidi", "multipref", "mt-bench", "label-studio")
+#: Label Studio export's tasks or records, a Prodigy export's examples).
+NAMED = ("pandalm", "lewidi", "multipref", "mt-bench", "label-studio", "prodigy")
 
 
 def refuse_named_format(source, *, mapped: bool) -> None:
@@ -67,9 +67,9 @@ def refuse_named_format(source, *, mapped: bool) -> None:
     object) was 'missing required column(s) ...; columns present: _corrupt_record'. With a spec
     (``mapped``) only the formats that read a spec themselves are refused
     (:data:`audit.ingest.detect.SPEC_READING_FORMATS`: LeWiDi, which no spec maps as a table; a
-    Label Studio export, whose spec names its controls and data fields): a PandaLM array can be
-    a wide table. A URL, a glob or a catalog table is not looked at here, and a source whose format
-    cannot be told is left to the reader's own messages."""
+    Label Studio or Prodigy export, whose spec names its controls, data fields and keys): a
+    PandaLM array can be a wide table. A URL, a glob or a catalog table is not looked at here,
+    and a source whose format cannot be told is left to the reader's own messages."""
     from pathlib import Path
 
     from ..detect import SPEC_READING_FORMATS, _sniff
