@@ -1147,7 +1147,7 @@ def plan(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_mas
                    "reduction assumes it).")
 @click.option("--csv", "as_csv", is_flag=True,
               help="Print the advised items as CSV (spreadsheet-safe, as OUT/advice.csv) "
-                   "instead of the answer.")
+                   "instead of the answer; on a terminal or in a CI log, shown inert.")
 @next_options
 def advise(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
            spark_conf, budget, target, more, as_csv, out, no_report, seed, n_bootstrap,
@@ -1173,9 +1173,9 @@ def advise(source, fmt, spec, pools, pool_column, aspect, split, engine, spark_m
             **_load_kwargs(fmt, spec, pools, pool_column, aspect, split, engine, spark_master,
                            spark_conf))
     if as_csv:
-        from .report.advice_table import csv_text
+        from .report.advice_table import print_csv
 
-        click.echo(csv_text(frames[0]), nl=False)
+        print_csv(frames[0])
     else:
         print_advice(json_form(results), out=out)
 

@@ -6,6 +6,9 @@ fragments attacks are made of: ``\\n::add-mask::``, ``##[``, ESC and OSC 8 seque
 overrides, ``=HYPERLINK(``, Markdown and HTML syntax) into the fields the other two leave out,
 and holds each channel to its invariant:
 
+* ``advise --csv`` (data on standard output): the bytes of ``advice.csv`` for a file or a
+  program, whatever the cells hold; inert where a person or a CI runner reads it (a terminal, a
+  CI job's pipe), with a warning.
 * JUnit XML (``check --junit``): parsed by :mod:`xml.etree` back to each string as
   :mod:`audit.escape.xml` shows it, and inert when printed (``--junit /dev/stdout``,
   ``cat junit.xml``): a data line break cannot start a line with ``::``, nor ``##[`` appear.
@@ -204,3 +207,92 @@ def test_check_junit_printed_in_a_ci_log_issues_no_command(tmp_path):
     assert_inert_text(text)
     failure = ET.parse(junit).find(".//failure")
     assert hostile in failure.get("message") and hostile in failure.text
+
+
+# -- advise --csv: data on standard output ---------------------------------------------------------
+ADVICE_NAMES = ("a\x1b[31mred\x1b[0m", "b\n::add-mask::secret", "c ##[error]x", "d\u202erev",
+                "=HYPERLINK(\"http://x\")")
+
+
+def _advice_source(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "d.jsonl", preference_rows(
+        20, models=ADVICE_NAMES[:3] + ("m3",), pools=("p\x1b]0;t\x07", ADVICE_NAMES[1]),
+        texts=list(ADVICE_NAMES) + ["line one\n::stop-commands::tok\nline three"]))
+
+
+def test_advise_csv_to_a_program_is_the_bytes_of_advice_csv(tmp_path):
+    """click.echo removes ANSI sequences from text bound for a non-terminal, so
+    ``advise --csv | tool`` deleted ``\\x1b[31m`` from a model name: the CSV a program read
+    named a model nobody wrote. Outside a CI job a pipe, a file or a captured stream gets
+    advice.csv's bytes exactly."""
+    source = _advice_source(tmp_path)
+    common = ("advise", source, "--bootstrap", 20, "--quiet", "--target", "labels")
+    printed = CliRunner(env={"CI": None, "GITHUB_ACTIONS": None}).invoke(
+        cli, [str(a) for a in (*common, "--csv")], catch_exceptions=False)
+    written = invoke(*common, "--out", tmp_path / "o")
+    assert printed.exit_code == 0 and written.exit_code == 0, printed.output + written.output
+    assert printed.stdout.encode("utf-8") == (tmp_path / "o" / "advice.csv").read_bytes()
+    assert "a\x1b[31mred" in printed.stdout
+
+
+def _advise_process(source: Path, env: dict, stdout):
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("annotation-audit")
+    return subprocess.run([str(exe), "advise", str(source), "--bootstrap", "20", "--quiet",
+                           "--target", "labels", "--csv"], stdout=stdout,
+                          stderr=subprocess.PIPE, env=env, timeout=600, check=False)
+
+
+def test_advise_csv_in_a_ci_log_is_inert_and_to_a_file_exact(tmp_path):
+    """In a CI job, ``advise --csv`` printed its cells raw into the log: a text or pool holding
+    ``\\n::add-mask::secret`` or ``\\n::stop-commands::tok`` was a workflow command the
+    runner obeyed, ESC and OSC sequences reached the log viewer. Through the job's pipe each
+    cell is now shown inert (one line per item, a warning naming the way to the exact bytes);
+    redirected to a file it is still advice.csv's bytes."""
+    import subprocess
+
+    source = _advice_source(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS")}
+    exact = _advise_process(source, env, subprocess.PIPE)  # a pipe outside CI: a program's
+    assert exact.returncode == 0, exact.stderr
+    assert b"a\x1b[31mred" in exact.stdout and commands(exact.stdout.decode("utf-8"))
+    log = _advise_process(source, {**env, "GITHUB_ACTIONS": "true"}, subprocess.PIPE)
+    assert log.returncode == 0, log.stderr
+    shown = log.stdout.decode("utf-8")
+    assert_inert_text(shown)
+    assert "a\\x1b[31mred" in shown and "line one\\n::stop-commands::tok" in shown
+    stderr = log.stderr.decode("utf-8")
+    assert "warning: advise --csv:" in stderr and "--csv > advice.csv" in stderr
+    assert_inert_text(stderr)
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(shown)))
+    assert len(rows) == len(shown.splitlines())  # one line per item: no cell spans two
+    with (tmp_path / "advice.csv").open("wb") as fh:
+        to_file = _advise_process(source, {**env, "CI": "true"}, fh)
+    assert to_file.returncode == 0 and b"warning: advise" not in to_file.stderr
+    assert (tmp_path / "advice.csv").read_bytes() == exact.stdout
+
+
+@FAST
+@given(st.lists(HOSTILE, min_size=1, max_size=4), HOSTILE)
+def test_advice_csv_shown_is_inert_one_line_per_row(cells, column):
+    import csv
+    import io
+
+    import pandas as pd
+
+    from audit.report.advice_table import csv_text
+
+    frame = pd.DataFrame({"rank": range(1, len(cells) + 1), "item": cells,
+                          f"{column}:count:1": [len(c) for c in cells]})
+    frame = frame.map(lambda v: v.encode("utf-8", "replace").decode("utf-8")
+                      if isinstance(v, str) else v)
+    frame.columns = [c.encode("utf-8", "replace").decode("utf-8") for c in frame.columns]
+    shown = csv_text(frame, shown=True)
+    assert_inert_text(shown)
+    rows = list(csv.reader(io.StringIO(shown)))
+    assert len(rows) == len(cells) + 1 == len(shown.splitlines())

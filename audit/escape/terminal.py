@@ -13,7 +13,9 @@ read by the Actions runner as a workflow command. So:
 * :func:`markup` is :func:`text` escaped for rich console markup, for a string put into a markup
   template (``f"[bold]{markup(name)}[/bold]"``);
 * :func:`lines` makes a multi-line message (an error report) safe line by line, keeping its own
-  line breaks.
+  line breaks;
+* :func:`is_log` tells whether data a command prints as it is (``advise --csv``) lands where a
+  person or a CI runner reads it, so that it is shown with :func:`text` there instead.
 
 The escapes are for reading, not for reversing: a backslash already in the string is left alone.
 """
@@ -60,3 +62,35 @@ def lines(message) -> str:
     """A multi-line ``message`` with each line made inert by :func:`text` (``\\n`` kept as the
     line break, every other control character shown)."""
     return "\n".join(text(line) for line in str(message).split("\n"))
+
+
+#: Environment variables a CI service sets in its jobs (``CI``: GitHub Actions, GitLab,
+#: CircleCI, Travis, Buildkite, ...; ``GITHUB_ACTIONS``: GitHub's own).
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS")
+
+
+def is_log(stream, *, environ=None) -> bool:
+    """Whether text written to ``stream`` is read by a person or a CI runner rather than a
+    program: a terminal, or, in a CI job (a :data:`CI_VARIABLES` variable set to anything but
+    empty, ``0`` or ``false``), a file descriptor that is not a regular file (the runner reads a
+    step's output through a pipe, and acts on its workflow commands).
+
+    A regular file (``> advice.csv``), and a pipe or a stream without a file descriptor outside
+    CI (``| python tool.py``, a test's captured output), are a program's: data goes there
+    exactly as written, as ``ls`` shows control characters raw only when its output is not a
+    terminal. In a CI job a pipe may also lead to a program (``| tee file``); it is shown
+    inert all the same, since the runner cannot be told apart from it.
+    """
+    import os
+    import stat
+
+    try:
+        if stream.isatty():
+            return True
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no descriptor: captured by a program
+        return False
+    environ = os.environ if environ is None else environ
+    in_ci = any(environ.get(name, "").strip().lower() not in ("", "0", "false")
+                for name in CI_VARIABLES)
+    return in_ci and not stat.S_ISREG(mode)
