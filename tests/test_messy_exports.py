@@ -11,16 +11,23 @@ what to do; each test here is one that was not, with its minimal file:
 * a rating table's words beside numbers (``N/A``, ``-``, ``4 stars``): the suggested
   ``label.order`` sorted the labels as text (``10`` before ``2``, ``100%`` before ``20%``) and
   put ``N/A`` on the scale without a word.
+* JSON Lines in a ``.json`` file (``datasets``' ``Dataset.to_json("x.json")`` writes JSON Lines,
+  as does pandas' ``to_json(lines=True)``): "cannot detect the format" with nothing on why
+  (with ``--format table``, "invalid JSON at line 2: Extra data"), where ``--engine spark``
+  read it.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import audit
 from audit.cli import cli
+from audit.errors import SchemaError
 
 
 def invoke(*args):
@@ -64,3 +71,59 @@ def test_ratings_written_as_words_are_suggested_in_the_order_of_their_numbers(tm
                     "ratings.csv", "column 'label'")
     assert 'order: ["20%", "40%", "60%", "80%", "100%"]' in out, out
     assert "not a number" not in out, out
+
+
+# -- JSON Lines in a .json file --------------------------------------------------------------
+
+RECORDS = [{"item": f"q{k // 2}", "annotator": f"a{k % 2}", "label": "AB"[k % 3 == 0]}
+           for k in range(8)]
+
+
+def _judgments(table) -> list[tuple]:
+    frame = table.frame
+    return sorted(zip(frame["item"].astype(str), frame["annotator"].astype(str),
+                      frame["label"].astype(str)))
+
+
+def test_json_lines_in_a_json_file_are_read_as_json_lines(tmp_path):
+    """What ``Dataset.to_json("x.json")`` writes (a byte-order mark and a blank last line too):
+    read as the same records in a ``.jsonl`` file are, on its own and with --format table."""
+    lines = "\n".join(json.dumps(r) for r in RECORDS) + "\n\n"
+    (tmp_path / "x.json").write_text("\ufeff" + lines, encoding="utf-8")
+    (tmp_path / "x.jsonl").write_text(lines, encoding="utf-8")
+    assert _judgments(audit.load(tmp_path / "x.json")) == _judgments(
+        audit.load(tmp_path / "x.jsonl"))
+    assert len(audit.load(tmp_path / "x.json", format="table").frame) == len(RECORDS)
+    for command in ("validate", "run"):
+        args = ["--out", tmp_path / command, "--bootstrap", "50"] if command == "run" else []
+        assert invoke(command, tmp_path / "x.json", *args).exit_code == 0
+
+
+def test_a_json_lines_json_files_record_is_named_by_its_line(tmp_path):
+    records = [*RECORDS[:3], {"item": "q9", "annotator": "a0"}]
+    (tmp_path / "x.json").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    with pytest.raises(SchemaError, match=r"column 'label': not null .*\(line 4\)"):
+        audit.load(tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps(RECORDS, indent=2),                       # a JSON array, pretty-printed
+    json.dumps(RECORDS),                                 # on one line
+    "[\n" + ",\n".join(json.dumps(r) for r in RECORDS) + "\n]\n",   # a record a line
+])
+def test_a_json_array_is_still_a_json_array(tmp_path, text):
+    (tmp_path / "x.json").write_text(text)
+    assert len(audit.load(tmp_path / "x.json").frame) == len(RECORDS)
+
+
+def test_a_prodigy_export_in_a_json_file_is_read_as_its_json_lines(tmp_path):
+    """Detected as Prodigy by its first record, then read as a JSON array: "invalid JSON at
+    line 2: Extra data"."""
+    records = [{"text": "t", "_input_hash": k, "_task_hash": k, "_annotator_id": f"d-{who}",
+                "answer": "accept" if (k + len(who)) % 2 else "reject"}
+               for k in range(4) for who in ("al", "bob")]
+    lines = "\n".join(json.dumps(r) for r in records) + "\n"
+    (tmp_path / "db-out.json").write_text(lines)
+    (tmp_path / "db-out.jsonl").write_text(lines)
+    assert _judgments(audit.load(tmp_path / "db-out.json")) == _judgments(
+        audit.load(tmp_path / "db-out.jsonl"))

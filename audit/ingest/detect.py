@@ -200,6 +200,8 @@ def _sniff(source) -> str | None:
             return "lewidi"
         return format_from_columns(R.dataset_columns(path), folder=True)
     ext = path.suffix.lower()
+    if ext == ".json" and R.is_json_lines(path):  # datasets' to_json writes JSON Lines
+        return format_from_columns(R.table_columns(path), folder=False)
     if ext == ".json":
         first = R.first_json_record(path)
         if first is None:

@@ -51,7 +51,7 @@ from ...contract import columns as C
 from ...contract.table import AnnotationTable
 from ...errors import InputError, Where, join_names
 from ..readers import read_json
-from ..readers.json_files import jsonl_records
+from ..readers.json_files import is_json_lines, jsonl_records
 from ..sources import existing_path
 from .tool_exports import DATA_COLUMNS, Judgments, check_spec, combined, finish, present
 
@@ -145,7 +145,7 @@ def load_prodigy(source, *, spec=None, pools=None, pool_column: str | None = Non
 
 def _examples(path: Path, source: str) -> tuple[list[dict], list[str]]:
     """The export's examples and how messages name each (``line 7``, ``record 3``)."""
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".json" and not is_json_lines(path):  # JSON Lines: below
         data = read_json(path)
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise InputError("not a Prodigy export: expected JSON Lines of annotated examples "

@@ -90,14 +90,17 @@ def _record_lines(path, read: dict):
     """The :class:`audit.ingest.readers.lines.RecordLines` of a line-based text file (CSV /
     TSV / JSON Lines), which names records by their line when a message needs it; None for
     other formats (their records are named by their 0-based source row)."""
+    from ..readers.json_files import is_json_lines
     from ..readers.lines import RecordLines
-    from ..sources import JSONL_EXTENSIONS, PARQUET_EXTENSIONS
+    from ..sources import PARQUET_EXTENSIONS
 
     ext = path.suffix.lower()
-    if path.is_dir() or ext in PARQUET_EXTENSIONS or ext == ".json":
+    if path.is_dir() or ext in PARQUET_EXTENSIONS:
         return None
-    if ext in JSONL_EXTENSIONS:
+    if is_json_lines(path):  # a .json file of JSON Lines too
         return RecordLines(path)
+    if ext == ".json":
+        return None
     return RecordLines(path, sep=read.get("sep"), quote=read.get("quote", "double"),
                        skiprows=read.get("skiprows"), comment=read.get("comment"))
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from .folders import is_parquet_dataset, is_save_to_disk
 from .hub import dataset_columns, open_dataset
-from .json_files import MAX_JSONL_LINE_BYTES, first_json_record, read_json
+from .json_files import MAX_JSONL_LINE_BYTES, first_json_record, is_json_lines, read_json
 from .tables import read_table, table_columns
 
-__all__ = ["MAX_JSONL_LINE_BYTES", "dataset_columns", "first_json_record", "is_parquet_dataset",
+__all__ = ["MAX_JSONL_LINE_BYTES", "dataset_columns", "first_json_record", "is_json_lines",
+           "is_parquet_dataset",
            "is_save_to_disk", "open_dataset", "read_json", "read_table", "table_columns"]

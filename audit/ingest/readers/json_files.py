@@ -170,6 +170,34 @@ def jsonl_records(path) -> list[dict]:
     return records
 
 
+def is_json_lines(path) -> bool:
+    """Whether ``path`` holds JSON Lines: a ``.jsonl`` / ``.ndjson`` file, or a ``.json`` file
+    whose first line that is not blank is a whole JSON object with another line that is not
+    blank after it (what ``datasets``' ``Dataset.to_json`` and pandas' ``to_json(lines=True)``
+    write to a ``.json`` file, and Spark's JSON reader reads). No JSON text is that (after a
+    whole value only blanks may follow), so a JSON file is never taken for one. Looks at the
+    first :data:`audit.ingest.readers.text.CHUNK_BYTES` only."""
+    from ..sources import JSONL_EXTENSIONS
+
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext in JSONL_EXTENSIONS:
+        return True
+    if ext != ".json" or not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(CHUNK_BYTES).decode("utf-8-sig", errors="replace")
+    lines = iter(head.split("\n"))
+    first = next((line for line in lines if line.strip()), None)
+    if first is None or not first.lstrip().startswith("{"):
+        return False
+    try:
+        record = json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and any(line.strip() for line in lines)
+
+
 def records_frame(data, *, path) -> pd.DataFrame:
     """A JSON array of objects as a frame."""
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

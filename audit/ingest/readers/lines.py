@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..sources import JSONL_EXTENSIONS
+from .json_files import is_json_lines
 
 
 def line_name(line: int) -> str:
@@ -49,7 +49,7 @@ class RecordLines:
     def __init__(self, path, *, sep: str | None = None, quote: str = "double",
                  skiprows: int | None = None, comment: str | None = None):
         self.path = Path(path)
-        self.jsonl = self.path.suffix.lower() in JSONL_EXTENSIONS
+        self.jsonl = is_json_lines(self.path)
         if sep is None:
             sep = "\t" if self.path.suffix.lower() in (".tsv", ".tab") else ","
         self.sep, self.quote = sep, quote

@@ -27,9 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError, Where, join_names
-from ..sources import ARROW_EXTENSIONS, JSONL_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
+from ..sources import ARROW_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
-from .json_files import first_json_record, read_json, read_jsonl, records_frame
+from .json_files import (first_json_record, is_json_lines, read_json, read_jsonl,
+                         records_frame)
 from .text import first_line, is_utf8, utf8_error, text_encoding_error
 from .workbooks import is_workbook, other_spreadsheet_error
 
@@ -69,7 +70,7 @@ def read_table(path, *, sep: str | None = None, na_values=None, quote: str = "do
         return read_parquet(path)
     if ext in ARROW_EXTENSIONS:
         return read_arrow_ipc(path)
-    if ext in JSONL_EXTENSIONS:
+    if is_json_lines(path):  # a .json file too, as datasets' to_json writes one
         return read_jsonl(path)
     if ext == ".json":
         return records_frame(read_json(path), path=path)
@@ -643,7 +644,7 @@ def table_columns(path: Path) -> list[str]:
     if ext != ".json" and path.is_file():  # text: refuse compressed, UTF-16 / UTF-32 before the header
         if (wide := text_encoding_error(path)) is not None:
             raise wide
-    if ext in JSONL_EXTENSIONS:
+    if is_json_lines(path):
         first = first_line(path)
         try:
             rec = json.loads(first) if first else {}
