@@ -43,10 +43,10 @@ Stages run one after the other, so the estimate is the largest stage plus the re
 is an upper bound in intent, not an exact count: a refusal says "about".
 
 An audit over the budget only because of Cohen's kappa's ``B`` x pairs bootstrap (the pairs grow
-with the annotators squared in a crowd design) is estimated again with the mean's interval
-linearised (the pairs' tables and their kappas' gradients, no resamples, no pair listed): within
-the budget, it runs that way (:func:`check_table`), as the Spark engine does beyond the driver's
-share (:data:`COHEN_DRIVER_BYTES`).
+with the annotators squared in a crowd design) is estimated again with the mean's interval from
+the jackknife (the pairs' tables and their kappas' leave-one-out changes, no resamples, no pair
+listed; mode ``"linearised"``): within the budget, it runs that way (:func:`check_table`), as the
+Spark engine does beyond the driver's share (:data:`COHEN_DRIVER_BYTES`).
 """
 
 from __future__ import annotations
@@ -381,7 +381,7 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
     what the result object keeps (the module docstring lists the parts). ``n_sims`` and
     ``max_size`` are the leaderboard stability simulation's (:func:`audit.rank.rank`'s
     defaults). ``cohen``: ``"bootstrap"``, every annotator pair's tables resampled and listed;
-    ``"linearised"``, the pairs' tables and their kappas' gradients only
+    ``"linearised"``, the pairs' tables and their kappas' leave-one-out changes only
     (:class:`audit.measure.sufficient.Sufficient` ``cohen``).
     """
     from .measure.scope import BLOCK_CELLS
@@ -429,8 +429,8 @@ def estimate(shape: Shape, *, n_resamples: int, n_sims: int = 20_000,
             width = min(s.max_per_item * (s.max_per_item - 1) / 2, pairs)
             cohen["annotator-pair tables"] = pairs * q * q * w + 2 * i * width * w \
                 + 12 * s.within_pairs
-            if cohen_mode == "linearised" and not wide:  # kappas, gradients, influences
-                cohen["kappa gradients"] = 4 * pairs * q * q * w + 2 * i * width * w
+            if cohen_mode == "linearised" and not wide:  # kappas, leave-one-outs, items'
+                cohen["kappa leave-one-out changes"] = 4 * pairs * q * q * w + 2 * i * width * w
             else:
                 rows = min(i, s.kept_pairs + 1)  # distinct per-item rows of kept-pair cells
                 cohen["pair table resample blocks"] = block(max(rows, pairs * q * q),
@@ -563,8 +563,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
 
     An audit over the budget only because of Cohen's kappa, the bootstrap of every annotator
     pair's table (its pairs grow with the annotators squared in a crowd design), is not refused
-    when the estimate with the mean's interval linearised instead (the Spark engine's fallback,
-    :func:`audit.measure.kappa.linearised_cohen`) is within it: the check says
+    when the estimate with the mean's interval from the jackknife instead (the Spark engine's
+    fallback, :func:`audit.measure.kappa.linearised_cohen`) is within it: the check says
     ``cohen="linearised"`` and the audit computes Cohen's kappa that way, saying so in its
     results. An audit the budget holds is never changed.
 
@@ -590,7 +590,8 @@ def check_table(table, *, n_resamples: int, max_memory=None, what: str = "the au
             warnings.warn(BudgetFallbackWarning(
                 f"Cohen's kappa: the bootstrap of every annotator pair's table would take the "
                 f"audit to about {fmt_bytes(need)}, over the budget of {fmt_bytes(budget)}; the "
-                "mean's interval is linearised instead (results.json cohen_pairs.interval) and "
+                "mean's interval is the jackknife's bias-corrected normal interval instead "
+                "(results.json cohen_pairs.interval) and "
                 f"the pairs are not listed (about {fmt_bytes(total(lin))} in all)"), stacklevel=3)
             parts, need, cohen = lin, total(lin), "linearised"
     _refuse_over(need, parts, max_memory, what=f"{what} of {table.source}",

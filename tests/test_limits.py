@@ -235,7 +235,7 @@ tracemalloc.start()
 with budget.limit(int(need + boot) // 2 if mode == "linearised" else None):
     got = audit_table(table, bootstrap=Bootstrap(1000, 0))
 peak = tracemalloc.get_traced_memory()[1]
-assert ("linearised" in got["reliability"]["cohen_pairs"]["overall"].get("interval", "")) == \
+assert ("jackknife" in got["reliability"]["cohen_pairs"]["overall"].get("interval", "")) == \
     (mode == "linearised")
 print(json.dumps({"estimate": need, "measured": peak}))
 """

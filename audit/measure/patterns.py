@@ -74,12 +74,12 @@ most one per item, a few int64 each), and the kept pairs ``K`` grow with the ann
 So the Spark engine collects them only within a fixed share of the driver
 (:func:`audit.budget.cohen_collects`); beyond it the scope holds a
 :class:`~.kappa.LinearisedCohen` instead of the tables: the mean, the median and the mean's
-standard error computed on the cluster (:func:`audit.measure.kappa.linearised_cohen`, the item
-bootstrap's variance linearised). A Poisson bootstrap on the cluster (Chamandy et al. 2012) was
-the other candidate: it would return ``B`` means, but recompute every kept pair's table for each
-of the ``B`` resamples on the executors (``B x K x q^2`` sums; 2.3 million pairs x 1,000
-resamples at 100M judgments of the bench's crowd), and draw from another random stream than the
-pandas engine's; the linearisation costs two group-bys.
+jackknife bias and standard error computed on the cluster
+(:func:`audit.measure.kappa.linearised_cohen`, sums over the pairs' cells). A Poisson bootstrap
+on the cluster (Chamandy et al. 2012) was the other candidate: it would return ``B`` means, but
+recompute every kept pair's table for each of the ``B`` resamples on the executors (``B x K x
+q^2`` sums; 2.3 million pairs x 1,000 resamples at 100M judgments of the bench's crowd), and
+draw from another random stream than the pandas engine's; the jackknife costs two group-bys.
 """
 
 from __future__ import annotations

@@ -269,18 +269,25 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
 
 #: ``cohen_pairs.interval`` of a mean whose interval is linearised (:class:`LinearisedCohen`)
 #: on a Spark cluster.
-LINEARISED_INTERVAL = ("normal, mean -/+ z se, se the item bootstrap's linearised "
-                       "(infinitesimal jackknife), computed on the Spark cluster")
+LINEARISED_INTERVAL = ("normal, bias-corrected by the jackknife: mean - bias -/+ z se, bias "
+                       "the mean of the pairs' jackknife bias estimates (``bias``), which "
+                       "corrects for the bias of the mean over pairs of small tables (so the "
+                       "interval may lie above the estimate), se the item jackknife's; "
+                       "computed on the Spark cluster")
 #: The same, by the pandas engine when the pairs' bootstrap would exceed the memory budget.
-LINEARISED_BUDGET_INTERVAL = ("normal, mean -/+ z se, se the item bootstrap's linearised "
-                              "(infinitesimal jackknife): the bootstrap of every pair would "
-                              "exceed the memory budget")
+LINEARISED_BUDGET_INTERVAL = ("normal, bias-corrected by the jackknife: mean - bias -/+ z se, "
+                              "bias the mean of the pairs' jackknife bias estimates (``bias``), "
+                              "which corrects for the bias of the mean over pairs of small "
+                              "tables (so the interval may lie above the estimate), se the "
+                              "item jackknife's: the bootstrap of every pair would exceed the "
+                              "memory budget")
 
 
 def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap: int) -> dict:
     """The ``cohen`` entry of a scope whose pairs stayed on the cluster, or whose pairs'
     bootstrap was over the memory budget (:class:`LinearisedCohen` ``why``): the mean, its
-    linearised interval and the median; no per-pair entry."""
+    bias-corrected normal interval (with the bias and the standard error it is built from) and
+    the median; no per-pair entry."""
     cluster = lc.why == "cluster"
     if lc.n_pairs == 0:
         warn_degenerate(_cohen_text(), no_pair_reason(min_overlap), stacklevel=5)
@@ -290,7 +297,7 @@ def _linearised(lc: LinearisedCohen, scale, *, bootstrap: Bootstrap, min_overlap
             "ci95": {"mean": lc.interval(bootstrap.level), "median": [NAN, NAN]},
             "pairs": [],
             "interval": LINEARISED_INTERVAL if cluster else LINEARISED_BUDGET_INTERVAL,
-            "se": float(lc.se),
+            "se": float(lc.se), "bias": float(lc.bias),
             "pairs_not_listed": (f"{lc.n_pairs_with_overlap:,} annotator pairs share "
                                  f"{min_overlap} or more items: " + (
                                      "their tables and resamples stayed on the Spark cluster "

@@ -29,7 +29,8 @@ class Estimate(Block):
     interval: str = None
     """Cohen's kappa: how ``ci95`` was computed where it is not the item bootstrap's
     percentiles (``cohen_pairs`` ``interval``: the basic bootstrap interval of the mean over
-    pairs, or the linearised interval of a Spark cluster or of the memory budget)."""
+    pairs, or the jackknife's bias-corrected normal interval of a Spark cluster or of the
+    memory budget)."""
     form: str = None
     """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
     annotators: list[str] = None
@@ -60,11 +61,11 @@ class CohenIntervals(Block):
     """Intervals of the mean and the median over pairs."""
 
     mean: Interval
-    """Item-bootstrap interval of the mean: the basic (reverse percentile) interval, or the
-    linearised one (``interval`` says which)."""
+    """Interval of the mean: the item bootstrap's basic (reverse percentile) interval, or the
+    jackknife's bias-corrected normal one (``interval`` says which)."""
     median: Interval
     """Item-bootstrap percentile interval of the median (null where ``interval`` is the
-    linearised one)."""
+    normal one)."""
 
 
 class CohenPairs(Block):
@@ -94,12 +95,18 @@ class CohenPairs(Block):
     resampled means' upper and lower quantiles, which corrects for the bias of a mean of small
     tables' kappas (:mod:`audit.measure.cohen_interval`). Where the pairs' tables and resamples
     would not fit the Spark engine's driver, the cluster computes the mean and the median and
-    the mean's interval as ``mean -/+ z se`` with the item bootstrap's standard error
-    linearised (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine does the same
-    when the pairs' bootstrap alone would take the audit over the memory budget
+    the mean's interval as ``mean - bias -/+ z se``, ``bias`` the mean of the pairs' jackknife
+    bias estimates and ``se`` the item jackknife's standard error
+    (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine does the same when the
+    pairs' bootstrap alone would take the audit over the memory budget
     (:func:`audit.budget.check_table`). The median's interval is then null."""
     se: Num = None
-    """With ``interval``: the mean's standard error over items."""
+    """With the normal interval (no ``pairs`` listed): the mean's standard error over items
+    (the item jackknife's)."""
+    bias: Num = None
+    """With the normal interval (no ``pairs`` listed): the mean's estimated bias, the mean
+    over the pairs of each pair's jackknife bias estimate from its own table; the interval is
+    centred at ``mean - bias``."""
     pairs_not_listed: str = None
     """Why ``pairs`` is empty although pairs share ``min_overlap`` items."""
 

@@ -30,9 +30,9 @@ every statistic against it.
 only when they and their resamples fit the driver's share for them
 (:func:`audit.budget.cohen_collects`, counted on the cluster first): then Cohen's kappa is the
 pandas engine's, item bootstrap and every pair. Beyond it -- the pairs grow with the annotators
-squared in a sparse crowd design -- the mean, the median and the mean's linearised standard
-error are computed on the cluster (:func:`linearised_on_cluster`,
-:func:`audit.measure.kappa.linearised_cohen`) and the driver receives five numbers.
+squared in a sparse crowd design -- the mean, the median and the mean's jackknife bias and
+standard error are computed on the cluster (:func:`linearised_on_cluster`,
+:func:`audit.measure.kappa.linearised_cohen`) and the driver receives six numbers.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def cluster_aggregates(coded, *, scale, pool_names, annotator_names, judge_pools
         tables and resamples fit the driver's share for them (``cohen_share`` bytes, None:
         :data:`audit.budget.COHEN_DRIVER_BYTES`) and the memory budget in force, once the
         cluster has counted them (:func:`audit.budget.cohen_collects`); otherwise the scope's
-        mean kappa, median and linearised standard error are computed on the cluster
+        mean kappa, median and the mean's bias and standard error are computed on the cluster
         (:func:`linearised_on_cluster`).
     """
     from pyspark.sql import functions as F
@@ -242,7 +242,7 @@ EXACT = "decimal(38,18)"
 
 def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_rated: int):
     """:class:`audit.measure.kappa.LinearisedCohen` of a scope computed on the cluster: the
-    driver receives five numbers, whatever the pairs.
+    driver receives six numbers, whatever the pairs.
 
     ``joined``: the scope's within-item judgment pairs (``item, a, la, b, lb``, ``a < b``);
     ``kept``: the pairs sharing ``min_overlap`` items (``a, b, n, k``). The computation is
@@ -250,13 +250,16 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_rate
 
     1. every kept pair's ``q x q`` table, as integer counts, by ``groupBy(k)`` of its cells (a
        shuffle join: the kept pairs can be too many to broadcast through the driver);
-    2. from the counts, in one fixed order of operations, its kappa and the two weighted
-       margins its gradient reads; the kept pairs' count (every kept pair shares an item, so
-       has a table), the defined pairs' count, the sum of their kappas and their exact median
-       (Spark's ``median``, interpolating as numpy's; undefined kappas are null, which
-       aggregates skip) by one aggregate;
-    3. every cell's gradient, summed per item by ``groupBy(item)`` -- the items' influences
-       times the defined pairs' count -- and their sum and sum of squares.
+    2. from the counts, in one fixed order of operations, its kappa, its agreement and chance
+       sums and the two weighted margins a leave-one-out reads; the kept pairs' count (every
+       kept pair shares an item, so has a table), the defined pairs' count, the sum of their
+       kappas and their exact median (Spark's ``median``, interpolating as numpy's; undefined
+       kappas are null, which aggregates skip) by one aggregate;
+    3. every judgment pair's change in its pair's kappa when its item is left out
+       (:func:`audit.measure.kappa.cohen_kappa_leave_one_out`, from its pair's sums), summed per
+       item by ``groupBy(item)`` -- the items' jackknife changes times the defined pairs'
+       count -- and, weighted by ``(n - 1) / n``, the pairs' jackknife bias estimates; then the
+       sums of the changes, of their squares and of the weighted changes.
 
     The same data gives the same bytes however it is partitioned: the counts are integers, the
     per-row arithmetic is fixed, and every sum of floating-point terms is taken over decimals
@@ -289,9 +292,10 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_rate
         wc = [sum(F.lit(float(w[j, b])) * cols[b] for b in range(q)) for j in range(q)]
         wr = [sum(F.lit(float(w[a, j])) * rows[a] for a in range(q)) for j in range(q)]
         agree = sum(F.lit(float(w[a, b])) * t(a, b).cast("double") for a, b in cell)
+        chance = sum(rows[j] * wc[j] for j in range(q))
         stats = (counts.select(
-            "k", n.alias("n"), (agree / n).alias("po"),
-            (sum(rows[j] * wc[j] for j in range(q)) / (n * n)).alias("pe"),
+            "k", n.alias("n"), agree.alias("agree"), chance.alias("chance"),
+            (agree / n).alias("po"), (chance / (n * n)).alias("pe"),
             F.array(*wc).alias("wc"), F.array(*wr).alias("wr"))
             .withColumn("kappa", F.when(F.col("pe") < 1.0 - 1e-12,
                                         (F.col("po") - F.col("pe")) / (1.0 - F.col("pe"))))
@@ -301,25 +305,31 @@ def linearised_on_cluster(joined, kept, *, q: int, agreement: np.ndarray, n_rate
                         F.median("kappa").alias("median")).collect()[0]
         n_def, n_pairs = int(got["d"]), int(got["pairs"])
         if n_def == 0:
-            return LinearisedCohen(0, n_pairs, float("nan"), float("nan"), float("nan"),
-                                   int(n_rated))
-        po, pe, n = F.col("po"), F.col("pe"), F.col("n")
+            nan = float("nan")
+            return LinearisedCohen(n_pairs=0, n_pairs_with_overlap=n_pairs, mean=nan,
+                                   median=nan, se=nan, bias=nan, n_items=int(n_rated))
+        n, kappa = F.col("n"), F.col("kappa")
+        # one item of this cell left out: n - 1, A - w[a, b], E - (w C)[a] - (R w)[b] + w[a, b]
         weight = F.element_at(F.array(*[F.lit(float(x)) for x in w.ravel()]),
                               (la * q + lb + 1).cast("int"))
-        d_po = (weight - po) / n
-        wc_j = F.element_at("wc", (la + 1).cast("int"))
-        wr_k = F.element_at("wr", (lb + 1).cast("int"))
-        d_pe = (wc_j + wr_k) / (n * n) - 2.0 * pe / n
-        grad = (d_po * (1.0 - pe) - d_pe * (1.0 - po)) / ((1.0 - pe) * (1.0 - pe))
-        v = F.col("v").cast("double")
-        sums = (cells.join(stats.where(F.col("kappa").isNotNull()), on="k")
-                .groupBy(ITEM).agg(exact_sum(grad).alias("v"))
-                .agg(exact_sum(v * v).alias("vv"), F.sum("v").alias("v")).collect()[0])
-        # v = D x the item's influence: se^2 = (sum v^2 - (sum v)^2 / N) / D^2
-        vv, vs = float(sums["vv"] or 0), float(sums["v"] or 0)
-        se = float(np.sqrt(max(vv - vs * vs / int(n_rated), 0.0))) / n_def
-        return LinearisedCohen(n_def, int(n_pairs), float(got["sum"]) / n_def,
-                               float(got["median"]), se, int(n_rated))
+        n1 = n - 1.0
+        po1 = (F.col("agree") - weight) / n1
+        pe1 = ((F.col("chance") - F.element_at("wc", (la + 1).cast("int"))
+                - F.element_at("wr", (lb + 1).cast("int")) + weight) / (n1 * n1))
+        change = F.when((n1 > 0) & (pe1 < 1.0 - 1e-12),
+                        (po1 - pe1) / (1.0 - pe1) - kappa).otherwise(F.lit(0.0))
+        v, b = F.col("v").cast("double"), F.col("b")
+        sums = (cells.join(stats.where(kappa.isNotNull()), on="k")
+                .groupBy(ITEM).agg(exact_sum(change).alias("v"),
+                                   exact_sum(change * n1 / n).alias("b"))
+                .agg(exact_sum(v * v).alias("vv"), F.sum("v").alias("v"),
+                     F.sum(b).alias("b")).collect()[0])
+        # v = D x the item's jackknife change: se^2 = (N - 1) / N (sum v^2 - (sum v)^2 / N) / D^2
+        vv, vs, items = float(sums["vv"] or 0), float(sums["v"] or 0), int(n_rated)
+        se = float(np.sqrt(max((items - 1) / items * (vv - vs * vs / items), 0.0))) / n_def
+        return LinearisedCohen(n_pairs=n_def, n_pairs_with_overlap=int(n_pairs),
+                               mean=float(got["sum"]) / n_def, median=float(got["median"]),
+                               se=se, bias=float(sums["b"] or 0) / n_def, n_items=items)
     finally:
         cells.unpersist()
         if stats is not None:
