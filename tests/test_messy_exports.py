@@ -15,6 +15,13 @@ what to do; each test here is one that was not, with its minimal file:
   as does pandas' ``to_json(lines=True)``): "cannot detect the format" with nothing on why
   (with ``--format table``, "invalid JSON at line 2: Extra data"), where ``--engine spark``
   read it.
+* ``--engine spark`` and a JSON Lines line that is not one JSON object: a line holding an array
+  (``[{...}]``) was read as its elements, a judgment the pandas engine refuses; two objects on
+  one line (``cat`` of files without a last line break) as the first alone, the second lost
+  without a word; a line ``null`` as no record (exit 0 where the pandas engine is exit 2); a
+  truncated or invalid line, a number or a string as records of nulls, refused as "not null"
+  failures naming no line; a JSON object over many lines (``to_json(indent=2)``) as records
+  of its lines. Spark now refuses each in the pandas engine's words, naming the line.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from click.testing import CliRunner
 
 import audit
 from audit.cli import cli
-from audit.errors import SchemaError
+from audit.errors import AuditError, SchemaError
 
 
 def invoke(*args):
@@ -127,3 +134,52 @@ def test_a_prodigy_export_in_a_json_file_is_read_as_its_json_lines(tmp_path):
     (tmp_path / "db-out.jsonl").write_text(lines)
     assert _judgments(audit.load(tmp_path / "db-out.json")) == _judgments(
         audit.load(tmp_path / "db-out.jsonl"))
+
+
+# -- --engine spark: JSON Lines lines that are not one JSON object ---------------------------
+
+def _error(path, engine: str) -> str:
+    with pytest.raises(AuditError) as err:
+        audit.load(path, engine=engine, format="table")
+    return str(err.value)
+
+
+GOOD = "\n".join(json.dumps(r) for r in RECORDS[:6]) + "\n"
+Q9 = {"item": "q9", "annotator": "a0", "label": "A"}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name, text, words", [
+    ("array.jsonl", GOOD + json.dumps([Q9]) + "\n", "line 7 is not a JSON object"),
+    ("two.jsonl", GOOD[:-1] + json.dumps(Q9) + "\n", "invalid JSON at line 6"),
+    ("spaced.jsonl", GOOD + json.dumps(Q9) + " " + json.dumps(Q9) + "\n",
+     "invalid JSON at line 7"),
+    ("null.jsonl", GOOD + "null\n", "line 7 is not a JSON object"),
+    ("number.jsonl", GOOD + "5\n", "line 7 is not a JSON object"),
+    ("truncated.jsonl", GOOD + '{"item": "q9", "annot\n', "invalid JSON at line 7"),
+    ("invalid.jsonl", GOOD + '{"item": "q9", "annotator": tru}\n', "invalid JSON at line 7"),
+    ("crlf.jsonl", GOOD.replace("\n", "\r\n") + "null\r\n", "line 7 is not a JSON object"),
+    ("lines.json", "\ufeff" + GOOD + "[1]\n", "line 7 is not a JSON object"),
+    ("pretty.json", json.dumps({"item": {"0": "q1"}, "annotator": {"0": "a"}}, indent=2),
+     "expected a JSON array of objects"),
+    ("mixed.json", json.dumps([*RECORDS, 5]), "expected a JSON array of objects"),
+])
+def test_spark_refuses_a_line_that_is_not_one_record_as_pandas_does(spark, tmp_path, name,
+                                                                     text, words):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert words in _error(path, "pandas")
+    assert _error(path, "spark") == _error(path, "pandas")
+
+
+@pytest.mark.spark
+def test_spark_still_reads_json_lines_and_arrays_as_pandas_does(spark, tmp_path):
+    """Blank lines, CRLF, a byte-order mark, blanks around a record and '}{' inside a text are
+    no reason to refuse a line."""
+    records = [*RECORDS, {"item": "q8", "annotator": "a0", "label": "x}{y} {z"}]
+    lines = [json.dumps(r) for r in records]
+    text = "\ufeff" + lines[0] + "\r\n\n  " + "\n".join(lines[1:]) + "  \n\n"
+    for name, body in (("x.jsonl", text), ("x.json", text), ("a.json", json.dumps(records))):
+        (tmp_path / name).write_text(body, encoding="utf-8")
+        assert _judgments(audit.load(tmp_path / name, engine="spark")) == _judgments(
+            audit.load(tmp_path / name)), name

@@ -152,22 +152,92 @@ def jsonl_records(path) -> list[dict]:
                 raise InputError(f"line {lineno} is longer than {MAX_JSONL_LINE_BYTES:,} bytes "
                                  f"({MAX_JSONL_LINE_BYTES // 2 ** 20} MiB), the most one JSON "
                                  "Lines record may hold", path=str(path))
-            try:
-                line = body.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise utf8_error(path) from None
-            if not line.strip():
-                continue
-            try:
-                rec = loads(line, path=path, where=f" at line {lineno}")
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON at line {lineno}, column {err.colno}: {err.msg}",
-                                 path=str(path)) from None
-            if not isinstance(rec, dict):
-                raise InputError(f"line {lineno} is not a JSON object (one record per line "
-                                 "expected)", path=str(path))
-            records.append(rec)
+            rec = _line_record(body, lineno, path)
+            if rec is not None:
+                records.append(rec)
     return records
+
+
+def _line_record(body: bytes, lineno: int, path) -> dict | None:
+    """Line ``lineno`` of a JSON Lines file (its bytes without the ``\\n``) as its record, None
+    for a blank line; an InputError naming the line for one that is not one JSON object."""
+    try:
+        line = body.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError:
+        raise utf8_error(path) from None
+    if not line.strip():
+        return None
+    try:
+        rec = loads(line, path=path, where=f" at line {lineno}")
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON at line {lineno}, column {err.colno}: {err.msg}",
+                         path=str(path)) from None
+    if not isinstance(rec, dict):
+        raise InputError(f"line {lineno} is not a JSON object (one record per line "
+                         "expected)", path=str(path))
+    return rec
+
+
+_OPEN, _CLOSE, _CR, _LF = (ord(c) for c in "{}\r\n")
+
+
+def refuse_lines_not_records(path, *, every: bool = False) -> None:
+    """Raise :func:`read_jsonl`'s InputError for the first line of the JSON Lines file ``path``
+    that is not one JSON object, in its words; or return.
+
+    For a reader that does not look at each line as :func:`read_jsonl` does (Spark's, which
+    reads a line ``null`` as no record, a line holding an array as its elements, and only the
+    first of two objects on one line, all without a word). Only the lines that may not be one
+    object are decoded (found with numpy: not starting with ``{``, not ending with ``}``, or
+    holding ``}{`` / ``} {``), about 1.5 s for 150 MB; ``every`` decodes every line, to find
+    an invalid one that looks like an object (``{"a": tru}``). When a line is refused, the
+    lines before it are decoded too, so the line named is the first :func:`read_jsonl` names.
+    """
+    import numpy as np
+
+    lineno = 0  # lines before the block
+    with open(path, "rb") as fh:
+        rest = b""
+        while True:
+            chunk = fh.read(CHUNK_BYTES)
+            block, rest = rest + chunk, b""
+            if chunk:  # whole lines only; the last line's start waits for the next block
+                cut = block.rfind(b"\n") + 1
+                if not cut:
+                    rest = block
+                    continue
+                block, rest = block[:cut], block[cut:]
+            elif not block:
+                return
+            data = np.frombuffer(block, dtype=np.uint8)
+            ends = np.flatnonzero(data == _LF)
+            n_lines = len(ends) + (not block.endswith(b"\n"))
+            starts = np.concatenate(([0], ends + 1))[:n_lines]
+            stops = np.concatenate((ends, [len(data)]))[:n_lines]
+            if every:
+                suspects = range(n_lines)
+            else:
+                filled = starts < stops
+                first = np.where(filled, data[np.minimum(starts, len(data) - 1)], _OPEN)
+                last_at = stops - 1 - (filled & (data[np.maximum(stops - 1, 0)] == _CR))
+                last = np.where(last_at >= starts, data[np.maximum(last_at, 0)], _CLOSE)
+                odd = (first != _OPEN) | (last != _CLOSE)
+                closes = np.flatnonzero(data[:-2] == _CLOSE)
+                joined = closes[(data[closes + 1] == _OPEN)
+                                | ((data[closes + 1] == ord(" ")) & (data[closes + 2] == _OPEN))]
+                odd[np.searchsorted(starts, joined, side="right") - 1] = True
+                suspects = np.flatnonzero(odd)
+            for k in suspects:
+                try:
+                    _line_record(block[starts[k]:stops[k]], lineno + int(k) + 1, path)
+                except InputError:
+                    if every:
+                        raise
+                    refuse_lines_not_records(path, every=True)  # the first such line
+                    raise
+            lineno += n_lines
+            if not chunk:
+                return
 
 
 def is_json_lines(path) -> bool:

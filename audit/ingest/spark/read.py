@@ -163,7 +163,12 @@ def read_source(spark, source, *, read: dict | None = None):
             _check_utf8(files, bare_cr=kind == "csv")
         if kind == "json":
             multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
-            return with_file(read_json(spark, path, multiline=multiline))
+            if files is not None and not multiline:
+                _refuse_lines(files)
+            df = read_json(spark, path, multiline=multiline)
+            if files is not None and _corrupt(spark) in df.columns:
+                _refuse_unparsed(files, multiline=multiline, source=text)
+            return with_file(df)
         return read_csv(spark, path, _csv_options(text, read))
     except PySparkException as err:
         if kind == "parquet" and "://" not in text and (found := unreadable_column(text)):
@@ -258,6 +263,50 @@ def read_json(spark, path: str, *, multiline: bool):
         "STRING", "VOID"), F.lit(True))).alias(str(i)) for i, name in enumerate(text)]).first()
     mixed = {name for i, name in enumerate(text) if typed[i]}
     return reader.schema(schema(mixed)).json(path) if mixed else inferred
+
+
+def _corrupt(spark) -> str:
+    """Spark's column for the text of a record its reader could not parse."""
+    return spark.conf.get("spark.sql.columnNameOfCorruptRecord", "_corrupt_record")
+
+
+def _refuse_lines(files: list[Path]) -> None:
+    """Refuse, in the pandas engine's words, the first line of the local JSON Lines ``files``
+    that is not one JSON object, read as ``.json`` files are by the pandas engine: a ``.json``
+    file that is not JSON Lines is one JSON text, refused unless it is an array of records.
+
+    Spark's reader reads such lines without a word: a line ``null`` as no record (or an empty
+    one), a line holding an array as its elements (``[{...}]``: a judgment the pandas engine
+    refuses), two objects on one line (``cat`` of files without a last line break) as the
+    first alone, a JSON object written over many lines (``to_json(indent=2)``) as records of
+    its lines; one it cannot parse becomes a record of nulls (:func:`_refuse_unparsed`)."""
+    from ..readers.json_files import (is_json_lines, read_json as read_json_file,
+                                      records_frame, refuse_lines_not_records)
+
+    for path in files:
+        if path.suffix.lower() == ".json" and not is_json_lines(path):
+            if not _starts_array(str(path)):
+                records_frame(read_json_file(path), path=path)
+            continue
+        refuse_lines_not_records(path)
+
+
+def _refuse_unparsed(files: list[Path], *, multiline: bool, source: str) -> None:
+    """Refuse a local JSON source of which Spark's reader could not parse a record (its
+    column for such records is in the schema), in the pandas engine's words: the first line
+    that is not one JSON object (``{"a": tru}``, which :func:`_refuse_lines` leaves to
+    Spark's parser), or what the pandas engine says of a JSON array that is not one of
+    records. Read on the driver, only when a record is refused."""
+    from ..readers.json_files import (read_json as read_json_file, records_frame,
+                                      refuse_lines_not_records)
+
+    for path in files:
+        if multiline:
+            records_frame(read_json_file(path), path=path)
+        else:
+            refuse_lines_not_records(path, every=True)
+    raise InputError("Spark's JSON reader could not read a record of it as a JSON object",
+                     path=source)
 
 
 def _column(name: str):
