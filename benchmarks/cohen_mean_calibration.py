@@ -62,6 +62,13 @@ deviation over simulations of the estimate's error ``est - truth`` (after the ja
 correction) against the root mean square of the bootstrap's standard deviation, the
 infinitesimal jackknife's and the item jackknife's standard errors.
 
+Each kept pair's own interval (``pairs[].ci95``) is scored against the pair's population kappa,
+over the pairs of every simulation and by the items the pair shares, from the same resamples:
+``percentile`` (the audit before), ``expanded`` (Hesterberg 2015's expanded percentile interval,
+:func:`audit.measure.cohen_interval.pair_intervals`, the audit's now), ``basic`` and
+``jackknife-t`` (Tukey 1958: the jackknife's bias-corrected kappa -/+ ``t_{n-1}`` jackknife
+standard errors, :func:`jackknife_t`).
+
 The median's percentile and basic intervals are scored against the median of the kept pairs'
 population kappas, for information.
 
@@ -85,10 +92,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from audit.measure.cohen_interval import mean_interval  # noqa: E402
-from audit.measure.kappa import (cohen_kappa_delta_bias, cohen_kappa_gradients,  # noqa: E402
+from audit.measure.cohen_interval import mean_interval, pair_intervals  # noqa: E402
+from audit.measure.kappa import (cohen_kappa_bias, cohen_kappa_delta_bias,  # noqa: E402
+                                 cohen_kappa_gradients, cohen_kappa_leave_one_out,
                                  cohen_kappa_tables, cohen_weights, linearised_cohen,
                                  summarise_pairs)
+from audit.resample import percentile_ci  # noqa: E402
 from audit.measure.wide import CohenStatistics  # noqa: E402
 
 BEGIN, END = "<!-- cohen_mean_calibration: begin -->", "<!-- cohen_mean_calibration: end -->"
@@ -96,6 +105,8 @@ MIN_OVERLAP = 10
 LEVEL = 0.95
 NAN = float("nan")
 METHODS = ("percentile", "basic", "BCa", "normal", "normal-bc", "delta-jk", "jackknife")
+PAIR_METHODS = ("percentile", "expanded", "basic", "jackknife-t")
+BANDS = ((10, 14), (15, 24), (25, None))
 
 
 # -- the crowds -----------------------------------------------------------------------------------
@@ -232,18 +243,43 @@ DESIGNS = {"sparse": sparse_crowd, "likert": likert_crowd, "dense": dense_crowd,
 
 # -- the intervals --------------------------------------------------------------------------------
 
-def resampled_means(crowd, n_resamples, rng):
-    """The item bootstrap's means (and medians) over the kept pairs, as the audit computes them
-    (the kappas from each pair's agreement sum and margins, :class:`CohenStatistics`: the
-    same kappas as :func:`cohen_kappa_tables`, without (B, K, q, q) tables)."""
+def resampled_kappas(crowd, n_resamples, rng):
+    """(B, K) the kept pairs' kappas in the item bootstrap's resamples, as the audit computes
+    them (from each pair's agreement sum and margins, :class:`CohenStatistics`: the same kappas
+    as :func:`cohen_kappa_tables`, without (B, K, q, q) tables)."""
     n = len(crowd.cell_patterns)
     picked = rng.integers(0, n, size=(n_resamples, n))
     picked += np.arange(n_resamples)[:, None] * n
     w = np.bincount(picked.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
     w = w.astype(np.float64)
-    stat = CohenStatistics(crowd, crowd.tables.shape[1], level=crowd.level)
-    mean, median, _ = summarise_pairs(stat(w))
+    return CohenStatistics(crowd, crowd.tables.shape[1], level=crowd.level)(w)
+
+
+def resampled_means(crowd, n_resamples, rng):
+    """The item bootstrap's means (and medians) over the kept pairs (:func:`resampled_kappas`)."""
+    mean, median, _ = summarise_pairs(resampled_kappas(crowd, n_resamples, rng))
     return mean, median
+
+
+def jackknife_t(tables: np.ndarray, agreement: np.ndarray, level: float = LEVEL) -> np.ndarray:
+    """(2, K) Tukey's (1958) jackknife interval of every pair's kappa from its own table: the
+    bias-corrected kappa ``kappa - bias`` (:func:`audit.measure.kappa.cohen_kappa_bias`) -/+
+    ``t_{n-1}`` times the pair's jackknife standard error, ``sqrt((n - 1) / n sum_c T_c (delta_c
+    - mean delta)^2)`` over its items (:func:`audit.measure.kappa.cohen_kappa_leave_one_out`);
+    the upper end at most 1."""
+    from scipy.stats import t as student
+
+    t = np.asarray(tables, dtype=np.float64)
+    kappas, delta = cohen_kappa_leave_one_out(t, agreement)
+    bias = cohen_kappa_bias(t, agreement)
+    n = t.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_delta = (t * delta).sum(axis=(1, 2)) / n
+        se = np.sqrt((n - 1) / n * (t * (delta - mean_delta[:, None, None]) ** 2)
+                     .sum(axis=(1, 2)))
+        half = student.ppf(0.5 + level / 2, n - 1) * se
+    centre = kappas - bias
+    return np.stack([centre - half, np.minimum(centre + half, 1.0)])
 
 
 def jackknife_means(tables: np.ndarray, agreement: np.ndarray, cell_patterns: np.ndarray
@@ -393,7 +429,8 @@ def one(design: str, sim: int, *, n_resamples: int, seed: int) -> dict | None:
     truth = float(crowd.population[defined].mean())
     est = float(kappas[defined].mean())
     est_median = float(np.median(kappas[defined]))
-    boot, boot_median = resampled_means(crowd, n_resamples, rng)
+    boot_kappas = resampled_kappas(crowd, n_resamples, rng)
+    boot, boot_median, _ = summarise_pairs(boot_kappas)
     jack = jackknife_means(crowd.tables, crowd.weights, crowd.cell_patterns)
     lc = linearised_cohen(crowd.tables, crowd.weights, crowd.cell_patterns, crowd.pattern_freq)
     se_ij = infinitesimal_jackknife_se(crowd.tables, crowd.weights, crowd.cell_patterns,
@@ -403,7 +440,18 @@ def one(design: str, sim: int, *, n_resamples: int, seed: int) -> dict | None:
     mlo, mhi = np.nanquantile(boot_median, [0.025, 0.975])
     found["median percentile"] = (mlo, mhi)
     found["median basic"] = (2 * est_median - mhi, 2 * est_median - mlo)
+    n_items = crowd.tables.sum(axis=(1, 2))
+    lo, hi = percentile_ci(boot_kappas, LEVEL, axis=0)
+    per_pair = {"percentile": (lo, hi), "expanded": pair_intervals(boot_kappas, n_items, LEVEL),
+                "basic": (2 * kappas - hi, np.minimum(2 * kappas - lo, 1.0)),
+                "jackknife-t": jackknife_t(crowd.tables, crowd.weights, LEVEL)}
+    pair_truth = crowd.population[defined]
+    scored = {m: np.stack([(lo <= pair_truth) & (pair_truth <= hi), pair_truth < lo,
+                           pair_truth > hi, hi - lo]) for m, (lo, hi) in
+              ((m, (np.asarray(a)[defined], np.asarray(b)[defined]))
+               for m, (a, b) in per_pair.items())}
     return {"truth": truth, "truth_median": float(np.median(crowd.population[defined])),
+            "pairs_scored": scored, "pairs_n": n_items[defined],
             "est": est, "boot_bias": float(np.nanmean(boot)) - est, "pairs": int(defined.sum()),
             "jack_bias": lc.bias, "delta_bias": delta, "boot_sd": float(np.nanstd(boot)),
             "se_ij": se_ij, "se_jack": lc.se,
@@ -437,6 +485,16 @@ def study(design: str, *, n_sims: int, n_resamples: int, seed: int, jobs: int = 
                     float(np.mean(t > hi))]
         width[m] = float(np.mean(hi - lo))
     overlap = np.concatenate([r["overlap"] for r in runs])
+    pairs_n = np.concatenate([r["pairs_n"] for r in runs])
+    pair_cover = {}
+    for m in PAIR_METHODS:
+        hit, low, high, span = np.concatenate([r["pairs_scored"][m] for r in runs], axis=1)
+        bands = [float(hit[(pairs_n >= a) & ((pairs_n <= b) if b else True)].mean())
+                 if ((pairs_n >= a) & ((pairs_n <= b) if b else True)).any() else NAN
+                 for a, b in BANDS]
+        pair_cover[m] = {"coverage": float(hit.mean()), "low": float(low.mean()),
+                         "high": float(high.mean()), "width": float(np.nanmean(span)),
+                         "bands": bands}
     return {"design": design, "sims": n, "n_resamples": n_resamples,
             "pairs": float(np.mean([r["pairs"] for r in runs])),
             "overlap": np.percentile(overlap, [10, 50, 90]).tolist(),
@@ -448,7 +506,8 @@ def study(design: str, *, n_sims: int, n_resamples: int, seed: int, jobs: int = 
             "sd_error": float(np.std([r["est"] - r["jack_bias"] - r["truth"] for r in runs])),
             **{k: float(np.sqrt(np.mean([r[k] ** 2 for r in runs])))
                for k in ("boot_sd", "se_ij", "se_jack")},
-            "coverage": cover, "width": width}
+            "coverage": cover, "width": width, "pair_coverage": pair_cover,
+            "pairs_scored": int(len(pairs_n))}
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -484,6 +543,17 @@ def render(results, args, seconds) -> str:
             lines.append(f"| {r['design']} | {m} | {cov:.3f} | {low:.3f} | {high:.3f} | "
                          f"{r['width'][m]:.4f} |")
 
+    band_names = " / ".join(f"{a}-{b}" if b else f"{a}+" for a, b in BANDS)
+    lines += ["", "Each pair's interval (`pairs[].ci95`) against the pair's own population kappa, "
+              "over every kept pair of every simulation:", "",
+              f"| design | pairs scored | interval | coverage | by shared items {band_names} | "
+              "misses low | misses high | mean width |", "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        for m, c in r["pair_coverage"].items():
+            bands = " / ".join("-" if np.isnan(x) else f"{x:.3f}" for x in c["bands"])
+            lines.append(f"| {r['design']} | {r['pairs_scored']} | {m} | {c['coverage']:.3f} | "
+                         f"{bands} | {c['low']:.3f} | {c['high']:.3f} | {c['width']:.3f} |")
+
     def moved(a, b):
         return ", ".join(f"{r['design']} {r['coverage'][a][0]:.3f} -> "
                          f"{r['coverage'][b][0]:.3f}" for r in results)
@@ -501,7 +571,12 @@ def render(results, args, seconds) -> str:
               "table), and the infinitesimal jackknife's standard error is smaller than the "
               "error's spread where pairs share few items (second table). The median keeps "
               "its percentile interval: neither covers the median of the pairs' population "
-              "kappas in every design.", END]
+              "kappas in every design. Each pair's interval is the expanded percentile one "
+              "(`audit.measure.cohen_interval.pair_intervals`, `pair_interval` in results.json); "
+              "coverage, percentile -> expanded: "
+              + ", ".join(f"{r['design']} {r['pair_coverage']['percentile']['coverage']:.3f} -> "
+                          f"{r['pair_coverage']['expanded']['coverage']:.3f}" for r in results)
+              + ".", END]
     return "\n".join(lines)
 
 

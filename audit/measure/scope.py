@@ -24,8 +24,8 @@ import inspect
 import numpy as np
 
 from .. import metrics
-from ..resample import Bootstrap, ci_dict, percentile_ci, weight_blocks
-from .cohen_interval import MEAN_INTERVAL, mean_interval
+from ..resample import Bootstrap, ci_dict, weight_blocks
+from .cohen_interval import MEAN_INTERVAL, PAIR_INTERVAL, mean_interval, pair_intervals
 from .counts import ItemPatterns, n_overlapping_pairs, warn_degenerate
 from .icc import SUBSET_RULE
 from .kappa import LinearisedCohen, cohen_kappa_tables, cohen_weights, summarise_pairs
@@ -249,13 +249,14 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
     if n_def[0] == 0:
         warn_degenerate(_cohen_text(), no_pair_reason(min_overlap), stacklevel=4)
     bmean, bmedian, _ = summarise_pairs(boot)
-    lo, hi = percentile_ci(boot, bootstrap.level, axis=0) if k else (np.zeros(0), np.zeros(0))
+    shared = pt.tables.sum(axis=(1, 2))
+    lo, hi = pair_intervals(boot, shared, bootstrap.level) if k else (np.zeros(0), np.zeros(0))
     names = np.asarray(annotator_names, dtype=object)
     pairs = [{"annotator_a": a, "annotator_b": b, "pool_a": pool_of.get(a),
               "pool_b": pool_of.get(b), "n_items": int(n), "kappa": float(kap),
               "ci95": [float(l), float(h)]}
              for a, b, n, kap, l, h in zip(names[pt.pairs[:, 0]], names[pt.pairs[:, 1]],
-                                           pt.tables.sum(axis=(1, 2)), kappas, lo, hi)]
+                                           shared, kappas, lo, hi)]
     out = {"weights": cohen_weights_name(scale.level), "min_overlap": int(min_overlap),
            "n_pairs": int(n_def[0]), "n_pairs_with_overlap": k,
            "mean": float(mean[0]), "median": float(median[0]),
@@ -264,6 +265,8 @@ def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
            "pairs": pairs}
     if n_def[0]:
         out["interval"] = MEAN_INTERVAL
+    if k:
+        out["pair_interval"] = PAIR_INTERVAL
     return out
 
 

@@ -54,7 +54,8 @@ class CohenPair(Block):
     kappa: Num
     """Weighted Cohen's kappa (Cohen 1960, 1968); null where undefined."""
     ci95: Interval
-    """Item-bootstrap interval of ``kappa``."""
+    """Item-bootstrap interval of ``kappa``: the expanded percentile interval
+    (``cohen_pairs`` ``pair_interval`` says how)."""
 
 
 class CohenIntervals(Block):
@@ -100,6 +101,11 @@ class CohenPairs(Block):
     (:func:`audit.measure.kappa.linearised_cohen`); the pandas engine does the same when the
     pairs' bootstrap alone would take the audit over the memory budget
     (:func:`audit.budget.check_table`). The median's interval is then null."""
+    pair_interval: str = None
+    """How each of ``pairs``' ``ci95`` was computed, wherever a pair is listed: the expanded
+    percentile item bootstrap (Hesterberg 2015), the resampled kappas' quantiles at levels
+    widened for the items the pair shares (:func:`audit.measure.cohen_interval.pair_intervals`),
+    which the plain percentile interval of a kappa of 10-20 items under-covers."""
     se: Num = None
     """With the normal interval (no ``pairs`` listed): the mean's standard error over items
     (the item jackknife's)."""
