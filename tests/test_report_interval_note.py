@@ -160,3 +160,49 @@ def test_a_nan_mean_over_pairs_says_why_in_the_card():
     assert entry["not_defined"].startswith("not defined: no annotator pair shares 10")
     card = annotations_block(results)
     assert f"{COHEN} is not defined: no annotator pair shares 10 or more items" in card
+
+
+def test_one_pool_is_named_as_all_humans_not_beside_it():
+    """With "all humans" and one pool the table's only columns (a source naming no pools has
+    the one pool ``all``), both are the same annotators: the note says "all humans (one pool:
+    all)", where it said "in all humans and all"."""
+    columns = [("all humans", {"cohen_kappa": {"value": 0.4, "interval": "normal"}}),
+               ("all", {"cohen_kappa": {"value": 0.4, "interval": "normal"}})]
+    note = interval_note(columns, ["cohen_kappa"])
+    assert note == ("Intervals that are not the item bootstrap's percentiles: "
+                    f"{COHEN} in all humans (one pool: all): normal.")
+    # a pool beside others is still listed as a column of its own
+    more = columns + [("expert", {"cohen_kappa": {"value": 0.5}})]
+    assert f"{COHEN} in all humans and all: normal" in interval_note(more, ["cohen_kappa"])
+
+
+def test_a_source_without_pools_reads_right_in_every_channel():
+    """End to end: an audit of a table with no pool column has Cohen's kappa's basic interval
+    in "all humans" and in its one pool ``all``; the report, the card and the terminal say
+    "all humans (one pool: all)"."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.contract import columns as C
+    from audit.contract.labels import LabelKind, LabelScale
+    from audit.contract.table import build_table
+    from audit.report.card import annotations_block
+    from audit.report.html import build_view, environment
+    from audit.results import jsonable
+    from conftest import audited
+
+    rng = np.random.default_rng(0)
+    rows = [{C.ITEM: f"i{i}", C.ANNOTATOR: f"a{a}", C.LABEL: int(rng.integers(1, 4))}
+            for i in range(40) for a in rng.choice(5, size=3, replace=False)]
+    table = build_table(pd.DataFrame(rows), LabelScale(LabelKind.ORDINAL, (1, 2, 3)),
+                        name="nopools", source="nopools.csv")
+    results = jsonable(audited(table, n_bootstrap=50))
+    assert list(results["reliability"]["by_pool"]) == [C.DEFAULT_POOL]
+    said = f"{COHEN} in all humans (one pool: all): {MEAN_INTERVAL}"
+    page = environment().get_template("report.html.j2").render(
+        **build_view(results, charts=False))
+    _, texts = parse_html(page)
+    assert said in " ".join(" ".join(texts).split())
+    assert said in annotations_block(results)
+    assert said in " ".join(_terminal(results).split())
+    assert "all humans and all" not in annotations_block(results)

@@ -24,6 +24,8 @@ from .read import (against_null, at_floor, displacement, finite, judge_rows, sim
 #: chance-corrected coefficients, then percent agreement; a preference over the registry's
 #: output order (:data:`audit.metrics.KEYS`), every key registered there.
 HEADLINE_METRICS = ("krippendorff_alpha", "gwet_ac1", "fleiss_kappa", "icc", "percent_agreement")
+#: The reliability table's column of every human pool together (``reliability.overall``).
+ALL_HUMANS = "all humans"
 #: The coefficient the reliability thresholds of the card, the findings and the baseline
 #: section read (Krippendorff's 2004 floors of 0.667 and 0.8 are stated for α).
 ALPHA = "krippendorff_alpha"
@@ -489,11 +491,17 @@ def nan_note(columns: list, metrics: list, pools: dict, esc=str) -> str:
 
 def interval_note(columns: list, metrics: list, esc=str) -> str:
     """Which of the reliability table's intervals are not the item bootstrap's percentiles,
-    and how they were computed (an entry's ``interval``: Cohen's kappa linearised on a Spark
-    cluster, or over the memory budget), by metric and columns;
-    ``""`` when every interval is the bootstrap's. ``columns``: (name, block) pairs; ``esc``
-    escapes the column names (the dataset's pool names) for the channel; the rest is the
-    toolkit's text (plain for the report, whose template escapes it)."""
+    and how they were computed (an entry's ``interval``: Cohen's kappa's mean over pairs, the
+    basic bootstrap interval, or the jackknife's on a Spark cluster or over the memory budget),
+    by metric and columns; ``""`` when every interval is the bootstrap's. ``columns``: (name,
+    block) pairs, "all humans" first where the table has it; ``esc`` escapes the column names
+    (the dataset's pool names) for the channel; the rest is the toolkit's text (plain for the
+    report, whose template escapes it).
+
+    Where "all humans" and a single pool are the table's only columns, they are the same
+    annotators (a source naming no pools has the one pool ``all``): the note names them as one,
+    "all humans (one pool: all)", not "all humans and all"."""
+    one_pool = len(columns) == 2 and columns[0][0] == ALL_HUMANS
     notes = []
     for m in metrics:
         by_method: dict[str, list[str]] = {}
@@ -501,7 +509,9 @@ def interval_note(columns: list, metrics: list, esc=str) -> str:
             method = ((s or {}).get(m) or {}).get("interval")
             if method:
                 by_method.setdefault(method, []).append(c)
-        notes += [f"{display_name(m)} in {join_and([esc(c) for c in cols])}: {method}"
-                  for method, cols in by_method.items()]
+        for method, cols in by_method.items():
+            where = (f"{ALL_HUMANS} (one pool: {esc(cols[1])})" if one_pool and len(cols) == 2
+                     else join_and([esc(c) for c in cols]))
+            notes.append(f"{display_name(m)} in {where}: {method}")
     return ("Intervals that are not the item bootstrap's percentiles: " + "; ".join(notes)
             + ".") if notes else ""
