@@ -22,6 +22,13 @@ what to do; each test here is one that was not, with its minimal file:
   truncated or invalid line, a number or a string as records of nulls, refused as "not null"
   failures naming no line; a JSON object over many lines (``to_json(indent=2)``) as records
   of its lines. Spark now refuses each in the pandas engine's words, naming the line.
+* ``--engine spark`` and column names alike but for case (``label`` and ``Label``), which
+  Spark's reader does not tell apart by default: a CSV's were renamed ``label5``, ``Label6``
+  and the message named columns no file holds ("missing required column(s) 'label'; columns
+  present: ..., 'label5', 'Label6'"), as it did for a name repeated exactly, which the pandas
+  engine refuses as repeated; a Parquet or JSON file was "Spark cannot read it:
+  [COLUMN_ALREADY_EXISTS]". Now a repeated name is refused in the pandas engine's words, and
+  names alike but for case are named, with the setting that reads them.
 """
 
 from __future__ import annotations
@@ -183,3 +190,42 @@ def test_spark_still_reads_json_lines_and_arrays_as_pandas_does(spark, tmp_path)
         (tmp_path / name).write_text(body, encoding="utf-8")
         assert _judgments(audit.load(tmp_path / name, engine="spark")) == _judgments(
             audit.load(tmp_path / name)), name
+
+
+# -- --engine spark: column names alike but for case ---------------------------------------
+
+def _with_columns(tmp_path, name: str, columns: list[str]) -> Path:
+    import pandas as pd
+
+    rows = [[r["item"], r["annotator"], r["label"], "x"] for r in RECORDS]
+    path = tmp_path / name
+    if name.endswith(".csv"):
+        path.write_text(",".join(columns) + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    elif name.endswith(".jsonl"):
+        path.write_text("".join(json.dumps(dict(zip(columns, r))) + "\n" for r in rows))
+    else:
+        pd.DataFrame(rows, columns=columns).to_parquet(path)
+    return path
+
+
+@pytest.mark.spark
+def test_spark_names_a_repeated_csv_column_as_pandas_does(spark, tmp_path):
+    path = _with_columns(tmp_path, "t.csv", ["item", "annotator", "label", "label"])
+    assert "repeated column name(s) 'label'" in _error(path, "pandas")
+    assert _error(path, "spark") == _error(path, "pandas")
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["t.csv", "t.jsonl", "t.parquet"])
+def test_spark_names_columns_alike_but_for_case_and_the_setting_that_reads_them(
+        spark, tmp_path, name):
+    path = _with_columns(tmp_path, name, ["item", "annotator", "label", "Label"])
+    message = _error(path, "spark")
+    assert "'Label', 'label' are the same but for case" in message, message
+    assert "--spark-conf spark.sql.caseSensitive=true" in message, message
+    assert "label5" not in message and "COLUMN_ALREADY_EXISTS" not in message, message
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        assert _judgments(audit.load(path, engine="spark")) == _judgments(audit.load(path))
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")

@@ -171,6 +171,10 @@ def read_source(spark, source, *, read: dict | None = None):
             return with_file(df)
         return read_csv(spark, path, _csv_options(text, read))
     except PySparkException as err:
+        if "COLUMN_ALREADY_EXISTS" in str(err):  # names alike but for case (Parquet, JSON)
+            named = re.search(r"column `(.*?)` already exists", str(err))
+            refuse_names_alike(_column_names(text, kind), source=text,
+                               named=named.group(1) if named else None)
         if kind == "parquet" and "://" not in text and (found := unreadable_column(text)):
             raise InputError(f"Spark cannot read it: {found[1]}", path=text,
                              column=found[0]) from None
@@ -263,6 +267,78 @@ def read_json(spark, path: str, *, multiline: bool):
         "STRING", "VOID"), F.lit(True))).alias(str(i)) for i, name in enumerate(text)]).first()
     mixed = {name for i, name in enumerate(text) if typed[i]}
     return reader.schema(schema(mixed)).json(path) if mixed else inferred
+
+
+#: What Spark's CSV reader makes of a header name it finds again (without regard to case,
+#: as ``spark.sql.caseSensitive`` is by default) is the name and its 0-based position
+#: (``label``, ``Label`` as the 6th and 7th names: ``label5``, ``Label6``); of an empty name,
+#: this and its position, repeated or not.
+_EMPTY_NAME = "_c"
+
+
+def _header_names(spark, path: str, options: dict, names: list[str]) -> list[str]:
+    """The header as the file writes it, where Spark's CSV reader may have made some of its
+    ``names`` unique by their position (two names that end in their own positions and are the
+    same but for that, and for case: ``label5``, ``Label6``, but also a wide table's ``r1``,
+    ``r2``): then the header line is read as a record, its cells the names (an empty one
+    Spark's ``_c`` and its position); else ``names``. For :func:`refuse_names_alike`."""
+    bases = {}
+    for i, name in enumerate(names):
+        tail = str(i)
+        if name.endswith(tail) and len(name) > len(tail) and name[:-len(tail)] != _EMPTY_NAME:
+            bases.setdefault(name[:-len(tail)].lower(), []).append(i)
+    if all(len(positions) < 2 for positions in bases.values()):
+        return names
+    row = spark.read.options(**{**options, "header": False}).csv(path).first()
+    if row is None or len(row) != len(names):
+        return names
+    cells = [names[i] if cell is None else cell for i, cell in enumerate(row)]
+    return [cells[0].removeprefix("\ufeff"), *cells[1:]]
+
+
+def _column_names(source: str, kind: str) -> list[str]:
+    """The column names of the local Parquet file or the first record of the local JSON file
+    ``source`` (as the pandas engine sees them), else none."""
+    from ..readers import table_columns
+
+    files = local_files(source, kind)
+    try:
+        return [str(c) for c in table_columns(files[0])] if files else []
+    except InputError:
+        return []
+
+
+def _case_sensitive(spark) -> bool:
+    return str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+
+
+def refuse_names_alike(names: list[str], *, source: str, named: str | None = None,
+                       case_sensitive: bool = False) -> None:
+    """Refuse a source whose column ``names`` repeat one, or hold two that are the same but
+    for case, which Spark's reader does not tell apart (``spark.sql.caseSensitive``, false by
+    default): its CSV reader renamed both (``label5``, ``Label6``) and the message named
+    columns no file holds ("missing required column(s) 'label'"); its Parquet and JSON readers
+    failed with "COLUMN_ALREADY_EXISTS". A repeated name is refused in the pandas engine's
+    words; names alike but for case, which the pandas engine reads as two columns, are named
+    with the setting that reads them (with it, ``case_sensitive``, only a repeated name is
+    refused). ``named`` is the name Spark's error gives, when the names cannot be looked
+    at."""
+    from ...errors import join_names
+
+    groups = {}
+    for name in names:
+        groups.setdefault(name.lower(), []).append(name)
+    for group in groups.values():
+        if len(group) > 1 and len(set(group)) == 1:
+            raise InputError(f"repeated column name(s) {join_names(group[:1])}", path=source)
+    alike = next((g for g in groups.values() if len(set(g)) > 1), None)
+    if case_sensitive or alike is None and named is None:
+        return
+    what = (f"the column names {join_names(sorted(set(alike)))} are the same but for case"
+            if alike else f"two column names are {named!r} but for case")
+    raise InputError(f"{what}, which Spark does not tell apart (spark.sql.caseSensitive is "
+                     "false; the pandas engine reads them as two columns): rename one, or "
+                     "pass --spark-conf spark.sql.caseSensitive=true", path=source)
 
 
 def _corrupt(spark) -> str:
@@ -468,6 +544,8 @@ def read_csv(spark, path: str, options: dict):
     from pyspark.sql import functions as F
 
     header = spark.read.options(**options).csv(path).schema  # reads the header line only
+    refuse_names_alike(_header_names(spark, path, options, [f.name for f in header.fields]),
+                       source=path, case_sensitive=_case_sensitive(spark))
     n = len(header.fields)
     sep, quoted = options["sep"], options.get("quote", '"') == '"'
     schema = T.StructType([*header.fields, T.StructField(_RECORD, T.StringType())])
