@@ -29,6 +29,11 @@ what to do; each test here is one that was not, with its minimal file:
   engine refuses as repeated; a Parquet or JSON file was "Spark cannot read it:
   [COLUMN_ALREADY_EXISTS]". Now a repeated name is refused in the pandas engine's words, and
   names alike but for case are named, with the setting that reads them.
+* A NUL character read by pandas' C parser (a file pyarrow cannot read, such as a wide table
+  with a short row, or one read with ``read.skiprows`` / ``read.comment``): it dropped them,
+  so ``q1\\x00`` was read ``q1`` (two ids made one, without a word, where pyarrow's reading
+  refuses the NUL naming its column and line), and a line of NULs (a file padded with them,
+  a write cut short) was a completely empty record, skipped.
 """
 
 from __future__ import annotations
@@ -229,3 +234,25 @@ def test_spark_names_columns_alike_but_for_case_and_the_setting_that_reads_them(
         assert _judgments(audit.load(path, engine="spark")) == _judgments(audit.load(path))
     finally:
         spark.conf.unset("spark.sql.caseSensitive")
+
+
+# -- NUL characters read by pandas' C parser ----------------------------------------------
+
+@pytest.mark.parametrize("text, spec, line", [
+    # a wide table's short row sends the file to pandas
+    ("item,r1,r2\nq1,1,2\nq1\x00,2\nq2,1,1\n",
+     "layout: wide\nannotator_columns: [r1, r2]\nlabel: {kind: ordinal, order: [1, 2]}\n", 3),
+    ("Export of 2024-05-01\nitem,annotator,label\nq1,a1,x\nq1\x00,a2,y\nq2,a1,x\n",
+     "read: {skiprows: 1}\n", 4),
+    ("# labeltool v2\nitem,annotator,label\nq1,a1,x\nq1\x00,a2,y\nq2,a1,x\n",
+     "read: {comment: '#'}\n", 4),
+    ("item,annotator,label\nq1,a1,x\nq1,a2,y\n" + "\x00" * 64, None, 4),  # NUL padding
+])
+def test_a_nul_read_by_pandas_c_parser_is_refused_by_its_column_and_line(tmp_path, text,
+                                                                         spec, line):
+    (tmp_path / "t.csv").write_bytes(text.encode())
+    args = ["--spec", tmp_path / "t.yaml"] if spec else []
+    if spec:
+        (tmp_path / "t.yaml").write_text(spec)
+    one_error(invoke("validate", tmp_path / "t.csv", *args), "t.csv", "column 'item'",
+              f"line {line}: contains a NUL character")

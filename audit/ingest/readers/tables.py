@@ -31,7 +31,7 @@ from ..sources import ARROW_EXTENSIONS, PARQUET_EXTENSIONS, existing_path
 from .folders import is_parquet_dataset
 from .json_files import (first_json_record, is_json_lines, read_json, read_jsonl,
                          records_frame)
-from .text import first_line, is_utf8, utf8_error, text_encoding_error
+from .text import CHUNK_BYTES, first_line, is_utf8, utf8_error, text_encoding_error
 from .workbooks import is_workbook, other_spreadsheet_error
 
 
@@ -160,6 +160,10 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         # column(s) the index (every column shifted to the left, silently); some of them only,
         # a ParserError below; both are refused by :func:`_long_records`, naming the line
         options = pandas_options
+        # pandas' C parser drops NUL characters ('q2\x00' read 'q2', one id with 'q2'; a line
+        # of NULs an empty record): its Python parser keeps them, for the check that refuses
+        # them by their column and line (audit.contract.labels.column), as pyarrow's reading
+        nul = _holds_nul(path)
         if pandas_options.get("comment"):  # whole lines only: pandas would cut records
             options = {k: v for k, v in pandas_options.items()
                        if k not in ("comment", "skiprows")}
@@ -172,7 +176,7 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
                                              skiprows=pandas_options.get("skiprows"))
             return pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
                                na_values=[] if header else nulls, encoding="utf-8",
-                               engine="python" if len(sep) > 1 else "c",
+                               engine="python" if len(sep) > 1 or nul else "c",
                                quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
                                **options, **header)
 
@@ -195,6 +199,15 @@ def _read_csv(path: Path, *, sep: str, na_values, quoted: bool, categorical: boo
         raise InputError(f"cannot read as delimited text: {err}{hint}",
                          path=str(path)) from None
     return frame
+
+
+def _holds_nul(path: Path) -> bool:
+    """Whether the file holds a NUL byte (read in blocks)."""
+    with open(path, "rb") as fh:
+        while block := fh.read(CHUNK_BYTES):
+            if b"\x00" in block:
+                return True
+    return False
 
 
 class WithoutCommentLines:
