@@ -34,6 +34,11 @@ what to do; each test here is one that was not, with its minimal file:
   so ``q1\\x00`` was read ``q1`` (two ids made one, without a word, where pyarrow's reading
   refuses the NUL naming its column and line), and a line of NULs (a file padded with them,
   a write cut short) was a completely empty record, skipped.
+* A ``.json`` file holding a JSON object rather than an array of records (pandas'
+  ``to_json()`` default, ``orient='columns'``; ``orient='index'`` and ``'split'``; records
+  under a key, as an API returns them): "cannot detect the format" with nothing on why, or
+  "expected a JSON array of objects". The message now says what the file holds and how to
+  write it as a table.
 """
 
 from __future__ import annotations
@@ -256,3 +261,31 @@ def test_a_nul_read_by_pandas_c_parser_is_refused_by_its_column_and_line(tmp_pat
         (tmp_path / "t.yaml").write_text(spec)
     one_error(invoke("validate", tmp_path / "t.csv", *args), "t.csv", "column 'item'",
               f"line {line}: contains a NUL character")
+
+
+# -- a JSON object where a table's records were meant ---------------------------------------
+
+@pytest.mark.parametrize("orient, words", [
+    ("columns", ["one object per column (keys 'item', 'annotator', 'label')",
+                 "to_json() default (orient='columns')"]),
+    ("index", ["an object of 8 records keyed by '0', '1'", "orient='index'"]),
+    ("split", ["keys 'columns', 'index', 'data'", "orient='split'"]),
+    ("wrapped", ["the key 'data' holds an array of 8 records: give that array as the file"]),
+])
+def test_a_json_object_says_what_it_holds_and_how_to_write_a_table(tmp_path, orient, words):
+    import pandas as pd
+
+    frame = pd.DataFrame(RECORDS)
+    text = (json.dumps({"version": 2, "data": RECORDS}) if orient == "wrapped"
+            else frame.to_json(orient=orient))
+    (tmp_path / "x.json").write_text(text)
+    for fmt in ("auto", "table"):
+        out = one_error(invoke("validate", tmp_path / "x.json", "--format", fmt), "x.json",
+                        *words)
+        assert "to_json(orient='records')" in out or "give that array" in out, out
+
+
+def test_an_array_holding_something_else_names_its_element(tmp_path):
+    (tmp_path / "x.json").write_text(json.dumps([*RECORDS[:2], 5]))
+    one_error(invoke("validate", tmp_path / "x.json"), "x.json",
+              "element 2 (0-based) of the array is a number, not a record")

@@ -74,6 +74,10 @@ def detect_format(source) -> str:
             seen = (f" (columns: {join_names(cols, limit=12)})"
                     f"{separator_hint(cols) or missing_columns_hint(cols)}"
                     f"{outcome_columns_hint(cols, votes)}" if cols else "")
+            if not cols and ext == ".json":  # an object, or an array of no records
+                from .readers.json_files import json_shape_hint, read_json
+
+                seen = json_shape_hint(read_json(path))
         raise InputError(f"cannot detect the format of {shown_path(source)}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found

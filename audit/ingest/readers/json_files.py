@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...errors import InputError
+from ...errors import InputError, join_names
 from ..sources import existing_path
 from .text import CHUNK_BYTES, read_text, utf8_error
 
@@ -271,8 +271,61 @@ def is_json_lines(path) -> bool:
 def records_frame(data, *, path) -> pd.DataFrame:
     """A JSON array of objects as a frame."""
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise InputError("expected a JSON array of objects (one record per row)", path=str(path))
+        raise InputError("expected a JSON array of objects (one record per row)"
+                         f"{json_shape_hint(data)}", path=str(path))
     return pd.DataFrame.from_records(data)
+
+
+#: What a table file's JSON is, said in every hint of :func:`json_shape_hint`.
+_TABLE_JSON = ("a table is a JSON array of records (pandas: to_json(orient='records')) or JSON "
+               "Lines, one record a line (to_json(orient='records', lines=True))")
+
+
+def json_shape_hint(data) -> str:
+    """``"; ..."``: what a JSON text that is no array of records holds, in the shapes tools
+    write a table as (pandas' ``to_json`` orients ``columns``, its default, ``index`` and
+    ``split``; records under one key of an object, as APIs return them), and how to write it
+    as a table; ``""`` for an array of records."""
+    def keys(mapping) -> str:
+        return join_names(list(mapping), limit=5)
+
+    if isinstance(data, list):
+        if all(isinstance(r, dict) for r in data):
+            return ""
+        bad = next(k for k, r in enumerate(data) if not isinstance(r, dict))
+        return (f"; element {bad} (0-based) of the array is {_json_kind(data[bad])}, not a "
+                "record")
+    if not isinstance(data, dict):
+        return f"; it holds {_json_kind(data)}; {_TABLE_JSON}"
+    if not data:
+        return f"; it holds an empty object; {_TABLE_JSON}"
+    values = list(data.values())
+    if {"columns", "data"} <= set(data) and isinstance(data["columns"], list):
+        return (f"; it holds an object with keys {keys(data)}, pandas' to_json(orient='split'):"
+                f" {_TABLE_JSON}")
+    lists = [k for k, v in data.items() if isinstance(v, list) and v
+             and all(isinstance(r, dict) for r in v)]
+    if len(lists) == 1:
+        return (f"; it holds an object with keys {keys(data)}, and the key {lists[0]!r} holds "
+                f"an array of {len(data[lists[0]]):,} records: give that array as the file "
+                f"(jq '.[\"{lists[0]}\"]' FILE > records.json)")
+    if all(isinstance(v, dict) for v in values):
+        inner = set().union(*(v.keys() for v in values))
+        from ...contract import columns as C
+
+        wanted = {C.ITEM, C.ANNOTATOR, C.LABEL}
+        if wanted & set(data) and not wanted & inner:
+            return (f"; it holds one object per column (keys {keys(data)}), each mapping row "
+                    f"labels to values, pandas' to_json() default (orient='columns'): "
+                    f"{_TABLE_JSON}")
+        return (f"; it holds an object of {len(data):,} records keyed by {keys(data)} (pandas'"
+                f" to_json(orient='index')), not an array of them: {_TABLE_JSON}")
+    return f"; it holds an object with keys {keys(data)}, not an array of records; {_TABLE_JSON}"
+
+
+def _json_kind(value) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
 
 
 def first_json_record(path: Path) -> tuple[str, object] | None:
