@@ -39,6 +39,10 @@ what to do; each test here is one that was not, with its minimal file:
   under a key, as an API returns them): "cannot detect the format" with nothing on why, or
   "expected a JSON array of objects". The message now says what the file holds and how to
   write it as a table.
+* A title, an export's date or comment lines above the header (what report generators and
+  spreadsheets put there): "cannot detect the format (columns: 'Annotation export')". The
+  message now names the line holding the header and the ``read:`` line that reads past the
+  lines above it (``skiprows``; ``comment`` for ``#`` lines, which ``--engine spark`` reads).
 """
 
 from __future__ import annotations
@@ -289,3 +293,26 @@ def test_an_array_holding_something_else_names_its_element(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps([*RECORDS[:2], 5]))
     one_error(invoke("validate", tmp_path / "x.json"), "x.json",
               "element 2 (0-based) of the array is a number, not a record")
+
+
+# -- a title above the header -----------------------------------------------------------------
+
+TABLE = "item,annotator,label\nq1,a1,x\nq1,a2,y\nq2,a1,x\nq2,a2,x\n"
+
+
+@pytest.mark.parametrize("name, text, hint", [
+    ("title.csv", "Annotation export\nGenerated 2024-05-01\n\n" + TABLE,
+     "read: {skiprows: 3}"),
+    ("comments.csv", "# labeltool v2\n# 2024-05-01\n" + TABLE, 'read: {comment: "#"}'),
+    ("excel.csv", ("Report;;\r\n;;\r\n" + TABLE.replace(",", ";")).replace("\n", "\r\n")
+     .replace("\r\r", "\r"), 'read: {skiprows: 2, sep: ";"}'),
+    ("comments.tsv", "% exported\n" + TABLE.replace(",", "\t"), 'read: {comment: "%"}'),
+])
+def test_a_title_above_the_header_is_named_with_the_read_line_that_passes_it(tmp_path, name,
+                                                                              text, hint):
+    (tmp_path / name).write_text(text)
+    out = one_error(invoke("validate", tmp_path / name), name, "holds the header ('item', "
+                    "'annotator', 'label')", hint)
+    (tmp_path / "spec.yaml").write_text(hint + "\n")
+    assert invoke("validate", tmp_path / name, "--spec", tmp_path / "spec.yaml").exit_code == 0
+    assert "cannot detect" in out  # the format is still not guessed

@@ -72,7 +72,7 @@ def detect_format(source) -> str:
             outcomes = outcome_columns(cols) if cols else {}
             votes = largest_count(path, list(outcomes)) if outcomes else None
             seen = (f" (columns: {join_names(cols, limit=12)})"
-                    f"{separator_hint(cols) or missing_columns_hint(cols)}"
+                    f"{header_below(path) or separator_hint(cols) or missing_columns_hint(cols)}"
                     f"{outcome_columns_hint(cols, votes)}" if cols else "")
             if not cols and ext == ".json":  # an object, or an array of no records
                 from .readers.json_files import json_shape_hint, read_json
@@ -107,6 +107,50 @@ def missing_columns_hint(columns) -> str:
                  "annotator (layout: wide); a table of vote counts per item is read with a "
                  "spec's label.from_counts (one judgment per vote, annotators not given)")
     return text
+
+
+#: Lines looked at for a header below a title (:func:`header_below`).
+HEADER_SEARCH_LINES = 30
+
+
+def header_below(path: Path) -> str:
+    """For a delimited text file whose first line is no header (a title, an export's date,
+    comment lines): ``"; line 4 holds the header (...) ..."`` with the ``read:`` line that
+    reads past the lines above it, when one of the first :data:`HEADER_SEARCH_LINES` lines is
+    a header this loader reads (``item``, ``annotator``, ``label``, or a named format's
+    columns); else ``""``. Lines end as the readers end them (``\\n``, ``\\r\\n``, ``\\r``) and
+    ``read.skiprows`` counts every line above the header, blank ones too, as pandas does."""
+    import csv
+    import json
+    import re
+
+    from .readers.text import CHUNK_BYTES
+    from .sources import CSV_EXTENSIONS
+
+    if path.suffix.lower() not in CSV_EXTENSIONS:
+        return ""
+    with open(path, "rb") as fh:
+        head = fh.read(CHUNK_BYTES).decode("utf-8-sig", errors="replace")
+    lines = re.split(r"\r\n|\r|\n", head)[:HEADER_SEARCH_LINES]
+    for k, line in enumerate(lines[1:], start=1):
+        for sep in ("\t", ",", ";", "|"):
+            if sep not in line:
+                continue
+            cells = [c.strip() for c in next(csv.reader([line], delimiter=sep))]
+            if format_from_columns(cells, folder=False) is None:
+                continue
+            above = [x for x in lines[:k] if x.strip()]
+            default = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+            also = "" if sep == default else f", sep: {json.dumps(sep)}"
+            how = f"read: {{skiprows: {k}{also}}}"
+            mark = above[0].lstrip()[:1] if above else ""
+            if mark in ("#", "%") and all(x.lstrip().startswith(mark) for x in above):
+                how = (f"read: {{comment: {json.dumps(mark)}{also}}} (or {how}; --engine spark "
+                       "takes comment only)")
+            return (f"; line {k + 1} holds the header ({join_names(cells, limit=8)}), and the "
+                    f"{k} line(s) above it are not: read past them with a spec (--spec FILE) "
+                    f"holding {how}, or delete them")
+    return ""
 
 
 def _folder_error(path: Path) -> InputError:
