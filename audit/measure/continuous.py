@@ -46,7 +46,8 @@ from ..contract import columns as C
 from ..resample import ITEM_METHOD, Bootstrap, ci_dict, item_codes, item_resamples
 from .counts import Codes, warn_degenerate
 from .icc import SUBSET_RULE, crossed_block
-from .moments import (alpha_columns, annotator_anova, centre, icc_columns,
+from .icc_interval import small_subset
+from .moments import (alpha_columns, annotator_anova, centre, icc_columns, icc_mean_squares,
                       interval_alpha_reason, item_moments, mean_difference_columns,
                       mean_difference_from_sums, not_defined, within_sd_columns,
                       within_sd_from_sums)
@@ -216,6 +217,8 @@ def _scope_columns(data: _Data, mask: np.ndarray, cols: _Columns, *, name: str,
     return {"name": name, "values": values, "alpha_at": cols.add(a_cols[pairable], pairable),
             "n_pairable": len(pairable),
             "icc_at": cols.add(icc_columns(y), rows) if len(rows) else None,
+            "icc_mean_squares": (icc_mean_squares(icc_columns(y).sum(axis=0))[0]
+                                 if len(rows) else None),
             "icc_info": {"n_items": int(len(ratings)),
                          "annotators": [data.annotator_names[a] for a in chosen],
                          "subset_rule": SUBSET_RULE}}
@@ -237,10 +240,14 @@ def _scope_result(scope: dict, sums: np.ndarray, bootstrap: Bootstrap, reason: s
                       "not_defined": reason}
     at = scope["icc_at"]
     nan = np.full(bootstrap.n_resamples, np.nan)
+    icc = {}
     for m in family(metrics.ICC, LEVEL):
         samples = m.function("on_moments")(sums[:, at]) if at is not None else nan
-        out[m.key] = metric_entry(values[m.key], samples, bootstrap, form=m.form,
+        icc[m.key] = metric_entry(values[m.key], samples, bootstrap, form=m.form,
                                   **scope["icc_info"])
+    if scope["icc_mean_squares"] is not None:
+        icc = small_subset(icc, scope["icc_mean_squares"], bootstrap.level)
+    out.update(icc)
     cohen = {"weights": cohen_weights_name(LEVEL), "min_overlap": None, "n_pairs": 0,
              "n_pairs_with_overlap": 0, "mean": NAN, "median": NAN,
              "ci95": {"mean": [NAN, NAN], "median": [NAN, NAN]}, "pairs": [],

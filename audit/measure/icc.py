@@ -148,7 +148,7 @@ def row_hashes(rows: np.ndarray) -> np.ndarray:
     return h
 
 
-def _mean_squares(values: np.ndarray, weights: np.ndarray):
+def mean_squares(values: np.ndarray, weights: np.ndarray):
     """Two-way ANOVA mean squares for B weightings of (P, k) rows of numeric ratings."""
     y = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
@@ -174,7 +174,7 @@ def _icc(values, weights, average: bool) -> np.ndarray:
     values = np.asarray(values)
     if values.ndim != 2 or values.shape[1] < 2 or values.shape[0] == 0:
         return np.full(len(np.atleast_2d(weights)), np.nan)
-    msr, msc, mse, n, k = _mean_squares(values, weights)
+    msr, msc, mse, n, k = mean_squares(values, weights)
     with np.errstate(invalid="ignore", divide="ignore"):
         if average:
             den = msr + (msc - mse) / n

@@ -140,14 +140,12 @@ def icc_columns(y: np.ndarray) -> np.ndarray:
     return np.column_stack([np.ones(len(y)), r, r * r, (y * y).sum(axis=1), y])
 
 
-def icc_from_sums(sums: np.ndarray, *, average: bool) -> np.ndarray:
-    """(B,) ICC(2,1) (``average=False``) or ICC(2,k) from (B, 4 + k) sums of
-    :func:`icc_columns`; NaN (silently) with fewer than two items or raters, no variance, or a
-    zero denominator. Same algebra as :func:`audit.measure.icc._mean_squares`."""
+def icc_mean_squares(sums: np.ndarray):
+    """The two-way ANOVA mean squares ``(msr, msc, mse, n, k)`` ((B,) each but ``k``) and
+    whether the ratings vary at all, from (B, 4 + k) sums of :func:`icc_columns`. Same
+    algebra as :func:`audit.measure.icc.mean_squares`."""
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
     k = s.shape[1] - 4
-    if k < 2:
-        return np.full(len(s), np.nan)
     n, r1, r2, sq = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
     cols = s[:, 4:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -159,9 +157,20 @@ def icc_from_sums(sums: np.ndarray, *, average: bool) -> np.ndarray:
         msr = ss_rows / (n - 1)
         msc = ss_cols / (k - 1)
         mse = ss_err / ((n - 1) * (k - 1))
+    return (msr, msc, mse, n, k), ss_total > _ROUNDING * sq
+
+
+def icc_from_sums(sums: np.ndarray, *, average: bool) -> np.ndarray:
+    """(B,) ICC(2,1) (``average=False``) or ICC(2,k) from (B, 4 + k) sums of
+    :func:`icc_columns`; NaN (silently) with fewer than two items or raters, no variance, or a
+    zero denominator."""
+    s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    if s.shape[1] - 4 < 2:
+        return np.full(len(s), np.nan)
+    (msr, msc, mse, n, k), varies = icc_mean_squares(s)
+    with np.errstate(invalid="ignore", divide="ignore"):
         den = msr + (msc - mse) / n if average else msr + (k - 1) * mse + k * (msc - mse) / n
         out = (msr - mse) / den
-    varies = ss_total > _ROUNDING * sq
     return np.where((n >= 2) & varies & (den != 0), out, np.nan)
 
 

@@ -6,7 +6,8 @@ One item bootstrap per family of sufficient statistics, drawn as multinomial pat
 
 ``counts``  the items x categories count patterns -> Krippendorff's alpha, Fleiss' kappa, Gwet's
             AC1, percent agreement (sparse patterns on a wide scale, :mod:`audit.measure.wide`);
-``icc``     rating rows of the fully crossed subset -> ICC2, ICC2k;
+``icc``     rating rows of the fully crossed subset -> ICC2, ICC2k (on fewer than 50 crossed
+            items with McGraw & Wong's F interval instead, :mod:`audit.measure.icc_interval`);
 ``cohen``   per-item rows of annotator-pair table cells -> every pairwise Cohen's kappa and their
             mean and median.
 
@@ -27,7 +28,8 @@ from .. import metrics
 from ..resample import Bootstrap, ci_dict, weight_blocks
 from .cohen_interval import MEAN_INTERVAL, PAIR_INTERVAL, mean_interval, pair_intervals
 from .counts import ItemPatterns, n_overlapping_pairs, warn_degenerate
-from .icc import SUBSET_RULE
+from .icc import SUBSET_RULE, mean_squares
+from .icc_interval import small_subset
 from .kappa import LinearisedCohen, cohen_kappa_tables, cohen_weights, summarise_pairs
 from .wide import COHEN_CELLS, is_wide
 
@@ -181,7 +183,8 @@ def _wide_counts(c, *, level: str, values: np.ndarray, bootstrap: Bootstrap, sco
 def _icc(view, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: str) -> dict:
     """The ``icc`` family from the rating rows of the fully crossed subset (its distinct rows
     and their frequencies, :class:`audit.measure.icc.CrossedPatterns`): the plain value from
-    every row when the view holds them, else from the weighted patterns."""
+    every row when the view holds them, else from the weighted patterns; on a subset of few
+    items the F interval (:func:`audit.measure.icc_interval.small_subset`)."""
     cp = view.crossed()
     info = {"n_items": int(cp.freq.sum()), "annotators": list(cp.annotators),
             "subset_rule": SUBSET_RULE}
@@ -196,9 +199,12 @@ def _icc(view, values: np.ndarray, *, level: str, bootstrap: Bootstrap, scope: s
             return fn(values[cp.ratings])
         return fn(yu, weights=freq)
 
-    return {m.key: metric_entry(plain(m.function("statistic")), samples, bootstrap, form=m.form,
-                                **info)
-            for m, samples in zip(members, boot)}
+    out = {m.key: metric_entry(plain(m.function("statistic")), samples, bootstrap, form=m.form,
+                               **info)
+           for m, samples in zip(members, boot)}
+    if len(freq) and uniq.ndim == 2 and uniq.shape[1] >= 2:
+        out = small_subset(out, mean_squares(yu, freq[None, :]), bootstrap.level)
+    return out
 
 
 def _cohen(scale, view, *, bootstrap: Bootstrap, scope: str, min_overlap: int,
