@@ -43,6 +43,11 @@ what to do; each test here is one that was not, with its minimal file:
   spreadsheets put there): "cannot detect the format (columns: 'Annotation export')". The
   message now names the line holding the header and the ``read:`` line that reads past the
   lines above it (``skiprows``; ``comment`` for ``#`` lines, which ``--engine spark`` reads).
+* Amazon Mechanical Turk batch results mapped by a spec (``WorkerId``, ``Input.*``,
+  ``Answer.*``): assignments the requester rejected (``AssignmentStatus`` ``Rejected``,
+  work refused as spam or careless) were audited as judgments without a word. Now a warning
+  counts them and names the first (a warning, not a drop: whether they belong in the audit
+  is the auditor's call), on both engines.
 """
 
 from __future__ import annotations
@@ -316,3 +321,50 @@ def test_a_title_above_the_header_is_named_with_the_read_line_that_passes_it(tmp
     (tmp_path / "spec.yaml").write_text(hint + "\n")
     assert invoke("validate", tmp_path / name, "--spec", tmp_path / "spec.yaml").exit_code == 0
     assert "cannot detect" in out  # the format is still not guessed
+
+
+# -- MTurk batch results: rejected assignments ---------------------------------------------
+
+MTURK = ("HITId,AssignmentId,WorkerId,AssignmentStatus,Input.item,Answer.choice\n"
+         "H1,A1,W1,Approved,q1,x\nH1,A2,W2,Rejected,q1,y\nH2,A3,W1,Approved,q2,x\n"
+         "H2,A4,W2,Submitted,q2,x\nH2,A5,W3, Rejected ,q2,y\n")
+MTURK_SPEC = "columns: {item: Input.item, annotator: WorkerId, label: Answer.choice}\n"
+
+
+def _mturk(tmp_path) -> tuple[Path, Path]:
+    (tmp_path / "batch.csv").write_text(MTURK)
+    (tmp_path / "batch.yaml").write_text(MTURK_SPEC)
+    return tmp_path / "batch.csv", tmp_path / "batch.yaml"
+
+
+def _rejected_warnings(path, spec, engine: str) -> tuple[int, list[str]]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = audit.load(path, spec=spec, engine=engine)
+    return len(table.frame), [str(w.message) for w in caught if "Rejected" in str(w.message)]
+
+
+def test_rejected_mturk_assignments_are_named_in_a_warning(tmp_path):
+    path, spec = _mturk(tmp_path)
+    n, said = _rejected_warnings(path, spec, "pandas")
+    assert n == 5  # audited as written: the warning says so, nothing is dropped
+    assert said == [f"{path}: 2 record(s) are assignments Amazon Mechanical Turk marks Rejected "
+                    "(column 'AssignmentStatus', first: line 3), audited as judgments like "
+                    "the others: delete them from the file to leave them out"], said
+    result = invoke("validate", path, "--spec", spec)
+    assert result.exit_code == 0 and "marks Rejected" in result.output, result.output
+
+
+def test_a_batch_without_rejected_assignments_has_no_warning(tmp_path):
+    path, spec = _mturk(tmp_path)
+    path.write_text(MTURK.replace("Rejected", "Approved"))
+    assert _rejected_warnings(path, spec, "pandas") == (5, [])
+
+
+@pytest.mark.spark
+def test_spark_names_rejected_mturk_assignments_too(spark, tmp_path):
+    path, spec = _mturk(tmp_path)
+    n, said = _rejected_warnings(path, spec, "spark")
+    assert n == 5 and len(said) == 1 and "2 record(s) are assignments" in said[0], said

@@ -181,6 +181,7 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
     in this function's warnings.
     """
     spec = spec or DatasetSpec()
+    warn_rejected_assignments(frame, source=source, lines=lines)
     votes = None
     if spec.label_from_columns:  # one column per outcome, each row marking one
         from ..label_columns import labels_from_columns
@@ -231,6 +232,38 @@ def from_frame(frame: pd.DataFrame, *, spec: DatasetSpec | None = None, source: 
                                  **({"annotators": VOTE_COUNTS} if votes is not None else {})})
     except SchemaError as err:
         raise winner.with_hint(err, reading) from None
+
+
+#: Amazon Mechanical Turk's batch results: the column of each assignment's review status, and
+#: the status of work the requester refused (``Approved`` and ``Submitted`` are the others).
+MTURK_STATUS, MTURK_REJECTED = "AssignmentStatus", "Rejected"
+
+
+def rejected_message(n: int, source: str, where: str | None = None) -> str:
+    """The warning of :func:`warn_rejected_assignments` (and the Spark engine's)."""
+    first = f", first: {where}" if where else ""
+    return (f"{source}: {n:,} record(s) are assignments Amazon Mechanical Turk marks "
+            f"{MTURK_REJECTED} (column {MTURK_STATUS!r}{first}), audited as judgments like the "
+            "others: delete them from the file to leave them out")
+
+
+def warn_rejected_assignments(frame: pd.DataFrame, *, source: str, lines=None) -> None:
+    """Warn when the source is an MTurk batch results file holding assignments the requester
+    rejected: work refused as spam or careless is audited as judgments unless the file leaves
+    it out, and the file's shape says nothing of it otherwise. A warning, not a drop: whether
+    rejected work belongs in the audit is the auditor's call."""
+    if MTURK_STATUS not in frame.columns:
+        return
+    status = frame[MTURK_STATUS].astype("string").str.strip()
+    rejected = np.flatnonzero((status == MTURK_REJECTED).fillna(False).to_numpy())
+    if not len(rejected):
+        return
+    from ..common import warn
+
+    first = frame.index[rejected[0]]
+    where = (lines.names([first]).get(first) if lines is not None else None) or \
+        f"source row {first}"
+    warn(rejected_message(len(rejected), source, where))
 
 
 #: Separators a header read as one or two columns may hold instead of the one it was read

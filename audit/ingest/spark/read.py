@@ -146,30 +146,8 @@ def read_source(spark, source, *, read: dict | None = None):
             and not globlib.glob(str(Path(text).expanduser()), recursive=True):
         raise InputError("no file matches this pattern", path=text)
     try:
-        if kind == "table":
-            if not spark.catalog.tableExists(text):
-                raise InputError("not found: no such file, folder or glob, and no table of that "
-                                 "name in the Spark catalog", path=text)
-            return spark.table(text)  # a table or view: no file metadata, Spark's own order
-        path = str(Path(text).expanduser()) if "://" not in text else text
-        if kind == "parquet":
-            if "://" not in text and Path(path).is_dir():  # a broken part: Spark skips it too
-                from ..readers.folders import refuse_unreadable_parts
-
-                refuse_unreadable_parts(Path(path))
-            return with_file(spark.read.parquet(path))
-        files = local_files(text, kind)
-        if files is not None:  # bytes that are not UTF-8, refused as the pandas engine does
-            _check_utf8(files, bare_cr=kind == "csv")
-        if kind == "json":
-            multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
-            if files is not None and not multiline:
-                _refuse_lines(files)
-            df = read_json(spark, path, multiline=multiline)
-            if files is not None and _corrupt(spark) in df.columns:
-                _refuse_unparsed(files, multiline=multiline, source=text)
-            return with_file(df)
-        return read_csv(spark, path, _csv_options(text, read))
+        df = _read(spark, text, kind, read)
+        _warn_rejected_assignments(df, text)
     except PySparkException as err:
         if "COLUMN_ALREADY_EXISTS" in str(err):  # names alike but for case (Parquet, JSON)
             named = re.search(r"column `(.*?)` already exists", str(err))
@@ -179,6 +157,52 @@ def read_source(spark, source, *, read: dict | None = None):
             raise InputError(f"Spark cannot read it: {found[1]}", path=text,
                              column=found[0]) from None
         raise InputError(f"Spark cannot read it: {first_message_line(err)}", path=text) from None
+    return df
+
+
+def _warn_rejected_assignments(df, source: str) -> None:
+    """The pandas engine's warning of MTurk assignments marked Rejected
+    (:func:`audit.ingest.adapters.table.warn_rejected_assignments`), their number counted on
+    the cluster (one pass, only for a source with MTurk's status column)."""
+    from ..adapters.table import MTURK_REJECTED, MTURK_STATUS, rejected_message
+
+    if MTURK_STATUS not in df.columns:
+        return
+    from pyspark.sql import functions as F
+
+    n = df.where(F.trim(_column(MTURK_STATUS)) == MTURK_REJECTED).count()
+    if n:
+        from ..common import warn
+
+        warn(rejected_message(n, source))
+
+
+def _read(spark, text: str, kind: str, read: dict):
+    """:func:`read_source`'s reading, for it to name what Spark cannot read."""
+    if kind == "table":
+        if not spark.catalog.tableExists(text):
+            raise InputError("not found: no such file, folder or glob, and no table of that "
+                             "name in the Spark catalog", path=text)
+        return spark.table(text)  # a table or view: no file metadata, Spark's own order
+    path = str(Path(text).expanduser()) if "://" not in text else text
+    if kind == "parquet":
+        if "://" not in text and Path(path).is_dir():  # a broken part: Spark skips it too
+            from ..readers.folders import refuse_unreadable_parts
+
+            refuse_unreadable_parts(Path(path))
+        return with_file(spark.read.parquet(path))
+    files = local_files(text, kind)
+    if files is not None:  # bytes that are not UTF-8, refused as the pandas engine does
+        _check_utf8(files, bare_cr=kind == "csv")
+    if kind == "json":
+        multiline = Path(text).suffix.lower() == ".json" and _starts_array(text)
+        if files is not None and not multiline:
+            _refuse_lines(files)
+        df = read_json(spark, path, multiline=multiline)
+        if files is not None and _corrupt(spark) in df.columns:
+            _refuse_unparsed(files, multiline=multiline, source=text)
+        return with_file(df)
+    return read_csv(spark, path, _csv_options(text, read))
 
 
 def unreadable_column(source: str) -> tuple[str, str] | None:
