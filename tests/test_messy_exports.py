@@ -48,6 +48,9 @@ what to do; each test here is one that was not, with its minimal file:
   work refused as spam or careless) were audited as judgments without a word. Now a warning
   counts them and names the first (a warning, not a drop: whether they belong in the audit
   is the auditor's call), on both engines.
+* A table file named without an extension or with another one (``export``, ``ratings.dat``):
+  "cannot detect the format" with nothing on why; now the name is the reason given, with
+  ``--format table``, which reads it as CSV.
 """
 
 from __future__ import annotations
@@ -368,3 +371,13 @@ def test_spark_names_rejected_mturk_assignments_too(spark, tmp_path):
     path, spec = _mturk(tmp_path)
     n, said = _rejected_warnings(path, spec, "spark")
     assert n == 5 and len(said) == 1 and "2 record(s) are assignments" in said[0], said
+
+
+# -- a name that says no format -------------------------------------------------------------
+
+@pytest.mark.parametrize("name, said", [("export", "its name has no extension"),
+                                        ("ratings.dat", "its name ends in .dat")])
+def test_a_table_named_without_its_extension_is_told_to_be_renamed(tmp_path, name, said):
+    (tmp_path / name).write_text(TABLE)
+    one_error(invoke("validate", tmp_path / name), name, said, "--format table")
+    assert invoke("validate", tmp_path / name, "--format", "table").exit_code == 0

@@ -78,6 +78,10 @@ def detect_format(source) -> str:
                 from .readers.json_files import json_shape_hint, read_json
 
                 seen = json_shape_hint(read_json(path))
+        elif path.is_file():  # data.txt.1, export (no extension), ratings.dat
+            seen = (f" (its name {f'ends in {ext}' if ext else 'has no extension'}, and a "
+                    "table's format is told by it: .csv, .tsv, .txt, .jsonl, .json, .parquet, "
+                    ".feather, .xlsx; rename it, or pass --format table to read it as CSV)")
         raise InputError(f"cannot detect the format of {shown_path(source)}{seen}; pass --format "
                          f"{'|'.join(FORMATS)}, or --spec FILE to map a table's columns")
     return found
