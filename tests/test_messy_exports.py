@@ -51,6 +51,8 @@ what to do; each test here is one that was not, with its minimal file:
 * A table file named without an extension or with another one (``export``, ``ratings.dat``):
   "cannot detect the format" with nothing on why; now the name is the reason given, with
   ``--format table``, which reads it as CSV.
+* ``--engine spark`` with ``read.skiprows`` (the spec a title above the header needs): "is not
+  supported with --engine spark" said nothing of what to do; now it names the three ways.
 """
 
 from __future__ import annotations
@@ -381,3 +383,19 @@ def test_a_table_named_without_its_extension_is_told_to_be_renamed(tmp_path, nam
     (tmp_path / name).write_text(TABLE)
     one_error(invoke("validate", tmp_path / name), name, said, "--format table")
     assert invoke("validate", tmp_path / name, "--format", "table").exit_code == 0
+
+
+@pytest.mark.spark
+def test_spark_says_what_to_do_with_a_title_it_cannot_skip(spark, tmp_path):
+    (tmp_path / "t.csv").write_text("Annotation export\n" + TABLE)
+    (tmp_path / "t.yaml").write_text("read: {skiprows: 1}\n")
+    with pytest.raises(AuditError) as err:
+        audit.load(tmp_path / "t.csv", spec=tmp_path / "t.yaml", engine="spark")
+    for words in ("read.skiprows is not supported with --engine spark", "delete the lines",
+                  "read: {comment: '#'}", "drop --engine spark"):
+        assert words in str(err.value), str(err.value)
+    (tmp_path / "t.csv").write_text("# Annotation export\n" + TABLE)   # the way it names
+    (tmp_path / "t.yaml").write_text("read: {comment: '#'}\n")
+    assert _judgments(audit.load(tmp_path / "t.csv", spec=tmp_path / "t.yaml",
+                                 engine="spark")) == _judgments(audit.load(tmp_path / "t.csv",
+                                                                           spec=tmp_path / "t.yaml"))

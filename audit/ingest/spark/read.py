@@ -140,7 +140,10 @@ def read_source(spark, source, *, read: dict | None = None):
     read = dict(read or {})
     bad = [k for k in _UNSUPPORTED_READ if k in read]
     if bad:
-        raise InputError(f"read.{bad[0]} is not supported with --engine spark", key=f"read.{bad[0]}")
+        raise InputError(f"read.{bad[0]} is not supported with --engine spark: delete the lines "
+                         "above the header, or start each with a character read.comment names "
+                         "(read: {comment: '#'}), or drop --engine spark (the pandas engine "
+                         "reads it)", key=f"read.{bad[0]}")
     kind = source_kind(text)
     if kind != "table" and "://" not in text and any(ch in text for ch in _GLOB_CHARS) \
             and not globlib.glob(str(Path(text).expanduser()), recursive=True):
