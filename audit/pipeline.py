@@ -36,6 +36,66 @@ def meta(table: AnnotationTable, bootstrap: Bootstrap, **extra) -> dict:
     }
 
 
+#: ``meta.bootstrap.method`` where some figure's interval is computed another way.
+OTHERWISE = " unless a figure names another (meta.bootstrap.exceptions)"
+
+
+def interval_exceptions(results: dict) -> dict[str, str]:
+    """Every figure of ``results`` whose interval is not ``meta.bootstrap``'s default (the item
+    bootstrap's percentiles), by where it sits in results.json, and its method as the figure
+    names it: a reliability entry's ``interval`` (Cohen's kappa's mean over pairs), a
+    ``cohen_pairs`` entry's ``interval`` (``ci95.mean``) and ``pair_interval`` (``pairs[].ci95``),
+    and every block's ``ci_method`` (its intervals: Wilson for rates, the pool nulls' excess,
+    the continuous scale's item resampling). A list's rows are ``[]``, the pools of
+    ``by_pool`` ``*``; where one place holds several methods (a pool's pairs collected, another's
+    on a Spark cluster) they are joined by " | "."""
+    from .resample import METHOD
+
+    found: dict[str, list[str]] = {}
+
+    def note(where: str, method) -> None:
+        if isinstance(method, str) and method and method != METHOD:
+            methods = found.setdefault(where, [])
+            if method not in methods:
+                methods.append(method)
+
+    def walk(node, path: str, in_pools: bool = False) -> None:
+        if isinstance(node, list):
+            for row in node:
+                walk(row, f"{path}[]")
+            return
+        if not isinstance(node, dict):
+            return
+        if "ci_method" in node:
+            note(f"{path}.ci95" if "ci95" in node else path, node["ci_method"])
+        for key, value in node.items():
+            here = f"{path}.*" if in_pools else (f"{path}.{key}" if path else key)
+            if key == "interval" and isinstance(value, str):
+                note(f"{path}.ci95.mean" if ".cohen_pairs." in f"{path}." else f"{path}.ci95",
+                     value)
+            elif key == "pair_interval":
+                note(f"{path}.pairs[].ci95", value)
+            elif key != "meta":
+                walk(value, here, in_pools=key == "by_pool")
+
+    walk({k: v for k, v in results.items() if k != "meta"}, "")
+    return {where: " | ".join(methods) for where, methods in found.items()}
+
+
+def note_interval_methods(results: dict) -> dict:
+    """``results`` with ``meta.bootstrap`` saying the truth about its intervals: the default
+    method, and the figures computed otherwise (:func:`interval_exceptions`) in
+    ``exceptions``; the method then says "unless a figure names another". In place; returned."""
+    from .resample import METHOD
+
+    boot = results.get("meta", {}).get("bootstrap")
+    if boot is not None:
+        exceptions = interval_exceptions(results)
+        boot["method"] = METHOD + (OTHERWISE if exceptions else "")
+        boot["exceptions"] = exceptions
+    return results
+
+
 def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: int = 2,
                 unit: str = "judgment", step: Step = no_step, **rank_options) -> dict:
     """Every analysis on an already loaded table, after its memory estimate is checked against
@@ -72,7 +132,7 @@ def audit_table(table: AnnotationTable, *, bootstrap: Bootstrap, min_per_pool: i
         if ahead is not None:
             ahead.close()
             record_beside(STAGE, ahead.seconds)
-    return results
+    return note_interval_methods(results)
 
 
 #: What :func:`next_options` accepts for each block (the keywords of ``plan_block`` and
@@ -411,10 +471,10 @@ def _audit_and_write(table, *, bootstrap: Bootstrap, min_per_pool: int, unit: st
             from .ingest.spark.failures import spark_failures
 
             with spark_failures(table.source):  # a failed job: one message, exit 2
-                results = audit_cluster(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
-                                        unit=unit, step=step, plan=plan_options,
-                                        advise=advise_options, max_cells=max_cells,
-                                        **rank_options)
+                results = note_interval_methods(audit_cluster(
+                    table, bootstrap=bootstrap, min_per_pool=min_per_pool, unit=unit, step=step,
+                    plan=plan_options, advise=advise_options, max_cells=max_cells,
+                    **rank_options))
         else:
             results = audit_table(table, bootstrap=bootstrap, min_per_pool=min_per_pool,
                                   unit=unit, step=step, **rank_options)

@@ -387,6 +387,10 @@ def test_cohen_beyond_the_drivers_share_runs_end_to_end(spark, tmp_path, monkeyp
     assert lo < cohen["mean"] - cohen["bias"] < hi and abs((hi - lo) / (bhi - blo) - 1) < 0.25
     entry = got["reliability"]["overall"]["cohen_kappa"]
     assert entry["interval"] == LINEARISED_INTERVAL and entry["ci95"] == [lo, hi]
+    # meta says so too (the cluster's results pass through the same note)
+    exceptions = got["meta"]["bootstrap"]["exceptions"]
+    assert exceptions["reliability.cohen_pairs.overall.ci95.mean"] == LINEARISED_INTERVAL
+    assert got["meta"]["bootstrap"]["method"].endswith("(meta.bootstrap.exceptions)")
 
     from results_examples import without_cohen
 

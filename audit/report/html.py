@@ -127,7 +127,10 @@ def build_view(results: dict, *, max_items: int = MAX_ITEMS, charts: bool = True
         "flipped_items": _flipped(st.get("flipped_items"), max_items),
         "baseline": _baseline(results.get("baseline")),
         "method": _method(results.get("meta") or {},
-                          {"leaderboard method": results.get("leaderboard_method")}),
+                          {"intervals computed otherwise": ((results.get("meta") or {})
+                                                            .get("bootstrap") or {})
+                           .get("exceptions"),
+                           "leaderboard method": results.get("leaderboard_method")}),
     }
     return view
 

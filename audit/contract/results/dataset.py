@@ -19,7 +19,15 @@ class BootstrapSettings(Block):
     level: float
     """Interval level (0.95: the ``ci95`` keys)."""
     method: str
-    """How the resamples are drawn, in words."""
+    """How the resamples are drawn and the intervals read from them, in words: the item
+    bootstrap's percentiles, "unless a figure names another" where ``exceptions`` lists
+    figures."""
+    exceptions: dict[str, str] = None
+    """The figures whose interval is computed another way, by where they sit in results.json
+    (a list's rows ``[]``, ``by_pool``'s pools ``*``), and the method each names beside it
+    (``interval``, ``pair_interval``, ``ci_method``): Cohen's kappa's mean over pairs and each
+    pair's kappa, the ICCs of a small crossed subset, Wilson intervals of rates, the pool nulls'
+    excess. Empty where every interval is the item bootstrap's percentiles."""
 
 
 class Versions(Block):
