@@ -13,12 +13,14 @@ from .base import Block, Interval, Level, MetricKey, Num
 
 
 class Estimate(Block):
-    """One coefficient in one scope, with its percentile-bootstrap interval over items."""
+    """One coefficient in one scope, with its 95% interval (the item bootstrap's percentiles
+    unless ``interval`` names another method)."""
 
     value: Num
     """The coefficient (null: undefined on this data)."""
     ci95: Interval
-    """95% percentile-bootstrap interval over items (Cohen's kappa: ``interval`` says how)."""
+    """95% percentile-bootstrap interval over items, unless ``interval`` says how it was
+    computed (Cohen's kappa; ICC on a small crossed subset)."""
     n_items: StrictInt = None
     """Items that entered it (for alpha, Fleiss, AC1 and percent agreement: items with two or
     more judgments; for ICC: the fully crossed subset)."""
@@ -27,10 +29,11 @@ class Estimate(Block):
     median: Num = None
     """Cohen's kappa: the median over annotator pairs."""
     interval: str = None
-    """Cohen's kappa: how ``ci95`` was computed where it is not the item bootstrap's
-    percentiles (``cohen_pairs`` ``interval``: the basic bootstrap interval of the mean over
-    pairs, or the jackknife's bias-corrected normal interval of a Spark cluster or of the
-    memory budget)."""
+    """How ``ci95`` was computed where it is not the item bootstrap's percentiles. Cohen's
+    kappa (``cohen_pairs`` ``interval``): the basic bootstrap interval of the mean over pairs,
+    or the jackknife's bias-corrected normal interval of a Spark cluster or of the memory
+    budget. ICC: McGraw & Wong's (1996, case 2A) F interval where the fully crossed subset
+    holds fewer than 50 items (:mod:`audit.measure.icc_interval`)."""
     form: str = None
     """ICC: the form (ICC2 single rater, ICC2k mean of k raters)."""
     annotators: list[str] = None
