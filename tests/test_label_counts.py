@@ -28,6 +28,7 @@ from audit.ingest import load
 from audit.ingest.label_counts import BAD, MAX_CELL, NO_VOTE_RULE, count
 from audit.pipeline import run
 from audit.results import json_form
+from benchmarks.compare import result_differences
 
 SPEC = ("columns: {item: id, pool: rater_group, model_a: left, model_b: right}\n"
         "label:\n  from_counts: {votes_a: A, votes_b: B, votes_tie: tie}\n")
@@ -227,10 +228,8 @@ def test_an_annotator_or_label_column_beside_the_counts_is_exit_2(tmp_path):
     assert "label.from_counts" in result.output
 
 
-def test_spark_and_export_refuse_it_in_one_line(tmp_path):
-    result = cli_run(tmp_path, HEAD + "q1,crowd,m1,m2,1,1,0\n", SPEC, "--engine", "spark")
-    assert result.exit_code == 2, result.output
-    assert "pandas engine" in result.output and "label.from_counts" in result.output
+def test_export_refuses_it_in_one_line(tmp_path):
+    cli_run(tmp_path, HEAD + "q1,crowd,m1,m2,1,1,0\n", SPEC)
     result = CliRunner().invoke(cli, ["export", str(tmp_path / "t.csv"), str(tmp_path / "out"),
                                       "--spec", str(tmp_path / "s.yaml")])
     assert result.exit_code == 2, result.output
@@ -393,3 +392,248 @@ def test_a_suite_counting_annotators_is_refused_naming_its_line(tmp_path, claim)
                                       str(tmp_path / "suite.yaml"), "--bootstrap", "20"])
     assert result.exit_code == 1, result.output
     assert "NaN" in result.output or "undefined" in result.output
+
+
+# -- the Spark engine ------------------------------------------------------------------------------
+def _spark_tables(tmp_path) -> dict:
+    """``{name: (csv, spec)}``: pools and pairs with rows without a vote, an ordinal scale
+    without models, messy spreadsheet cells with completely empty records."""
+    rows = count_rows(n_items=24)
+    pd.DataFrame(rows).to_csv(tmp_path / "pools.csv", index=False)
+    rng = random.Random(9)
+    cols = {f"r{k}": k for k in range(1, 6)}
+    ordinal = pd.DataFrame([{"id": f"s{i}", **{c: rng.randint(0, 3) for c in cols}}
+                            for i in range(25)])
+    ordinal.to_csv(tmp_path / "ordinal.csv", index=False)
+    styles = {0: ["0", "", " ", "0.0", "-0", "\t0 "], 1: ["1", " 1 ", "1.0", "+1", "1e0"],
+              2: ["2", "2.00", "0002"], 3: ["3", "3e0", ".3e1"], 4: ["4", "4.", "4.000"]}
+    messy = pd.DataFrame([{**r, **{c: rng.choice(styles[r[c]]) for c in COUNTS}}
+                          for r in count_rows(seed=5, n_items=12)])
+    (tmp_path / "messy.csv").write_text(messy.to_csv(index=False) + ",,,,,,\n,,,, ,,\n",
+                                        encoding="utf-8")
+    (tmp_path / "pairs.yaml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "ordinal.yaml").write_text(
+        "columns: {item: id}\nlabel:\n  kind: ordinal\n  order: [1, 2, 3, 4, 5]\n"
+        f"  from_counts: {json.dumps(cols)}\n", encoding="utf-8")
+    return {"pools": (tmp_path / "pools.csv", tmp_path / "pairs.yaml"),
+            "ordinal": (tmp_path / "ordinal.csv", tmp_path / "ordinal.yaml"),
+            "messy": (tmp_path / "messy.csv", tmp_path / "pairs.yaml")}
+
+
+def _audit(source, spec, **options) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = run(source, spec=spec, n_bootstrap=60, seed=4, report=False, **options)
+    return {k: v for k, v in out.items() if k != "meta"}
+
+
+def _quiet_load(source, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load(source, **options)
+
+
+def _by_vote(table) -> pd.DataFrame:
+    """The judgments in one order (each synthetic annotator once), as plain text."""
+    frame = table.frame.astype(str).sort_values(["annotator"]).reset_index(drop=True)
+    return frame[sorted(frame.columns)]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["pools", "ordinal", "messy"])
+def test_spark_audits_counts_as_the_pandas_engine(spark, tmp_path, name):
+    """--engine spark refused label.from_counts ('read by the pandas engine'); it reads the
+    counts on the executors now, with the pandas engine's judgments (the same synthetic
+    annotator on the same vote) and results.json to 1e-12: from the cluster's aggregates (a
+    pairwise table) and collected."""
+    source, spec = _spark_tables(tmp_path)[name]
+    want = _audit(source, spec)
+    for keep in ("auto", False):
+        got = _audit(source, spec, engine="spark", keep_on_cluster=keep)
+        found = result_differences(want, got)
+        assert not found, (keep, found[:5])
+    assert want["dataset"]["annotators"] == VOTE_COUNTS
+    if name != "ordinal":
+        assert want["dataset"]["rows_dropped"], "rows without a vote are counted"
+    pd.testing.assert_frame_equal(_by_vote(_quiet_load(source, spec=spec, engine="spark")),
+                                  _by_vote(_quiet_load(source, spec=spec)))
+
+
+@pytest.mark.spark
+def test_spark_says_what_the_pandas_engine_says(spark, tmp_path):
+    source, spec = _spark_tables(tmp_path)["pools"]
+    said = {}
+    for engine in ("pandas", "spark"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            load(source, spec=spec, engine=engine)
+        said[engine] = sorted({str(w.message) for w in caught
+                               if "no vote" in str(w.message)})
+    assert said["spark"] == said["pandas"] and len(said["pandas"]) == 1
+    assert "first: line 13" in said["pandas"][0], said
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_spark_numbers_votes_in_file_order_across_splits(spark, tmp_path, fmt):
+    """The synthetic annotators are numbered in the order of the file: across Spark's splits
+    of it (a 600-byte split: dozens of them, read by two tasks in no set order) too."""
+    rows = count_rows(seed=8, n_items=60)
+    path = tmp_path / f"c.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        pd.DataFrame(rows).to_parquet(path, row_group_size=10)
+    spec = {"columns": {"item": "id", "pool": "rater_group", "model_a": "left",
+                        "model_b": "right"}, "label": {"from_counts": COUNTS}}
+    want = _by_vote(_quiet_load(path, spec=spec))
+    before = {k: spark.conf.get(k) for k in ("spark.sql.files.maxPartitionBytes",
+                                             "spark.sql.files.openCostInBytes")}
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "600")
+    spark.conf.set("spark.sql.files.openCostInBytes", "100")
+    try:
+        got = _by_vote(_quiet_load(path, spec=spec, engine="spark"))
+    finally:
+        for k, v in before.items():
+            spark.conf.set(k, v)
+    pd.testing.assert_frame_equal(got, want)
+
+
+@pytest.mark.spark
+def test_spark_reads_an_empty_table_as_pandas(spark, tmp_path):
+    for text in (HEAD, HEAD + "q1,crowd,m1,m2,0,0,\n,,,,,,\n"):
+        lines = {}
+        for engine in ("pandas", "spark"):
+            result = cli_run(tmp_path, text, SPEC, "--engine", engine)
+            assert result.exit_code == 2, result.output
+            lines[engine] = result.output.strip().splitlines()
+        assert lines["spark"] == lines["pandas"], lines
+        errors = [line for line in lines["pandas"] if line.startswith("error:")]
+        assert len(errors) == 1 and "the table is empty" in errors[0], lines
+
+
+#: A spec of two count columns and no other mapping.
+TWO = "columns: {item: id}\nlabel:\n  from_counts: {votes_a: A, votes_b: B}\n"
+#: A table the CLI refuses, as written (``HEAD`` and its rows) with the spec and options.
+SPARK_REFUSED = {
+    "a word": (HEAD + "q1,crowd,m1,m2,1,x,0\nq2,crowd,m1,m2,1,2,0\nq3,crowd,m1,m2,1,x,0\n",
+               SPEC, ()),
+    "negative, second column": (HEAD + "q1,crowd,m1,m2,1,2,y\nq2,crowd,m1,m2,-1,2,0\n",
+                                SPEC, ()),
+    "digits of another script": (HEAD + 'q1,crowd,m1,m2,1,2,0\n"q\n2",crowd,m1,m2,1,2,0\n'
+                                 "q3,crowd,m1,m2,1,\u0663,0\n", SPEC, ()),
+    "after blank lines": (HEAD + "q1,crowd,m1,m2,1,2,0\n\n   \n,,,,,,\nq3,crowd,m1,m2,1,2.5,0\n",
+                          SPEC, ()),
+    "too many": (HEAD + "q1,crowd,m1,m2,1000001,2,0\n", SPEC, ()),
+    "a missing count column": (HEAD + "q1,crowd,m1,m2,1,1,0\n",
+                               SPEC.replace("votes_tie: tie", "nope: tie"), ()),
+    "an annotator column": ("id,annotator,votes_a,votes_b\nq1,w1,1,2\n", TWO, ()),
+    "a label column": ("id,label,votes_a,votes_b\nq1,w1,1,2\n", TWO, ()),
+    "a repeated header": (HEAD + "q1,crowd,m1,m2,1,2,0\n" + HEAD + "q3,crowd,m1,m2,1,x,0\n",
+                          SPEC, ()),
+    "a long record": (HEAD + "q1,crowd,m1,m2,1,2,0,9\nq3,crowd,m1,m2,1,x,0\n", SPEC, ()),
+    "--pools": (HEAD + "q1,crowd,m1,m2,1,1,0\n", SPEC, ("--pools", "POOLS")),
+    "--min-pool-annotators": (HEAD + "q1,crowd,m1,m2,1,1,0\n", SPEC,
+                              ("--min-pool-annotators", "2")),
+}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", sorted(SPARK_REFUSED))
+def test_spark_refuses_in_the_pandas_engines_words(spark, tmp_path, case):
+    text, spec, extra = SPARK_REFUSED[case]
+    (tmp_path / "pools.csv").write_text("annotator,pool\nw1,crowd\n", encoding="utf-8")
+    extra = [str(tmp_path / "pools.csv") if a == "POOLS" else a for a in extra]
+    lines = {}
+    for engine in ("pandas", "spark"):
+        result = cli_run(tmp_path, text, spec, *extra, "--engine", engine)
+        assert result.exit_code == 2, (engine, result.output)
+        lines[engine] = result.output.strip().splitlines()
+    assert lines["spark"] == lines["pandas"], lines
+    assert len(lines["pandas"]) == 1, lines
+
+
+@pytest.mark.spark
+def test_spark_checks_the_most_votes_alike(spark, tmp_path, monkeypatch):
+    import audit.ingest.label_counts as counts
+
+    monkeypatch.setattr(counts, "MAX_VOTES", 5)
+    text = HEAD + "q1,crowd,m1,m2,3,2,0\nq2,crowd,m1,m2,1,0,0\n"
+    pandas, spark_ = (cli_run(tmp_path, text, SPEC, "--engine", e) for e in ("pandas", "spark"))
+    assert pandas.exit_code == spark_.exit_code == 2
+    assert spark_.output == pandas.output and "6 votes, more than the 5" in pandas.output
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fmt, named", [("parquet", "-1.0"), ("jsonl", "-1.0"), ("json", "-1.0"),
+                                        ("text.jsonl", "-1")])
+def test_spark_names_a_typed_cell_as_pandas(spark, tmp_path, fmt, named):
+    """A typed count that is none is named as the pandas engine names it, at its line or source
+    row: -1 beside 2.5 as the float -1.0 (Parquet, and JSON, whose field of numbers both engines
+    read as floats), and beside a text cell as the JSON value -1 (which Spark reads as the
+    text '-1')."""
+    rows = [dict(r) for r in count_rows(n_items=3)]
+    rows[1]["votes_b"], rows[3]["votes_b"] = -1, 2.5
+    if fmt.startswith("text"):
+        rows[4]["votes_b"] = "x"
+    path = tmp_path / f"c.{fmt}"
+    if fmt == "parquet":
+        pd.DataFrame(rows).to_parquet(path)
+    elif fmt.endswith("jsonl"):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(rows), encoding="utf-8")
+    spec = {"columns": {"item": "id", "pool": "rater_group", "model_a": "left",
+                        "model_b": "right"}, "label": {"from_counts": COUNTS}}
+    said = {}
+    for engine in ("pandas", "spark"):
+        with pytest.raises(InputError) as err:
+            _quiet_load(path, spec=spec, engine=engine)
+        said[engine] = str(err.value)
+    assert said["spark"] == said["pandas"], said
+    assert f"the cell {named} is not a count" in said["pandas"], said
+    assert ("line 2" if "jsonl" in fmt else "source row 1") in said["pandas"]
+
+
+@pytest.mark.spark
+def test_spark_cell_readings_equal_pandas(spark):
+    from audit.ingest.spark.label_counts import count_cell
+
+    values = ["3", " 3 ", "3.0", "", "  ", None, "1e3", str(MAX_CELL), "0003", "-0", "+1",
+              ".3e1", "4.", "\x0b3\x0c", "\t2\r\n", "-1", "2.5", "x", "inf", "nan", "true",
+              "\u0663", "\uff13", "1_000", str(MAX_CELL + 1), "1e400", "0x1", "\u00a03",
+              "1d", "3 x", "99999999999", "00000000007", "-0.0", "1e-400", "0.99999999999999999"]
+    df = spark.createDataFrame([(v,) for v in values], "c string")
+    got = [r["n"] for r in df.select(count_cell(df, "c", []).alias("n")).collect()]
+    assert got == [count(v) for v in values]
+    typed = spark.createDataFrame(
+        [(1, 1.0, True), (-1, float("nan"), None), (None, 2.5, False), (MAX_CELL + 1, 1e400, None),
+         (7, -0.0, None), (0, float("-inf"), None)], "i long, d double, b boolean")
+    for col in ("i", "d", "b"):
+        got = [r["n"] for r in typed.select(count_cell(typed, col, []).alias("n")).collect()]
+        want = [count(v) for v in typed.toPandas()[col].astype(object)]
+        assert got == want, col
+
+
+@pytest.mark.spark
+def test_spark_outputs_report_no_synthetic_annotators(spark, tmp_path):
+    """From the cluster's aggregates, no output names or counts a synthetic annotator: the
+    judgments kept on the cluster have no annotator column at all."""
+    rows = count_rows(n_items=12)
+    pd.DataFrame(rows).to_csv(tmp_path / "c.csv", index=False)
+    (tmp_path / "c.yaml").write_text(SPEC, encoding="utf-8")
+    kept = _quiet_load(tmp_path / "c.csv", spec=tmp_path / "c.yaml", engine="spark",
+                       keep_on_cluster=True)
+    assert "annotator" not in kept.coded.columns and kept.annotators == ()
+    kept.release()
+    result = CliRunner().invoke(cli, ["run", str(tmp_path / "c.csv"), "--spec",
+                                      str(tmp_path / "c.yaml"), "--bootstrap", "20", "--out",
+                                      str(tmp_path / "out"), "--engine", "spark"])
+    assert result.exit_code == 0, result.output
+    assert f"annotators {VOTE_COUNTS}" in result.output
+    assert result.output.count(NOT_WHO_VOTED) == 1
+    n_votes = sum(int(r[c]) for r in rows for c in COUNTS)
+    for name in ("report.html", "dataset_card.md", "croissant_rai.json", "results.json",
+                 "advice.csv"):
+        text = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        assert "vote 1" not in text and f"{n_votes:,} annotator" not in text, name

@@ -100,7 +100,8 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         Dataset name for reports; defaults to one derived from the source.
     engine
         ``"pandas"`` (default: this process, no Java) or ``"spark"``: read, map, validate and
-        encode on Spark (:func:`audit.ingest.spark.load_spark`; long or spec-mapped tables only).
+        encode on Spark (:func:`audit.ingest.spark.load_spark`; long or spec-mapped tables,
+        vote counts among them, only).
     spark_master
         ``--engine spark``: the master URL (``local[2]``, ``spark://...``, ``sc://...``); default
         the active session, else ``local[*]``.
@@ -146,7 +147,8 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
         from .spark import load_spark
 
         spec = _read_spec_path(spec, allow_outside)
-        _refuse_counts_on_spark(spec)
+        _refuse_counts_options(spec, pools=pools, min_pool_annotators=min_pool_annotators,
+                               source=source)
         with guard():  # pandera and pyspark import pyspark.sql.connect (audit.mainguard)
             return load_spark(source, master=spark_master, conf=spark_conf, format=format,
                               spec=spec, pools=pools, pool_column=pool_column, name=name,
@@ -189,18 +191,18 @@ def load(source, *, format: str = "auto", spec=None, pools=None, pool_column: st
     return adapter(source, name=name, **kwargs)
 
 
-def _refuse_counts_on_spark(spec) -> None:
-    """Exit 2 before Spark starts for a spec reading vote counts (``label.from_counts``,
-    :mod:`audit.ingest.label_counts`): the pandas engine reads them."""
+def _refuse_counts_options(spec, *, pools, min_pool_annotators, source) -> None:
+    """For a spec reading vote counts (``label.from_counts``, :mod:`audit.ingest.label_counts`),
+    exit 2 before Spark starts on the options that read annotators (``--pools``,
+    ``--min-pool-annotators``), in the pandas engine's words."""
     if spec is None:
         return
+    from .label_counts import refuse_options
     from .spec import read_spec
 
-    read = read_spec(spec)
-    if read.label_from_counts:
-        raise InputError("label.from_counts (a table of vote counts) is read by the pandas "
-                         "engine; run without --engine spark", path=str(read.path or "spec"),
-                         key="label.from_counts")
+    if read_spec(spec).label_from_counts:
+        refuse_options(pools=pools, min_pool_annotators=min_pool_annotators,
+                       source=str(source))
 
 
 def _read_spec_path(spec, allow_outside: bool):

@@ -40,9 +40,12 @@ columns, a wide layout, ``columns.annotator``, ``columns.label``, ``label.from_c
 ``pools.file`` / ``pools.map`` (annotator -> pool: there are no annotators; give pools as a
 column), and a count column that ``columns`` also maps. Refused when loading: a count column
 the table lacks, an ``annotator`` or ``label`` column in the table (its rows would be
-judgments, not counts), ``--pools`` and ``--min-pool-annotators`` (both read annotators), the
-Spark engine (the pandas engine reads vote counts), and ``export`` (it writes one row per
-judgment with its annotator, which this table does not have).
+judgments, not counts), ``--pools`` and ``--min-pool-annotators`` (both read annotators), and
+``export`` (it writes one row per judgment with its annotator, which this table does not have).
+
+Both engines read it alike: pandas over each column's distinct values, Spark by one column
+expression per cell, each vote made a row on the cluster, with the same synthetic annotators
+and the same messages (:mod:`audit.ingest.spark.label_counts`).
 """
 
 from __future__ import annotations
@@ -137,18 +140,10 @@ class Counts:
         from .adapters.table import EMPTY_RECORD_RULE
         from .common import warn
 
-        for col in (C.ANNOTATOR, C.LABEL):
-            if col in raw.columns:
-                raise InputError(
-                    f"{KEY} makes one judgment per vote, with its label and no annotator; the "
-                    f"table also has a {col!r} column, so its rows would be judgments: read it "
-                    f"without {KEY}, or rename that column", path=source, column=col, key=KEY)
+        refuse_judgment_columns(raw.columns, source=source)
         per_row = self.votes.sum(axis=1)
         total = int(per_row.sum())
-        if total > MAX_VOTES:
-            raise InputError(f"the counts add up to {total:,} votes, more than the {MAX_VOTES:,} "
-                             "a vote-count table may expand to (each vote is one judgment in "
-                             "memory)", path=source, key=KEY)
+        check_total(total, source=source)
         empty = np.zeros(len(raw), dtype=bool)
         empty[self.empty] = True
         no_vote = (per_row == 0) & ~empty
@@ -159,9 +154,7 @@ class Counts:
             first = raw.index[np.flatnonzero(no_vote)[0]]
             where = (lines.names([first]).get(first) if lines is not None else None) or \
                 f"source row {first}"
-            warn(f"{source}: {int(no_vote.sum())} row(s) with no vote skipped (every count of "
-                 f"{KEY} 0 or empty; first: {where}); counted in results.json "
-                 "dataset.rows_dropped")
+            warn(no_vote_words(source, int(no_vote.sum()), where))
         k = self.votes.shape[1]
         cell = np.repeat(np.arange(self.votes.size, dtype=np.int64), self.votes.ravel())
         row, col = np.divmod(cell, k)
@@ -169,6 +162,45 @@ class Counts:
         out = out.assign(**{C.ANNOTATOR: vote_ids(total),
                             C.LABEL: np.asarray(self.labels, dtype=object)[col]})
         return out
+
+
+def refuse_judgment_columns(columns, *, source: str) -> None:
+    """Exit 2 when the table (its columns mapped to canonical names, without the count
+    columns) has an ``annotator`` or ``label`` column: its rows would be judgments (both
+    engines)."""
+    for col in (C.ANNOTATOR, C.LABEL):
+        if col in columns:
+            raise InputError(
+                f"{KEY} makes one judgment per vote, with its label and no annotator; the "
+                f"table also has a {col!r} column, so its rows would be judgments: read it "
+                f"without {KEY}, or rename that column", path=source, column=col, key=KEY)
+
+
+def check_total(total: int, *, source: str) -> None:
+    """Exit 2 when the counts add up to more than :data:`MAX_VOTES` votes (both engines;
+    before any vote is expanded)."""
+    if total > MAX_VOTES:
+        raise InputError(f"the counts add up to {total:,} votes, more than the {MAX_VOTES:,} "
+                         "a vote-count table may expand to (each vote is one judgment in "
+                         "memory)", path=source, key=KEY)
+
+
+def no_vote_words(source: str, n: int, where: str) -> str:
+    """The warning about ``n`` rows without a vote, the first named ``where`` (both
+    engines)."""
+    return (f"{source}: {n} row(s) with no vote skipped (every count of {KEY} 0 or empty; "
+            f"first: {where}); counted in results.json dataset.rows_dropped")
+
+
+def check_columns(mapping: dict, columns, *, source: str) -> None:
+    """Exit 2 when a count column of ``mapping`` is not among the table's ``columns`` (both
+    engines)."""
+    names = [str(c) for c in columns]
+    missing = [c for c in mapping if c not in names]
+    if missing:
+        raise InputError(f"{KEY} names the column {missing[0]!r}, which the table does not "
+                         f"have; its columns: {join_names(names, limit=20)}", path=source,
+                         key=KEY)
 
 
 def refuse_options(*, pools, min_pool_annotators, source: str) -> None:
@@ -198,12 +230,7 @@ def split_counts(frame: pd.DataFrame, mapping: dict, *, source: str,
     """
     from .adapters.table import empty_records
 
-    names = [str(c) for c in frame.columns]
-    missing = [c for c in mapping if c not in names]
-    if missing:
-        raise InputError(f"{KEY} names the column {missing[0]!r}, which the table does not "
-                         f"have; its columns: {join_names(names, limit=20)}", path=source,
-                         key=KEY)
+    check_columns(mapping, frame.columns, source=source)
     cols = list(mapping)
     votes = np.zeros((len(frame), len(cols)), dtype=np.int64)
     for j, col in enumerate(cols):

@@ -4,8 +4,9 @@
 CSV / TSV or JSON(L) path, folder or glob, a cloud URL, or a table in the Spark catalog) with
 Spark (:mod:`.read`), maps it onto the canonical columns (:mod:`.frame`: a long table, or any
 table mapped by a YAML spec; a label that is the winning model's name read row by row,
-:mod:`.winner`), validates it with pandera's pyspark backend and Spark group-bys
-(:mod:`.validate`), and numbers every id column on the cluster. Then one of two paths:
+:mod:`.winner`; vote counts per item, each vote made a row, :mod:`.label_counts`), validates
+it with pandera's pyspark backend and Spark group-bys (:mod:`.validate`), and numbers every
+id column on the cluster. Then one of two paths:
 
 * **kept on the cluster** (pairwise preference tables, :func:`on_cluster`; the shape of LLM
   A/B comparisons): :func:`.coded.encode_on_cluster` leaves the coded judgments, the item ids
@@ -116,7 +117,7 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     InputError, SchemaError
         As with the pandas engine; schema failures name the file and the judgment.
     """
-    from ...contract.table import check_judge_pools
+    from ...contract.table import VOTE_COUNTS, check_judge_pools
     from ...errors import SchemaError
     from .encode import encode_table, refuse_unstorable
     from .frame import canonical_frame, count_judgments, decimal_comma, labels_are_text
@@ -145,15 +146,24 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
     # mapping's pass over the annotators) and the passes below
     with spark_failures(text):
         raw = read_source(spark, text, read=spec.read)
-        spec = winner_as_label(spec, [c for c in raw.columns if c not in HIDDEN], source=text)
-        df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column)
+        votes = None
+        if spec.label_from_counts:  # one judgment per vote, annotators not given
+            from .label_counts import VoteCounts
+
+            votes = VoteCounts(spec.label_from_counts, source=text, read=dict(spec.read))
+        else:
+            spec = winner_as_label(spec, [c for c in raw.columns if c not in HIDDEN],
+                                   source=text)
+        df = canonical_frame(raw, spec=spec, source=text, pools=pools, pool_column=pool_column,
+                             votes=votes)
         # not persisted: every pass below reads only the columns it needs from the files,
         # which measured faster than caching every judgment's strings first (57 s against 89 s
         # at 10M)
         df, distinct, counted = count_judgments(df, layout=spec.layout, source=text,
                                                 read=spec.read,
-                                                outcomes=list(spec.label_from_columns))
-        if spec.read.get("decimal") == "," and labels_are_text(raw, spec):
+                                                outcomes=list(spec.label_from_columns),
+                                                votes=votes)
+        if spec.read.get("decimal") == "," and votes is None and labels_are_text(raw, spec):
             df, distinct = decimal_comma(df, distinct, source=text)
         present = [v for v in distinct if v is not None]
         if not present and counted["rows_read"] > sum(d["n"] for d in counted["dropped"]):
@@ -182,16 +192,21 @@ def load_spark(source, *, spark=None, master: str | None = None, conf: dict | No
         info = {"format": "table", "layout": spec.layout, "engine": "spark",
                 "spark_master": _master(spark), "spark_version": spark.version,
                 **carry_dropped(counted, spec.dropped_before_export),
-                **carry_folded({}, spec.pools_folded_before_export)}
+                **carry_folded({}, spec.pools_folded_before_export),
+                **({"annotators": VOTE_COUNTS} if votes is not None else {})}
         if keep_on_cluster is True or (keep_on_cluster == "auto"
                                        and on_cluster(df.columns, scale)):
             from .coded import encode_on_cluster, has_repeats_on_cluster
 
+            if votes is not None:  # no annotator to keep: each vote is its own (module .coded)
+                from .label_counts import VOTE
+
+                df = df.drop(C.ANNOTATOR, VOTE)
             kept = encode_on_cluster(df, scale, label_codes,
                                      name=name or spec.name or default_name(text.rstrip("/"),
                                                                             "table"),
                                      source=text, judge_pools=spec.judge_pools, info=info)
-            if has_repeats_on_cluster(kept.coded):
+            if votes is None and has_repeats_on_cluster(kept.coded):
                 raise SchemaError(repeated(df), source=text)
             check_judge_pools(kept.judge_pools, kept.pools, source=text)
             return kept

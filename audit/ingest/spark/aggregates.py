@@ -205,18 +205,20 @@ def spark_dataset_counts(coded, pools, *, models=None, model_columns=()):
     (``item``, ``annotator``, ``pool`` codes, and ``model_columns`` coding into ``models``),
     by group-bys: per pool its distinct annotators, judgments and distinct items; in all the
     judgments and distinct annotators; how many items have each number of judgments; the
-    models that occur. ``pools`` names the pool codes in order."""
+    models that occur. ``pools`` names the pool codes in order. Without an ``annotator``
+    column (a table of vote counts, whose annotators are not counted) the annotators are 0,
+    as the memory estimate counts them for such a table (:class:`audit.budget.Shape`)."""
     from pyspark.sql import functions as F
 
     from ...contract.table import DatasetCounts
 
+    annotators = (F.countDistinct("annotator") if "annotator" in coded.columns
+                  else F.lit(0)).alias("a")
     per_pool = {}
-    for r in (coded.groupBy(POOL).agg(F.countDistinct("annotator").alias("a"),
-                                      F.count(F.lit(1)).alias("n"),
+    for r in (coded.groupBy(POOL).agg(annotators, F.count(F.lit(1)).alias("n"),
                                       F.countDistinct(ITEM).alias("i")).collect()):
         per_pool[pools[int(r[POOL])]] = (int(r["a"]), int(r["n"]), int(r["i"]))
-    total = coded.agg(F.count(F.lit(1)).alias("n"),
-                      F.countDistinct("annotator").alias("a")).collect()[0]
+    total = coded.agg(F.count(F.lit(1)).alias("n"), annotators).collect()[0]
     sizes = (coded.groupBy(ITEM).agg(F.count(F.lit(1)).alias("k"))
              .groupBy("k").agg(F.count(F.lit(1)).alias("items")).collect())
     used = None

@@ -66,22 +66,32 @@ def audit_cluster(ct, *, bootstrap, min_per_pool: int = 2, unit: str = "judgment
                "dataset": dataset_block(counts, name=ct.name, info=ct.info, scale=ct.scale,
                                         pools=list(ct.pools), judge_pools=ct.judge_pools)}
     with step("reliability and pool disagreement"):
-        agg = cluster_aggregates(ct.coded, scale=ct.scale, pool_names=list(ct.pools),
-                                 annotator_names=ct.annotators, judge_pools=ct.judge_pools,
-                                 min_overlap=min_overlap, n_resamples=bootstrap.n_resamples)
-        strata = cluster_strata(ct.coded, agg, min_annotator_judgments=min_annotator_judgments,
-                                n_permutations=bootstrap.n_resamples)
-        try:
-            # each scopes its own warnings, knowing the single-annotator pools (a second
-            # scope around them re-worded the by-design NaNs as a data warning)
-            rel = reliability_from(agg, bootstrap=bootstrap, min_overlap=min_overlap)
-            pools = pool_disagreement_from(agg, bootstrap=bootstrap, min_per_pool=min_per_pool)
-            within = within_pool_from(agg, strata, bootstrap=bootstrap,
-                                      min_annotator_judgments=min_annotator_judgments)
-        finally:
-            release_strata(strata)
-        results.update(plain({"reliability": rel, "pool_disagreement": pools,
-                              "within_pool": within}))
+        if not ct.annotators_given:  # vote counts: every block from the items' label counts
+            from .label_counts import measure_votes
+
+            agg, measured = measure_votes(ct, bootstrap=bootstrap, min_per_pool=min_per_pool,
+                                          min_overlap=min_overlap,
+                                          min_annotator_judgments=min_annotator_judgments)
+            results.update(plain(measured))
+        else:
+            agg = cluster_aggregates(ct.coded, scale=ct.scale, pool_names=list(ct.pools),
+                                     annotator_names=ct.annotators, judge_pools=ct.judge_pools,
+                                     min_overlap=min_overlap, n_resamples=bootstrap.n_resamples)
+            strata = cluster_strata(ct.coded, agg,
+                                    min_annotator_judgments=min_annotator_judgments,
+                                    n_permutations=bootstrap.n_resamples)
+            try:
+                # each scopes its own warnings, knowing the single-annotator pools (a second
+                # scope around them re-worded the by-design NaNs as a data warning)
+                rel = reliability_from(agg, bootstrap=bootstrap, min_overlap=min_overlap)
+                pools = pool_disagreement_from(agg, bootstrap=bootstrap,
+                                               min_per_pool=min_per_pool)
+                within = within_pool_from(agg, strata, bootstrap=bootstrap,
+                                          min_annotator_judgments=min_annotator_judgments)
+            finally:
+                release_strata(strata)
+            results.update(plain({"reliability": rel, "pool_disagreement": pools,
+                                  "within_pool": within}))
     with step("leaderboards and stability"):
         votes = ct.votes().cache()
         n_models = len(ct.models)

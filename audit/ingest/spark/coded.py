@@ -41,7 +41,8 @@ class ClusterTable:
         Spark frame ``(item code, item name[, text])``: the item dictionary (and each item's
         first text in sorted order), never collected whole.
     pools, annotators, models
-        Names by code (sorted), on the driver.
+        Names by code (sorted), on the driver; no annotators for a table of vote counts
+        (:attr:`annotators_given` false), whose ``coded`` has no annotator column.
     scale, name, source, info, judge_pools
         As :class:`audit.contract.table.AnnotationTable` has them.
     """
@@ -56,6 +57,14 @@ class ClusterTable:
     source: str
     info: dict
     judge_pools: tuple = ()
+
+    @property
+    def annotators_given(self) -> bool:
+        """False for a table of vote counts (:mod:`.label_counts`), as
+        :attr:`audit.contract.table.AnnotationTable.annotators_given`."""
+        from ...contract.table import VOTE_COUNTS
+
+        return self.info.get("annotators") != VOTE_COUNTS
 
     @property
     def is_pairwise(self) -> bool:
@@ -109,7 +118,8 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
                       judge_pools=(), info: dict | None = None) -> ClusterTable:
     """Number every id column of ``df`` (validated, canonical columns) on the cluster, as
     :func:`audit.ingest.spark.encode.encode_table` does, without collecting the judgments;
-    ``info``'s conservation counts are checked against the coded frame's count."""
+    ``info``'s conservation counts are checked against the coded frame's count. Without an
+    ``annotator`` column (a table of vote counts: :mod:`.label_counts`), none is numbered."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -160,12 +170,14 @@ def encode_on_cluster(df, scale: LabelScale, label_codes: dict, *, name: str, so
                        source=source)
     from ...contract.lookalikes import MODELS, warn_lookalike_values
 
-    warn_lookalike_values(source, {C.POOL: names[C.POOL], C.ANNOTATOR: names[C.ANNOTATOR],
+    warn_lookalike_values(source, {C.POOL: names[C.POOL],
+                                   **({C.ANNOTATOR: names[C.ANNOTATOR]}
+                                      if C.ANNOTATOR in names else {}),
                                    **({MODELS: models}
                                       if models is not None else {}),
                                    C.LABEL: scale.values})
-    return ClusterTable(coded, items, names[C.POOL], names[C.ANNOTATOR], models, scale, name,
-                        source, info, tuple(judge_pools))
+    return ClusterTable(coded, items, names[C.POOL], names.get(C.ANNOTATOR, ()), models, scale,
+                        name, source, info, tuple(judge_pools))
 
 
 def has_repeats_on_cluster(coded) -> bool:

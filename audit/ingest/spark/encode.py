@@ -104,17 +104,26 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     conservation counts of :func:`audit.ingest.spark.frame.count_judgments`; the collected rows, each
     with a label code, must number ``rows_read`` minus the dropped judgments, else
     :class:`audit.errors.InternalError` (:func:`audit.contract.table.check_conservation`).
+
+    A table of vote counts (:mod:`.label_counts`: a :data:`.label_counts.VOTE` column) brings
+    each vote's number instead of an annotator code: its synthetic annotators are the pandas
+    engine's (:func:`audit.ingest.label_counts.vote_ids`), built on the driver as that engine
+    builds them, not sorted on the cluster.
     """
     from pyspark.sql import functions as F
 
+    from .label_counts import VOTE
+
     ids = [c for c in C.ID_COLUMNS if c in df.columns]
     extras = [c for c in C.EXTRAS if c in df.columns]
-    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras])
+    votes = VOTE in df.columns
+    df = df.select(*ids, C.LABEL, *[_extra_values(c) for c in extras], *([VOTE] if votes else []))
     mapping = F.create_map(*[F.lit(x) for kv in label_codes.items() for x in kv])
     coded = df.withColumn("_label_code", mapping[F.col(C.LABEL)]
                            .cast(_code_type(len(scale.values))))
     dictionaries = {}
-    for col in ids + extras:
+    numbered = [c for c in ids if not (votes and c == C.ANNOTATOR)]
+    for col in numbered + extras:
         names, table = _dictionary(df, col)
         dictionaries[col] = (names, table)
         if col in ids:
@@ -128,7 +137,9 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
                                coded[col].eqNullSafe(F.col("_value")), how="inner")
             coded = coded.drop("_value")
     selected = [F.col(f"_{c}_code").cast(_code_type(len(dictionaries[c][0]))).alias(c)
-                for c in ids + extras] + [F.col("_label_code").alias(C.LABEL)]
+                for c in numbered + extras] + [F.col("_label_code").alias(C.LABEL)]
+    if votes:
+        selected.append(F.col(VOTE).cast("int").alias(C.ANNOTATOR))
     arrow = {"table": coded.select(*selected).toArrow()}
     for _, table in dictionaries.values():
         table.unpersist()
@@ -139,7 +150,9 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     check_conservation(info, n_rows=n, n_coded=n - arrow["table"].column(C.LABEL).null_count,
                        source=source)
     out = {}
-    for col in ids + extras:  # one column at a time, each Arrow buffer released once read
+    if votes:
+        out[C.ANNOTATOR] = _vote_annotators(_pop(arrow, C.ANNOTATOR), source=source)
+    for col in numbered + extras:  # one column at a time, each Arrow buffer released once read
         names, _ = dictionaries[col]
         values = _pop(arrow, col)
         present = np.asarray([n is not None for n in names], dtype=bool)
@@ -159,6 +172,22 @@ def encode_table(df, scale: LabelScale, label_codes: dict, *, name: str, source:
     warn_degenerate(table)
     warn_lookalikes(table)
     return table
+
+
+def _vote_annotators(numbers: np.ndarray, *, source: str) -> pd.Categorical:
+    """The synthetic annotators of votes numbered ``numbers`` (``vote N``'s ``N``, 1..n each
+    once): :func:`audit.ingest.label_counts.vote_ids` of n, by number."""
+    from ...errors import InternalError
+    from ..label_counts import vote_ids
+
+    n = len(numbers)
+    numbers = numbers.astype(np.int64)
+    if n and (numbers.min() != 1 or numbers.max() != n
+              or np.bincount(numbers, minlength=n + 1)[1:].max() != 1):
+        raise InternalError(f"{source}: the votes of label.from_counts were numbered "
+                            f"{numbers.min()}..{numbers.max()} for {n} votes")
+    names = vote_ids(n)
+    return pd.Categorical.from_codes(names.codes[numbers - 1], categories=names.categories)
 
 
 def _pop(arrow, column: str) -> np.ndarray:

@@ -40,6 +40,7 @@ from .ids import id_columns, variant_texts
 from .typed import binary_text, extra_text, refuse_nested, refuse_nested_variants, time_text
 from .read import FILE, HIDDEN, LONG_RECORD, PART_QUOTED, long_records, text_checks
 from .label_columns import DEQUOTED, MARKS, RAW_LABEL, RAW_MARKS
+from .label_counts import VOTE
 
 #: :mod:`.label_columns`' columns for cells that may be quoted in part, kept to the count.
 MARK_READINGS = (RAW_LABEL, RAW_MARKS, DEQUOTED)
@@ -53,10 +54,12 @@ BLANK_IDS, BLANK_REST = "__audit_blank_ids", "__audit_blank_rest"
 
 
 def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
-                    pool_column: str | None = None):
+                    pool_column: str | None = None, votes=None):
     """Map a source DataFrame onto the canonical columns (see the module docstring).
 
-    Returns the DataFrame with the canonical columns present, ids and labels as text.
+    Returns the DataFrame with the canonical columns present, ids and labels as text. With
+    ``votes`` (a :class:`.label_counts.VoteCounts`, for ``label.from_counts``), the counts are
+    read and checked in one pass, and each vote made a row (:mod:`.label_counts`).
 
     Raises
     ------
@@ -85,6 +88,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
     nulls = [str(v) for v in spec.read.get("na_values", [])]
     if spec.layout != "wide":
         df = _with_blank_flags(df, columns, spec, nulls)
+    if votes is not None:  # the pandas engine reads the counts before it maps any column
+        df = votes.with_counts(df, nulls=nulls, columns=columns)
     absent = [src for src in spec.columns.values() if src not in columns]
     if absent:
         canon = next(k for k, v in spec.columns.items() if v == absent[0])
@@ -103,6 +108,8 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
         df = with_label(df, spec.label_from_columns, source=source, nulls=nulls,
                         blank=F.col(BLANK_IDS) & F.col(BLANK_REST),
                         part_quoted=PART_QUOTED in text_checks(source, spec.read))
+    if votes is not None:
+        df = votes.expand(df)
     missing = [c for c in (C.ITEM, C.ANNOTATOR, C.LABEL) if c not in df.columns]
     if missing and spec.path is None:
         from ..detect import format_from_columns
@@ -119,11 +126,12 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          f"{join_names(columns, limit=20)}; {hint}{spec.read_as_other(missing)}"
                          f"{separator_hint(columns)}",
                          path=source, column=missing[0])
-    df = id_columns(df, [c for c in C.ID_COLUMNS if c in df.columns])
+    synthetic = (C.ANNOTATOR,) if votes is not None else ()  # 'vote N', never blank
+    df = id_columns(df, [c for c in C.ID_COLUMNS if c in df.columns and c not in synthetic])
     df = _pools(df, spec=spec, source=source, pools=pools, pool_column=pool_column)
     df = id_columns(df, [C.POOL])  # a pool column named by pool_column, typed as read
     keep = [c for c in C.COLUMNS if c in df.columns]
-    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS, MARKS, *MARK_READINGS)
+    hidden = [c for c in (*HIDDEN, BLANK_IDS, BLANK_REST, *FLAGS, MARKS, *MARK_READINGS, VOTE)
               if c in df.columns]
     has_pair = [c in keep for c in C.PAIRWISE]
     if any(has_pair) and not all(has_pair):
@@ -131,6 +139,9 @@ def canonical_frame(df, *, spec: DatasetSpec, source: str, pools=None,
                          column=C.PAIRWISE[has_pair.index(False)])
     out = []
     for col in keep:
+        if col in synthetic:
+            out.append(F.col(col))
+            continue
         value = (label_text(df, col) if col == C.LABEL else
                  extra_text(df, col) if col in C.EXTRAS else F.col(col).cast("string"))
         if col in C.ID_COLUMNS:  # text of whitespace only is a missing id, as on pandas
@@ -161,6 +172,7 @@ def _roles(spec: DatasetSpec, pool_column: str | None) -> dict[str, str]:
     if spec.layout == "wide":
         roles.update((c, "label") for c in spec.annotator_columns)
     roles.update((c, "label") for c in spec.label_from_columns)
+    roles.update((c, "label") for c in spec.label_from_counts)  # read as labels are, then counted
     if pool_column is not None:
         roles[pool_column] = "id"
     return roles
@@ -237,7 +249,7 @@ def label_text(df, column: str):
 
 
 def count_judgments(df, *, layout: str, source: str = "", read: dict | None = None,
-                    outcomes: list | None = None):
+                    outcomes: list | None = None, votes=None):
     """The distinct labels of the canonical frame ``df`` with their counts, in one pass.
 
     Returns ``(df, distinct, info)``: the frame without a wide table's empty cells and without a
@@ -258,7 +270,8 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
     text Spark's reader may have written otherwise than
     the file (:mod:`.rewrites`, looked for as :func:`.read.text_checks` asks; ``read`` is the
     spec's ``read`` section, for the second reading of a CSV that a cell quoted in part
-    needs).
+    needs). ``votes`` (:class:`.label_counts.VoteCounts`): the rows of a vote-count table that
+    hold no vote, counted when the counts were read, are added to the conservation counts.
 
     Raises
     ------
@@ -347,6 +360,8 @@ def count_judgments(df, *, layout: str, source: str = "", read: dict | None = No
         if empty:
             info["dropped"].append({"rule": EMPTY_CELL_RULE, "n": empty})
         df = df.where(F.col(C.LABEL).isNotNull())
+    if votes is not None:
+        info = votes.conserve(info)
     return df, list(counts), info
 
 
