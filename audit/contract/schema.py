@@ -344,6 +344,11 @@ def validate_raw(raw: pd.DataFrame, scale: LabelScale, *, source: str) -> Coded:
         if bad is not None:
             raise InputError(f"contains {bad[1]}; remove it", path=source, column=col,
                              row=bad[0])
+    for col in C.EXTRAS:  # a NUL is kept there (row by row); a lone surrogate cannot be written
+        bad = first_unstorable(raw[col]) if col in raw.columns else None
+        if bad is not None and "surrogate" in bad[1]:
+            raise InputError(f"contains {bad[1]}; remove it", path=source, column=col,
+                             row=bad[0])
     ids = {}
     for col in C.ID_COLUMNS:
         if col in raw.columns:  # an id of whitespace only is missing: a not-null failure
